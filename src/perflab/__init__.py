@@ -1,0 +1,11 @@
+"""perflab: a performance lab for Python.
+
+The public API of benchmark files is ``Benchmark`` (see perflab.spec) and the comparator classes.
+Kept import-light: worker processes import this package too.
+"""
+
+from perflab.comparators import Comparator, Outcome
+from perflab.spec import Benchmark
+
+__version__ = "0.1.0"
+__all__ = ["Benchmark", "Comparator", "Outcome", "__version__"]

@@ -1,0 +1,204 @@
+"""The ``perflab`` command line.
+
+Exit codes: 0 all measured and equivalent; 1 a contender failed, was not equivalent, or a case
+could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+from rich.console import Console
+
+from perflab import __version__, builtins
+from perflab.spec import Benchmark, BenchmarkFileError, load_benchmark
+
+EXIT_OK, EXIT_FAILURES, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEMO_MAX_TIME = 8.0
+DEMO_PRECISION = 0.02
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    err = Console(stderr=True, highlight=False)
+    try:
+        return args.handler(args, err)
+    except (UsageError, BenchmarkFileError) as error:
+        err.print(f"perflab: error: {error}", markup=False)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        err.print("perflab: interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="perflab", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A performance lab for Python: measure, compare alternatives, prove equivalence.",
+        epilog=_examples("perflab run bench.py", "perflab run json_dumps --case NESTED",
+                         "perflab list", "perflab demo"))
+    parser.add_argument("--version", action="version", version=f"perflab {__version__}")
+    verbs = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    run = _verb(verbs, "run", "time every contender of every case, adaptively, with 95%% CIs",
+                "perflab run bench.py",
+                "perflab run json_dumps --case NESTED --contender json_stdlib,orjson",
+                "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
+                "perflab run bench.py --pyperf pyperf-out/  &&  "
+                "pyperf compare_to pyperf-out/a.json pyperf-out/b.json")
+    run.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    run.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
+    run.add_argument("--contender", action="append", metavar="NAME",
+                     help="only these contenders (repeat or comma-separate); the reference is always kept")
+    _timing_options(run)
+    run.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/1)")
+    run.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
+    run.set_defaults(handler=_run)
+
+    demo = _verb(verbs, "demo", "run the built-in case studies at a short budget and print the results",
+                 "perflab demo", "perflab demo --max-time 20")
+    _timing_options(demo, max_time=DEMO_MAX_TIME, precision=DEMO_PRECISION)
+    demo.set_defaults(handler=_demo)
+
+    listing = _verb(verbs, "list", "list the built-in benchmarks", "perflab list")
+    listing.set_defaults(handler=_list)
+    return parser
+
+
+def _verb(verbs, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
+    return verbs.add_parser(name, help=summary, description=summary, epilog=_examples(*examples),
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + textwrap.indent("\n".join(lines), "  ")
+
+
+def _timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, precision: float = 0.01) -> None:
+    parser.add_argument("--precision", type=_percentage, default=precision, metavar="PCT",
+                        help=f"target 95%% CI half-width in percent (default {precision * 100:g}%%)")
+    parser.add_argument("--max-time", type=_positive, default=max_time, metavar="SECONDS",
+                        help=f"time budget for the timing phase (default {max_time:g})")
+    parser.add_argument("--timeout", type=_positive, default=60.0, metavar="SECONDS",
+                        help="limit for each wait on a worker process (default 60)")
+    parser.add_argument("--min-effect", type=_percentage, default=0.01, metavar="PCT",
+                        help="smaller differences are reported as no detectable difference (default 1%%)")
+
+
+def _percentage(text: str) -> float:
+    try:
+        value = float(text.rstrip("%")) / 100
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 1 or 0.5%)") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 percent")
+    return value
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def resolve_benchmark(name_or_path: str) -> Path:
+    """A path to a benchmark file, or a built-in's name."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path.resolve()
+    builtin = builtins.path_of(name_or_path)
+    if builtin is not None and not path.suffix:
+        return builtin
+    raise UsageError(f"{name_or_path}: no such benchmark file or built-in benchmark "
+                     f"(built-ins: {', '.join(builtins.names())})")
+
+
+def _select(requested: list[str] | None, declared: dict, kind: str, where: str) -> list[str]:
+    if not requested:
+        return list(declared)
+    names = [name.strip() for item in requested for name in item.split(",") if name.strip()]
+    unknown = [name for name in names if name not in declared]
+    if unknown:
+        raise UsageError(f"{where}: unknown {kind} {unknown[0]!r} (declared: {', '.join(declared)})")
+    return list(dict.fromkeys(names))
+
+
+def _settings(args: argparse.Namespace):
+    from perflab.runner import Settings
+    return Settings(precision=args.precision, max_time=args.max_time, timeout=args.timeout,
+                    min_effect=args.min_effect)
+
+
+def _measure(path: Path, benchmark: Benchmark, cases: list[str], contenders: list[str],
+             args: argparse.Namespace, err: Console):
+    from perflab.progress import LiveProgress
+    from perflab.runner import run_benchmark
+    settings = _settings(args)
+    with LiveProgress(err, settings.max_time, settings.precision) as progress:
+        return run_benchmark(str(path), benchmark, cases, contenders, settings, progress)
+
+
+def _run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.renderers import pyperf_json, terminal
+    path = resolve_benchmark(args.benchmark)
+    benchmark = load_benchmark(path)
+    cases = _select(args.case, benchmark.cases, "case", str(path))
+    contenders = _select(args.contender, benchmark.contenders, "contender", str(path))
+    if benchmark.reference.name not in contenders:  # everything is measured against it
+        contenders.insert(0, benchmark.reference.name)
+    result = _measure(path, benchmark, cases, contenders, args, err)
+    terminal.render(result, terminal.stdout_console())
+    if args.json:
+        result.save(args.json)
+        err.print(f"results written to {args.json}")
+    if args.pyperf:
+        for written in pyperf_json.export(result, args.pyperf):
+            err.print(f"pyperf results written to {written}")
+    return _exit_code(result, err)
+
+
+def _exit_code(result, err: Console) -> int:
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    if result.failures:
+        err.print(f"perflab: {len(result.failures)} problem(s): " + "; ".join(result.failures), markup=False)
+        return EXIT_FAILURES
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace, err: Console) -> int:
+    from perflab.renderers import terminal
+    worst = EXIT_OK
+    for name in builtins.names():
+        path = builtins.path_of(name)
+        benchmark = load_benchmark(path)
+        err.print(f"[bold]perflab demo:[/] {name} ({builtins.summary(name)})")
+        result = _measure(path, benchmark, list(benchmark.cases), list(benchmark.contenders), args, err)
+        terminal.render(result, terminal.stdout_console())
+        worst = max(worst, _exit_code(result, err))
+        if result.interrupted:
+            break
+    return worst
+
+
+def _list(args: argparse.Namespace, err: Console) -> int:
+    out = Console()
+    for name in builtins.names():
+        out.print(f"[bold]{name:<24}[/] {builtins.summary(name)}", highlight=False)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""How a contender's output is compared with the reference's output.
+
+A comparator answers: are these two outputs the same, and if not, where is the first difference?
+Three kinds come built in: ``"exact"`` (equal values, equal types), ``"json"`` (both outputs parse
+as JSON to the same value; differing bytes are noted, not failed) and a user function
+``f(reference_output, output) -> bool`` (it may also raise AssertionError with a message).
+
+Imported by worker processes: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+_SNIPPET = 30  # characters of context shown either side of a first difference
+
+
+@dataclass
+class Outcome:
+    equivalent: bool
+    difference: str | None = None  # where and how the outputs first differ
+    note: str | None = None        # equivalent, but worth knowing (e.g. bytes differ)
+
+
+class Comparator:
+    name = "comparator"
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        raise NotImplementedError
+
+
+class ExactComparator(Comparator):
+    """Outputs must be equal and of the same types (1 != 1.0 != True; NaN equals NaN)."""
+
+    name = "exact"
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        difference = first_difference(expected, actual)
+        return Outcome(difference is None, difference)
+
+
+class JsonComparator(Comparator):
+    """Both outputs (str or bytes of JSON text) must parse to the same value."""
+
+    name = "json"
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        try:
+            expected_value, actual_value = _parse_json(expected), _parse_json(actual)
+        except ValueError as error:
+            return Outcome(False, f"output is not valid JSON: {error}")
+        difference = first_difference(expected_value, actual_value)
+        if difference is not None:
+            return Outcome(False, f"parsed values differ {difference}")
+        return Outcome(True, note=_byte_differences(expected, actual))
+
+
+class FunctionComparator(Comparator):
+    """A user function ``f(reference_output, output)`` returning True when equivalent."""
+
+    def __init__(self, function: Callable[[Any, Any], Any]):
+        self.function = function
+        self.name = getattr(function, "__name__", "function")
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        try:
+            verdict = self.function(expected, actual)
+        except AssertionError as error:
+            return Outcome(False, str(error) or f"{self.name} raised AssertionError")
+        if verdict is None or verdict:
+            return Outcome(True)
+        detail = first_difference(expected, actual) or "outputs are equal as values"
+        return Outcome(False, f"{self.name} returned {verdict!r}; {detail}")
+
+
+def resolve_comparator(compare: Any) -> Comparator:
+    """Turn the ``compare=`` argument of a Benchmark into a Comparator."""
+    if isinstance(compare, Comparator):
+        return compare
+    if compare == "exact":
+        return ExactComparator()
+    if compare == "json":
+        return JsonComparator()
+    if callable(compare):
+        return FunctionComparator(compare)
+    raise ValueError(f"compare={compare!r}: use 'exact', 'json' or a function(reference, output)")
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
+    """Describe the first place where two values differ, or None when they are the same."""
+    where = f"at {path}: " if path else ""
+    if type(expected) is not type(actual):
+        return f"{where}type {type(expected).__name__} != {type(actual).__name__} " \
+               f"({_short(expected)} vs {_short(actual)})"
+    if isinstance(expected, float):
+        same = repr(expected) == repr(actual) or (math.isnan(expected) and math.isnan(actual))
+        return None if same else f"{where}{expected!r} != {actual!r}"
+    if isinstance(expected, (str, bytes)):
+        return None if expected == actual else where + _sequence_difference(expected, actual)
+    if isinstance(expected, dict):
+        for key in expected:
+            if key not in actual:
+                return f"{where}key {key!r} missing"
+            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]")
+            if inner:
+                return inner
+        extra = [key for key in actual if key not in expected]
+        return f"{where}unexpected key {extra[0]!r}" if extra else None
+    if isinstance(expected, (list, tuple)):
+        for index, (left, right) in enumerate(zip(expected, actual)):
+            inner = first_difference(left, right, f"{path}[{index}]")
+            if inner:
+                return inner
+        if len(expected) != len(actual):
+            return f"{where}length {len(expected)} != {len(actual)}"
+        return None
+    return None if expected == actual else f"{where}{_short(expected)} != {_short(actual)}"
+
+
+def _sequence_difference(expected: str | bytes, actual: str | bytes) -> str:
+    index = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
+                 min(len(expected), len(actual)))
+    start = max(0, index - _SNIPPET)
+    left, right = expected[start:index + _SNIPPET], actual[start:index + _SNIPPET]
+    return f"first difference at index {index}: {left!r} != {right!r}" + (
+        f" (lengths {len(expected)} and {len(actual)})" if len(expected) != len(actual) else "")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 2 * _SNIPPET else text[:2 * _SNIPPET] + "..."
+
+
+def _parse_json(text: Any) -> Any:
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ValueError(f"expected str or bytes, got {type(text).__name__}")
+    return json.loads(text)
+
+
+def _byte_differences(expected: Any, actual: Any) -> str | None:
+    """Name the ways two semantically equal JSON texts differ in bytes (None if identical)."""
+    if expected == actual:
+        return None
+    reasons = []
+    if type(expected) is not type(actual):
+        reasons.append(f"{type(actual).__name__} instead of {type(expected).__name__}")
+    expected_text, actual_text = (t.decode("utf-8") if isinstance(t, (bytes, bytearray)) else t
+                                  for t in (expected, actual))
+    if expected_text != actual_text:
+        text_reasons = []
+        if _spaced(expected_text) and not _spaced(actual_text):
+            text_reasons.append("compact separators")
+        if "\\u" in expected_text and any(ord(ch) > 127 for ch in actual_text):
+            text_reasons.append("raw UTF-8 instead of \\u escapes")
+        reasons.extend(text_reasons or ["different text"])
+    return "equal as JSON; bytes differ: " + ", ".join(reasons)
+
+
+def _spaced(text: str) -> bool:
+    return ", " in text or ": " in text

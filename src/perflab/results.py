@@ -1,0 +1,161 @@
+"""The result of a run: every raw value, the estimates, comparisons and metadata.
+
+This is the one structure that renderers read and that ``--json`` writes. The JSON layout is
+versioned (``SCHEMA``) and documented in docs/results-schema.md; ``to_json``/``from_json`` are
+inverse so that saved results can be rendered, compared and imported later.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perflab.stats import CellEstimates, Comparison, Interval
+
+SCHEMA = "perflab.results/1"
+
+
+@dataclass
+class ProcessRun:
+    """One worker process: its round, loop count and values (seconds per call)."""
+
+    round: int
+    loops: int
+    warmups: list[float]
+    values: list[float]
+    error: str | None = None
+
+
+@dataclass
+class Cell:
+    """One (case, contender) pair and everything measured for it."""
+
+    case: str
+    contender: str
+    runs: list[ProcessRun] = field(default_factory=list)
+    loops: int | None = None
+    error: str | None = None          # the job that failed: what happened and where
+    skipped: str | None = None        # why it was not measured (e.g. not installed)
+    estimates: CellEstimates | None = None
+    target_reached: bool = False
+
+    def round_values(self) -> dict[int, list[float]]:
+        """Values of each process, keyed by round (for paired comparisons)."""
+        return {run.round: run.values for run in self.runs if run.values}
+
+    def process_values(self) -> list[list[float]]:
+        return [run.values for run in self.runs if run.values]
+
+
+@dataclass
+class Equivalence:
+    case: str
+    contender: str
+    status: str                       # "equivalent" | "not equivalent" | "error" | "skipped" | "reference"
+    difference: str | None = None     # first difference, or the error
+    note: str | None = None           # e.g. "equal as JSON; bytes differ: compact separators"
+    comparator: str | None = None
+
+
+EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
+    "equivalent", "not equivalent", "error", "skipped", "reference")
+
+
+@dataclass
+class CaseComparison:
+    case: str
+    contender: str
+    reference: str
+    comparison: Comparison
+    p_adjusted: float
+    verdict: str
+    valid: bool                       # False when the contender is not equivalent on this case
+
+
+@dataclass
+class RunResult:
+    benchmark: str
+    file: str
+    reference: str
+    settings: dict[str, Any]
+    metadata: dict[str, Any]
+    work: dict[str, list | None]       # case -> [unit, amount per call], if declared
+    cells: list[Cell] = field(default_factory=list)
+    equivalence: list[Equivalence] = field(default_factory=list)
+    comparisons: list[CaseComparison] = field(default_factory=list)
+    geometric_means: dict[str, Interval | None] = field(default_factory=dict)
+    elapsed: float = 0.0
+    interrupted: bool = False
+    schema: str = SCHEMA
+
+    def cell(self, case: str, contender: str) -> Cell:
+        return next(c for c in self.cells if c.case == case and c.contender == contender)
+
+    def equivalence_of(self, case: str, contender: str) -> Equivalence | None:
+        return next((e for e in self.equivalence if e.case == case and e.contender == contender), None)
+
+    @property
+    def failures(self) -> list[str]:
+        """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
+        lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
+        lines += [f"{e.case}/{e.contender}: NOT EQUIVALENT: {e.difference}"
+                  for e in self.equivalence if e.status == NOT_EQUIVALENT]
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return _finite(asdict(self))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunResult:
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"unsupported results schema {data.get('schema')!r} (this perflab reads {SCHEMA})")
+        data = dict(data)
+        data["cells"] = [_cell_from_json(c) for c in data["cells"]]
+        data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
+        data["comparisons"] = [CaseComparison(**{**c, "comparison": _comparison_from_json(c["comparison"])})
+                               for c in data["comparisons"]]
+        data["geometric_means"] = {k: _interval(v) if v else None for k, v in data["geometric_means"].items()}
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunResult:
+        return cls.from_json(json.loads(Path(path).read_text()))
+
+
+def _interval(data: dict) -> Interval:
+    return Interval(**{k: _number(v) for k, v in data.items()})
+
+
+def _number(value: Any) -> float:
+    return {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}.get(value, value) if isinstance(value, str) else value
+
+
+def _comparison_from_json(data: dict) -> Comparison:
+    return Comparison(_interval(data["ratio"]), data["p_value"], data["pairs"], _number(data["log_se"]))
+
+
+def _cell_from_json(data: dict) -> Cell:
+    data = dict(data)
+    data["runs"] = [ProcessRun(**r) for r in data["runs"]]
+    if data["estimates"]:
+        estimates = dict(data["estimates"])
+        estimates["median"], estimates["mean"] = _interval(estimates["median"]), _interval(estimates["mean"])
+        data["estimates"] = CellEstimates(**estimates)
+    return Cell(**data)
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no infinities: write them as strings that ``_number`` reads back."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value

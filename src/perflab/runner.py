@@ -1,0 +1,216 @@
+"""The adaptive runner: equivalence first, then timing rounds until the estimates are precise.
+
+One round of a case starts one fresh worker process per contender, all pinned to the same CPU
+(rotating across CPUs from round to round), and asks them for values in turn, A B B A A B ..., so
+that they are never measured at the same time and every contender sees the same machine states.
+Each round is a block for the paired comparison in perflab.stats. (On a shared VM, the speed of
+a CPU changes by tens of percent over a fraction of a second; see benchmarks/README.md.)
+
+Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
+once the 95% interval of every cell's median, and of every ratio to the reference, is within
+``precision`` of the estimate; the whole run stops when all cases have or when ``max_time`` is spent.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Protocol
+
+from perflab import metadata, stats
+from perflab.equivalence import check_case
+from perflab.launcher import JobOutcome, Worker, run_job
+from perflab.results import (EQUIVALENT, NOT_EQUIVALENT, REFERENCE, SKIPPED, CaseComparison, Cell,
+                             ProcessRun, RunResult)
+from perflab.spec import Benchmark
+
+
+@dataclass
+class Settings:
+    precision: float = 0.01     # target 95% CI half-width, relative
+    max_time: float = 60.0      # seconds for the timing phase of the whole run
+    timeout: float = 60.0       # seconds one worker process may take
+    # Many short values per process: adjacent values of two contenders are ~5 ms apart, so they
+    # see the same machine state (measured in benchmarks/README.md: 20 x 5 ms gives ~5x narrower
+    # ratio intervals than 6 x 20 ms in the same wall time on a shared VM).
+    value_time: float = 0.005   # seconds one value should last (loops are calibrated to it)
+    warmups: int = 2
+    values: int = 20            # values per process
+    min_rounds: int = 5
+    alpha: float = 0.05         # false discovery rate for verdicts
+    min_effect: float = 0.01    # smaller differences are never called faster/slower
+    python: str = sys.executable
+
+
+@dataclass
+class Status:
+    """What the live display shows."""
+
+    phase: str
+    current: str = ""
+    round: int = 0
+    elapsed: float = 0.0
+    precision: dict[tuple[str, str], float] = field(default_factory=dict)
+
+
+class Listener(Protocol):
+    def update(self, status: Status) -> None: ...
+
+
+class _Silent:
+    def update(self, status: Status) -> None:
+        pass
+
+
+def run_benchmark(file: str, benchmark: Benchmark, cases: list[str], contenders: list[str],
+                  settings: Settings, listener: Listener = _Silent()) -> RunResult:
+    """Check equivalence, then time every (case, contender) adaptively. Ctrl-C keeps what was measured."""
+    reference = benchmark.reference.name
+    contenders = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
+    result = RunResult(benchmark=benchmark.name, file=file, reference=reference, settings=asdict(settings),
+                       metadata=metadata.collect(file, settings.python), work={},
+                       cells=[Cell(case, contender) for case in cases for contender in contenders])
+    status = Status("checking equivalence")
+    started = time.monotonic()
+
+    def job(spec: dict) -> JobOutcome:
+        return run_job(spec, settings.timeout, settings.python)
+
+    try:
+        for case in cases:
+            status.current = case
+            listener.update(status)
+            verdicts, result.work[case] = check_case(file, case, contenders, reference, job)
+            result.equivalence.extend(verdicts)
+        _mark_unmeasurable(result)
+        status.phase = "timing"
+        _time_rounds(result, cases, settings, listener, status, started)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    result.elapsed = time.monotonic() - started
+    _finish(result, settings)
+    return result
+
+
+def _mark_unmeasurable(result: RunResult) -> None:
+    """Contenders that were skipped or failed their check are not timed on that case."""
+    for verdict in result.equivalence:
+        if verdict.status == SKIPPED:
+            result.cell(verdict.case, verdict.contender).skipped = verdict.difference
+        elif verdict.status not in (EQUIVALENT, REFERENCE, NOT_EQUIVALENT):
+            result.cell(verdict.case, verdict.contender).error = verdict.difference
+
+
+def _time_rounds(result: RunResult, cases: list[str], settings: Settings, listener: Listener,
+                 status: Status, started: float) -> None:
+    active = [case for case in cases if _measurable(result, case)]
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
+    round_number = 0
+    while active:
+        for case in active:
+            if time.monotonic() - started >= settings.max_time:
+                return
+            cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
+            status.current, status.round = case, round_number + 1
+            status.elapsed = time.monotonic() - started
+            listener.update(status)
+            _time_one_round(result, cells, round_number, cpus[round_number % len(cpus)], settings)
+        round_number += 1
+        for case in list(active):
+            precisions = _case_precisions(result, case)
+            status.precision.update(precisions)
+            precise = all(p <= settings.precision for p in precisions.values())
+            if (precise and round_number >= settings.min_rounds) or not _measurable(result, case):
+                active.remove(case)
+        listener.update(status)
+
+
+def _measurable(result: RunResult, case: str) -> bool:
+    return any(not c.error and not c.skipped for c in result.cells if c.case == case)
+
+
+def _time_one_round(result: RunResult, cells: list[Cell], round_number: int, cpu: int | None,
+                    settings: Settings) -> None:
+    """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
+
+    The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
+    makes every contender see the same states, so the per-round ratio cancels them.
+    """
+    if round_number % 2:
+        cells = cells[::-1]
+    workers = []
+    try:
+        for cell in cells:  # started one by one, so calibrations do not overlap
+            worker = Worker({"mode": "time", "file": result.file, "case": cell.case,
+                             "contender": cell.contender, "loops": cell.loops, "cpu": cpu,
+                             "value_time": settings.value_time, "report_packages": cell.loops is None},
+                            settings.timeout, settings.python)
+            ready = worker.wait_for("ready")
+            if ready:
+                cell.loops = ready["loops"]
+                result.metadata.setdefault("packages", {}).update(ready["packages"])
+            workers.append((cell, worker, ProcessRun(round_number, cell.loops or 0, [], [])))
+        for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
+            for index in range(count):
+                for cell, worker, run in workers[::-1] if index % 2 else workers:
+                    value = worker.request(kind)
+                    if value is not None:
+                        (run.warmups if kind == "warmup" else run.values).append(value)
+    finally:  # Ctrl-C included: close every worker and keep what it measured
+        for cell, worker, run in workers:
+            outcome = worker.close()
+            run.error = outcome.error
+            if run.values or run.error:
+                cell.runs.append(run)
+            if outcome.error:
+                cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+
+
+def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], float]:
+    """Relative 95% CI half-width of what the stopping rule watches on ``case``.
+
+    With a reference to compare against, that is every ratio to it: ratios are measured
+    interleaved, so they converge even when absolute times drift with the machine's load. A lone
+    contender is held to its median. (All precisions are reported at the end either way.)
+    """
+    cells = [c for c in result.cells if c.case == case and c.runs]
+    reference = next((c for c in cells if c.contender == result.reference), None)
+    others = [c for c in cells if c is not reference]
+    if reference is None or not others:
+        return {(case, c.contender): stats.estimate_cell(c.process_values()).median.relative_half_width
+                for c in cells if c.process_values()}
+    return {(case, c.contender): stats.compare_paired(reference.round_values(), c.round_values())
+            .ratio.relative_half_width for c in others}
+
+
+def _finish(result: RunResult, settings: Settings) -> None:
+    """Final estimates, comparisons with FDR-adjusted verdicts, and geometric means."""
+    for cell in result.cells:
+        if cell.process_values():
+            cell.estimates = stats.estimate_cell(cell.process_values())
+    for case in {cell.case for cell in result.cells}:
+        watched = _case_precisions(result, case)
+        for cell in result.cells:
+            if cell.case == case and cell.runs:
+                mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
+                cell.target_reached = all(p <= settings.precision for p in (mine or watched.values()))
+    pending = []
+    for cell in result.cells:
+        reference = result.cell(cell.case, result.reference)
+        if cell is reference or not cell.runs or not reference.runs:
+            continue
+        comparison = stats.compare_paired(reference.round_values(), cell.round_values())
+        if comparison.pairs:
+            pending.append((cell, comparison))
+    adjusted = stats.benjamini_hochberg([comparison.p_value for _, comparison in pending])
+    for (cell, comparison), p_adjusted in zip(pending, adjusted):
+        equivalence = result.equivalence_of(cell.case, cell.contender)
+        result.comparisons.append(CaseComparison(
+            cell.case, cell.contender, result.reference, comparison, p_adjusted,
+            stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
+            valid=equivalence is not None and equivalence.status == EQUIVALENT))
+    for contender in {c.contender for c in result.comparisons}:
+        result.geometric_means[contender] = stats.geometric_mean(
+            [c.comparison for c in result.comparisons if c.contender == contender])

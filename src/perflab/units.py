@@ -1,0 +1,30 @@
+"""Human units for times and throughputs."""
+
+from __future__ import annotations
+
+import math
+
+_TIME_UNITS = ((1e-9, "ns"), (1e-6, "us"), (1e-3, "ms"), (1.0, "s"))
+_RATE_PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+
+
+def time_unit(seconds: float) -> tuple[float, str]:
+    """The scale and name that show ``seconds`` with 1 to 3 digits before the point."""
+    for scale, name in reversed(_TIME_UNITS):
+        if abs(seconds) >= scale:
+            return scale, name
+    return _TIME_UNITS[0]
+
+
+def format_time(seconds: float, scale_of: float | None = None) -> str:
+    scale, name = time_unit(seconds if scale_of is None else scale_of)
+    return f"{seconds / scale:.3g} {name}" if math.isfinite(seconds) else "?"
+
+
+def format_rate(per_second: float, unit: str) -> str:
+    """'123 MB/s', '4.5 k items/s'."""
+    for scale, prefix in _RATE_PREFIXES:
+        if per_second >= scale:
+            return f"{per_second / scale:.3g} {prefix}{unit}/s" if unit == "B" else \
+                f"{per_second / scale:.3g} {prefix} {unit}/s".replace("  ", " ")
+    return f"{per_second:.3g} {unit}/s"

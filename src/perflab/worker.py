@@ -1,0 +1,176 @@
+"""The worker process: runs one job on one (case, contender) and streams events back.
+
+Run as ``python -m perflab.worker`` with a JSON job as the first line of standard input. Events are JSON lines on
+the original standard output; the benchmark's own prints are sent to standard error so they can
+never corrupt the stream. Each value is written as soon as it is measured, so a worker that is
+killed half-way still hands over what it measured.
+
+Jobs:
+  {"mode": "check", "file", "case", "contender", "reference"}
+      run the reference and the contender on the case input and compare the outputs.
+  {"mode": "time", "file", "case", "contender", "loops" (null: calibrate), "value_time", "cpu"}
+      set up the contender (pinned to ``cpu``), report "ready", then answer each command line
+      {"do": "warmup"} or {"do": "value"} with one value: the mean time per call over ``loops``
+      calls. {"do": "exit"} ends it. The parent alternates commands between the workers of
+      several contenders, so their values are interleaved in time on the same CPU.
+
+Standard library only: this module also runs under interpreters where perflab is not installed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any, Callable, TextIO
+
+from perflab.spec import BenchmarkFileError, load_benchmark
+
+# Calibration stops doubling once one batch of calls lasts this fraction of the target.
+_CALIBRATION_FRACTION = 0.25
+_MAX_LOOPS = 10**9
+
+
+def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) -> float:
+    """Call ``operation(argument)`` ``loops`` times and return the elapsed seconds.
+
+    Profilers trim stacks to what runs below this function, so its name is part of the protocol.
+    """
+    timer = time.perf_counter
+    start = timer()
+    for _ in itertools.repeat(None, loops):
+        operation(argument)
+    return timer() - start
+
+
+def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
+    """The number of calls that makes one value last about ``value_time`` seconds."""
+    loops = 1
+    while True:
+        elapsed = measured_region(operation, argument, loops)
+        if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= _MAX_LOOPS:
+            break
+        loops *= 2 if elapsed > 0 else 10
+    return max(1, min(_MAX_LOOPS, round(loops * value_time / max(elapsed, 1e-9))))
+
+
+class EventStream:
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def send(self, event: str, **fields: Any) -> None:
+        self.stream.write(json.dumps({"event": event, **fields}) + "\n")
+        self.stream.flush()
+
+
+def run_check(job: dict, events: EventStream) -> None:
+    benchmark = load_benchmark(job["file"])
+    case = benchmark.cases[job["case"]]
+    argument = _build_input(case, job["file"])
+    events.send("work", work=case.work(argument))
+    reference_output = _call(benchmark.contenders[job["reference"]], argument, job["file"], "reference")
+    output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "contender")
+    outcome = benchmark.comparator.check(reference_output, output)
+    events.send("check", equivalent=outcome.equivalent, difference=outcome.difference,
+                note=outcome.note, comparator=benchmark.comparator.name)
+
+
+def _build_input(case, path: str) -> Any:
+    try:
+        return case.build()
+    except Exception as error:
+        raise UserCodeError("case", case.name, error, path) from error
+
+
+def _call(contender, argument: Any, path: str, role: str) -> Any:
+    try:
+        return contender.build()(argument)
+    except Exception as error:
+        raise UserCodeError(role, contender.name, error, path) from error
+
+
+def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
+    """Set up, report "ready", then measure one warmup or value per command until "exit"."""
+    if job.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {job["cpu"]})
+    modules_before = set(sys.modules)
+    benchmark = load_benchmark(job["file"])
+    case = benchmark.cases[job["case"]]
+    contender = benchmark.contenders[job["contender"]]
+    argument = _build_input(case, job["file"])
+    try:
+        operation = contender.build()
+        loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
+        events.send("ready", loops=loops, packages=_imported_packages(modules_before) if job.get("report_packages") else {})
+        for line in commands:
+            kind = json.loads(line)["do"]
+            if kind == "exit":
+                return
+            events.send(kind, value=measured_region(operation, argument, loops) / loops)
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+
+
+class UserCodeError(Exception):
+    """User code (a case builder, the reference or a contender) raised; carries where."""
+
+    def __init__(self, role: str, name: str, error: Exception, path: str):
+        self.role, self.name, self.error = role, name, error
+        self.location = _location_in(error, path)
+        super().__init__(f"{role} {name!r} raised {type(error).__name__}: {error}")
+
+
+def _location_in(error: BaseException, path: str) -> str | None:
+    """'file:line' of the deepest frame in the benchmark file, else of the deepest frame."""
+    frames = traceback.extract_tb(error.__traceback__)
+    in_file = [f for f in frames if os.path.abspath(f.filename) == os.path.abspath(path)]
+    frame = (in_file or frames or [None])[-1]
+    return f"{frame.filename}:{frame.lineno}" if frame else None
+
+
+def _imported_packages(modules_before: set[str]) -> dict[str, str]:
+    """Versions of the distributions whose modules the benchmark imported."""
+    try:
+        from importlib.metadata import packages_distributions, version
+    except ImportError:  # Python < 3.10
+        return {}
+    top_level = {name.partition(".")[0] for name in set(sys.modules) - modules_before}
+    distributions = packages_distributions()
+    versions = {}
+    for module in sorted(top_level):
+        for dist in distributions.get(module, []):
+            try:
+                versions[dist] = version(dist)
+            except Exception:  # noqa: BLE001 - a broken installation only loses this one line
+                continue
+    return versions
+
+
+def main() -> int:
+    # Keep the protocol on a private copy of stdout; user prints go to stderr.
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    events = EventStream(protocol)
+    try:
+        job = json.loads(sys.stdin.readline())
+        if job["mode"] == "check":
+            run_check(job, events)
+        else:
+            run_timing(job, events, sys.stdin)
+    except BenchmarkFileError as error:
+        events.send("error", kind="file", message=str(error))
+        return 1
+    except UserCodeError as error:
+        events.send("error", kind=error.role, message=str(error), location=error.location,
+                    exception=type(error.error).__name__, detail=str(error.error))
+        return 1
+    events.send("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
