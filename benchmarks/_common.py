@@ -1,0 +1,166 @@
+"""Shared pieces of perflab's own figures: running perflab and pyperf, conditions, binomial CIs.
+
+Every figure script runs the real ``perflab`` command (and the real pyperf) as a subprocess, so
+the figures measure exactly what a user gets, including process start-up and the equivalence
+check. The machine's state (load average, CPU model, date) is recorded with every figure because
+the figures depend on it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from scipy import stats as scipy_stats
+
+from perflab import stats
+from perflab.metadata import git_info, machine_info
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+PYPERF_SCRIPT = HERE / "_pyperf_json_dumps.py"
+
+# pyperformance's bm_json_dumps NESTED object (the same data as the json_dumps built-in).
+BENCHMARK_FILE_HEADER = '''\
+import json
+
+import perflab
+
+SIMPLE_DATA = {"key1": 0, "key2": True, "key3": "value", "key4": "foo", "key5": "string"}
+NESTED_DATA = {
+    "key1": 0,
+    "key2": SIMPLE_DATA,
+    "key3": "value",
+    "key4": SIMPLE_DATA,
+    "key5": SIMPLE_DATA,
+    "key": "\\u0105\\u0107\\u017c",
+}
+'''
+
+
+def conditions() -> dict[str, Any]:
+    """What the machine was like: recorded at the start and the end of every figure."""
+    return {"utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "load_average": os.getloadavg()}
+
+
+def machine() -> dict[str, Any]:
+    return {**machine_info(), "python": platform.python_version(), "perflab_git": git_info(HERE)}
+
+
+def binomial_interval(successes: int, trials: int) -> list[float]:
+    """Exact (Clopper-Pearson) 95% interval of a rate: conservative, valid at 0 and n."""
+    if trials == 0:
+        return [0.0, 1.0]
+    ci = scipy_stats.binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="exact")
+    return [ci.low, ci.high]
+
+
+@dataclass
+class PerflabRun:
+    """One ``perflab run ... --json`` subprocess: its wall time and the results it wrote."""
+
+    wall: float
+    exit_code: int
+    result: dict[str, Any]
+
+    def comparison(self, contender: str) -> dict[str, Any]:
+        return next(c for c in self.result["comparisons"] if c["contender"] == contender)
+
+    def cell(self, contender: str) -> dict[str, Any]:
+        return next(c for c in self.result["cells"] if c["contender"] == contender)
+
+    def rounds(self) -> int:
+        return max(len(c["runs"]) for c in self.result["cells"])
+
+    def summary(self, contender: str) -> dict[str, Any]:
+        """The numbers every figure reports about one comparison of a run."""
+        comparison = self.comparison(contender)
+        ratio = comparison["comparison"]["ratio"]
+        reference = self.cell(self.result["reference"])
+        other = self.cell(contender)
+        return {
+            "wall_s": round(self.wall, 3), "timing_s": round(self.result["elapsed"], 3),
+            "exit_code": self.exit_code, "rounds": self.rounds(),
+            "verdict": comparison["verdict"], "ratio": ratio["value"],
+            "ratio_ci": [ratio["low"], ratio["high"]],
+            "ratio_precision": _relative_half_width(ratio),
+            "p_adjusted": comparison["p_adjusted"],
+            "target_reached": bool(reference["target_reached"] and other["target_reached"]),
+            "median_precision": {c["contender"]: _relative_half_width(c["estimates"]["median"])
+                                 for c in (reference, other)},
+            "loops": {c["contender"]: c["loops"] for c in (reference, other)},
+        }
+
+
+def _relative_half_width(interval: dict[str, Any]) -> float:
+    low, high = (float(interval[k]) for k in ("low", "high"))  # "inf" strings become floats
+    return stats.Interval(interval["value"], low, high).relative_half_width
+
+
+def run_perflab(benchmark: str, out: Path, *options: str) -> PerflabRun:
+    """``perflab run BENCHMARK --json OUT OPTIONS``; the table it prints is discarded."""
+    command = [sys.executable, "-m", "perflab.cli", "run", benchmark, "--json", str(out), *options]
+    started = time.monotonic()
+    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - started
+    if not out.exists():
+        raise RuntimeError(f"{' '.join(command)} wrote no results (exit {completed.returncode}): "
+                           f"{completed.stderr.strip()[-500:]}")
+    return PerflabRun(wall, completed.returncode, json.loads(out.read_text()))
+
+
+def run_pyperf(function: str, out: Path, name: str | None = None) -> tuple[float, str]:
+    """pyperf at its default settings on one json.dumps-like function; (wall time, its output)."""
+    out.unlink(missing_ok=True)
+    command = [sys.executable, str(PYPERF_SCRIPT), "--function", function, "--name", name or function,
+               "-o", str(out), "--quiet"]
+    started = time.monotonic()
+    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.monotonic() - started
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {completed.stdout.strip()[-500:]}")
+    return wall, completed.stdout
+
+
+def pyperf_process_values(path: Path) -> list[list[float]]:
+    """The values of each pyperf worker process (its runs), for perflab's estimators."""
+    import pyperf
+    benchmark = pyperf.Benchmark.load(str(path))
+    return [list(run.values) for run in benchmark.get_runs() if run.values]
+
+
+def write_figure(name: str, figure: dict[str, Any]) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(_finite(figure), indent=1) + "\n")
+    return path
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no infinities (an interval that never closed): write them as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def quantiles(values: list[float]) -> dict[str, float]:
+    """min / 5% / median / 95% / max, for describing distributions in the printed figure."""
+    import numpy as np
+    if not values:
+        return {}
+    q = np.percentile(values, [0, 5, 50, 95, 100])
+    return dict(zip(("min", "p5", "median", "p95", "max"), (float(x) for x in q)))
