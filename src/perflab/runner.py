@@ -39,7 +39,9 @@ class Settings:
     warmups: int = 2
     values: int = 20            # values per process
     min_rounds: int = 5
-    alpha: float = 0.05         # false discovery rate for verdicts
+    # Verdicts need an FDR-adjusted p <= 0.01: at 0.05, one A/A comparison in twenty would be
+    # called faster or slower, and people act on those calls (intervals stay 95%).
+    alpha: float = 0.01
     min_effect: float = 0.01    # smaller differences are never called faster/slower
     python: str = sys.executable
 

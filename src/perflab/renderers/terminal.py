@@ -62,12 +62,18 @@ def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
         return "", ""
     ratio = comparison.comparison.ratio
     if not math.isfinite(ratio.low) or not math.isfinite(ratio.high):
-        return f"{_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
-    text = f"{_speedup(ratio.value)} [{_speedup(ratio.high, bare=True)}–{_speedup(ratio.low, bare=True)}]"
+        text, undecided = f"{_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
+    else:
+        text, undecided = f"{_speedup(ratio.value)} [{_speedup(ratio.high, True)}–{_speedup(ratio.low, True)}]", None
     if not comparison.valid:
         return f"[dim strike]{text}[/]", "[bold red]invalid: not equivalent[/]"
+    if undecided:
+        return text, undecided
     style = _VERDICT_STYLE.get(comparison.verdict, "")
-    return text, f"[{style}]{comparison.verdict}[/]" if style else comparison.verdict
+    if style:
+        return text, f"[{style}]{comparison.verdict}[/]"
+    # Say why: not significant after FDR correction, or smaller than the minimum effect.
+    return text, f"{comparison.verdict} [dim](p={comparison.p_adjusted:.2g})[/]"
 
 
 def _speedup(ratio: float, bare: bool = False) -> str:

@@ -1,0 +1,67 @@
+import math
+
+import pytest
+
+from perflab.comparators import (ExactComparator, FunctionComparator, JsonComparator, first_difference,
+                                 resolve_comparator)
+
+
+@pytest.mark.parametrize("left, right", [(1, 1), ("a", "a"), ([1, {"a": 2.5}], [1, {"a": 2.5}]),
+                                         (math.nan, math.nan), (b"x", b"x")])
+def test_equal_values_have_no_difference(left, right):
+    assert first_difference(left, right) is None
+
+
+@pytest.mark.parametrize("left, right, expected", [
+    (1, 1.0, "type int != float"),
+    (True, 1, "type bool != int"),
+    (0.0, -0.0, "0.0 != -0.0"),
+    ({"a": [1, 2]}, {"a": [1, 3]}, "at ['a'][1]: 2 != 3"),
+    ({"a": 1}, {"b": 1}, "key 'a' missing"),
+    ([1, 2], [1, 2, 3], "length 2 != 3"),
+    ("hello world", "hello World", "first difference at index 6"),
+])
+def test_first_difference_says_where(left, right, expected):
+    assert expected in first_difference(left, right)
+
+
+def test_exact_is_type_strict():
+    assert not ExactComparator().check("{}", b"{}").equivalent
+
+
+def test_json_equivalent_with_a_note_on_bytes():
+    outcome = JsonComparator().check('{"a": "\\u0105"}', '{"a":"ą"}'.encode())
+    assert outcome.equivalent
+    assert "bytes instead of str" in outcome.note
+    assert "compact separators" in outcome.note
+    assert "raw UTF-8" in outcome.note
+
+
+def test_json_reports_the_first_parsed_difference():
+    outcome = JsonComparator().check('{"a": [1, 2]}', '{"a": [1, 2.0]}')
+    assert not outcome.equivalent
+    assert "['a'][1]" in outcome.difference
+
+
+def test_json_rejects_nan_spelled_differently():
+    outcome = JsonComparator().check('[NaN]', '[nan]')
+    assert not outcome.equivalent and "not valid JSON" in outcome.difference
+
+
+def test_function_comparator_uses_the_message_of_an_assertion():
+    def same_length(expected, actual):
+        if len(expected) != len(actual):  # not `assert`: pytest would rewrite its message
+            raise AssertionError(f"lengths {len(expected)} and {len(actual)}")
+        return True
+    outcome = FunctionComparator(same_length).check("ab", "abc")
+    assert not outcome.equivalent and outcome.difference == "lengths 2 and 3"
+
+
+def test_function_comparator_false_shows_the_first_difference():
+    outcome = resolve_comparator(lambda a, b: False).check([1], [2])
+    assert not outcome.equivalent and "1 != 2" in outcome.difference
+
+
+def test_unknown_compare_spec_is_refused():
+    with pytest.raises(ValueError, match="compare='fuzzy'"):
+        resolve_comparator("fuzzy")
