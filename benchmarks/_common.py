@@ -54,7 +54,17 @@ def conditions() -> dict[str, Any]:
 
 
 def machine() -> dict[str, Any]:
-    return {**machine_info(), "python": platform.python_version(), "perflab_git": git_info(HERE)}
+    """The machine, and which perflab source the figure measured.
+
+    The figures run ``python -m perflab.cli`` with this process's environment, so
+    ``PYTHONPATH=SNAPSHOT/src`` (a ``git archive`` of one commit, with its hash in SNAPSHOT/COMMIT)
+    pins them to one commit while the working tree changes under them.
+    """
+    import perflab
+    package = Path(perflab.__file__).resolve().parent
+    snapshot = package.parent.parent / "COMMIT"
+    return {**machine_info(), "python": platform.python_version(), "perflab_source": str(package),
+            "perflab_commit": snapshot.read_text().strip() if snapshot.exists() else git_info(package)}
 
 
 def binomial_interval(successes: int, trials: int) -> list[float]:
@@ -100,6 +110,11 @@ class PerflabRun:
                                  for c in (reference, other)},
             "loops": {c["contender"]: c["loops"] for c in (reference, other)},
         }
+
+    def settings(self) -> dict[str, Any]:
+        """The settings perflab ran with, as it recorded them."""
+        keys = ("precision", "max_time", "alpha", "min_effect", "min_rounds", "values", "value_time", "warmups")
+        return {k: self.result["settings"][k] for k in keys if k in self.result["settings"]}
 
 
 def _relative_half_width(interval: dict[str, Any]) -> float:
@@ -164,3 +179,14 @@ def quantiles(values: list[float]) -> dict[str, float]:
         return {}
     q = np.percentile(values, [0, 5, 50, 95, 100])
     return dict(zip(("min", "p5", "median", "p95", "max"), (float(x) for x in q)))
+
+
+def describe_decision(settings: dict[str, Any]) -> str:
+    """How the runs decided, from the settings perflab recorded (``settings["perflab"]``)."""
+    perflab = settings.get("perflab", {})
+    return (f"verdict at FDR-adjusted p <= {perflab.get('alpha', '?')}, "
+            f"min-effect {perflab.get('min_effect', 0) * 100:g}%")
+
+
+def format_load(state: dict[str, Any]) -> str:
+    return " ".join(f"{x:.2f}" for x in state["load_average"])

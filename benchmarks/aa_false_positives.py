@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
+from _common import (describe_decision, format_load,
+                     BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
                      run_perflab, run_pyperf, write_figure)
 
 NAME = "aa_false_positives"
@@ -60,8 +61,7 @@ def main() -> int:
 
     figure = {"figure": NAME, "machine": machine(), "start": conditions(),
               "settings": {"trials_requested": args.trials, "max_time": args.max_time,
-                           "precision_percent": args.precision, "min_effect_percent": 1, "alpha": 0.05,
-                           "command": "perflab run aa.py --json out.json "
+                           "precision_percent": args.precision,                            "command": "perflab run aa.py --json out.json "
                                       f"--max-time {args.max_time:g} --precision {args.precision:g}"},
               "benchmark_file": AA_BENCHMARK, "trials": [], "pyperf": []}
     started = time.monotonic()
@@ -76,6 +76,7 @@ def main() -> int:
                               "--max-time", str(args.max_time), "--precision", str(args.precision))
             summary = run.summary("B")
             figure["trials"].append(summary)
+            figure["settings"]["perflab"] = run.settings()
             print(f"trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
                   f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] "
                   f"±{summary['ratio_precision'] * 100:.2f}% in {summary['rounds']} rounds, "
@@ -109,6 +110,7 @@ def _summarize(figure: dict) -> None:
     positives = [t for t in trials if t["verdict"] != NO_DIFFERENCE]
     rate = len(positives) / len(trials) if trials else 0.0
     low, high = binomial_interval(len(positives), len(trials))
+    mismatched = [t for t in trials if _loops_ratio(t) >= 2]
     figure["summary"] = {
         "trials": len(trials), "differences_declared": len(positives),
         "false_positive_rate": rate, "rate_ci95_clopper_pearson": [low, high],
@@ -120,10 +122,17 @@ def _summarize(figure: dict) -> None:
         "ratio_precision": quantiles([t["ratio_precision"] for t in trials]),
         "wall_s": quantiles([t["wall_s"] for t in trials]),
         "rounds": quantiles([t["rounds"] for t in trials]),
-        "trials_with_unequal_loops": sum(t["loops"]["A"] != t["loops"]["B"] for t in trials),
+        # Calibration is per contender; identical functions should get about the same loop count.
+        "trials_with_loops_differing_2x": len(mismatched),
+        "differences_declared_when_loops_differ_2x": sum(t["verdict"] != NO_DIFFERENCE for t in mismatched),
         "pyperf_pairs": len(figure["pyperf"]),
         "pyperf_significant": sum(p["significant"] for p in figure["pyperf"]),
     }
+
+
+def _loops_ratio(trial: dict) -> float:
+    loops = [n or 1 for n in trial["loops"].values()]
+    return max(loops) / min(loops)
 
 
 def _print(figure: dict) -> None:
@@ -131,9 +140,9 @@ def _print(figure: dict) -> None:
     print()
     print(f"A/A false positives: perflab run, the same function as contenders A and B, {s['trials']} trials")
     print(f"  settings: --precision {settings['precision_percent']:g}% --max-time {settings['max_time']:g} s "
-          f"(min-effect 1%, FDR 5%); machine {figure['machine']['cpu_model']}, "
+          f"({describe_decision(settings)}); machine {figure['machine']['cpu_model']}, "
           f"{figure['machine']['cpu_count']} CPUs, shared")
-    print(f"  load average start {_load(figure['start'])}, end {_load(figure['end'])}")
+    print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
     low, high = s["rate_ci95_clopper_pearson"]
     print(f"  difference declared: {s['differences_declared']}/{s['trials']} = {s['false_positive_rate']:.1%} "
           f"(95% CI {low:.1%}-{high:.1%}); target {s['target']}: "
@@ -146,7 +155,8 @@ def _print(figure: dict) -> None:
         print(f"  ratio precision reached: median ±{p['median']:.2%}, 95th percentile ±{p['p95']:.2%}; "
               f"1% target reached in {s['precision_target_reached']}/{s['trials']}")
         print(f"  wall time per trial: median {w['median']:.1f} s, max {w['max']:.1f} s")
-        print(f"  trials where A and B calibrated different loop counts: {s['trials_with_unequal_loops']}")
+        print(f"  trials where A's and B's calibrated loop counts differ >= 2x: {s['trials_with_loops_differing_2x']}, "
+              f"of which declared a difference: {s['differences_declared_when_loops_differ_2x']}")
     if figure["pyperf"]:
         print(f"  pyperf (default settings, compare_to): {s['pyperf_significant']}/{s['pyperf_pairs']} "
               "A/A pairs flagged significant")
@@ -154,8 +164,8 @@ def _print(figure: dict) -> None:
             print("    " + pair["compare_to"].replace("\n", "\n    "))
 
 
-def _load(state: dict) -> str:
-    return " ".join(f"{x:.2f}" for x in state["load_average"])
+
+
 
 
 if __name__ == "__main__":

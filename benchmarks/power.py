@@ -1,0 +1,194 @@
+"""Figure: the power of ``perflab run`` to detect a 5% slowdown within its default 60 s budget.
+
+The reference contender is json.dumps of pyperformance's NESTED object; the other contender does
+the same call plus a busy loop (``for _ in range(N): pass``) whose iteration count N is calibrated
+once, before the trials, so that it adds ``--slowdown`` (5%) to the call. The calibration times
+both functions alternately in this process (median of paired ratios); the slowdown the trials
+then actually see is reported too (the median ratio over all trials). ``perflab run FILE --json
+out.json --max-time 60`` runs ``--trials`` times; a trial detects the slowdown when its verdict is
+"slower". Printed and written to benchmarks/results/power.json: the detection rate with an exact
+(Clopper-Pearson) 95% interval, the time to the verdict and the measured ratios.
+
+    python benchmarks/power.py                       # 25 trials at perflab's defaults
+    python benchmarks/power.py --trials 2 --max-time 10      # smoke run
+
+Target: "slower" in >= 80% of trials, each within 60 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import (describe_decision, format_load,
+                     BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
+                     run_perflab, write_figure)
+
+NAME = "power"
+SLOWER = "slower"
+TARGET_RATE = 0.80
+
+POWER_BENCHMARK = BENCHMARK_FILE_HEADER + '''
+BUSY_ITERATIONS = @ITERATIONS@  # calibrated by benchmarks/power.py to add @SLOWDOWN@ to a call
+
+bench = perflab.Benchmark("power", description="json.dumps vs json.dumps + calibrated busy work",
+                          compare="exact")
+
+
+@bench.case
+def NESTED():
+    return dict(NESTED_DATA)
+
+
+@bench.contender
+def json_stdlib(obj):
+    return json.dumps(obj)
+
+
+@bench.contender
+def slower(obj):
+    output = json.dumps(obj)
+    for _ in range(BUSY_ITERATIONS):
+        pass
+    return output
+'''
+
+
+def benchmark_source(iterations: int, slowdown: float) -> str:
+    return POWER_BENCHMARK.replace("@ITERATIONS@", str(iterations)).replace("@SLOWDOWN@", f"{slowdown:.1%}")
+
+
+def paired_slowdown(iterations: int, pairs: int = 401, batch_time: float = 0.002) -> float:
+    """Median over alternating short batches of time(slower) / time(reference) - 1, in this process.
+
+    The functions come from the very source the trials run, so the calibration times the same code.
+    Short adjacent batches on one CPU see the same machine state (as perflab's values do).
+    """
+    namespace: dict = {}
+    exec(compile(benchmark_source(iterations, 0.0), "<power benchmark>", "exec"), namespace)
+    bench = namespace["bench"]
+    reference, slow = (bench.contenders[n].function for n in ("json_stdlib", "slower"))
+    argument = bench.cases["NESTED"].build()
+    loops = max(1, int(batch_time / _time(reference, argument, 1000) * 1000))
+    ratios = []
+    for index in range(pairs):
+        order = (reference, slow) if index % 2 else (slow, reference)
+        times = {f: _time(f, argument, loops) for f in order}
+        ratios.append(times[slow] / times[reference])
+    return statistics.median(ratios) - 1
+
+
+def _time(function, argument, loops: int) -> float:
+    started = time.perf_counter()
+    for _ in range(loops):
+        function(argument)
+    return time.perf_counter() - started
+
+
+def calibrate(target: float, refinements: int = 3) -> tuple[int, float]:
+    """Busy-loop iterations that add ``target`` to a call: a linear fit, refined by re-measuring."""
+    base, iterations = paired_slowdown(0), 100
+    measured = paired_slowdown(iterations)
+    for _ in range(refinements):
+        iterations = max(1, round(iterations * (target - base) / max(measured - base, 1e-6)))
+        measured = paired_slowdown(iterations)
+    return iterations, measured
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=25, help="comparisons to run (default 25)")
+    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
+    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
+    parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
+    args = parser.parse_args()
+
+    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
+              "settings": {"trials": args.trials, "max_time": args.max_time, "precision_percent": args.precision,
+                           "slowdown_target_percent": args.slowdown,                            "command": f"perflab run power.py --json out.json --max-time {args.max_time:g} "
+                                      f"--precision {args.precision:g}"},
+              "trials": []}
+    if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    iterations, calibrated = calibrate(args.slowdown / 100)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
+                             "method": "median of 401 alternating ~2 ms batches on one CPU, in the figure's process"}
+    print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
+    source = benchmark_source(iterations, calibrated)
+    figure["benchmark_file"] = source
+    with tempfile.TemporaryDirectory(prefix="perflab-power-") as directory:
+        path = Path(directory) / "power.py"
+        path.write_text(source)
+        for trial in range(args.trials):
+            run = run_perflab(str(path), Path(directory) / "out.json",
+                              "--max-time", str(args.max_time), "--precision", str(args.precision))
+            summary = run.summary("slower")
+            figure["trials"].append(summary)
+            figure["settings"]["perflab"] = run.settings()
+            print(f"trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
+                  f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
+                  f"{summary['wall_s']:.1f} s (timing {summary['timing_s']:.1f} s); "
+                  f"loops {summary['loops']['json_stdlib']}/{summary['loops']['slower']}", flush=True)
+            _summarize(figure)
+            write_figure(NAME, figure)
+    figure["end"] = conditions()
+    _summarize(figure)
+    write_figure(NAME, figure)
+    _print(figure)
+    return 0
+
+
+def _summarize(figure: dict) -> None:
+    trials = figure["trials"]
+    detected = [t for t in trials if t["verdict"] == SLOWER]
+    rate = len(detected) / len(trials) if trials else 0.0
+    max_time = figure["settings"]["max_time"]
+    figure["summary"] = {
+        "trials": len(trials), "detected_slower": len(detected), "detection_rate": rate,
+        "rate_ci95_clopper_pearson": binomial_interval(len(detected), len(trials)),
+        "verdicts": {v: sum(t["verdict"] == v for t in trials) for v in {t["verdict"] for t in trials}},
+        "target": f">= {TARGET_RATE:.0%} detected within {max_time:g} s", "target_met": rate >= TARGET_RATE,
+        "measured_slowdown_median": (quantiles([t["ratio"] for t in trials]).get("median", 1.0) - 1),
+        "ratio": quantiles([t["ratio"] for t in trials]),
+        "ratio_precision": quantiles([t["ratio_precision"] for t in trials]),
+        "time_to_verdict_wall_s": quantiles([t["wall_s"] for t in trials]),
+        "time_to_verdict_timing_s": quantiles([t["timing_s"] for t in trials]),
+        "precision_target_reached": sum(t["target_reached"] for t in trials),
+    }
+
+
+def _print(figure: dict) -> None:
+    s, settings = figure["summary"], figure["settings"]
+    print()
+    print(f"Power: perflab run, reference json.dumps(NESTED) vs the same + calibrated busy work, {s['trials']} trials")
+    print(f"  settings: --precision {settings['precision_percent']:g}% --max-time {settings['max_time']:g} s "
+          f"({describe_decision(settings)}); machine {figure['machine']['cpu_model']}, "
+          f"{figure['machine']['cpu_count']} CPUs, shared")
+    print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
+    print(f"  injected slowdown: {figure['calibration']['busy_iterations']} busy-loop iterations, "
+          f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration, "
+          f"{s['measured_slowdown_median']:.2%} as measured by the trials (median ratio)")
+    low, high = s["rate_ci95_clopper_pearson"]
+    print(f"  detected as slower: {s['detected_slower']}/{s['trials']} = {s['detection_rate']:.0%} "
+          f"(95% CI {low:.0%}-{high:.0%}); target {s['target']}: {'met' if s['target_met'] else 'NOT met'}")
+    print(f"  verdicts: {s['verdicts']}")
+    r, w, t = s["ratio"], s["time_to_verdict_wall_s"], s["time_to_verdict_timing_s"]
+    if r:
+        print(f"  ratio: median {r['median']:.4f}, 5-95% {r['p5']:.4f}-{r['p95']:.4f}")
+        print(f"  time to verdict: median {w['median']:.1f} s wall (timing phase {t['median']:.1f} s), "
+              f"max {w['max']:.1f} s; 1% precision reached in {s['precision_target_reached']}/{s['trials']}")
+
+
+
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())
