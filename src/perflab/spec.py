@@ -17,6 +17,13 @@ A benchmark file is a plain Python module holding one ``perflab.Benchmark``::
         import orjson              # ImportError here means "skipped: not installed"
         return orjson.dumps
 
+    @bench.strategy                # optional: generated inputs for equivalence fuzzing
+    def inputs(st):                # ``st`` is hypothesis.strategies, imported only when fuzzing
+        return st.dictionaries(st.text(), st.integers())
+
+``Benchmark(..., fuzz=False)`` opts out of generated inputs (e.g. when an input cannot be
+generated); the stateful patterns of perflab.fuzz still run on the declared cases.
+
 This module is imported by worker processes, possibly under another interpreter, so it only
 uses the standard library.
 """
@@ -84,7 +91,10 @@ class Benchmark:
     compare: Any = "exact"
     cases: dict[str, Case] = field(default_factory=dict)
     contenders: dict[str, Contender] = field(default_factory=dict)
+    fuzz: bool = True                 # False: no generated inputs (perflab.fuzz)
     comparator: Comparator = field(init=False)
+    # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.fuzz's JSON-like default.
+    input_strategy: Callable[[Any], Any] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.comparator = resolve_comparator(self.compare)
@@ -118,6 +128,16 @@ class Benchmark:
             return fn
 
         return register(function) if function is not None else register
+
+    def strategy(self, function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """Declare how to generate inputs: ``function(hypothesis.strategies)`` returns a strategy.
+
+        It is called only in a fuzzing worker, so the file loads where Hypothesis is missing.
+        """
+        if self.input_strategy is not None:
+            raise BenchmarkFileError(f"a strategy is declared twice (second: {function.__name__!r})")
+        self.input_strategy = function
+        return function
 
     @property
     def reference(self) -> Contender:

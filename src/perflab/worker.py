@@ -13,6 +13,10 @@ Jobs:
       {"do": "warmup"} or {"do": "value"} with one value: the mean time per call over ``loops``
       calls. {"do": "exit"} ends it. The parent alternates commands between the workers of
       several contenders, so their values are interleaved in time on the same CPU.
+  {"mode": "fuzz", "file", "contender", "reference", "examples", "seed"}
+      equivalence fuzzing (perflab.fuzz): ``examples`` generated inputs (0: none) and stateful
+      call patterns; one "fuzz" event (equivalent, difference, counterexample, pattern,
+      examples_run, calls, notes). A strategy that raises is an error of kind "strategy".
 
 Standard library only: this module also runs under interpreters where perflab is not installed.
 """
@@ -27,6 +31,7 @@ import time
 import traceback
 from typing import Any, Callable, TextIO
 
+from perflab import fuzz
 from perflab.spec import BenchmarkFileError, load_benchmark
 
 # Calibration stops doubling once one batch of calls lasts this fraction of the target.
@@ -114,6 +119,32 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
 
 
+def run_fuzz(job: dict, events: EventStream) -> None:
+    """Generated inputs and stateful call patterns beyond the declared cases (perflab.fuzz)."""
+    path = job["file"]
+    benchmark = load_benchmark(path)
+    declared = {name: _build_input(case, path) for name, case in benchmark.cases.items()}
+    reference = benchmark.contenders[job["reference"]]
+    contender = benchmark.contenders[job["contender"]]
+    try:  # the reference first: a contender's setup may change process-wide state
+        reference_function = reference.build()
+    except Exception as error:
+        raise UserCodeError("reference", reference.name, error, path) from error
+
+    def build_contender() -> Callable[[Any], Any]:
+        try:
+            return contender.build()
+        except Exception as error:
+            raise UserCodeError("contender", contender.name, error, path) from error
+
+    examples = job.get("examples", 200) if benchmark.fuzz else 0
+    report = fuzz.run(benchmark.comparator, reference_function, build_contender, contender.setup, declared,
+                      benchmark.input_strategy, examples, job.get("seed", 0), path)
+    if not benchmark.fuzz:
+        report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")
+    events.send("fuzz", **report.to_event())
+
+
 class UserCodeError(Exception):
     """User code (a case builder, the reference or a contender) raised; carries where."""
 
@@ -159,10 +190,15 @@ def main() -> int:
         job = json.loads(sys.stdin.readline())
         if job["mode"] == "check":
             run_check(job, events)
+        elif job["mode"] == "fuzz":
+            run_fuzz(job, events)
         else:
             run_timing(job, events, sys.stdin)
     except BenchmarkFileError as error:
         events.send("error", kind="file", message=str(error))
+        return 1
+    except fuzz.FuzzError as error:
+        events.send("error", kind=error.kind, message=str(error))
         return 1
     except UserCodeError as error:
         events.send("error", kind=error.role, message=str(error), location=error.location,
