@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args, err)
     except (UsageError, BenchmarkFileError) as error:
-        err.print(f"perflab: error: {error}", markup=False)
+        err.print(f"perflab: error: {error}", markup=False, soft_wrap=True)  # one line, even in narrow logs
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.print("perflab: interrupted")
@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from perflab import cli_guard
     parser = argparse.ArgumentParser(
         prog="perflab", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A performance lab for Python: measure, compare alternatives, prove equivalence.",
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     _timing_options(run)
     run.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/1)")
     run.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
+    cli_guard.store_options(run)
     run.set_defaults(handler=_run)
 
     demo = _verb(verbs, "demo", "run the built-in case studies at a short budget and print the results",
@@ -70,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
 
     listing = _verb(verbs, "list", "list the built-in benchmarks", "perflab list")
     listing.set_defaults(handler=_list)
+    cli_guard.add_verbs(verbs)  # history, check, import, export
     return parser
 
 
@@ -151,6 +154,7 @@ def _measure(path: Path, benchmark: Benchmark, cases: list[str], contenders: lis
 
 
 def _run(args: argparse.Namespace, err: Console) -> int:
+    from perflab import cli_guard
     from perflab.renderers import pyperf_json, terminal
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
@@ -166,6 +170,8 @@ def _run(args: argparse.Namespace, err: Console) -> int:
     if args.pyperf:
         for written in pyperf_json.export(result, args.pyperf):
             err.print(f"pyperf results written to {written}")
+    if not cli_guard.save_run(result, path, args, err):  # every run goes to the results store
+        return EXIT_BAD_INPUT
     return _exit_code(result, err)
 
 
@@ -201,4 +207,7 @@ def _list(args: argparse.Namespace, err: Console) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module, not this __main__ copy, so that cli_guard and this file share one
+    # UsageError class (python -m perflab.cli would otherwise load the file twice).
+    from perflab.cli import main as imported_main
+    sys.exit(imported_main())

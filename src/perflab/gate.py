@@ -1,0 +1,136 @@
+"""The CI gate: is the code under test slower than a baseline run by more than a threshold?
+
+The baseline was measured in another run (another job, maybe another day), so there are no
+time-adjacent pairs as in ``stats.compare_paired``: the comparison is unpaired. The unit of
+independence is still the worker process, so each process is reduced to the log of its median
+and the two groups of process log-medians are compared with Welch's t (unequal variances,
+Welch-Satterthwaite degrees of freedom). The ratio current/baseline is exp(difference of means)
+with a 95% t interval.
+
+A regression is reported only when the data support that the slowdown is *larger than the
+threshold*: the one-sided test of H0 "ratio <= 1 + threshold" is rejected at ``alpha`` after
+Benjamini-Hochberg correction across all compared cells. A machine that is a few percent slower
+during one of the two runs (which no unpaired method can tell from a code change) therefore does
+not fail the build unless it exceeds the threshold. The false-positive rate is checked by
+simulation in tests/test_gate.py and on replayed real runs in benchmarks/changepoint_replay.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from perflab import stats
+from perflab.results import RunResult
+from perflab.store import machine_fingerprint, python_fingerprint
+
+REGRESSION = "REGRESSION"
+SLOWER_WITHIN_THRESHOLD = "slower, within threshold"
+UNDECIDED = "undecided (fewer than 2 processes)"
+
+
+@dataclass(frozen=True)
+class UnpairedComparison:
+    ratio: stats.Interval     # current / baseline
+    p_change: float           # two-sided, H0: ratio = 1
+    p_regression: float       # one-sided, H0: ratio <= 1 + threshold
+    processes: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    case: str
+    contender: str
+    baseline: float           # median seconds per call
+    current: float
+    comparison: UnpairedComparison
+    verdict: str
+
+
+@dataclass
+class CheckResult:
+    threshold: float
+    alpha: float
+    cells: list[CellCheck] = field(default_factory=list)
+    not_compared: list[str] = field(default_factory=list)   # cells measured on one side only
+    notes: list[str] = field(default_factory=list)          # e.g. different machines
+
+    @property
+    def regressions(self) -> list[CellCheck]:
+        return [cell for cell in self.cells if cell.verdict == REGRESSION]
+
+
+def process_log_medians(processes: Sequence[Sequence[float]]) -> np.ndarray:
+    return np.array([math.log(float(np.median(values))) for values in processes if len(values)])
+
+
+def compare_unpaired(baseline: Sequence[Sequence[float]], current: Sequence[Sequence[float]],
+                     threshold: float) -> UnpairedComparison:
+    """Welch's t on per-process log medians: ratio current/baseline with a 95% interval."""
+    before, after = process_log_medians(baseline), process_log_medians(current)
+    counts = (len(before), len(after))
+    if min(counts) < 2:
+        centre = math.exp(after.mean() - before.mean()) if min(counts) else math.nan
+        return UnpairedComparison(stats.Interval(centre, -math.inf, math.inf), 1.0, 1.0, counts)
+    difference = float(after.mean() - before.mean())
+    var_before, var_after = before.var(ddof=1) / len(before), after.var(ddof=1) / len(after)
+    se = math.sqrt(var_before + var_after)
+    if se == 0:
+        exact = math.exp(difference)
+        return UnpairedComparison(stats.Interval(exact, exact, exact), 1.0 if difference == 0 else 0.0,
+                                  1.0 if exact <= 1 + threshold else 0.0, counts)
+    df = (var_before + var_after) ** 2 / (var_before ** 2 / (len(before) - 1) + var_after ** 2 / (len(after) - 1))
+    t_crit = scipy_stats.t.ppf(0.5 + stats.CONFIDENCE / 2, df)
+    ratio = stats.Interval(math.exp(difference), math.exp(difference - t_crit * se),
+                           math.exp(difference + t_crit * se))
+    p_change = float(2 * scipy_stats.t.sf(abs(difference) / se, df))
+    p_regression = float(scipy_stats.t.sf((difference - math.log1p(threshold)) / se, df))
+    return UnpairedComparison(ratio, p_change, p_regression, counts)
+
+
+def check(baseline: RunResult, current: RunResult, threshold: float = 0.05, alpha: float = 0.05,
+          min_effect: float = 0.01) -> CheckResult:
+    """Compare every (case, contender) measured in both runs; FDR-corrected verdicts."""
+    result = CheckResult(threshold, alpha, notes=comparability_notes(baseline, current))
+    before = {(c.case, c.contender): c for c in baseline.cells if c.process_values()}
+    after = {(c.case, c.contender): c for c in current.cells if c.process_values()}
+    keys = [key for key in after if key in before]
+    result.not_compared = [f"{case}/{contender}" for case, contender in [*before, *after]
+                           if (case, contender) not in keys]
+    comparisons = [compare_unpaired(before[k].process_values(), after[k].process_values(), threshold)
+                   for k in keys]
+    p_changes = stats.benjamini_hochberg([c.p_change for c in comparisons])
+    p_regressions = stats.benjamini_hochberg([c.p_regression for c in comparisons])
+    for key, comparison, p_change, p_regression in zip(keys, comparisons, p_changes, p_regressions):
+        result.cells.append(CellCheck(*key, float(np.median(np.concatenate(before[key].process_values()))),
+                                      float(np.median(np.concatenate(after[key].process_values()))),
+                                      comparison, _verdict(comparison, p_change, p_regression, alpha, min_effect)))
+    return result
+
+
+def _verdict(comparison: UnpairedComparison, p_change: float, p_regression: float, alpha: float,
+             min_effect: float) -> str:
+    if min(comparison.processes) < 2:
+        return UNDECIDED
+    if p_regression <= alpha:
+        return REGRESSION
+    verdict = stats.verdict(comparison.ratio.value, p_change, alpha, min_effect)
+    return SLOWER_WITHIN_THRESHOLD if verdict == stats.SLOWER else verdict
+
+
+def comparability_notes(baseline: RunResult, current: RunResult) -> list[str]:
+    """Warnings when the two runs were not measured on the same machine and interpreter."""
+    notes = []
+    for what, key, fingerprint in (("machine", "machine", machine_fingerprint),
+                                   ("interpreter", "python", python_fingerprint)):
+        old, new = baseline.metadata.get(key) or {}, current.metadata.get(key) or {}
+        if fingerprint(old) != fingerprint(new):
+            describe = (lambda m: f"{m.get('cpu_model')}, {m.get('cpu_count')} cores, {m.get('os')}") \
+                if key == "machine" else (lambda p: f"{p.get('implementation')} {p.get('version')}")
+            notes.append(f"different {what}: baseline {describe(old)}; current {describe(new)} "
+                         "(timings may differ for reasons other than the code)")
+    return notes

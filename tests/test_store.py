@@ -1,0 +1,132 @@
+"""The results store: round trips, where it lives, and refusing files it must not touch."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+
+import pytest
+
+from perflab import store
+from perflab.results import RunResult
+from perflab.store import Store, StoreError
+from test_store_helpers import perflab, synthetic_result
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_run_is_stored_whole_with_indexed_columns(tmp_path):
+    result = synthetic_result(commit="a" * 40)
+    with Store.open(tmp_path / "db" / "perflab.db") as db:
+        run_id = db.save(result)
+        assert db.result(run_id).to_json() == RunResult.from_json(result.to_json()).to_json()
+        [run] = db.runs("bench")
+        assert (run.git_commit, run.git_branch, run.git_dirty, run.label) == ("a" * 40, "main", False, "aaaaaaaa")
+        [measurement] = db.measurements("bench")
+        median = result.cells[0].estimates.median
+        assert (measurement.case, measurement.contender) == ("SMALL", "base")
+        assert (measurement.median, measurement.low, measurement.high) == (median.value, median.low, median.high)
+    raw = sqlite3.connect(tmp_path / "db" / "perflab.db")
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert raw.execute("SELECT packages FROM runs").fetchone()[0].startswith('{"numpy"')
+
+
+def test_default_path_is_the_git_top_level_of_the_benchmark_else_cwd(tmp_path, monkeypatch):
+    monkeypatch.delenv(store.ENV_VAR, raising=False)
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert store.default_path(repo / "sub" / "bench.py") == repo / ".perflab" / "perflab.db"
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    assert store.default_path(outside / "bench.py") == outside / ".perflab" / "perflab.db"
+    monkeypatch.setenv(store.ENV_VAR, str(tmp_path / "elsewhere.db"))
+    assert store.default_path(repo / "sub" / "bench.py") == tmp_path / "elsewhere.db"
+
+
+def foreign_sqlite(path):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE contacts (name TEXT)")
+    db.execute("INSERT INTO contacts VALUES ('ada')")
+    db.commit()
+    db.close()
+
+
+def newer_perflab(path):
+    with Store.open(path) as db:
+        db.save(synthetic_result())
+    raw = sqlite3.connect(path)
+    raw.execute(f"PRAGMA user_version = {store.schema_version() + 1}")
+    raw.close()
+
+
+def corrupted(path):
+    path.write_bytes(b"SQLite format 3\x00" + os.urandom(5000))
+
+
+def not_sqlite(path):
+    path.write_text("name,value\nada,1\n")
+
+
+@pytest.mark.parametrize("make, message", [
+    (foreign_sqlite, "not a perflab database"), (newer_perflab, "newer perflab"),
+    (corrupted, "not a usable perflab database"), (not_sqlite, "not a usable perflab database")])
+def test_files_that_are_not_ours_are_refused_and_left_untouched(tmp_path, make, message):
+    path = tmp_path / "perflab.db"
+    make(path)
+    before = digest(path)
+    with pytest.raises(StoreError, match=message) as error:
+        Store.open(path)
+    assert "\n" not in str(error.value) and str(path) in str(error.value)
+    assert digest(path) == before
+
+
+def test_the_command_line_refuses_a_bad_database_in_one_line_and_keeps_the_run(tmp_path, bench_file):
+    path = tmp_path / "perflab.db"
+    foreign_sqlite(path)
+    before = digest(path)
+    bench = bench_file("""
+        import perflab
+        bench = perflab.Benchmark("tiny")
+        @bench.case
+        def ONE():
+            return 3
+        @bench.contender
+        def square(x):
+            return x * x
+    """)
+    process = perflab("run", str(bench), *"--max-time 1 --precision 50".split(), "--db", str(path), cwd=tmp_path)
+    assert process.returncode == 2
+    [line] = [l for l in process.stderr.splitlines() if "error" in l]
+    assert "not a perflab database" in line and "kept in" in line
+    kept = next(tmp_path.glob("perflab-unsaved-*.json"))
+    assert RunResult.load(kept).benchmark == "tiny"
+    assert digest(path) == before
+    history = perflab("history", "tiny", "--db", str(path))
+    assert history.returncode == 2 and len(history.stderr.strip().splitlines()) == 1
+
+
+def test_old_databases_are_migrated_and_keep_their_runs(tmp_path, monkeypatch):
+    path = tmp_path / "perflab.db"
+    with Store.open(path) as db:
+        db.save(synthetic_result(commit="b" * 40))
+
+    def add_note_column(connection):
+        connection.execute("ALTER TABLE runs ADD COLUMN note TEXT")
+    monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note_column])
+    with Store.open(path) as db:
+        assert len(db.runs("bench")) == 1
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert "note" in [row[1] for row in raw.execute("PRAGMA table_info(runs)")]
+
+
+def test_a_missing_database_is_not_created_by_readers(tmp_path):
+    with pytest.raises(StoreError, match="no perflab database"):
+        Store.open(tmp_path / "absent.db", create=False)
+    assert not (tmp_path / "absent.db").exists()

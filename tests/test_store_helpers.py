@@ -1,0 +1,45 @@
+"""Helpers shared by the regression-guard tests: synthetic results and a perflab subprocess.
+
+Synthetic results are real ``RunResult`` objects (estimated by perflab.stats) built from
+simulated process values, for tests of storage and statistics that need no timing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from perflab import metadata, stats
+from perflab.results import Cell, Equivalence, ProcessRun, RunResult
+
+QUICK = ["--max-time", "2", "--precision", "50"]
+
+
+def synthetic_result(benchmark: str = "bench", time: float = 1e-5, processes: int = 6, seed: int = 0,
+                     cases: tuple[str, ...] = ("SMALL",), contender: str = "base", commit: str | None = None,
+                     machine: dict | None = None, noise: float = 0.03) -> RunResult:
+    rng = np.random.default_rng(seed)
+    result = RunResult(benchmark=benchmark, file=f"/nowhere/{benchmark}.py", reference=contender,
+                       settings={"precision": 0.01, "max_time": 1.0}, work={},
+                       metadata={"python": {"implementation": "CPython", "version": "3.11.7", "build": "test"},
+                                 "machine": machine or metadata.machine_info(),
+                                 "git": {"commit": commit, "branch": "main", "dirty": False} if commit else None,
+                                 "packages": {"numpy": np.__version__}})
+    for case in cases:
+        cell = Cell(case, contender)
+        for index in range(processes):
+            level = time * np.exp(rng.normal(0, noise))
+            cell.runs.append(ProcessRun(index, 100, [level], list(level * np.exp(rng.normal(0, noise, 10)))))
+        cell.estimates = stats.estimate_cell(cell.process_values())
+        result.cells.append(cell)
+        result.equivalence.append(Equivalence(case, contender, "reference"))
+    return result
+
+
+def perflab(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The real command line, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "perflab.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=600)
