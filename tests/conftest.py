@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-# Budgets for end-to-end runs: enough rounds to exercise the statistics, short enough for CI.
-QUICK = ["--max-time", "3", "--precision", "50", "--timeout", "20"]
+# End-to-end runs stop by the rule (5 rounds at a loose precision), not by the clock, so that
+# a loaded CI machine gets the same number of rounds, only later.
+QUICK = ["--precision", "50", "--max-time", "60", "--values", "5", "--value-time", "0.002", "--timeout", "30"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_results_store(tmp_path_factory):
+    """Runs made by tests are stored in a throwaway database, never in the project's."""
+    os.environ["PERFLAB_DB"] = str(tmp_path_factory.mktemp("store") / "perflab.db")
 
 
 @pytest.fixture

@@ -94,6 +94,12 @@ def _timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, pre
                         help="limit for each wait on a worker process (default 60)")
     parser.add_argument("--min-effect", type=_percentage, default=0.01, metavar="PCT",
                         help="smaller differences are reported as no detectable difference (default 1%%)")
+    parser.add_argument("--values", type=_count, default=20, metavar="N",
+                        help="values per worker process (default 20)")
+    parser.add_argument("--value-time", type=_positive, default=0.005, metavar="SECONDS",
+                        help="calibrated duration of one value (default 0.005)")
+    parser.add_argument("--alpha", type=_percentage, default=0.01, metavar="PCT",
+                        help="false discovery rate for faster/slower verdicts, in percent (default 1%%)")
 
 
 def _percentage(text: str) -> float:
@@ -114,6 +120,12 @@ def _positive(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be positive")
     return value
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 2:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number of at least 2")
+    return int(text)
 
 
 def resolve_benchmark(name_or_path: str) -> Path:
@@ -141,7 +153,8 @@ def _select(requested: list[str] | None, declared: dict, kind: str, where: str) 
 def _settings(args: argparse.Namespace):
     from perflab.runner import Settings
     return Settings(precision=args.precision, max_time=args.max_time, timeout=args.timeout,
-                    min_effect=args.min_effect)
+                    min_effect=args.min_effect, alpha=args.alpha, values=args.values,
+                    value_time=args.value_time)
 
 
 def _measure(path: Path, benchmark: Benchmark, cases: list[str], contenders: list[str],

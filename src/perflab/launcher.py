@@ -6,15 +6,19 @@ the process was killed by a signal, it exceeded its time limit, or it exited wit
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _STDERR_TAIL_LINES = 5
@@ -50,7 +54,8 @@ class Worker:
         self._done = False
         self._process = subprocess.Popen(
             [python, "-m", "perflab.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, start_new_session=True)  # own process group: a kill takes its children
+            stderr=self._stderr, env=worker_environment(python),
+            start_new_session=True)  # own process group: a kill takes its children
         self._send(job)
 
     def wait_for(self, kind: str) -> dict[str, Any] | None:
@@ -131,6 +136,20 @@ class Worker:
             os.killpg(self._process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+@functools.lru_cache(maxsize=None)
+def worker_environment(python: str) -> dict[str, str] | None:
+    """The environment for workers under ``python``: None (inherit) for perflab's own
+    interpreter; for another one, a PYTHONPATH that exposes only the perflab package (the
+    worker side is standard library only), not this interpreter's site-packages."""
+    if os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
+        return None
+    exposed = tempfile.mkdtemp(prefix="perflab-worker-path-")
+    atexit.register(shutil.rmtree, exposed, ignore_errors=True)
+    os.symlink(Path(__file__).resolve().parent, Path(exposed) / "perflab")
+    inherited = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": exposed + (os.pathsep + inherited if inherited else "")}
 
 
 def run_job(job: dict[str, Any], timeout: float, python: str = sys.executable) -> JobOutcome:

@@ -71,6 +71,11 @@ def git_info(directory: str | Path) -> dict[str, Any] | None:
     }
 
 
+def side_info(benchmark_file: str | Path, python: str) -> dict[str, Any]:
+    """What differs between sides: the interpreter and the revision of the benchmark's code."""
+    return {"python": interpreter_info(python), "git": git_info(Path(benchmark_file).resolve().parent)}
+
+
 def collect(benchmark_file: str | Path, python: str = sys.executable) -> dict[str, Any]:
     return {
         "perflab_version": perflab.__version__,

@@ -87,6 +87,7 @@ class RunResult:
     equivalence: list[Equivalence] = field(default_factory=list)
     comparisons: list[CaseComparison] = field(default_factory=list)
     geometric_means: dict[str, Interval | None] = field(default_factory=dict)
+    sides: dict[str, dict] = field(default_factory=dict)  # name -> file, contender, python, sys_path
     elapsed: float = 0.0
     interrupted: bool = False
     schema: str = SCHEMA

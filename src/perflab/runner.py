@@ -7,8 +7,9 @@ Each round is a block for the paired comparison in perflab.stats. (On a shared V
 a CPU changes by tens of percent over a fraction of a second; see benchmarks/README.md.)
 
 Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
-once the 95% interval of every cell's median, and of every ratio to the reference, is within
-``precision`` of the estimate; the whole run stops when all cases have or when ``max_time`` is spent.
+once the 95% interval of every ratio to the reference (or, alone, of its median) is within
+``precision``; the whole run stops when all cases have, or when ``max_time`` is spent (after one
+round of every case).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from perflab.equivalence import check_case
 from perflab.launcher import JobOutcome, Worker, run_job
 from perflab.results import (EQUIVALENT, NOT_EQUIVALENT, REFERENCE, SKIPPED, CaseComparison, Cell,
                              ProcessRun, RunResult)
+from perflab.sides import Side, contender_sides
 from perflab.spec import Benchmark
 
 
@@ -68,27 +70,40 @@ class _Silent:
 
 def run_benchmark(file: str, benchmark: Benchmark, cases: list[str], contenders: list[str],
                   settings: Settings, listener: Listener = _Silent()) -> RunResult:
-    """Check equivalence, then time every (case, contender) adaptively. Ctrl-C keeps what was measured."""
+    """Contenders of one benchmark file, against its reference."""
     reference = benchmark.reference.name
-    contenders = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
-    result = RunResult(benchmark=benchmark.name, file=file, reference=reference, settings=asdict(settings),
-                       metadata=metadata.collect(file, settings.python), work={},
-                       cells=[Cell(case, contender) for case in cases for contender in contenders])
+    ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
+    return run_sides(benchmark.name, contender_sides(file, ordered, settings.python), cases, settings, listener)
+
+
+def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings: Settings,
+              listener: Listener = _Silent()) -> RunResult:
+    """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
+
+    Ctrl-C stops measuring and keeps everything measured so far.
+    """
+    reference = sides[0]
+    result = RunResult(benchmark=benchmark_name, file=reference.file, reference=reference.name,
+                       settings=asdict(settings), metadata=metadata.collect(reference.file, reference.python),
+                       work={}, cells=[Cell(case, side.name) for case in cases for side in sides],
+                       sides={side.name: asdict(side) for side in sides})
+    if any(not side.shares_process_with(reference) for side in sides):
+        result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
     started = time.monotonic()
 
-    def job(spec: dict) -> JobOutcome:
-        return run_job(spec, settings.timeout, settings.python)
+    def job(spec: dict, side: Side) -> JobOutcome:
+        return run_job(spec, settings.timeout, side.python)
 
     try:
         for case in cases:
             status.current = case
             listener.update(status)
-            verdicts, result.work[case] = check_case(file, case, contenders, reference, job)
+            verdicts, result.work[case] = check_case(case, sides, job)
             result.equivalence.extend(verdicts)
         _mark_unmeasurable(result)
         status.phase = "timing"
-        _time_rounds(result, cases, settings, listener, status, started)
+        _time_rounds(result, {side.name: side for side in sides}, cases, settings, listener, status, started)
     except KeyboardInterrupt:
         result.interrupted = True
     result.elapsed = time.monotonic() - started
@@ -105,20 +120,22 @@ def _mark_unmeasurable(result: RunResult) -> None:
             result.cell(verdict.case, verdict.contender).error = verdict.difference
 
 
-def _time_rounds(result: RunResult, cases: list[str], settings: Settings, listener: Listener,
-                 status: Status, started: float) -> None:
+def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], settings: Settings,
+                 listener: Listener, status: Status, started: float) -> None:
     active = [case for case in cases if _measurable(result, case)]
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
     round_number = 0
     while active:
         for case in active:
-            if time.monotonic() - started >= settings.max_time:
+            # The first round of every case runs whatever the budget: an unmeasured case is
+            # worth nothing, and the budget only decides how precise the others get.
+            if round_number > 0 and time.monotonic() - started >= settings.max_time:
                 return
             cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
             status.current, status.round = case, round_number + 1
             status.elapsed = time.monotonic() - started
             listener.update(status)
-            _time_one_round(result, cells, round_number, cpus[round_number % len(cpus)], settings)
+            _time_one_round(result, sides, cells, round_number, cpus[round_number % len(cpus)], settings)
         round_number += 1
         for case in list(active):
             precisions = _case_precisions(result, case)
@@ -133,8 +150,8 @@ def _measurable(result: RunResult, case: str) -> bool:
     return any(not c.error and not c.skipped for c in result.cells if c.case == case)
 
 
-def _time_one_round(result: RunResult, cells: list[Cell], round_number: int, cpu: int | None,
-                    settings: Settings) -> None:
+def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell], round_number: int,
+                    cpu: int | None, settings: Settings) -> None:
     """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
 
     The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
@@ -145,10 +162,10 @@ def _time_one_round(result: RunResult, cells: list[Cell], round_number: int, cpu
     workers = []
     try:
         for cell in cells:  # started one by one, so calibrations do not overlap
-            worker = Worker({"mode": "time", "file": result.file, "case": cell.case,
-                             "contender": cell.contender, "loops": cell.loops, "cpu": cpu,
-                             "value_time": settings.value_time, "report_packages": cell.loops is None},
-                            settings.timeout, settings.python)
+            side = sides[cell.contender]
+            worker = Worker(side.job("time", case=cell.case, loops=cell.loops, cpu=cpu,
+                                     value_time=settings.value_time, report_packages=cell.loops is None),
+                            settings.timeout, side.python)
             ready = worker.wait_for("ready")
             if ready:
                 cell.loops = ready["loops"]

@@ -5,14 +5,23 @@ the original standard output; the benchmark's own prints are sent to standard er
 never corrupt the stream. Each value is written as soon as it is measured, so a worker that is
 killed half-way still hands over what it measured.
 
-Jobs:
-  {"mode": "check", "file", "case", "contender", "reference"}
-      run the reference and the contender on the case input and compare the outputs.
+Jobs (any job may carry "sys_path": directories to import from first, e.g. a revision's worktree):
+  {"mode": "check", "file", "case", "contender", "reference" | "expected"}
+      run the contender on the case input and compare its output with the reference's output,
+      computed here, or given pickled and base64-encoded as "expected".
+  {"mode": "output", "file", "case", "contender"}
+      send the contender's output, pickled, for a check on another side.
   {"mode": "time", "file", "case", "contender", "loops" (null: calibrate), "value_time", "cpu"}
       set up the contender (pinned to ``cpu``), report "ready", then answer each command line
       {"do": "warmup"} or {"do": "value"} with one value: the mean time per call over ``loops``
       calls. {"do": "exit"} ends it. The parent alternates commands between the workers of
       several contenders, so their values are interleaved in time on the same CPU.
+  {"mode": "profile", "file", "case", "contender", "value_time", "duration", "inprocess"}
+      set up and calibrate, report "ready" (with the pid a sampler attaches to and the
+      interpreter's paths), then answer each {"do": "profile"} by calling ``measured_region``
+      over and over for ``duration`` seconds and replying with the values measured meanwhile.
+      With ``inprocess`` ({"rate", "mode"}), the worker samples itself (perflab.profile.inprocess)
+      and the reply carries the folded stacks. {"do": "exit"} ends it.
   {"mode": "fuzz", "file", "contender", "reference", "examples", "seed"}
       equivalence fuzzing (perflab.fuzz): ``examples`` generated inputs (0: none) and stateful
       call patterns; one "fuzz" event (equivalent, difference, counterexample, pattern,
@@ -23,9 +32,11 @@ Standard library only: this module also runs under interpreters where perflab is
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import os
+import pickle
 import sys
 import time
 import traceback
@@ -72,15 +83,35 @@ class EventStream:
 
 
 def run_check(job: dict, events: EventStream) -> None:
+    """Compare the contender's output with the reference's: computed here from the same file,
+    or, for a reference on another side (revision, interpreter), given pickled as "expected"."""
     benchmark = load_benchmark(job["file"])
     case = benchmark.cases[job["case"]]
     argument = _build_input(case, job["file"])
     events.send("work", work=case.work(argument))
-    reference_output = _call(benchmark.contenders[job["reference"]], argument, job["file"], "reference")
+    if "expected" in job:
+        reference_output = pickle.loads(base64.b64decode(job["expected"]))
+    else:
+        reference_output = _call(benchmark.contenders[job["reference"]], argument, job["file"], "reference")
     output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "contender")
     outcome = benchmark.comparator.check(reference_output, output)
     events.send("check", equivalent=outcome.equivalent, difference=outcome.difference,
                 note=outcome.note, comparator=benchmark.comparator.name)
+
+
+def run_output(job: dict, events: EventStream) -> None:
+    """Send the contender's output on the case, pickled, for a check on another side."""
+    benchmark = load_benchmark(job["file"])
+    case = benchmark.cases[job["case"]]
+    argument = _build_input(case, job["file"])
+    events.send("work", work=case.work(argument))
+    output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "reference")
+    try:  # protocol 4 is read by every Python perflab supports, whichever side wrote it
+        pickled = pickle.dumps(output, protocol=4)
+    except Exception as error:
+        raise UserCodeError("reference", job["contender"], TypeError(
+            f"its output cannot be pickled for comparison with another side: {error}"), job["file"]) from error
+    events.send("output", pickled=base64.b64encode(pickled).decode())
 
 
 def _build_input(case, path: str) -> Any:
@@ -115,6 +146,35 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             if kind == "exit":
                 return
             events.send(kind, value=measured_region(operation, argument, loops) / loops)
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+
+
+def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
+    """Set up, report "ready", then keep the operation running for ``duration`` per command."""
+    import sysconfig
+    benchmark = load_benchmark(job["file"])
+    case = benchmark.cases[job["case"]]
+    contender = benchmark.contenders[job["contender"]]
+    argument = _build_input(case, job["file"])
+    try:
+        operation = contender.build()
+        loops = calibrate(operation, argument, job["value_time"])
+        events.send("ready", loops=loops, pid=os.getpid(), paths=sysconfig.get_paths())
+        for line in commands:
+            if json.loads(line)["do"] == "exit":
+                return
+            sampler = None
+            if job.get("inprocess"):
+                from perflab.profile.inprocess import InProcessSampler
+                sampler = InProcessSampler(job["inprocess"]["rate"], job["inprocess"]["mode"])
+                sampler.start()
+            values = []
+            deadline = time.perf_counter() + job["duration"]
+            while time.perf_counter() < deadline:
+                values.append(measured_region(operation, argument, loops) / loops)
+            events.send("profile", value=sorted(values)[len(values) // 2], values=values,
+                        stacks=sampler.stop() if sampler else None)
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
 
@@ -188,8 +248,13 @@ def main() -> int:
     events = EventStream(protocol)
     try:
         job = json.loads(sys.stdin.readline())
+        sys.path[:0] = job.get("sys_path", [])  # a revision's worktree comes before installed code
         if job["mode"] == "check":
             run_check(job, events)
+        elif job["mode"] == "output":
+            run_output(job, events)
+        elif job["mode"] == "profile":
+            run_profile(job, events, sys.stdin)
         elif job["mode"] == "fuzz":
             run_fuzz(job, events)
         else:

@@ -1,0 +1,197 @@
+"""The command line end to end, in real subprocesses: results, outputs and every bad input."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import QUICK, load_json, run_perflab
+from perflab.results import RunResult
+
+SUM_BENCH = """
+import perflab
+bench = perflab.Benchmark("sums", compare="exact")
+
+@bench.case(items=200)
+def SMALL():
+    return list(range(200))
+
+@bench.case(items=2000)
+def LARGE():
+    return list(range(2000))
+
+@bench.contender
+def builtin(xs):
+    return sum(xs)
+
+@bench.contender
+def loop(xs):
+    total = 0
+    for x in xs:
+        total += x
+    return total
+{extra}
+"""
+
+
+def sums(extra=""):
+    return SUM_BENCH.replace("{extra}", extra)
+
+
+def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(bench_file, tmp_path):
+    out = tmp_path / "r.json"
+    result = run_perflab("run", bench_file(sums()), *QUICK, "--json", out)
+    assert result.returncode == 0, result.stderr
+    assert "SMALL" in result.stdout and "LARGE" in result.stdout
+    assert "items/s" in result.stdout
+    assert "slower" in result.stdout            # a Python loop is much slower than sum()
+    assert "equivalent" in result.stdout
+    assert "±" in result.stdout
+    data = load_json(out)
+    assert data["schema"] == "perflab.results/1"
+    assert {c["contender"] for c in data["comparisons"]} == {"loop"}
+    assert all(len(run["values"]) == 5 for cell in data["cells"] for run in cell["runs"])
+
+
+def test_results_json_round_trips_with_metadata(bench_file, tmp_path):
+    out = tmp_path / "r.json"
+    run_perflab("run", bench_file(sums()), *QUICK, "--case", "SMALL", "--json", out)
+    result = RunResult.load(out)
+    assert result.to_json() == load_json(out)
+    meta = result.metadata
+    assert meta["python"]["version"].count(".") == 2 and "build" in meta["python"]
+    assert meta["perflab_version"] and meta["machine"]["cpu_model"]
+    assert result.settings["precision"] == 0.5
+    cell = result.cell("SMALL", "loop")
+    assert cell.loops and cell.runs[0].round == 0 and cell.estimates.median.low <= cell.estimates.median.value
+
+
+def test_selecting_cases_and_contenders_keeps_the_reference(bench_file, tmp_path):
+    out = tmp_path / "r.json"
+    result = run_perflab("run", bench_file(sums()), *QUICK, "--case", "LARGE", "--contender", "loop", "--json", out)
+    assert result.returncode == 0, result.stderr
+    cells = {(c["case"], c["contender"]) for c in load_json(out)["cells"]}
+    assert cells == {("LARGE", "builtin"), ("LARGE", "loop")}
+
+
+def test_not_equivalent_contender_is_flagged_with_the_first_difference(bench_file):
+    path = bench_file(sums("\n@bench.contender\ndef off_by_one(xs):\n    return sum(xs) + (len(xs) > 1000)\n"))
+    result = run_perflab("run", path, *QUICK)
+    assert result.returncode == 1
+    assert "NOT EQUIVALENT" in result.stdout
+    assert "LARGE/off_by_one: 1999000 != 1999001" in result.stdout
+    assert "invalid: not equivalent" in result.stdout
+
+
+def test_pyperf_export_is_read_by_the_real_pyperf(bench_file, tmp_path):
+    result = run_perflab("run", bench_file(sums()), *QUICK, "--pyperf", tmp_path / "pp")
+    assert result.returncode == 0, result.stderr
+    compare = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", tmp_path / "pp" / "builtin.json",
+                              tmp_path / "pp" / "loop.json"], capture_output=True, text=True)
+    assert compare.returncode == 0, compare.stderr
+    assert "SMALL" in compare.stdout and "slower" in compare.stdout
+    stats = subprocess.run([sys.executable, "-m", "pyperf", "stats", tmp_path / "pp" / "loop.json"],
+                           capture_output=True, text=True)
+    assert stats.returncode == 0 and "Number of value per run: 5" in stats.stdout
+
+
+def test_builtin_runs_by_name_and_is_listed():
+    listing = run_perflab("list")
+    assert "json_dumps" in listing.stdout
+    result = run_perflab("run", "json_dumps", "--case", "NESTED", "--contender", "orjson", *QUICK)
+    assert result.returncode == 0, result.stderr
+    assert "compact separators" in result.stdout and "faster" in result.stdout
+
+
+def test_every_verb_has_help_with_examples():
+    for verb in ("run", "demo", "list"):
+        result = run_perflab(verb, "--help")
+        assert result.returncode == 0 and "examples:" in result.stdout
+
+
+# --- bad input: one line naming what and where, the rest goes on, non-zero exit -------------
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def broken(:\n", "bench.py:1: syntax error"),
+    ("import perflab\nimport missing_module_xyz\n", "bench.py:2: ModuleNotFoundError"),
+])
+def test_broken_benchmark_files(bench_file, source, expected):
+    result = run_perflab("run", bench_file(source))
+    assert result.returncode == 2
+    assert expected in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_missing_file_or_unknown_builtin():
+    result = run_perflab("run", "no_such_bench.py")
+    assert result.returncode == 2 and "no such benchmark file or built-in" in result.stderr
+
+
+@pytest.mark.parametrize("option, name", [("--case", "HUGE"), ("--contender", "numpy")])
+def test_unknown_case_or_contender(bench_file, option, name):
+    result = run_perflab("run", bench_file(sums()), option, name)
+    assert result.returncode == 2 and f"unknown {option[2:]} '{name}'" in result.stderr
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("raise ValueError('boom')", "contender 'bad' raised ValueError: boom"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
+    ("import time; time.sleep(3600)", "timed out after 3 s"),
+])
+def test_failing_contenders_are_reported_and_the_rest_is_measured(bench_file, tmp_path, body, expected):
+    path = bench_file(sums(f"\n@bench.contender\ndef bad(xs):\n    {body}\n"))
+    out = tmp_path / "r.json"
+    options = QUICK[:-1] + ["3"]  # a 3 s timeout
+    result = run_perflab("run", path, *options, "--json", out)
+    assert result.returncode == 1
+    assert expected in " ".join(result.stdout.split())  # rich wraps long lines
+    data = load_json(out)
+    measured = {(c["case"], c["contender"]) for c in data["cells"] if c["runs"]}
+    assert {("SMALL", "loop"), ("LARGE", "loop")} <= measured
+    errors = [c["error"] for c in data["cells"] if c["contender"] == "bad" and c["error"]]
+    assert errors and all(expected in error for error in errors)
+    if "ValueError" in expected:  # user code raised: the line in the benchmark file is named
+        assert all("bench.py:" in error for error in errors)
+
+
+def test_contender_that_fails_only_while_timed(bench_file, tmp_path):
+    """Equivalence passes (first call), then the timed loop raises: reported, rest measured."""
+    extra = """
+calls = 0
+@bench.contender
+def flaky(xs):
+    global calls
+    calls += 1
+    if calls > 5:
+        raise RuntimeError("gave up after five calls")
+    return sum(xs)
+"""
+    out = tmp_path / "r.json"
+    result = run_perflab("run", bench_file(sums(extra)), *QUICK, "--json", out)
+    assert result.returncode == 1
+    assert "gave up after five calls" in result.stdout
+    assert all(c["estimates"] for c in load_json(out)["cells"] if c["contender"] != "flaky")
+
+
+def test_missing_optional_package_is_skipped_not_a_crash(bench_file):
+    extra = "\n@bench.contender(setup=True)\ndef fancy():\n    import fancy_json_lib_xyz\n    return fancy_json_lib_xyz.sum\n"
+    result = run_perflab("run", bench_file(sums(extra)), *QUICK)
+    assert result.returncode == 0, result.stdout
+    assert "skipped: not installed (No module named 'fancy_json_lib_xyz')" in result.stdout
+
+
+def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
+    out = tmp_path / "r.json"
+    process = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(bench_file(sums())),
+                                "--max-time", "60", "--precision", "0.01", "--json", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted" in stdout
+    data = load_json(out)
+    assert data["interrupted"] and any(cell["runs"] for cell in data["cells"])
