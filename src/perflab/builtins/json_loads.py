@@ -141,12 +141,17 @@ def ijson_chunks():
     import ijson
 
     def parse(document):
-        values = ijson.sendable_list()
-        # use_float=True: plain floats like the others (ijson's default is decimal.Decimal).
-        parser = ijson.items_coro(values, "", use_float=True)
-        for start in range(0, len(document), CHUNK):
-            parser.send(document[start:start + CHUNK])
-        parser.close()  # end of input: a truncated document raises here
-        return values[0]
+        return parse_chunks(ijson, (document[start:start + CHUNK] for start in range(0, len(document), CHUNK)))
 
     return parse
+
+
+def parse_chunks(ijson, chunks):
+    """Push ``chunks`` (bytes) into ijson's incremental parser; the one top-level value."""
+    values = ijson.sendable_list()
+    # use_float=True: plain floats like the others (ijson's default is decimal.Decimal).
+    parser = ijson.items_coro(values, "", use_float=True)
+    for chunk in chunks:
+        parser.send(chunk)
+    parser.close()  # end of input: a truncated document raises here
+    return values[0]

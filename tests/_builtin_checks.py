@@ -1,0 +1,33 @@
+"""Helpers for the built-in case-study tests: run them through the real `perflab run` command.
+
+The budget is tiny (--max-time 0.01: no timing round): the equivalence checks always run in full before any timing,
+and they are what these tests look at, through the results file a user would get.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def perflab_run(tmp_path: Path, benchmark: str | Path, *options: str) -> tuple[int, dict]:
+    """Exit code and equivalence verdicts {(case, contender): entry} of `perflab run ...`."""
+    output = tmp_path / "result.json"
+    output.unlink(missing_ok=True)
+    process = subprocess.run(
+        [sys.executable, "-m", "perflab.cli", "run", str(benchmark), *options,
+         "--max-time", "0.01", "--precision", "50", "--json", str(output)],
+        capture_output=True, text=True, timeout=600)
+    assert output.exists(), f"no results written: {process.stderr[-2000:]}"
+    result = json.loads(output.read_text())
+    return process.returncode, {(e["case"], e["contender"]): e for e in result["equivalence"]}
+
+
+def with_wrong_contender(tmp_path: Path, name: str, code: str) -> Path:
+    """A benchmark file that reuses built-in ``name`` (its cases, contenders and comparator, as
+    ``base``) and adds the contender(s) defined in ``code``."""
+    path = tmp_path / f"wrong_{name}.py"
+    path.write_text(f"import perflab\nfrom perflab.builtins import {name} as base\n\nbench = base.bench\n\n{code}")
+    return path
