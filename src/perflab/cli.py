@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     from perflab import cli_guard
+    from perflab.profile import commands as profile_commands
     parser = argparse.ArgumentParser(
         prog="perflab", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A performance lab for Python: measure, compare alternatives, prove equivalence.",
@@ -63,7 +64,32 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/1)")
     run.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
     cli_guard.store_options(run)
+    profile_commands.run_options(run)  # --profile: profile after timing
     run.set_defaults(handler=_run)
+
+    compare = _verb(verbs, "compare", "A/B: verdicts with CIs, equivalence (declared cases and fuzzing), "
+                    "across contenders, git revisions or interpreters",
+                    "perflab compare bench.py                          # every contender vs the reference",
+                    "perflab compare json_dumps --contenders orjson,ujson --case NESTED",
+                    "perflab compare bench.py --rev main --rev HEAD     # the same benchmark on two revisions",
+                    "perflab compare bench.py --rev HEAD --rev WORKTREE # uncommitted changes vs HEAD",
+                    "perflab compare bench.py --python python3.11 --python python3.12",
+                    "perflab compare bench.py --markdown summary.md --json results.json")
+    compare.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    compare.add_argument("--contenders", metavar="A,B,...", help="contenders to compare with the reference (default all)")
+    compare.add_argument("--rev", action="append", metavar="REV",
+                         help="a git revision (repeat; WORKTREE = uncommitted state); each runs in its own worktree")
+    compare.add_argument("--python", action="append", metavar="PYTHON", help="an interpreter (repeat)")
+    compare.add_argument("--contender", metavar="NAME",
+                         help="with --rev/--python: the contender to run on each side (default the reference)")
+    compare.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
+    compare.add_argument("--no-fuzz", action="store_true",
+                         help="skip generated inputs (stateful call patterns on the declared cases still run)")
+    _timing_options(compare)
+    compare.add_argument("--json", metavar="FILE", help="write the results (perflab.results/1)")
+    compare.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
+    cli_guard.store_options(compare)
+    compare.set_defaults(handler=_compare)
 
     demo = _verb(verbs, "demo", "run the built-in case studies at a short budget and print the results",
                  "perflab demo", "perflab demo --max-time 20")
@@ -73,6 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     listing = _verb(verbs, "list", "list the built-in benchmarks", "perflab list")
     listing.set_defaults(handler=_list)
     cli_guard.add_verbs(verbs)  # history, check, import, export
+    profile_commands.add_verbs(verbs)  # profile, merge
     return parser
 
 
@@ -184,6 +211,35 @@ def _run(args: argparse.Namespace, err: Console) -> int:
         for written in pyperf_json.export(result, args.pyperf):
             err.print(f"pyperf results written to {written}")
     if not cli_guard.save_run(result, path, args, err):  # every run goes to the results store
+        return EXIT_BAD_INPUT
+    from perflab.profile import commands as profile_commands
+    profiled = profile_commands.after_run(result, path, benchmark.name, args, err)
+    return max(_exit_code(result, err), profiled)
+
+
+def _compare(args: argparse.Namespace, err: Console) -> int:
+    from perflab import compare
+    from perflab.progress import LiveProgress
+    from perflab.renderers import markdown, terminal
+    path = resolve_benchmark(args.benchmark)
+    names = lambda items: [n.strip() for item in items or [] for n in item.split(",") if n.strip()]  # noqa: E731
+    request = compare.Request(path, _settings(args), cases=names(args.case) or None,
+                              contenders=names([args.contenders]) if args.contenders else None,
+                              revisions=args.rev, pythons=args.python, contender=args.contender,
+                              fuzz_examples=0 if args.no_fuzz else compare.fuzzing.DEFAULT_EXAMPLES)
+    try:
+        with LiveProgress(err, request.settings.max_time, request.settings.precision) as progress:
+            result = compare.compare(request, progress)
+    except compare.CompareError as error:
+        raise UsageError(str(error)) from None
+    terminal.render(result, terminal.stdout_console())
+    if args.json:
+        result.save(args.json)
+        err.print(f"results written to {args.json}")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown.render_result(result))
+        err.print(f"summary written to {args.markdown}")
+    if not cli_guard.save_run(result, path, args, err):
         return EXIT_BAD_INPUT
     return _exit_code(result, err)
 

@@ -1,0 +1,112 @@
+"""A profile: the operation's stacks from each profiling run, and what is needed to interpret them.
+
+Runs are kept apart (not only their sum) because the spread between runs is what the intervals
+of per-frame shares are computed from. Saved as JSON with schema ``perflab.profile/1``: a table
+of distinct frame labels, and per run a list of (frame indices, samples).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perflab.profile.folded import FoldedFormatError, Stack, merge_stacks, read_folded
+from perflab.profile.processors import is_measured_region, trim_to_operation, without_operation_frame
+
+SCHEMA = "perflab.profile/1"
+# Metadata that must agree for two profiles to be merged or compared: a profile with native frames
+# and one without, or CPU and wall-clock samples, describe different things.
+COMPARABLE_KEYS = ("sampler", "mode", "native", "benchmark", "case", "contender")
+
+
+class ProfileFileError(Exception):
+    """A saved profile that cannot be read; the message names the file."""
+
+
+@dataclass
+class Profile:
+    runs: list[Counter[Stack]] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def samples(self) -> int:
+        return sum(sum(run.values()) for run in self.runs)
+
+    def merged(self) -> Counter[Stack]:
+        return merge_stacks(self.runs)
+
+    def to_json(self) -> dict[str, Any]:
+        index: dict[str, int] = {}
+        runs = []
+        for run in self.runs:
+            runs.append([[[index.setdefault(label, len(index)) for label in stack], count]
+                         for stack, count in sorted(run.items(), key=lambda item: -item[1])])
+        return {"schema": SCHEMA, "metadata": self.metadata, "frames": list(index), "runs": runs}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Profile:
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"schema is {data.get('schema')!r}, expected {SCHEMA!r}")
+        frames = data["frames"]
+        runs = []
+        for run in data["runs"]:
+            stacks: Counter[Stack] = Counter()
+            for indices, count in run:
+                stacks[tuple(frames[i] for i in indices)] += int(count)
+            runs.append(stacks)
+        return cls(runs, dict(data.get("metadata") or {}))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json()), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Profile:
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError) as error:
+            raise ProfileFileError(f"{path}: not a readable perflab profile ({error})") from error
+
+
+def load_profile(path: str | Path) -> Profile:
+    """A saved profile (perflab.profile/1 JSON) or a folded-stacks file as a profile of one run.
+
+    Folded stacks straight from a sampler (with the harness around the operation) are trimmed to
+    the operation; folded stacks exported by perflab already are.
+    """
+    text_start = Path(path).read_bytes()[:1] if Path(path).is_file() else b""
+    if text_start == b"{":
+        return Profile.load(path)
+    try:
+        stacks = read_folded(path)
+    except FoldedFormatError as error:
+        raise ProfileFileError(str(error)) from error
+    if any(is_measured_region(label) for stack in stacks for label in stack):
+        stacks = trim_to_operation(stacks).stacks
+    return Profile([without_operation_frame(stacks)], {"source": "folded"})
+
+
+class IncomparableProfiles(Exception):
+    """Profiles whose sampler, mode or subject differ; merging them would mix different things."""
+
+
+def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
+    """All runs of all profiles in one; refused when their comparable metadata differ."""
+    merged = Profile()
+    origin: dict[str, str] = {}   # which input each merged metadata value came from
+    for name, profile in profiles:
+        for key in COMPARABLE_KEYS:
+            if key in profile.metadata and key in merged.metadata and profile.metadata[key] != merged.metadata[key]:
+                raise IncomparableProfiles(
+                    f"{name}: {key} is {profile.metadata[key]!r} but {origin[key]} has "
+                    f"{merged.metadata[key]!r}; profiles that differ in {key} cannot be merged")
+        for key, value in profile.metadata.items():
+            if key not in merged.metadata:
+                merged.metadata[key], origin[key] = value, name
+        merged.runs.extend(profile.runs)
+    merged.metadata["runs"] = len(merged.runs)
+    merged.metadata["samples"] = merged.samples
+    merged.metadata["merged_from"] = [name for name, _ in profiles]
+    return merged

@@ -1,0 +1,121 @@
+"""Processors: pure functions from raw sampled stacks to stacks of the operation alone.
+
+- ``trim_to_operation`` keeps what runs below the worker's ``measured_region`` and drops the rest
+  (harness, imports, calibration, the interpreter's start-up), so a profile is the operation's.
+- ``normalize_stacks`` rewrites paths relative to named roots (``<project>``, ``<site-packages>``,
+  ``<stdlib>``) and folds native frames to one node per C function, so profiles taken from two
+  checkouts, machines or runs line up frame for frame.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping
+
+from perflab.profile.folded import Stack
+from perflab.profile.frames import Frame, parse_frame
+
+MEASURED_REGION = "measured_region"
+# The label of samples whose innermost frame is measured_region itself (an empty trimmed stack) where
+# a format needs a frame: the harness loop, or C code the operation called directly when native
+# frames were not collected.
+OPERATION_SELF = "[measured_region]"
+_WORKER_FILE = os.path.join("perflab", "worker.py")
+_INSTALL_DIRS = ("site-packages", "dist-packages")
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
+
+
+@dataclass
+class Trimmed:
+    stacks: Counter[Stack]
+    outside: int        # samples that were not in the measured region (harness, set-up, idle)
+
+
+def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
+    """The part of each stack below ``measured_region``; stacks that never enter it are dropped.
+
+    A sample whose innermost frame is ``measured_region`` itself (its loop, or C code it calls
+    directly when native frames are off) is kept as an empty stack: time of the operation that
+    no deeper frame explains.
+    """
+    trimmed: Counter[Stack] = Counter()
+    outside = 0
+    for stack, count in stacks.items():
+        position = next((i for i, label in enumerate(stack) if is_measured_region(label)), None)
+        if position is None:
+            outside += count
+        else:
+            trimmed[stack[position + 1:]] += count
+    return Trimmed(trimmed, outside)
+
+
+def with_operation_frame(stacks: Mapping[Stack, int]) -> Counter[Stack]:
+    """Empty stacks as ``(OPERATION_SELF,)``: for formats (folded) that cannot hold an empty stack."""
+    return Counter({stack or (OPERATION_SELF,): count for stack, count in stacks.items()})
+
+
+def without_operation_frame(stacks: Mapping[Stack, int]) -> Counter[Stack]:
+    """The inverse of ``with_operation_frame``."""
+    result: Counter[Stack] = Counter()
+    for stack, count in stacks.items():
+        result[() if stack == (OPERATION_SELF,) else stack] += count
+    return result
+
+
+def is_measured_region(label: str) -> bool:
+    frame = parse_frame(label)
+    return frame.name == MEASURED_REGION and frame.file.endswith(_WORKER_FILE)
+
+
+def path_roots(project: str | None, interpreter_paths: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(directory, name) pairs to shorten paths with, the most specific directory first."""
+    roots = [(interpreter_paths[key], "<stdlib>") for key in ("stdlib", "platstdlib") if interpreter_paths.get(key)]
+    roots += [(interpreter_paths[key], "<site-packages>") for key in ("purelib", "platlib") if interpreter_paths.get(key)]
+    if project:
+        roots.append((project, "<project>"))
+    unique = {os.path.normpath(directory): name for directory, name in roots}
+    return sorted(unique.items(), key=lambda root: -len(root[0]))
+
+
+def normalize_path(path: str, roots: list[tuple[str, str]]) -> str:
+    """``<root>/relative/path`` for paths under a root; any ``site-packages`` directory counts too."""
+    if path.startswith("<"):
+        return path
+    parts = path.replace("\\", "/").split("/")
+    for marker in _INSTALL_DIRS:  # a virtualenv's packages inside the project are packages, not project code
+        if marker in parts:
+            return "/".join(["<site-packages>", *parts[len(parts) - parts[::-1].index(marker):]])
+    normalized = os.path.normpath(path)
+    for directory, name in roots:
+        if normalized == directory or normalized.startswith(directory + os.sep):
+            return name + "/" + os.path.relpath(normalized, directory).replace(os.sep, "/")
+    return path
+
+
+def normalize_frame(label: str, roots: list[tuple[str, str]]) -> str:
+    frame = parse_frame(label)
+    if not frame.file:
+        return label
+    if frame.is_python:
+        return Frame(frame.name, normalize_path(frame.file, roots), frame.line).label
+    # Native code: one node per C function (py-spy gives the line of the call inside it, which
+    # would split a function into several nodes), its source file without the build directory,
+    # and unresolved addresses (different in every process, by ASLR) as [unknown] in their library.
+    name = "[unknown]" if _ADDRESS.match(frame.name) else frame.name
+    return Frame(name, os.path.basename(frame.file), None).label
+
+
+def normalize_stacks(stacks: Mapping[Stack, int], roots: list[tuple[str, str]]) -> Counter[Stack]:
+    cache: dict[str, str] = {}
+    normalized: Counter[Stack] = Counter()
+    for stack, count in stacks.items():
+        new = []
+        for label in stack:
+            if label not in cache:
+                cache[label] = normalize_frame(label, roots)
+            new.append(cache[label])
+        normalized[tuple(new)] += count
+    return normalized

@@ -1,0 +1,139 @@
+"""Samplers seen from the parent: py-spy attached to a worker, or the worker sampling itself.
+
+py-spy (the default) reads the worker's memory from outside with ptrace, so the operation runs
+unmodified, and with ``--native`` it unwinds C frames too (``encoder_call (_json.c)``). It is
+driven as a subprocess: ``py-spy record --pid PID --format raw`` until perflab interrupts it
+(SIGINT makes it write its folded stacks). When it cannot attach (no ptrace permission, as in
+containers without SYS_PTRACE) or is missing, ``inprocess`` describes the fallback: a timer signal
+inside the worker (perflab.profile.inprocess), Python frames only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from perflab.profile.folded import FoldedFormatError, Stack, parse_folded
+
+# Points perflab at a particular py-spy executable (also how tests deny it).
+PY_SPY_ENV = "PERFLAB_PY_SPY"
+_ATTACH_TIMEOUT = 20.0
+_STOP_TIMEOUT = 30.0
+
+
+class SamplerUnavailable(Exception):
+    """py-spy cannot profile the worker; the message says why in one line."""
+
+
+def find_py_spy() -> str | None:
+    """$PERFLAB_PY_SPY, else the py-spy installed next to this interpreter (perflab's dependency), else PATH."""
+    configured = os.environ.get(PY_SPY_ENV)
+    if configured:
+        return configured
+    beside = Path(sys.executable).parent / "py-spy"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("py-spy")
+
+
+def py_spy_version(executable: str) -> str:
+    try:
+        output = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "py-spy (unknown version)"
+    return output.strip() or "py-spy (unknown version)"
+
+
+class PySpyRecording:
+    """One ``py-spy record`` attached to one process, from ``start`` until ``stop``."""
+
+    def __init__(self, executable: str, pid: int, rate: int, native: bool, mode: str, nonblocking: bool):
+        self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)
+        self._output.close()
+        command = [executable, "record", "--pid", str(pid), "--format", "raw", "--output", self._output.name,
+                   "--rate", str(rate), "--function", "--full-filenames"]
+        if native:
+            command.append("--native")
+        if mode == "wall":
+            command.append("--idle")  # without it py-spy drops samples of waiting threads: CPU time
+        if nonblocking and not native:  # py-spy refuses --nonblocking with --native
+            command.append("--nonblocking")
+        self.command = command
+        try:
+            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        except OSError as error:
+            self._cleanup()
+            raise SamplerUnavailable(f"cannot run py-spy ({executable}): {error.strerror or error}") from error
+        self._messages: list[str] = []
+
+    def wait_until_sampling(self) -> None:
+        """Block until py-spy says it is sampling; SamplerUnavailable if it exits first."""
+        deadline = time.monotonic() + _ATTACH_TIMEOUT
+        for line in self._process.stdout:
+            self._messages.append(line.strip())
+            if "Sampling process" in line:
+                return
+            if time.monotonic() > deadline:
+                break
+        self._process.kill()
+        self._process.wait()
+        self._cleanup()
+        raise SamplerUnavailable(_failure_reason(self._messages, self._process.returncode))
+
+    def stop(self) -> tuple[Counter[Stack], int]:
+        """Interrupt py-spy and read back (raw stacks, number of sampling errors py-spy reported)."""
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGINT)
+        try:
+            rest, _ = self._process.communicate(timeout=_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            rest, _ = self._process.communicate()
+        self._messages.extend(line.strip() for line in rest.splitlines() if line.strip())
+        try:
+            text = Path(self._output.name).read_text(encoding="utf-8", errors="replace")
+            return parse_folded(text, "py-spy output"), _reported_errors(self._messages)
+        except (OSError, FoldedFormatError) as error:
+            raise SamplerUnavailable(f"py-spy wrote no readable stacks ({error}); it said: "
+                                     f"{_last_words(self._messages)}") from error
+        finally:
+            self._cleanup()
+
+    def _cleanup(self) -> None:
+        try:
+            os.unlink(self._output.name)
+        except OSError:
+            pass
+
+
+def _failure_reason(messages: list[str], returncode: int | None) -> str:
+    said = _last_words(messages)
+    if "permission denied" in said.lower() or "operation not permitted" in said.lower():
+        return ("py-spy cannot attach to the worker: ptrace permission denied (run as root or grant "
+                "CAP_SYS_PTRACE, e.g. docker --cap-add SYS_PTRACE)")
+    return f"py-spy failed to attach (exit code {returncode}): {said}"
+
+
+def _last_words(messages: list[str]) -> str:
+    """The first line that explains a failure, without py-spy's backtrace."""
+    useful = [m for m in messages if m and not m.startswith(("Stack backtrace", "py-spy> You can use"))
+              and not m[:1].isdigit()]
+    return useful[0][:200] if useful else "no output"
+
+
+def _reported_errors(messages: list[str]) -> int:
+    for message in messages:
+        if "Errors:" in message:
+            try:
+                return int(message.rsplit("Errors:", 1)[1].split()[0])
+            except (IndexError, ValueError):
+                return 0
+    return 0

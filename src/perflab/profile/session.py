@@ -1,0 +1,183 @@
+"""A profiling session: repeated profiling runs of one (case, contender) until the sample budget is met.
+
+Each run is a fresh worker process in "profile" mode (never a timing worker: timings are not taken
+under a profiler). The worker sets up and calibrates before the sampler attaches, then keeps the
+operation running inside ``measured_region`` for the run's duration. Many short runs at a modest
+rate, rather than one long run at a high rate: the sampler slows the target less, and the spread
+between runs (fresh processes) is what the intervals of per-frame shares need.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from perflab import metadata
+from perflab.launcher import Worker
+from perflab.profile.folded import Stack
+from perflab.profile.model import Profile
+from perflab.profile.processors import normalize_stacks, path_roots, trim_to_operation
+from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
+
+AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
+DEFAULT_SAMPLES = 2000
+# Sampling rates that keep the target's slowdown small (measured in benchmarks/profile_distortion.py):
+# unwinding native stacks costs py-spy more per sample, so it samples less often.
+DEFAULT_RATE = {False: 200, True: 100}
+INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
+
+
+@dataclass
+class ProfileSettings:
+    samples: int = DEFAULT_SAMPLES   # budget of samples of the operation, over all runs
+    rate: int | None = None          # samples per second; None: DEFAULT_RATE for the frames collected
+    native: bool = False             # also collect C frames (py-spy only)
+    mode: str = "cpu"                # "cpu": running threads only; "wall": waiting threads too
+    sampler: str = AUTO              # AUTO: py-spy, falling back to INPROCESS when it cannot attach
+    nonblocking: bool = False        # py-spy --nonblocking (Python frames only)
+    min_runs: int = 5                # runs (fresh processes) at least: the unit of the share intervals
+    max_time: float = 300.0          # seconds for the whole session
+    timeout: float = 60.0            # seconds a worker may take to set up
+    value_time: float = 0.005        # seconds per batch of calls inside measured_region
+    python: str = sys.executable
+
+    @property
+    def effective_rate(self) -> int:
+        return self.rate or DEFAULT_RATE[self.native]
+
+
+@dataclass
+class ProfileOutcome:
+    profile: Profile
+    error: str | None = None          # why the session stopped early (the runs so far are kept)
+    notes: list[str] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def profile_operation(file: str, case: str, contender: str, settings: ProfileSettings, benchmark: str = "",
+                      on_run: Callable[[str], None] = lambda message: None) -> ProfileOutcome:
+    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected."""
+    rate = settings.effective_rate
+    profile = Profile(metadata={
+        "benchmark": benchmark or Path(file).stem, "benchmark_file": file, "case": case, "contender": contender,
+        "mode": settings.mode,
+        "rate": rate, "native": settings.native, "sample_budget": settings.samples,
+        **metadata.collect(file, settings.python)})
+    outcome = ProfileOutcome(profile)
+    sampler, reason = _choose_sampler(settings)
+    if sampler is None:
+        outcome.error = reason
+        return outcome
+    run_seconds = settings.samples / (settings.min_runs * rate)
+    project = project_root(file)
+    started = time.monotonic()
+    try:
+        while profile.samples < settings.samples or len(profile.runs) < settings.min_runs:
+            if time.monotonic() - started > settings.max_time:
+                outcome.notes.append(f"time budget of {settings.max_time:g} s spent: {profile.samples} "
+                                     f"of {settings.samples} samples collected")
+                break
+            try:
+                run, info, error = _one_run(file, case, contender, settings, sampler, rate, run_seconds, project)
+            except SamplerUnavailable as unavailable:
+                if settings.sampler != AUTO or profile.runs:
+                    outcome.error = str(unavailable)
+                    break
+                sampler, reason = INPROCESS, str(unavailable)
+                continue
+            if run is not None:
+                profile.runs.append(run)
+                profile.metadata.setdefault("run_info", []).append(info)
+                on_run(f"run {len(profile.runs)}: {info['samples']} samples of the operation "
+                       f"({profile.samples}/{settings.samples})")
+            if error:
+                outcome.error = error
+                break
+            if run is not None and info["samples"] == 0:
+                outcome.error = "the sampler collected no samples of the operation"
+                break
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    profile.metadata.update(_sampler_metadata(sampler, reason, settings), runs=len(profile.runs),
+                            samples=profile.samples, elapsed=time.monotonic() - started)
+    if reason:
+        outcome.notes.insert(0, f"sampler: {profile.metadata['sampler']}, because {reason}")
+    if sampler == INPROCESS and settings.native:
+        outcome.notes.append("native frames were requested but the in-process sampler sees Python frames only")
+    return outcome
+
+
+def _choose_sampler(settings: ProfileSettings) -> tuple[str | None, str | None]:
+    """(sampler, why it is not the default); (None, error) when the requested one is unavailable."""
+    if settings.sampler == INPROCESS:
+        return INPROCESS, None
+    if find_py_spy() is None:
+        missing = "py-spy was not found (pip install py-spy, or point PERFLAB_PY_SPY at it)"
+        return (None, missing) if settings.sampler == PY_SPY else (INPROCESS, missing)
+    return PY_SPY, None
+
+
+def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, rate: int,
+             seconds: float, project: str) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
+    """(stacks of the operation, facts about the run, error) from one profiling worker."""
+    job = {"mode": "profile", "file": file, "case": case, "contender": contender,
+           "value_time": settings.value_time, "duration": seconds,
+           "inprocess": {"rate": rate, "mode": settings.mode} if sampler == INPROCESS else None}
+    worker = Worker(job, settings.timeout + seconds, settings.python)
+    recording = None
+    raw: Counter[Stack] | None = None
+    errors = 0
+    try:
+        ready = worker.wait_for("ready")
+        if ready is None:
+            return None, {}, worker.outcome.error
+        if sampler == PY_SPY:
+            spy = PySpyRecording(find_py_spy(), ready["pid"], rate, settings.native, settings.mode,
+                                 settings.nonblocking)
+            spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
+            recording = spy
+        worker.request("profile")
+        if recording is not None:  # also after a crash: py-spy keeps what it sampled until then
+            spy, recording = recording, None
+            raw, errors = spy.stop()
+        else:
+            reply = worker.outcome.of("profile")
+            raw = Counter({tuple(k.split(";")): v for k, v in reply[-1]["stacks"].items()}) if reply else None
+    finally:
+        if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
+            try:
+                recording.stop()
+            except SamplerUnavailable:
+                pass
+        outcome = worker.close()
+    if raw is None:
+        return None, {}, outcome.error
+    trimmed = trim_to_operation(raw)
+    stacks = normalize_stacks(trimmed.stacks, path_roots(project, ready["paths"]))
+    values = [v for event in outcome.of("profile") for v in event["values"]]
+    info = {"samples": sum(stacks.values()), "outside_operation": trimmed.outside, "sampler_errors": errors,
+            "loops": ready["loops"], "time_per_call": sorted(values)[len(values) // 2] if values else None}
+    return stacks, info, outcome.error
+
+
+def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
+    if sampler == PY_SPY:
+        return {"sampler": "py-spy", "sampler_version": py_spy_version(find_py_spy()),
+                "nonblocking": settings.nonblocking and not settings.native, "sampler_reason": None}
+    return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False,
+            "sampler_reason": reason}
+
+
+def project_root(file: str) -> str:
+    """The git work tree holding the benchmark file, else its directory: what ``<project>`` stands for."""
+    directory = str(Path(file).resolve().parent)
+    try:
+        return subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"], capture_output=True,
+                              text=True, check=True, timeout=30).stdout.strip() or directory
+    except (OSError, subprocess.SubprocessError):
+        return directory

@@ -1,0 +1,113 @@
+"""Each frame's share of the operation, with a 95% interval across profiling runs.
+
+- self share: the fraction of samples whose innermost frame is this frame (time spent in it);
+- total share: the fraction of samples with this frame anywhere on the stack (time in it and in
+  everything it calls; a recursive frame counts once per sample).
+
+The estimate pools all runs (samples of frame / all samples). Its interval must cover two sources
+of error: sampling (a few hundred samples of a 2% frame say little) and the process itself (each
+run is a fresh process with its own memory layout and machine state; runs are the independent
+unit, as in perflab.stats). So the interval is the envelope of
+  - a ratio-estimator t interval over runs (cluster-robust: the between-run spread), and
+  - a Wilson score interval on the pooled counts (which never collapses to a point at 0% or 100%).
+Coverage is checked by simulation in tests/test_profile_shares.py.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from perflab.profile.folded import Stack
+from perflab.profile.processors import OPERATION_SELF
+from perflab.stats import CONFIDENCE, Interval
+
+_Z = float(scipy_stats.norm.ppf(0.5 + CONFIDENCE / 2))
+
+
+@dataclass(frozen=True)
+class FrameShare:
+    frame: str
+    self: Interval
+    total: Interval
+    self_samples: int
+    total_samples: int
+
+
+def per_run_counts(runs: Sequence[Mapping[Stack, int]]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """(frames, self counts [frame x run], total counts [frame x run], samples per run)."""
+    index: dict[str, int] = {}
+    self_counts: list[Counter[int]] = []
+    total_counts: list[Counter[int]] = []
+    for run in runs:
+        own: Counter[int] = Counter()
+        total: Counter[int] = Counter()
+        for stack, count in run.items():
+            leaf = stack[-1] if stack else OPERATION_SELF
+            own[index.setdefault(leaf, len(index))] += count
+            for label in set(stack) if stack else (OPERATION_SELF,):
+                total[index.setdefault(label, len(index))] += count
+        self_counts.append(own)
+        total_counts.append(total)
+    frames = list(index)
+    return (frames, _matrix(self_counts, len(frames)), _matrix(total_counts, len(frames)),
+            np.array([sum(run.values()) for run in runs], dtype=float))
+
+
+def _matrix(columns: list[Counter[int]], rows: int) -> np.ndarray:
+    matrix = np.zeros((rows, len(columns)))
+    for column, counts in enumerate(columns):
+        if counts:
+            keys = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+            matrix[keys, column] = np.fromiter(counts.values(), dtype=float, count=len(counts))
+    return matrix
+
+
+def share_intervals(counts: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pooled share, low and high bounds for each row of ``counts`` (rows: frames, columns: runs)."""
+    counts = np.atleast_2d(counts)
+    n_total = samples.sum()
+    if n_total == 0:
+        zeros = np.zeros(counts.shape[0])
+        return zeros, zeros, np.ones(counts.shape[0])
+    share = counts.sum(axis=1) / n_total
+    low, high = _wilson(share, n_total)
+    runs = counts.shape[1]
+    if runs >= 2:
+        residuals = counts - share[:, None] * samples[None, :]
+        variance = runs / (runs - 1) * (residuals ** 2).sum(axis=1) / n_total ** 2
+        half = _t_quantile(runs - 1) * np.sqrt(variance)
+        low, high = np.minimum(low, share - half), np.maximum(high, share + half)
+    return share, np.clip(low, 0, 1), np.clip(high, 0, 1)
+
+
+@functools.lru_cache(maxsize=None)
+def _t_quantile(degrees_of_freedom: int) -> float:
+    return float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, degrees_of_freedom))
+
+
+def _wilson(share: np.ndarray, n: float) -> tuple[np.ndarray, np.ndarray]:
+    z2 = _Z * _Z
+    center = (share + z2 / (2 * n)) / (1 + z2 / n)
+    half = _Z * np.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return center - half, center + half
+
+
+def frame_shares(runs: Sequence[Mapping[Stack, int]]) -> list[FrameShare]:
+    """Every frame's self and total share with intervals, largest total share first."""
+    frames, own, total, samples = per_run_counts(runs)
+    if not frames:
+        return []
+    self_share, self_low, self_high = share_intervals(own, samples)
+    total_share, total_low, total_high = share_intervals(total, samples)
+    own_sum, total_sum = own.sum(axis=1), total.sum(axis=1)
+    shares = [FrameShare(frame, Interval(float(self_share[i]), float(self_low[i]), float(self_high[i])),
+                         Interval(float(total_share[i]), float(total_low[i]), float(total_high[i])),
+                         int(own_sum[i]), int(total_sum[i]))
+              for i, frame in enumerate(frames)]
+    return sorted(shares, key=lambda share: (-share.total_samples, -share.self_samples, share.frame))

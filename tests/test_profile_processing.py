@@ -1,0 +1,115 @@
+"""Stack processing: folded stacks, trimming to the operation, path normalization, saved profiles, merging."""
+
+from collections import Counter
+
+import pytest
+
+from perflab.profile.calltree import build_tree, hottest_path
+from perflab.profile.folded import FoldedFormatError, format_folded, parse_folded
+from perflab.profile.frames import parse_frame
+from perflab.profile.model import IncomparableProfiles, Profile, ProfileFileError, load_profile, merge_profiles
+from perflab.profile.processors import normalize_frame, normalize_stacks, path_roots, trim_to_operation
+
+WORKER = "measured_region (/src/perflab/worker.py:38)"
+ROOTS = path_roots("/home/me/project", {"stdlib": "/usr/lib/python3.11",
+                                        "purelib": "/usr/lib/python3.11/site-packages"})
+
+
+def test_folded_round_trip_keeps_frames_with_spaces_and_counts():
+    stacks = Counter({("a (x.py:1)", "b (y.py:2)"): 3, ("a (x.py:1)",): 5})
+    assert parse_folded(format_folded(stacks)) == stacks
+    assert format_folded(stacks).splitlines()[0] == "a (x.py:1) 5"  # heaviest first
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("a;b 3\nnot a stack\n", "x.folded:2: not a folded stack line"),
+    ("a;b 3\na;b", "x.folded:2: truncated last line"),
+    ("a;b 3\n 4\n", "x.folded:2: not a folded stack line"),
+    ("a;b -1\n", "x.folded:1: not a folded stack line"),
+])
+def test_malformed_folded_lines_are_reported_with_file_and_line(text, problem):
+    with pytest.raises(FoldedFormatError, match=problem):
+        parse_folded(text, "x.folded")
+
+
+def test_trim_keeps_only_what_runs_below_measured_region():
+    raw = Counter({
+        ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER, "op (/b.py:3)", "f (/b.py:9)"): 7,
+        ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER): 2,            # the loop itself
+        ("<module> (/w.py:1)", "calibrate (/src/perflab/worker.py:50)"): 4,                 # harness only
+        ("<module> (/w.py:1)", "readline (/usr/lib/python3.11/codecs.py:1)"): 1,
+    })
+    trimmed = trim_to_operation(raw)
+    assert trimmed.stacks == Counter({("op (/b.py:3)", "f (/b.py:9)"): 7, (): 2})
+    assert trimmed.outside == 5
+
+
+def test_a_user_function_named_measured_region_is_not_the_harness():
+    raw = Counter({(WORKER, "measured_region (/home/me/bench.py:4)", "g (/home/me/bench.py:8)"): 1})
+    assert trim_to_operation(raw).stacks == Counter({("measured_region (/home/me/bench.py:4)",
+                                                      "g (/home/me/bench.py:8)"): 1})
+
+
+@pytest.mark.parametrize("label, expected", [
+    ("dumps (/usr/lib/python3.11/json/__init__.py:183)", "dumps (<stdlib>/json/__init__.py:183)"),
+    ("f (/usr/lib/python3.11/site-packages/pkg/m.py:5)", "f (<site-packages>/pkg/m.py:5)"),
+    ("f (/home/me/project/.venv/lib/python3.12/site-packages/pkg/m.py:5)", "f (<site-packages>/pkg/m.py:5)"),
+    ("op (/home/me/project/bench/b.py:3)", "op (<project>/bench/b.py:3)"),
+    ("op (/elsewhere/b.py:3)", "op (/elsewhere/b.py:3)"),
+    ("encoder_call (/tmp/python-build.123/Python-3.11.7/Modules/_json.c:1305)", "encoder_call (_json.c)"),
+    ("0x7f068ea4524a (/usr/lib/x86_64-linux-gnu/libc.so.6)", "[unknown] (libc.so.6)"),
+    ("<module> (<frozen importlib._bootstrap>:1)", "<module> (<frozen importlib._bootstrap>:1)"),
+])
+def test_paths_are_normalized_so_profiles_from_two_machines_line_up(label, expected):
+    assert normalize_frame(label, ROOTS) == expected
+
+
+def test_normalizing_merges_frames_that_differ_only_in_build_paths_or_call_lines():
+    stacks = Counter({("encoder_call (/a/Modules/_json.c:1305)",): 2, ("encoder_call (/b/Modules/_json.c:1309)",): 3})
+    assert normalize_stacks(stacks, ROOTS) == Counter({("encoder_call (_json.c)",): 5})
+
+
+def test_frame_labels_parse_into_name_file_and_line():
+    frame = parse_frame("JSONEncoder.encode (<stdlib>/json/encoder.py:183)")
+    assert (frame.name, frame.file, frame.line, frame.is_python) == ("JSONEncoder.encode", "<stdlib>/json/encoder.py", 183, True)
+    native = parse_frame("encoder_call (_json.c)")
+    assert (native.name, native.line, native.is_python) == ("encoder_call", None, False)
+
+
+def test_call_tree_keeps_one_function_apart_under_two_callers():
+    root = build_tree(Counter({("a", "work"): 6, ("b", "work"): 2, ("a",): 2}))
+    assert root.total == 10 and root.children["a"].children["work"].total == 6
+    assert root.children["b"].children["work"].total == 2
+    assert [node.frame for node in hottest_path(root)] == ["measured_region", "a", "work"]
+
+
+def test_profile_json_round_trip(tmp_path):
+    profile = Profile([Counter({("a", "b"): 3, (): 1}), Counter({("a",): 4})], {"sampler": "py-spy", "rate": 100})
+    profile.save(tmp_path / "p.json")
+    loaded = Profile.load(tmp_path / "p.json")
+    assert loaded.runs == profile.runs and loaded.metadata == profile.metadata
+
+
+def test_merge_keeps_runs_apart_and_refuses_different_samplers():
+    a = Profile([Counter({("x",): 3})], {"sampler": "py-spy", "native": True})
+    b = Profile([Counter({("x",): 2}), Counter({("y",): 1})], {"sampler": "py-spy", "native": True})
+    merged = merge_profiles([("a", a), ("b", b)])
+    assert len(merged.runs) == 3 and merged.samples == 6
+    c = Profile([Counter({("x",): 1})], {"sampler": "py-spy", "native": False})
+    with pytest.raises(IncomparableProfiles, match="c: native is False but a has True"):
+        merge_profiles([("a", a), ("c", c)])
+
+
+def test_load_profile_reads_folded_files_and_reports_bad_ones(tmp_path):
+    good = tmp_path / "good.folded"
+    good.write_text(f"main (/w.py:1);{WORKER};op (/b.py:3) 4\nmain (/w.py:1) 9\n")
+    assert load_profile(good).runs == [Counter({("op (/b.py:3)",): 4})]
+    exported = tmp_path / "exported.folded"
+    exported.write_text("op (b.py:3) 4\n[measured_region] 1\n")
+    assert load_profile(exported).runs == [Counter({("op (b.py:3)",): 4, (): 1})]
+    bad = tmp_path / "bad.folded"
+    bad.write_text("op (b.py:3) 4\nop (b.py")
+    with pytest.raises(ProfileFileError, match="bad.folded:2: truncated"):
+        load_profile(bad)
+    with pytest.raises(ProfileFileError, match="missing.json"):
+        load_profile(tmp_path / "missing.json")
