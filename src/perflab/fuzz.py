@@ -12,13 +12,16 @@ contender's output with the reference's, through the benchmark's comparator, in 
    depend on which objects happened to be freed. A difference that a freshly set-up contender
    does not reproduce is reported as pattern "state".
 2. **Stateful patterns**, on the declared case inputs and a few generated ones:
+   - "in-turn": each input once, one after the other (the declared-case check runs each case
+     in a fresh process; here they share one).
    - "mutated": one object is called, mutated in place (an item replaced, one added, one
      removed), and called again after each change. Only for dict and list inputs, which this
      module knows how to mutate; for other inputs the pattern is skipped, with a note.
    - "interleaved": x, y, x, y, x, y on the same two objects.
-   - "id-reuse": fresh equal copies of x, of a variant x' of x, of y, ... created and dropped in
-     turn, three times over, so that CPython hands their ids out again: a cache keyed by id()
-     answers with another object's output. Runs last because it is the only one that frees.
+   - "id-reuse": fresh equal copies of x and of a variant x' of x (same type and size, one item
+     changed) created and dropped in turn (x, x', x', x, twice), so that CPython hands their ids
+     out again: a cache keyed by id() answers with another object's output. Runs last because
+     it is the only pattern that frees what the contender saw.
 
 An input on which the reference raises is outside the operation's domain and is skipped. Each
 call gets its own deep copy, so an operation that mutates its argument cannot affect the other.
@@ -38,7 +41,7 @@ from typing import Any, Callable
 from perflab.comparators import Comparator, ExactComparator
 
 PATTERNS = {
-    "single-call": "a single call on a declared case",
+    "in-turn": "each input called once, in turn, in one process",
     "mutated": "same object mutated between calls",
     "interleaved": "calls interleaved with different inputs",
     "id-reuse": "equal copies created and dropped in turn (ids reused)",
@@ -47,7 +50,7 @@ PATTERNS = {
 _REPR_LIMIT = 300           # characters of an input shown in a counterexample
 _STATEFUL_GENERATED = 4     # generated inputs added to the declared ones for the stateful patterns
 _INTERLEAVED_PAIRS = 3
-_ID_REUSE_ROUNDS = 3
+_ID_REUSE_ROUNDS = 2
 
 
 class FuzzError(Exception):
@@ -99,7 +102,7 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
         if finding:
             return finding
     inputs += [("generated", value) for value in _pick_generated(generated)]
-    for pattern in (fuzzer.single_calls, fuzzer.mutated, fuzzer.interleaved, fuzzer.id_reuse):
+    for pattern in (fuzzer.in_turn, fuzzer.mutated, fuzzer.interleaved, fuzzer.id_reuse):
         finding = pattern(inputs)
         if finding:
             return finding
@@ -249,8 +252,8 @@ class _Fuzzer:
 
     # --- phase 2: stateful patterns --------------------------------------------------------------
 
-    def single_calls(self, inputs: list[tuple[str, Any]]) -> Report | None:
-        """Each input once: a difference here is not about state (e.g. generated inputs were off)."""
+    def in_turn(self, inputs: list[tuple[str, Any]]) -> Report | None:
+        """Each input once, one after the other: a cache or state that mixes inputs up shows here."""
         for label, value in inputs:
             try:
                 expected = self.expected(value)
@@ -259,7 +262,7 @@ class _Fuzzer:
             self.report.calls += 1
             difference = self.difference(expected, self.keep(fresh_copy(value)))
             if difference:
-                return self.found(difference, f"{label}: {_short(value)}", "single-call")
+                return self.found(difference, f"{label}: {_short(value)}", "in-turn")
         return None
 
     def mutated(self, inputs: list[tuple[str, Any]]) -> Report | None:
@@ -284,9 +287,10 @@ class _Fuzzer:
                 self.report.calls += 1
                 difference = self.difference(expected, target)
                 if difference:
-                    return self.found(f"after {', then '.join(steps)}: {difference}" if steps else difference,
+                    when = f"after {', then '.join(steps)}" if steps else "on the first call"
+                    return self.found(f"{when}: {difference}",
                                       f"{label}: {_short(value)}; {'; '.join(steps)} in place -> "
-                                      f"{_short(target)}", "mutated" if steps else "single-call")
+                                      f"{_short(target)}", "mutated")
         return None
 
     def interleaved(self, inputs: list[tuple[str, Any]]) -> Report | None:
@@ -301,42 +305,53 @@ class _Fuzzer:
                 if difference:
                     return self.found(f"call {number} of x, y, x, y, x, y (on {name}): {difference}",
                                       f"x = {x_label}: {_short(x)}; y = {y_label}: {_short(y)}",
-                                      "interleaved" if number > 1 else "single-call")
+                                      "interleaved")
         return None
 
     def id_reuse(self, inputs: list[tuple[str, Any]]) -> Report | None:
-        values = []
-        for label, value, expected in self._in_domain(inputs):
-            values.append((label, value, expected))
-            varied = variant(value)
-            if varied is not None:
-                try:
-                    values.append((f"{label}, varied", varied, self.expected(varied)))
-                except _OutsideDomain:
-                    pass
-        if len(values) < 2:
+        """Each input x with a partner y (a variant of x, else the next input): fresh copies in
+        the order x, y, y, x, twice. A copy often reuses the slot just freed, or the one before it
+        when copying made a temporary object, so y meets one of x's ids either way."""
+        usable = self._in_domain(inputs)
+        pairs = []
+        for index, (label, value, expected) in enumerate(usable):
+            partner = self._varied(label, value) or (usable[index + 1] if index + 1 < len(usable) else None)
+            if partner is not None:
+                pairs.append(((label, value, expected), partner))
+        if not pairs:
             self.note("pattern 'id-reuse' skipped: fewer than two distinct inputs")
             return None
-        owner_of_id: dict[int, int] = {}
+        last_owner: dict[int, tuple[str, Any]] = {}
         reused = 0
         for _ in range(_ID_REUSE_ROUNDS):
-            for index, (label, value, expected) in enumerate(values):
-                argument = fresh_copy(value)  # not kept: dropped right after the call
-                identity = id(argument)
-                previous = owner_of_id.get(identity)
-                owner_of_id[identity] = index
-                reused += previous is not None and previous != index
-                self.report.calls += 1
-                difference = self.difference(expected, argument)
-                del argument
-                if difference:
-                    if previous is not None and previous != index:
-                        difference += (f" (this copy got the id of an earlier argument: "
-                                       f"{values[previous][0]}: {_short(values[previous][1])})")
-                    return self.found(difference, f"{label}: {_short(value)}", "id-reuse")
+            for x, y in pairs:
+                for label, value, expected in (x, y, y, x):
+                    argument = fresh_copy(value)  # not kept: dropped right after the call
+                    previous = last_owner.get(id(argument))
+                    last_owner[id(argument)] = (label, value)
+                    reused_other = previous is not None and previous[0] != label
+                    reused += reused_other
+                    self.report.calls += 1
+                    difference = self.difference(expected, argument)
+                    del argument
+                    if difference:
+                        if reused_other:
+                            difference += (f" (this copy got the id of an earlier argument: "
+                                           f"{previous[0]}: {_short(previous[1])})")
+                        return self.found(difference, f"{label}: {_short(value)}", "id-reuse")
         if not reused:
             self.note("pattern 'id-reuse' inconclusive: no id was reused by a different input")
         return None
+
+    def _varied(self, label: str, value: Any) -> tuple[str, Any, Any] | None:
+        """(label, a variant of ``value``, its reference output), if there is one in the domain."""
+        varied = variant(value)
+        if varied is None:
+            return None
+        try:
+            return f"{label}, varied", varied, self.expected(varied)
+        except _OutsideDomain:
+            return None
 
     def _in_domain(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any, Any]]:
         """(label, input, reference output) of the inputs the reference accepts."""
@@ -362,14 +377,31 @@ def json_values(st: Any, allow_nan: bool) -> Any:
 
 
 def fresh_copy(value: Any) -> Any:
-    """An equal object that is not ``value``: copy.deepcopy, which returns str, bytes and
-    tuples of them as they are, so those are rebuilt (a length-0 or 1 one may still be shared)."""
-    if type(value) is str:
-        return (value + ".")[:-1]
-    if type(value) is bytes:
-        return bytes(bytearray(value))
-    if type(value) is tuple:
-        return tuple(fresh_copy(item) for item in value)
+    """An equal object that is not ``value`` (a str or bytes of length 0 or 1 may be shared).
+
+    Built-in containers, str and bytes are rebuilt by hand rather than by copy.deepcopy, which
+    returns str, bytes and tuples as they are, and allocates a memo dict before the copy: that
+    temporary would take the slot just freed, and the id-reuse pattern wants the copy there.
+    Internal sharing is not preserved (a list holding one dict twice gets two equal dicts).
+    """
+    try:
+        return _rebuilt(value)
+    except RecursionError:  # a cycle: deepcopy handles those
+        return copy.deepcopy(value)
+
+
+def _rebuilt(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {key: _rebuilt(item) for key, item in value.items()}
+    if kind is list:
+        return [_rebuilt(item) for item in value]
+    if kind is tuple:
+        return tuple([_rebuilt(item) for item in value])
+    if kind is str:
+        return "".join((value, ""))  # one allocation, the result
+    if kind is bytes:
+        return b"".join((value, b""))
     return copy.deepcopy(value)
 
 

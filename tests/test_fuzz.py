@@ -1,0 +1,291 @@
+"""Equivalence fuzzing end to end: real worker processes, real Hypothesis, small benchmark files."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perflab.fuzz import fresh_copy, variant
+from perflab.fuzzing import fuzz_contender
+from perflab.launcher import run_job
+from perflab.spec import BenchmarkFileError, load_benchmark
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def fuzz(path, contender, reference="ref", examples=50, seed=0, python=sys.executable):
+    return fuzz_contender(path, contender, reference, lambda job: run_job(job, 120, python),
+                          examples=examples, seed=seed)
+
+
+CACHES = """
+import functools
+import json
+import perflab
+
+bench = perflab.Benchmark("caches", compare="json")
+
+@bench.case
+def ORDER():
+    return {"id": 981, "items": [1, 2], "note": "Zoë"}
+
+@bench.contender
+def ref(obj):
+    return json.dumps(obj)
+
+_by_id = {}
+
+@bench.contender
+def id_cache(obj):
+    if id(obj) not in _by_id:
+        _by_id[id(obj)] = json.dumps(obj)
+    return _by_id[id(obj)]
+
+@bench.contender
+def rounds_floats(obj):
+    return json.dumps(obj if not isinstance(obj, float) else float("%.6g" % obj))
+
+@bench.contender
+def fine(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+@bench.contender
+def crashes_on_lists(obj):
+    if isinstance(obj, list):
+        raise ValueError("lists are not supported")
+    return json.dumps(obj)
+
+@bench.contender(setup=True)
+def not_installed():
+    import no_such_module_xyz
+"""
+
+STRINGS = """
+import perflab
+
+bench = perflab.Benchmark("strings")
+
+@bench.case
+def TITLE():
+    return "Crème Brûlée"
+
+@bench.strategy
+def titles(st):
+    return st.text(max_size=10)
+
+@bench.contender
+def ref(text):
+    return text.upper()
+
+_memo = {}
+
+@bench.contender
+def id_memo(text):
+    return _memo.setdefault(id(text), text.upper())
+
+@bench.contender(setup=True)
+def counter_kept():
+    calls = []
+    def upper(text):
+        calls.append(text)
+        return text.upper() if len(calls) == 1 else text.upper() + "!"
+    return upper
+"""
+
+
+def test_a_correct_contender_is_equivalent_and_the_run_is_reproducible(bench_file):
+    path = bench_file(CACHES)
+    first, second = fuzz(path, "fine"), fuzz(path, "fine")
+    assert first.status == "equivalent", first
+    assert first.examples_run == 50 and first.calls > 0
+    assert first == second
+
+
+def test_a_cache_keyed_by_id_is_caught_when_the_object_is_mutated(bench_file):
+    result = fuzz(bench_file(CACHES), "id_cache")
+    assert result.status == "not equivalent"
+    assert result.pattern == "mutated" and result.caught_by == "same object mutated between calls"
+    assert result.counterexample.startswith("case ORDER: {'id': 981")
+    assert "replaced ['id'] with 980" in result.difference
+
+
+def test_a_generated_difference_is_shrunk_to_a_small_counterexample(bench_file):
+    result = fuzz(bench_file(CACHES), "rounds_floats", examples=200)
+    assert result.status == "not equivalent" and result.pattern is None
+    assert result.caught_by == "generated inputs"
+    assert len(result.counterexample) <= 12, result.counterexample  # e.g. 1000001.0
+    assert float(result.counterexample) != float("%.6g" % float(result.counterexample))
+
+
+def test_a_contender_that_raises_where_the_reference_does_not_is_not_equivalent(bench_file):
+    result = fuzz(bench_file(CACHES), "crashes_on_lists")
+    assert result.status == "not equivalent"
+    assert result.counterexample == "[]"
+    assert "the contender raised ValueError: lists are not supported" in result.difference
+
+
+def test_a_contender_that_is_not_installed_is_skipped(bench_file):
+    result = fuzz(bench_file(CACHES), "not_installed")
+    assert result.status == "skipped" and "no_such_module_xyz" in result.difference
+
+
+def test_an_id_memo_on_immutable_inputs_is_caught_by_id_reuse(bench_file):
+    result = fuzz(bench_file(STRINGS), "id_memo")
+    assert result.status == "not equivalent" and result.pattern == "id-reuse"
+    assert "this copy got the id of an earlier argument" in result.difference
+    assert any("pattern 'mutated' skipped" in note and "str" in note for note in result.notes)
+
+
+def test_state_kept_between_calls_is_named_as_such(bench_file):
+    result = fuzz(bench_file(STRINGS), "counter_kept")
+    assert result.status == "not equivalent" and result.pattern == "state"
+    assert "state kept between calls" in result.caught_by
+
+
+def test_calls_in_turn_catch_a_cache_keyed_by_too_little(bench_file):
+    # Without generated inputs, only the stateful patterns on the declared cases run.
+    path = bench_file("""
+        import perflab
+        bench = perflab.Benchmark("last")
+
+        @bench.case
+        def AB():
+            return ("a", "b")
+
+        @bench.case
+        def CD():
+            return ("c", "d")
+
+        @bench.contender
+        def ref(pair):
+            return "".join(pair)
+
+        last = {}
+
+        @bench.contender
+        def last_by_length(pair):
+            if last.get("key") != len(pair):
+                last.update(key=len(pair), value="".join(pair))
+            return last["value"]
+    """)
+    result = fuzz(path, "last_by_length", examples=0)
+    assert result.status == "not equivalent"
+    assert result.pattern == "in-turn" and result.counterexample == "case CD: ('c', 'd')"
+    assert result.examples_run == 0
+
+
+def test_interleaving_is_what_catches_state_that_only_the_second_input_sees(bench_file):
+    path = bench_file("""
+        import perflab
+        bench = perflab.Benchmark("interleaved", fuzz=False)
+
+        @bench.case
+        def AB():
+            return ("a", "b")
+
+        @bench.case
+        def CD():
+            return ("c", "d")
+
+        @bench.contender
+        def ref(pair):
+            return "".join(pair)
+
+        seen = []
+
+        @bench.contender
+        def remembers(pair):
+            seen.append(pair)
+            switched = len(seen) > 2 and seen[-2] != pair  # right until inputs alternate
+            return "".join(pair) + ("?" if switched else "")
+    """)
+    result = fuzz(path, "remembers")
+    assert result.status == "not equivalent" and result.pattern == "interleaved", result
+    assert result.notes[0] == "generated inputs skipped: the benchmark declares fuzz=False"
+    assert result.counterexample == "x = case AB: ('a', 'b'); y = case CD: ('c', 'd')"
+
+
+def test_a_reference_that_rejects_every_generated_input_skips_them_with_a_note(bench_file):
+    path = bench_file("""
+        import perflab
+        bench = perflab.Benchmark("bytes_only")
+
+        @bench.case
+        def DATA():
+            return b"abc"
+
+        @bench.contender
+        def ref(data):
+            return bytes(data).hex() if isinstance(data, bytes) else data.no_such_attribute
+
+        @bench.contender
+        def other(data):
+            return data.hex()
+    """)
+    result = fuzz(path, "other")
+    assert result.status == "equivalent"
+    assert any("the reference raised on every one of them" in note and "@bench.strategy" in note
+               for note in result.notes), result.notes
+
+
+@pytest.mark.parametrize("strategy, message", [
+    ("return 1 / 0", "strategy 'inputs' raised ZeroDivisionError: division by zero"),
+    ("return [1, 2]", "strategy 'inputs' returned list, expected a Hypothesis strategy"),
+    ("return st.builds(lambda: 1 / 0)", "the input strategy raised while generating: ZeroDivisionError"),
+])
+def test_a_strategy_that_fails_is_a_one_line_error_naming_the_file(bench_file, strategy, message):
+    path = bench_file(CACHES + f"\n@bench.strategy\ndef inputs(st):\n    {strategy}\n")
+    result = fuzz(path, "fine")
+    assert result.status == "error"
+    assert str(path) in result.difference and message in result.difference
+    assert "\n" not in result.difference
+    outcome = run_job({"mode": "fuzz", "file": str(path), "contender": "fine", "reference": "ref",
+                       "examples": 10, "seed": 0}, 60)
+    assert outcome.of("error")[0]["kind"] == "strategy"
+
+
+def _python_without_hypothesis():
+    for candidate in ("/usr/bin/python3", shutil.which("python3.11"), shutil.which("python3.12")):
+        if candidate and os.path.exists(candidate):
+            probe = subprocess.run([candidate, "-c", "import hypothesis"], capture_output=True)
+            if probe.returncode != 0 and sys.version_info >= (3, 10):
+                return candidate
+    return None
+
+
+def test_without_hypothesis_generated_inputs_are_skipped_and_patterns_still_run(bench_file, monkeypatch):
+    python = _python_without_hypothesis()
+    if python is None:
+        pytest.skip("no interpreter without hypothesis on this machine")
+    monkeypatch.setenv("PYTHONPATH", str(SRC))
+    path = bench_file(STRINGS)
+    result = fuzz(path, "ref", python=python)
+    assert result.status == "equivalent", result
+    assert result.notes[0] == f"generated inputs skipped: hypothesis not installed for {python}"
+    assert result.calls > 0
+    assert fuzz(path, "id_memo", python=python).pattern == "id-reuse"
+
+
+def test_declaring_a_strategy_does_not_import_hypothesis(bench_file):
+    path = bench_file(STRINGS)
+    code = ("import sys; from perflab.spec import load_benchmark; b = load_benchmark(sys.argv[1]); "
+            "assert b.input_strategy.__name__ == 'titles'; assert 'hypothesis' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+
+
+def test_a_second_strategy_is_a_file_error(bench_file):
+    path = bench_file(STRINGS + "\n@bench.strategy\ndef again(st):\n    return st.text()\n")
+    with pytest.raises(BenchmarkFileError, match=r"bench.py: a strategy is declared twice \(second: 'again'\)"):
+        load_benchmark(path)
+
+
+def test_fresh_copies_are_equal_but_distinct_and_variants_keep_type_and_size():
+    for value in ["Zoë!", b"\x00\x01", ("ab", "cd"), {"a": [1, 2.5]}, [None, "x"]]:
+        copied = fresh_copy(value)
+        assert copied == value and copied is not value
+        changed = variant(value)
+        assert changed != value and type(changed) is type(value) and len(changed) == len(value)
+    assert variant(None) is None and variant("") is None and variant({"a": None}) is None
