@@ -39,6 +39,11 @@ bench = perflab.Benchmark(
 )
 
 
+@bench.strategy  # perflab compare also checks messages it generates (any length, any bytes)
+def messages(st):
+    return st.binary(max_size=4096)
+
+
 @bench.case(bytes=2 * len(MESSAGE))  # encrypted once, decrypted once
 def PYPERF_23000():
     return MESSAGE

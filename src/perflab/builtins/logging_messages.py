@@ -56,6 +56,11 @@ class Scenario:
     to_file: bool
     calls: tuple  # (level, message, args) in call order
 
+    @property
+    def setup(self):
+        """What the logger's configuration depends on (the calls do not)."""
+        return self.logger, self.format, self.level, self.to_file
+
 
 def realistic_calls(count=100, seed=2024):
     """A service's mix: 70% debug, 20% info, 8% warning, 2% error, in a fixed shuffled order."""
@@ -109,6 +114,14 @@ bench = perflab.Benchmark(
 )
 
 
+@bench.strategy  # perflab compare also checks generated messages (any text, "%" and newlines too)
+def scenarios(st):
+    call = st.tuples(st.sampled_from([DEBUG, INFO, WARNING, ERROR]), st.text(max_size=40), st.just(()))
+    return st.builds(Scenario, logger=st.just("fuzz"), format=st.sampled_from([PYPERF_FORMAT, REALISTIC_FORMAT]),
+                     level=st.sampled_from([DEBUG, INFO, WARNING]), to_file=st.just(False),
+                     calls=st.lists(call, max_size=10).map(tuple))
+
+
 @bench.case(items=messages)
 def SILENT():
     return Scenario("pyperf", PYPERF_FORMAT, WARNING, False, ((DEBUG, MESSAGE, ()),) * 10)
@@ -130,15 +143,15 @@ def REALISTIC():
 
 
 def configure(logging, scenario):
-    """Set up ``scenario.logger`` with the ``logging`` module given (the stdlib or a drop-in).
+    """A logger set up for ``scenario`` with the ``logging`` module given (the stdlib or a drop-in),
+    and a function that returns the text emitted since it was last called, emptying the stream
+    or file.
 
-    Returns the calls as (level, bound method, message, args) and a function that returns the
-    text emitted since it was last called, emptying the stream or file.
+    The logger is created directly rather than by getLogger(), so that two contenders in one
+    process (the equivalence check runs the reference and a contender together) never share
+    handlers; its logging calls run the same code as a getLogger() logger's.
     """
-    logger = logging.getLogger(scenario.logger)
-    logger.handlers.clear()  # a previous contender in the same process may have set it up
-    logger.propagate = False
-    logger.setLevel(scenario.level)
+    logger = logging.Logger(scenario.logger, scenario.level)
     if scenario.to_file:
         descriptor, path = tempfile.mkstemp(prefix="perflab-logging-", suffix=".log")
         os.close(descriptor)
@@ -163,9 +176,7 @@ def configure(logging, scenario):
             return text
     handler.setFormatter(logging.Formatter(scenario.format))
     logger.addHandler(handler)
-    methods = {DEBUG: logger.debug, INFO: logger.info, WARNING: logger.warning, ERROR: logger.error}
-    calls = [(level, methods[level], message, args) for level, message, args in scenario.calls]
-    return logger, calls, take_output
+    return logger, take_output
 
 
 def emitter(logging, guarded=False):
@@ -173,17 +184,18 @@ def emitter(logging, guarded=False):
     configured = {}
 
     def emit(scenario):
-        if scenario.logger not in configured:  # set up once per worker, on the first call
-            configured[scenario.logger] = configure(logging, scenario)
-        logger, calls, take_output = configured[scenario.logger]
+        if scenario.setup not in configured:  # set up once per worker, on the first call
+            configured[scenario.setup] = configure(logging, scenario)
+        logger, take_output = configured[scenario.setup]
+        log = logger.log
         if guarded:
             enabled = logger.isEnabledFor
-            for level, log, message, args in calls:
+            for level, message, args in scenario.calls:
                 if enabled(level):
-                    log(message, *args)
+                    log(level, message, *args)
         else:
-            for level, log, message, args in calls:
-                log(message, *args)
+            for level, message, args in scenario.calls:
+                log(level, message, *args)
         return take_output()
 
     return emit

@@ -52,6 +52,11 @@ bench = perflab.Benchmark(
 )
 
 
+@bench.strategy  # perflab compare also checks other batch sizes
+def batch_sizes(st):
+    return st.integers(min_value=0, max_value=64)
+
+
 @bench.case(items=lambda n: n)
 def ONE():
     return 1

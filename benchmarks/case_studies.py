@@ -1,0 +1,143 @@
+"""The built-in case studies, measured: the figures of docs/case-studies.md.
+
+    python benchmarks/case_studies.py            # run every built-in, then print the tables
+    python benchmarks/case_studies.py --render   # print the tables from the saved results only
+    python benchmarks/case_studies.py --only crypto_aes --only uuids
+
+Each built-in is run with `perflab run NAME --max-time BUDGET --json benchmarks/results/case_NAME.json`
+(one after the other: two runs at once would share the CPUs). The tables are printed as Markdown,
+and the headline figures the case studies are about (orjson on NESTED, cryptography vs pyaes,
+tuned vs default logging) are written to benchmarks/results/case_studies.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+BUDGETS = {  # seconds of timing per built-in: more cases and contenders need more
+    "json_dumps": 90, "json_loads": 300, "logging_messages": 150, "crypto_aes": 90,
+    "json_dumps_ensure_ascii": 150, "uuids": 60, "http_parse": 60,
+}
+HEADLINES = [  # (built-in, case, contender): the ratios the case studies must reproduce
+    ("json_dumps", "NESTED", "orjson"),
+    ("crypto_aes", "PYPERF_23000", "cryptography"),
+    ("logging_messages", "SILENT", "stdlib_tuned"),
+    ("logging_messages", "SIMPLE", "stdlib_tuned"),
+    ("logging_messages", "FORMAT", "stdlib_tuned"),
+    ("logging_messages", "REALISTIC", "stdlib_tuned"),
+]
+
+
+def result_path(name: str) -> Path:
+    return RESULTS / f"case_{name}.json"
+
+
+def run(name: str) -> None:
+    command = ["perflab", "run", name, "--max-time", str(BUDGETS[name]), "--json", str(result_path(name))]
+    print("$", " ".join(command), file=sys.stderr, flush=True)
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=False)  # exit 1 = something not equivalent
+
+
+def speedup(comparison: dict) -> tuple[float, float, float]:
+    """Reference time / contender time, with its CI (the inverse of the stored time ratio)."""
+    ratio = comparison["comparison"]["ratio"]
+    return 1 / ratio["value"], 1 / ratio["high"], 1 / ratio["low"]
+
+
+def throughput(work: list | None, seconds: float) -> str:
+    if not work:
+        return ""
+    unit, amount = work
+    rate = amount / seconds
+    if unit == "B":
+        return f"{rate / 1e6:.3g} MB/s"
+    return f"{rate / 1e6:.3g} M/s" if rate >= 1e6 else f"{rate / 1e3:.3g} k/s"
+
+
+def duration(seconds: float) -> str:
+    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def table(result: dict) -> str:
+    """One Markdown row per (case, contender): median time [95% CI], throughput, speedup, equivalence."""
+    comparisons = {(c["case"], c["contender"]): c for c in result["comparisons"]}
+    equivalence = {(e["case"], e["contender"]): e for e in result["equivalence"]}
+    rows = ["| case | contender | time per call, median [95% CI] | throughput | speedup vs "
+            f"{result['reference']} [95% CI] | verdict | equivalence |", "|---|---|---|---|---|---|---|"]
+    for cell in result["cells"]:
+        key = (cell["case"], cell["contender"])
+        verdict = equivalence.get(key, {})
+        status = verdict.get("status", "")
+        if status == "not equivalent":
+            status = f"**NOT EQUIVALENT**: {verdict['difference']}"
+        elif status == "skipped":
+            status = verdict["difference"]
+        if not cell["estimates"]:
+            rows.append(f"| {key[0]} | {key[1]} | not measured | | | | {status} |")
+            continue
+        median = cell["estimates"]["median"]
+        time = f"{duration(median['value'])} [{duration(median['low'])}–{duration(median['high'])}]"
+        ratio, verdict_text = "", ""
+        if key in comparisons:
+            value, low, high = speedup(comparisons[key])
+            ratio = f"x{value:.3g} [{low:.3g}–{high:.3g}]"
+            verdict_text = comparisons[key]["verdict"]
+            if not comparisons[key]["valid"]:
+                ratio = f"~~{ratio}~~"
+        rows.append(f"| {key[0]} | {key[1]} | {time} | {throughput(result['work'].get(key[0]), median['value'])} "
+                    f"| {ratio} | {verdict_text} | {status} |")
+    rounds = max((len(cell["runs"]) for cell in result["cells"]), default=0)
+    return "\n".join(rows) + f"\n\n{rounds} rounds in {result['elapsed']:.0f} s (`perflab run " \
+                             f"{result['benchmark']} --max-time {BUDGETS.get(result['benchmark'], 60)}`)."
+
+
+def headlines(results: dict[str, dict]) -> list[dict]:
+    figures = []
+    for name, case, contender in HEADLINES:
+        comparison = next((c for c in results.get(name, {}).get("comparisons", [])
+                           if c["case"] == case and c["contender"] == contender), None)
+        if comparison is None:
+            continue
+        value, low, high = speedup(comparison)
+        figures.append({"benchmark": name, "case": case, "contender": contender,
+                        "reference": comparison["reference"], "speedup": value, "ci95": [low, high],
+                        "verdict": comparison["verdict"], "equivalent": comparison["valid"],
+                        "rounds": comparison["comparison"]["pairs"],
+                        "how": f"perflab run {name} --max-time {BUDGETS[name]} (paired per-round ratios)"})
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--render", action="store_true", help="only print tables from saved results")
+    parser.add_argument("--only", action="append", choices=sorted(BUDGETS), help="these built-ins only")
+    args = parser.parse_args()
+    names = args.only or list(BUDGETS)
+    RESULTS.mkdir(exist_ok=True)
+    if not args.render:
+        for name in names:
+            run(name)
+    results = {name: json.loads(result_path(name).read_text()) for name in BUDGETS if result_path(name).exists()}
+    for name in names:
+        if name in results:
+            print(f"\n### {name}\n\n{table(results[name])}")
+    figures = headlines(results)
+    print("\nHeadline figures (speedup = reference time / contender time):")
+    for figure in figures:
+        low, high = figure["ci95"]
+        print(f"  {figure['benchmark']} {figure['case']}: {figure['contender']} vs {figure['reference']} "
+              f"x{figure['speedup']:.3g} [{low:.3g}–{high:.3g}] ({figure['verdict']}, {figure['rounds']} rounds)")
+    (RESULTS / "case_studies.json").write_text(json.dumps({"figures": figures}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
