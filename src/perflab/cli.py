@@ -218,7 +218,7 @@ def _run(args: argparse.Namespace, err: Console) -> int:
 
 
 def _compare(args: argparse.Namespace, err: Console) -> int:
-    from perflab import compare
+    from perflab import cli_guard, compare
     from perflab.progress import LiveProgress
     from perflab.renderers import markdown, terminal
     path = resolve_benchmark(args.benchmark)

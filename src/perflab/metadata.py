@@ -45,6 +45,14 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def busy_processes() -> float | None:
+    """The 1-minute load average: runnable processes competing for the CPUs."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -82,5 +90,6 @@ def collect(benchmark_file: str | Path, python: str = sys.executable) -> dict[st
         "python": interpreter_info(python),
         "machine": machine_info(),
         "git": git_info(Path(benchmark_file).resolve().parent),
+        "load_average_at_start": busy_processes(),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
     }

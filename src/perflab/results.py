@@ -62,6 +62,7 @@ class Equivalence:
 
 EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
     "equivalent", "not equivalent", "error", "skipped", "reference")
+FUZZING_CASE = "fuzzing"  # the case of equivalence entries found on generated inputs and call patterns
 
 
 @dataclass
@@ -97,6 +98,13 @@ class RunResult:
 
     def equivalence_of(self, case: str, contender: str) -> Equivalence | None:
         return next((e for e in self.equivalence if e.case == case and e.contender == contender), None)
+
+    def equivalent(self, case: str, contender: str) -> bool:
+        """Equivalent on ``case`` and not shown to differ by fuzzing: only then a speedup counts."""
+        on_case = self.equivalence_of(case, contender)
+        fuzzed = self.equivalence_of(FUZZING_CASE, contender)
+        return (on_case is not None and on_case.status == EQUIVALENT
+                and (fuzzed is None or fuzzed.status != NOT_EQUIVALENT))
 
     @property
     def failures(self) -> list[str]:

@@ -18,13 +18,13 @@ import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from perflab import metadata, stats
 from perflab.equivalence import check_case
 from perflab.launcher import JobOutcome, Worker, run_job
-from perflab.results import (EQUIVALENT, NOT_EQUIVALENT, REFERENCE, SKIPPED, CaseComparison, Cell,
-                             ProcessRun, RunResult)
+from perflab.results import (EQUIVALENT, FUZZING_CASE, NOT_EQUIVALENT, REFERENCE, SKIPPED, CaseComparison,
+                             Cell, Equivalence, ProcessRun, RunResult)
 from perflab.sides import Side, contender_sides
 from perflab.spec import Benchmark
 
@@ -77,16 +77,17 @@ def run_benchmark(file: str, benchmark: Benchmark, cases: list[str], contenders:
 
 
 def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings: Settings,
-              listener: Listener = _Silent()) -> RunResult:
+              listener: Listener = _Silent(), prior_equivalence: Sequence[Equivalence] = ()) -> RunResult:
     """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
 
-    Ctrl-C stops measuring and keeps everything measured so far.
+    ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
+    there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
     """
     reference = sides[0]
     result = RunResult(benchmark=benchmark_name, file=reference.file, reference=reference.name,
                        settings=asdict(settings), metadata=metadata.collect(reference.file, reference.python),
                        work={}, cells=[Cell(case, side.name) for case in cases for side in sides],
-                       sides={side.name: asdict(side) for side in sides})
+                       sides={side.name: asdict(side) for side in sides}, equivalence=list(prior_equivalence))
     if any(not side.shares_process_with(reference) for side in sides):
         result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
@@ -107,6 +108,7 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
     except KeyboardInterrupt:
         result.interrupted = True
     result.elapsed = time.monotonic() - started
+    result.metadata["load_average_at_end"] = metadata.busy_processes()
     _finish(result, settings)
     return result
 
@@ -114,6 +116,8 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
 def _mark_unmeasurable(result: RunResult) -> None:
     """Contenders that were skipped or failed their check are not timed on that case."""
     for verdict in result.equivalence:
+        if verdict.case == FUZZING_CASE:
+            continue
         if verdict.status == SKIPPED:
             result.cell(verdict.case, verdict.contender).skipped = verdict.difference
         elif verdict.status not in (EQUIVALENT, REFERENCE, NOT_EQUIVALENT):
@@ -225,11 +229,10 @@ def _finish(result: RunResult, settings: Settings) -> None:
             pending.append((cell, comparison))
     adjusted = stats.benjamini_hochberg([comparison.p_value for _, comparison in pending])
     for (cell, comparison), p_adjusted in zip(pending, adjusted):
-        equivalence = result.equivalence_of(cell.case, cell.contender)
         result.comparisons.append(CaseComparison(
             cell.case, cell.contender, result.reference, comparison, p_adjusted,
             stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
-            valid=equivalence is not None and equivalence.status == EQUIVALENT))
+            valid=result.equivalent(cell.case, cell.contender)))
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = stats.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender])

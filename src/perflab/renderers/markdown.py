@@ -1,10 +1,11 @@
-"""The CI gate's verdict as Markdown, for a pull-request comment or a GitHub job summary."""
+"""Markdown for pull requests: the CI gate's verdict, and the summary of a run or comparison."""
 
 from __future__ import annotations
 
 import math
 
 from perflab.gate import REGRESSION, CheckResult
+from perflab.results import NOT_EQUIVALENT, RunResult
 from perflab.units import format_time
 
 
@@ -46,3 +47,39 @@ def _signed(ratio: float) -> str:
 def _cell(text: str) -> str:
     """Text from user code or git, safe inside a Markdown table."""
     return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_result(result: RunResult) -> str:
+    """A compact summary of a run or comparison: verdicts with CIs, equivalence, precision."""
+    lines = [f"### perflab: `{_cell(result.benchmark)}`, sides vs `{_cell(result.reference)}`", "",
+             "| case | side | time/call | speedup [95% CI] | verdict |", "|---|---|---:|---:|---|"]
+    comparisons = {(c.case, c.contender): c for c in result.comparisons}
+    for cell in result.cells:
+        time = format_time(cell.estimates.median.value) if cell.estimates else (cell.skipped or "failed")
+        comparison = comparisons.get((cell.case, cell.contender))
+        if comparison is None:
+            speedup, verdict = "", "reference" if cell.contender == result.reference else ""
+        else:
+            ratio = comparison.comparison.ratio
+            speedup = f"x{1 / ratio.value:.3g} [{1 / ratio.high:.3g}, {1 / ratio.low:.3g}]" \
+                if math.isfinite(ratio.low) and math.isfinite(ratio.high) else f"x{1 / ratio.value:.3g}"
+            verdict = comparison.verdict if comparison.valid else "**invalid: not equivalent**"
+        lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {time} | {speedup} | {verdict} |")
+    lines.append("")
+    for entry in result.equivalence:
+        if entry.status == NOT_EQUIVALENT:
+            lines.append(f"- :x: **not equivalent**: `{_cell(entry.contender)}` on {_cell(entry.case)}: "
+                         f"{_cell(entry.difference or '')}")
+    for name, mean in result.geometric_means.items():
+        if mean is not None:
+            lines.append(f"- geometric mean, `{_cell(name)}`: x{1 / mean.value:.3g} "
+                         f"[{1 / mean.high:.3g}, {1 / mean.low:.3g}]")
+    missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
+    target = result.settings["precision"]
+    lines.append(f"- precision target ±{target:.1%}: " +
+                 (f"not reached for {_cell(', '.join(missed))}" if missed else "reached"))
+    python = result.metadata.get("python", {})
+    lines.append(f"<sub>{result.elapsed:.0f} s on {_cell(result.metadata['machine']['cpu_model'])}, "
+                 f"Python {python.get('version', '?')}; verdicts at FDR {result.settings['alpha']:.0%} "
+                 f"and minimum effect {result.settings['min_effect']:.0%}.</sub>")
+    return "\n".join(lines) + "\n"

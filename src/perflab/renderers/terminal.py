@@ -86,6 +86,8 @@ def _equivalence(result: RunResult, cell: Cell) -> str:
     verdict = result.equivalence_of(cell.case, cell.contender)
     if verdict is None:
         return ""
+    if verdict.status == EQUIVALENT and not result.equivalent(cell.case, cell.contender):
+        return "[bold red]NOT EQUIVALENT (fuzzing)[/]"
     if verdict.status == EQUIVALENT:
         return "[green]equivalent[/]" + (" [dim](note)[/]" if verdict.note else "")
     if verdict.status == NOT_EQUIVALENT:
@@ -110,7 +112,7 @@ def _notes(result: RunResult) -> list[str]:
         elif verdict.note:
             notes.setdefault((verdict.contender, verdict.note), []).append(verdict.case)
     for (contender, note), cases in notes.items():
-        lines.append(f"[dim]note[/] {escape(contender)}: {escape(note)} ({escape(', '.join(cases))})")
+        lines.append(f"[dim]note[/] {escape(contender)} \\[{escape(', '.join(cases))}]: {escape(note)}")
     outliers = []
     for cell in result.cells:
         where = f"{escape(cell.case)}/{escape(cell.contender)}"
@@ -130,9 +132,23 @@ def _notes(result: RunResult) -> list[str]:
                          f"{_speedup(mean.value)} [{_speedup(mean.high, True)}–{_speedup(mean.low, True)}]"
                          + (" [red](includes cases where it is not equivalent)[/]" if invalid else ""))
     lines.append(_precision_line(result))
+    busy = _busy_machine(result)
+    if busy:
+        lines.append(busy)
     if result.interrupted:
         lines.append("[yellow]interrupted: the results above cover what was measured before Ctrl-C[/]")
     return lines
+
+
+def _busy_machine(result: RunResult) -> str | None:
+    """Other processes competing for the CPUs make values of different lengths unequally slow."""
+    cpus = result.metadata["machine"].get("cpu_count") or 1
+    loads = [result.metadata.get(k) for k in ("load_average_at_start", "load_average_at_end")]
+    worst = max((load for load in loads if load is not None), default=None)
+    if worst is None or worst < cpus:
+        return None
+    return (f"[yellow]busy machine: load average {worst:.1f} on {cpus} CPUs while measuring; other "
+            "processes took CPU time from the workers, so even ratios may be off: measure again when it is idle[/]")
 
 
 def _precision_line(result: RunResult) -> str:
