@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -45,11 +46,13 @@ PATTERNS = {
     "mutated": "same object mutated between calls",
     "interleaved": "calls interleaved with different inputs",
     "id-reuse": "equal copies created and dropped in turn (ids reused)",
-    "state": "generated inputs; a freshly set-up contender agrees, so state kept between calls",
+    "state": "state kept between calls (generated inputs)",  # a fresh set-up agrees
 }
 _REPR_LIMIT = 300           # characters of an input shown in a counterexample
 _STATEFUL_GENERATED = 4     # generated inputs added to the declared ones for the stateful patterns
 _INTERLEAVED_PAIRS = 3
+_PATTERN_INPUTS = 6         # inputs the mutated, interleaved and id-reuse patterns call repeatedly
+_QUICK_CHECK = 0.02         # seconds: inputs slower to check than this are left to "in-turn"
 _ID_REUSE_ROUNDS = 2
 
 
@@ -102,8 +105,12 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
         if finding:
             return finding
     inputs += [("generated", value) for value in _pick_generated(generated)]
-    for pattern in (fuzzer.in_turn, fuzzer.mutated, fuzzer.interleaved, fuzzer.id_reuse):
-        finding = pattern(inputs)
+    finding = fuzzer.in_turn(inputs)
+    if finding:
+        return finding
+    quickest = fuzzer.quickest(inputs)
+    for pattern in (fuzzer.mutated, fuzzer.interleaved, fuzzer.id_reuse):
+        finding = pattern(quickest)
         if finding:
             return finding
     return fuzzer.report
@@ -117,6 +124,7 @@ class _Fuzzer:
         self.contender = build_contender()
         self.report = Report()
         self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
+        self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
 
     # --- the primitives: one reference output, one contender call compared with it ----------
 
@@ -254,16 +262,28 @@ class _Fuzzer:
 
     def in_turn(self, inputs: list[tuple[str, Any]]) -> Report | None:
         """Each input once, one after the other: a cache or state that mixes inputs up shows here."""
-        for label, value in inputs:
+        for position, (label, value) in enumerate(inputs):
+            started = time.perf_counter()
             try:
                 expected = self.expected(value)
             except _OutsideDomain:
                 continue
             self.report.calls += 1
             difference = self.difference(expected, self.keep(fresh_copy(value)))
+            self.check_seconds[position] = time.perf_counter() - started
             if difference:
                 return self.found(difference, f"{label}: {_short(value)}", "in-turn")
         return None
+
+    def quickest(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """The inputs whose check was quick in "in-turn" (at least the two quickest), in their order:
+        the other patterns check each many times, and multi-megabyte cases would take minutes."""
+        by_time = sorted(self.check_seconds, key=self.check_seconds.get)
+        chosen = [p for p in by_time if self.check_seconds[p] <= _QUICK_CHECK][:_PATTERN_INPUTS] or by_time[:2]
+        if len(chosen) < len(by_time):
+            self.note(f"patterns 'mutated', 'interleaved' and 'id-reuse' used the {len(chosen)} quickest "
+                      f"of {len(by_time)} inputs")
+        return [inputs[position] for position in sorted(chosen)]
 
     def mutated(self, inputs: list[tuple[str, Any]]) -> Report | None:
         mutable = [(label, value) for label, value in inputs if isinstance(value, (dict, list))]

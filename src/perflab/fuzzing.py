@@ -41,15 +41,17 @@ class FuzzResult:
 
 
 def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Callable[[dict], JobOutcome],
-                   examples: int = DEFAULT_EXAMPLES, seed: int = DEFAULT_SEED) -> FuzzResult:
+                   examples: int = DEFAULT_EXAMPLES, seed: int = DEFAULT_SEED,
+                   sys_path: list[str] | None = None) -> FuzzResult:
     """Fuzz one contender against the reference in a worker started by ``run_job``.
 
     ``run_job(job) -> JobOutcome`` is e.g. ``lambda job: launcher.run_job(job, timeout, python)``.
     ``examples=0`` skips the generated inputs (``--no-fuzz``); the stateful patterns still run on
-    the declared cases.
+    the declared cases. ``sys_path``: directories the worker imports from first (a revision's
+    worktree); the reference and the contender always come from the same file and process.
     """
     job = {"mode": "fuzz", "file": str(file), "contender": contender, "reference": reference,
-           "examples": examples, "seed": seed}
+           "examples": examples, "seed": seed, "sys_path": sys_path or []}
     outcome = run_job(job)
     if not outcome.ok:
         skipped = _not_installed(outcome)

@@ -1,0 +1,179 @@
+"""Figure: broken optimizations caught by perflab's equivalence checks.
+
+Each file in benchmarks/broken/ declares a reference and "optimized" contenders that are
+plausible but wrong: caches keyed by object identity, a cache that goes stale after mutation,
+different float formatting, AES-CTR started at another counter or carrying it across calls,
+logging that drops caller fields, a memo keyed by id() on immutable strings. Contenders whose
+description starts with "control:" are correct optimizations of the same operations: they must
+stay equivalent, so that "caught" is not bought with false alarms.
+
+Every contender goes through the checks ``perflab compare`` runs before timing, in real worker
+processes: the declared cases (perflab.equivalence.check_case) and equivalence fuzzing
+(perflab.fuzzing.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
+patterns). Printed as a table and written to benchmarks/results/broken_optimizations.json.
+
+    python benchmarks/broken_optimizations.py                  # 200 generated inputs, seed 0
+    python benchmarks/broken_optimizations.py --examples 50 --seed 1
+
+Target: every broken contender NOT EQUIVALENT with a counterexample; every control equivalent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from _common import HERE, conditions, machine, write_figure
+
+from perflab.equivalence import check_case
+from perflab.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
+from perflab.launcher import run_job
+from perflab.results import EQUIVALENT, NOT_EQUIVALENT, SKIPPED
+from perflab.sides import contender_sides
+from perflab.spec import load_benchmark
+
+NAME = "broken_optimizations"
+BROKEN_DIR = HERE / "broken"
+TIMEOUT = 120.0  # seconds per worker job
+CONTROL = "control:"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
+                        help=f"generated inputs per contender (default {DEFAULT_EXAMPLES})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Hypothesis seed (default {DEFAULT_SEED})")
+    args = parser.parse_args()
+
+    start = conditions()
+    rows = []
+    for path in sorted(BROKEN_DIR.glob("*.py")):
+        rows.extend(check_file(path, args.examples, args.seed))
+    figure = {
+        "name": NAME,
+        "how": {"command": " ".join(["python", *sys.argv]), "examples": args.examples, "seed": args.seed,
+                "checks": "declared cases: perflab.equivalence.check_case (one worker per case and "
+                          "contender); fuzzing: perflab.fuzzing.fuzz_contender (one worker per contender)"},
+        "machine": machine(), "start": start, "end": conditions(),
+        "summary": summarize(rows), "rows": rows,
+    }
+    path = write_figure(NAME, figure)
+    print_figure(figure)
+    print(f"\nwritten to {path.relative_to(HERE.parent)}")
+    summary = figure["summary"]
+    return 0 if summary["all_broken_caught"] and summary["all_controls_equivalent"] else 1
+
+
+def check_file(path: Path, examples: int, seed: int) -> list[dict]:
+    benchmark = load_benchmark(path)
+    reference = benchmark.reference.name
+    others = [name for name in benchmark.contenders if name != reference]
+    sides = contender_sides(str(path), [reference, *others])
+    declared = {name: [] for name in others}
+    for case in benchmark.cases:
+        verdicts, _ = check_case(case, sides, lambda job, side: run_job(job, TIMEOUT, side.python))
+        for verdict in verdicts:
+            if verdict.contender in declared:
+                declared[verdict.contender].append(asdict(verdict))
+    rows = []
+    for name in others:
+        started = time.monotonic()
+        fuzzed = fuzz_contender(path, name, reference, lambda job: run_job(job, TIMEOUT),
+                                examples=examples, seed=seed)
+        seconds = time.monotonic() - started
+        control = benchmark.contenders[name].description.startswith(CONTROL)
+        rows.append({
+            "benchmark": benchmark.name, "file": str(path.relative_to(HERE.parent)), "contender": name,
+            "kind": "control" if control else "broken",
+            "description": benchmark.contenders[name].description,
+            "declared": declared[name],
+            "fuzz": {**asdict(fuzzed), "caught_by": fuzzed.caught_by},
+            "fuzz_seconds": round(seconds, 2),
+        })
+    return rows
+
+
+def declared_status(row: dict) -> str:
+    statuses = [verdict["status"] for verdict in row["declared"]]
+    failed = statuses.count(NOT_EQUIVALENT)
+    if failed:
+        return f"NOT EQUIVALENT ({failed}/{len(statuses)})"
+    return SKIPPED if SKIPPED in statuses else (EQUIVALENT if set(statuses) == {EQUIVALENT} else "/".join(statuses))
+
+
+def caught_by(row: dict) -> list[str]:
+    """Which checks flagged the contender, each with a counterexample."""
+    found = [f"declared case {verdict['case']}" for verdict in row["declared"]
+             if verdict["status"] == NOT_EQUIVALENT]
+    if row["fuzz"]["status"] == NOT_EQUIVALENT and row["fuzz"]["counterexample"]:
+        found.append(row["fuzz"]["caught_by"])
+    return found
+
+
+def summarize(rows: list[dict]) -> dict:
+    broken = [row for row in rows if row["kind"] == "broken"]
+    controls = [row for row in rows if row["kind"] == "control"]
+    caught = [row for row in broken if caught_by(row)]
+    equivalent = [row for row in controls
+                  if not caught_by(row) and row["fuzz"]["status"] == EQUIVALENT]
+    return {
+        "broken": len(broken), "broken_caught": len(caught),
+        "broken_caught_by_declared_cases": sum(any(v["status"] == NOT_EQUIVALENT for v in row["declared"])
+                                               for row in broken),
+        "broken_caught_by_fuzzing": sum(row["fuzz"]["status"] == NOT_EQUIVALENT for row in broken),
+        "broken_caught_only_by_fuzzing": sum(not any(v["status"] == NOT_EQUIVALENT for v in row["declared"])
+                                             and row["fuzz"]["status"] == NOT_EQUIVALENT for row in broken),
+        "controls": len(controls), "controls_equivalent": len(equivalent),
+        "all_broken_caught": len(caught) == len(broken) > 0,
+        "all_controls_equivalent": len(equivalent) == len(controls),
+        "fuzz_seconds_max": max((row["fuzz_seconds"] for row in rows), default=0.0),
+    }
+
+
+def print_figure(figure: dict) -> None:
+    how, summary = figure["how"], figure["summary"]
+    print(f"\nBroken optimizations caught: benchmarks/broken/*.py, declared cases + fuzzing "
+          f"({how['examples']} generated inputs, seed {how['seed']}, then stateful patterns)")
+    print(f"  load average start {_load(figure['start'])}, end {_load(figure['end'])}\n")
+    header = f"{'contender':<36} {'kind':<8} {'declared cases':<22} {'fuzzing: caught by':<44} {'fuzz s':>6}"
+    print(header)
+    print("-" * len(header))
+    for row in figure["rows"]:
+        fuzz = row["fuzz"]
+        fuzzing = fuzz["caught_by"] or fuzz["status"]
+        print(f"{row['benchmark'] + '.' + row['contender']:<36} {row['kind']:<8} {declared_status(row):<22} "
+              f"{_clip(fuzzing, 44):<44} {row['fuzz_seconds']:>6.1f}")
+    print("\nCounterexamples (first difference found by each check):")
+    for row in figure["rows"]:
+        name = f"{row['benchmark']}.{row['contender']}"
+        for verdict in row["declared"]:
+            if verdict["status"] == NOT_EQUIVALENT:
+                print(f"  {name} - declared case {verdict['case']}: {_clip(verdict['difference'], 150)}")
+        fuzz = row["fuzz"]
+        if fuzz["status"] == NOT_EQUIVALENT:
+            print(f"  {name} - {fuzz['caught_by']}:\n      input {_clip(fuzz['counterexample'], 200)}\n"
+                  f"      {_clip(fuzz['difference'], 150)}")
+        elif fuzz["status"] != EQUIVALENT:
+            print(f"  {name} - fuzzing {fuzz['status']}: {fuzz['difference']}")
+    print(f"\nBroken contenders caught: {summary['broken_caught']}/{summary['broken']} "
+          f"(declared cases {summary['broken_caught_by_declared_cases']}, fuzzing "
+          f"{summary['broken_caught_by_fuzzing']}, only fuzzing {summary['broken_caught_only_by_fuzzing']}); "
+          f"controls equivalent: {summary['controls_equivalent']}/{summary['controls']}. "
+          f"Target: all caught, no control flagged -> "
+          f"{'met' if summary['all_broken_caught'] and summary['all_controls_equivalent'] else 'NOT met'}")
+
+
+def _clip(text: str | None, width: int) -> str:
+    text = text or ""
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _load(state: dict) -> str:
+    return ", ".join(f"{x:.2f}" for x in state["load_average"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
