@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from perflab.profile.calltree import build_tree, hottest_path
+from perflab.profile.calltree import build_tree, flame_columns, hottest_path
 from perflab.profile.folded import FoldedFormatError, format_folded, parse_folded
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import IncomparableProfiles, Profile, ProfileFileError, load_profile, merge_profiles
@@ -81,6 +81,15 @@ def test_call_tree_keeps_one_function_apart_under_two_callers():
     assert root.total == 10 and root.children["a"].children["work"].total == 6
     assert root.children["b"].children["work"].total == 2
     assert [node.frame for node in hottest_path(root)] == ["measured_region", "a", "work"]
+
+
+def test_flame_columns_are_the_call_tree_in_depth_first_order():
+    stacks = Counter({("b", "x"): 1, ("a", "work"): 6, ("b", "work"): 2, ("a",): 2, (): 3})
+    columns = flame_columns(stacks)
+    assert columns.frame == ["measured_region", "a", "work", "b", "work", "x"]
+    assert columns.depth == [0, 1, 2, 1, 2, 2]
+    assert columns.total == [14, 8, 6, 3, 2, 1] and columns.self == [3, 2, 6, 0, 2, 1]
+    assert columns.total[0] == build_tree(stacks).total
 
 
 def test_profile_json_round_trip(tmp_path):

@@ -73,7 +73,8 @@ def profile_operation(file: str, case: str, contender: str, settings: ProfileSet
     if sampler is None:
         outcome.error = reason
         return outcome
-    run_seconds = settings.samples / (settings.min_runs * rate)
+    planned_seconds = settings.samples / (settings.min_runs * rate)
+    run_seconds, sampled_seconds = planned_seconds, 0.0
     project = project_root(file)
     started = time.monotonic()
     try:
@@ -92,6 +93,10 @@ def profile_operation(file: str, case: str, contender: str, settings: ProfileSet
                 continue
             if run is not None:
                 profile.runs.append(run)
+                sampled_seconds += run_seconds
+                run_seconds = _next_run_seconds(planned_seconds, profile.samples / sampled_seconds, rate,
+                                                settings.samples - profile.samples,
+                                                settings.min_runs - len(profile.runs))
                 profile.metadata.setdefault("run_info", []).append(info)
                 on_run(f"run {len(profile.runs)}: {info['samples']} samples of the operation "
                        f"({profile.samples}/{settings.samples})")
@@ -105,11 +110,20 @@ def profile_operation(file: str, case: str, contender: str, settings: ProfileSet
         outcome.interrupted = True
     profile.metadata.update(_sampler_metadata(sampler, reason, settings), runs=len(profile.runs),
                             samples=profile.samples, elapsed=time.monotonic() - started)
-    if reason:
-        outcome.notes.insert(0, f"sampler: {profile.metadata['sampler']}, because {reason}")
     if sampler == INPROCESS and settings.native:
         outcome.notes.append("native frames were requested but the in-process sampler sees Python frames only")
     return outcome
+
+
+def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:
+    """The next run's duration, from the samples per second the runs so far achieved.
+
+    A loaded machine gives fewer samples per second than the rate (CPU-time samples of a process
+    waiting for a CPU), so later runs are lengthened, within [planned / 2, 4 x planned].
+    """
+    per_second = max(achieved_rate, rate / 20)
+    wanted = max(samples_left, 0) / max(runs_left, 1) / per_second
+    return min(4 * planned, max(planned / 2, wanted))
 
 
 def _choose_sampler(settings: ProfileSettings) -> tuple[str | None, str | None]:

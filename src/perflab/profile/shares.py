@@ -16,11 +16,11 @@ Coverage is checked by simulation in tests/test_profile_shares.py.
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
+from scipy import sparse
 from scipy import stats as scipy_stats
 
 from perflab.profile.folded import Stack
@@ -40,32 +40,35 @@ class FrameShare:
 
 
 def per_run_counts(runs: Sequence[Mapping[Stack, int]]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """(frames, self counts [frame x run], total counts [frame x run], samples per run)."""
-    index: dict[str, int] = {}
-    self_counts: list[Counter[int]] = []
-    total_counts: list[Counter[int]] = []
+    """(frames, self counts [frame x run], total counts [frame x run], samples per run).
+
+    Each distinct stack is read once: which frames it holds (each once, for recursion) and its
+    innermost frame become sparse incidence matrices, and the per-run counts are one product.
+    """
+    stack_ids: dict[Stack, int] = {}
     for run in runs:
-        own: Counter[int] = Counter()
-        total: Counter[int] = Counter()
-        for stack, count in run.items():
-            leaf = stack[-1] if stack else OPERATION_SELF
-            own[index.setdefault(leaf, len(index))] += count
-            for label in set(stack) if stack else (OPERATION_SELF,):
-                total[index.setdefault(label, len(index))] += count
-        self_counts.append(own)
-        total_counts.append(total)
-    frames = list(index)
-    return (frames, _matrix(self_counts, len(frames)), _matrix(total_counts, len(frames)),
-            np.array([sum(run.values()) for run in runs], dtype=float))
-
-
-def _matrix(columns: list[Counter[int]], rows: int) -> np.ndarray:
-    matrix = np.zeros((rows, len(columns)))
-    for column, counts in enumerate(columns):
-        if counts:
-            keys = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-            matrix[keys, column] = np.fromiter(counts.values(), dtype=float, count=len(counts))
-    return matrix
+        for stack in run:
+            stack_ids.setdefault(stack, len(stack_ids))
+    frame_ids: dict[str, int] = {}
+    rows: list[int] = []
+    columns: list[int] = []
+    leaves = np.zeros(len(stack_ids), dtype=np.int64)
+    for stack, row in stack_ids.items():
+        labels = stack or (OPERATION_SELF,)
+        members = {frame_ids.setdefault(label, len(frame_ids)) for label in labels}
+        rows.extend([row] * len(members))
+        columns.extend(members)
+        leaves[row] = frame_ids[labels[-1]]
+    shape = (len(stack_ids), len(frame_ids))
+    contains = sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=shape)
+    ends_in = sparse.csr_matrix((np.ones(len(stack_ids)), (np.arange(len(stack_ids)), leaves)), shape=shape)
+    counts = np.zeros((len(runs), len(stack_ids)))
+    for r, run in enumerate(runs):
+        if run:
+            counts[r, [stack_ids[stack] for stack in run]] = list(run.values())
+    total = np.asarray((contains.T @ counts.T))
+    own = np.asarray((ends_in.T @ counts.T))
+    return list(frame_ids), own, total, counts.sum(axis=1)
 
 
 def share_intervals(counts: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

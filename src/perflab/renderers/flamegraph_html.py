@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab import __version__
-from perflab.profile.calltree import build_tree, preorder
+from perflab.profile.calltree import flame_columns
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
 from perflab.profile.shares import FrameShare, frame_shares
@@ -55,29 +55,27 @@ def script_json(data: Any) -> str:
 def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[str, Any]:
     """Frames (columns), per-frame shares with intervals, and the call tree in depth-first order."""
     by_label = {share.frame: share for share in shares}
-    root = build_tree(profile.merged(), ROOT_LABEL)
+    columns = flame_columns(profile.merged(), ROOT_LABEL)
     index: dict[str, int] = {}
     names, files, lines, kinds, stats = [], [], [], [], []
-    node_frame, node_depth, node_total, node_self = [], [], [], []
-    for node, depth, _parent in preorder(root):
-        position = index.get(node.frame)
+    node_frame = []
+    for label in columns.frame:
+        position = index.get(label)
         if position is None:
-            position = index[node.frame] = len(names)
-            frame = parse_frame(node.frame)
+            position = index[label] = len(names)
+            frame = parse_frame(label)
             names.append(frame.name)
             files.append(frame.file)
             lines.append(frame.line)
             kinds.append(_PYTHON if frame.is_python else _OTHER if frame.name == "[unknown]" else _NATIVE)
-            share = by_label.get(node.frame)
-            stats.extend(_rounded(share) if share else ([0, 0, 0, 1, 1, 1] if depth == 0 else [0] * 6))
+            share = by_label.get(label)
+            stats.extend(_rounded(share) if share else [0] * 6)
         node_frame.append(position)
-        node_depth.append(depth)
-        node_total.append(node.total)
-        node_self.append(node.self)
+    stats[:6] = [0, 0, 0, 1, 1, 1]  # the root: all of the operation
     kinds[0] = _OTHER  # the root is the harness' measured region, not a function of the operation
     return {"title": title, "meta": _meta_lines(profile), "runs": len(profile.runs),
             "frames": {"name": names, "file": files, "line": lines, "kind": kinds}, "stats": stats,
-            "nodes": {"frame": node_frame, "depth": node_depth, "total": node_total, "self": node_self}}
+            "nodes": {"frame": node_frame, "depth": columns.depth, "total": columns.total, "self": columns.self}}
 
 
 def _rounded(share: FrameShare) -> list[float]:

@@ -139,10 +139,11 @@
   const tooltip = document.getElementById("tooltip");
   const pct = (x) => (100 * x).toFixed(1) + "%";
   const range = (lo, hi) => `[${(100 * lo).toFixed(1)}\u2013${(100 * hi).toFixed(1)}]`;
-  function where(f) {
-    const file = FRAMES.file[f], line = FRAMES.line[f];
+  const WHERE = FRAMES.file.map((file, f) => {
+    const line = FRAMES.line[f];
     return file ? (line !== null && line !== undefined ? file + ":" + line : file) : "";
-  }
+  });
+  const where = (f) => WHERE[f];
   function line(cls, text) { const div = document.createElement("div"); if (cls) div.className = cls; div.textContent = text; return div; }
   function showTooltip(view, i, cx, cy) {
     const t = view.tree, f = t.frame[i], s = 6 * f;

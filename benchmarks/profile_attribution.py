@@ -1,0 +1,170 @@
+"""Figure: attribution accuracy of perflab's profiles on a program whose time split is known.
+
+The program: two functions, ``alpha`` and ``beta``, run the same loop body (identical bytecode,
+so one unit of work costs the same in both) a given number of units; two callers call them in
+different proportions:
+
+    caller_a: alpha 3 units, beta 1 unit        caller_b: alpha 1 unit, beta 5 units
+
+so by construction alpha holds 4/10 and beta 6/10 of the work, and in calling context
+caller_a>alpha 3/10, caller_a>beta 1/10, caller_b>alpha 1/10, caller_b>beta 5/10. A unit is long
+(tens of microseconds), so the callers' own time is negligible. (The script also checks the
+construction: it times alpha and beta on one unit each, outside any profiler.)
+
+For each sampler (py-spy at its default settings; the in-process fallback), ``--repeats`` profiles
+at the default budget (2,000 samples) are taken with ``perflab profile`` and compared with the true
+split: absolute error of each function's self share and of each calling context's share, and
+whether the true share lies inside the reported 95% interval. Target: <= 2 percentage points.
+
+    python benchmarks/profile_attribution.py [--repeats 3] [--samples 2000]
+
+Writes benchmarks/results/profile_attribution.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import conditions, machine, write_figure  # noqa: E402
+
+from perflab.profile.calltree import build_tree  # noqa: E402
+from perflab.profile.frames import parse_frame  # noqa: E402
+from perflab.profile.model import Profile  # noqa: E402
+from perflab.profile.shares import frame_shares  # noqa: E402
+
+UNIT = 4000  # loop iterations per unit of work
+PROGRAM = f'''\
+import perflab
+
+bench = perflab.Benchmark("known_split", description="alpha 40%, beta 60% by construction")
+UNIT = {UNIT}
+
+
+def alpha(units):
+    x = 0.0
+    for i in range(units * UNIT):
+        x = x * 0.5 + i
+    return x
+
+
+def beta(units):
+    x = 0.0
+    for i in range(units * UNIT):
+        x = x * 0.5 + i
+    return x
+
+
+def caller_a():
+    return alpha(3) + beta(1)
+
+
+def caller_b():
+    return alpha(1) + beta(5)
+
+
+@bench.case
+def ONE():
+    return None
+
+
+@bench.contender
+def split(_):
+    return caller_a() + caller_b()
+'''
+TRUE_SELF = {"alpha": 0.4, "beta": 0.6}
+TRUE_CONTEXT = {("caller_a", "alpha"): 0.3, ("caller_a", "beta"): 0.1,
+                ("caller_b", "alpha"): 0.1, ("caller_b", "beta"): 0.5}
+
+
+def check_construction(directory: Path) -> dict[str, float]:
+    """Seconds per unit of alpha and of beta, timed directly (best of 20), to confirm they are equal."""
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); import bench\n"
+            "for f in (bench.alpha, bench.beta):\n"
+            "    best = min((lambda t: (f(1), time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(20))\n"
+            "    print(f.__name__, best)\n")
+    output = subprocess.run([sys.executable, "-c", code, str(directory)], capture_output=True, text=True,
+                            check=True).stdout
+    return {name: float(value) for name, value in (line.split() for line in output.splitlines())}
+
+
+def profile_once(bench: Path, out: Path, samples: int, sampler: str) -> Profile:
+    command = [sys.executable, "-m", "perflab.cli", "profile", str(bench), "--samples", str(samples),
+               "--sampler", sampler, "--json", str(out)]
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {completed.stderr.strip()[-400:]}")
+    return Profile.load(out)
+
+
+def errors_of(profile: Profile) -> dict:
+    shares = {parse_frame(s.frame).name: s for s in frame_shares(profile.runs)}
+    root = build_tree(profile.merged())
+    result = {"samples": profile.samples, "runs": len(profile.runs), "functions": {}, "contexts": {}}
+    for name, truth in TRUE_SELF.items():
+        share = shares[name].self
+        result["functions"][name] = {"true": truth, "measured": share.value, "ci": [share.low, share.high],
+                                     "abs_error_pp": abs(share.value - truth) * 100,
+                                     "covered": share.low <= truth <= share.high}
+    split = next(node for label, node in root.children.items() if parse_frame(label).name == "split")
+    by_name = {parse_frame(label).name: node for label, node in split.children.items()}
+    for (caller, callee), truth in TRUE_CONTEXT.items():
+        node = by_name[caller].children
+        measured = next(n.total for label, n in node.items() if parse_frame(label).name == callee) / root.total
+        result["contexts"][f"{caller}>{callee}"] = {"true": truth, "measured": measured,
+                                                    "abs_error_pp": abs(measured - truth) * 100}
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=2000)
+    args = parser.parse_args()
+    started = conditions()
+    figure = {"figure": "profile_attribution", "machine": machine(), "conditions_start": started,
+              "how": __doc__, "true_self": TRUE_SELF, "true_context": {f"{a}>{b}": v for (a, b), v in TRUE_CONTEXT.items()},
+              "samplers": {}}
+    with tempfile.TemporaryDirectory() as directory:
+        bench = Path(directory) / "bench.py"
+        bench.write_text(PROGRAM)
+        figure["seconds_per_unit"] = check_construction(Path(directory))
+        print(f"construction check, seconds per unit: {figure['seconds_per_unit']}")
+        for sampler in ("py-spy", "inprocess"):
+            repeats = []
+            for repeat in range(args.repeats):
+                t = time.monotonic()
+                profile = profile_once(bench, Path(directory) / f"{sampler}-{repeat}.json", args.samples, sampler)
+                result = errors_of(profile)
+                result["wall_s"] = round(time.monotonic() - t, 1)
+                repeats.append(result)
+                worst = max([f["abs_error_pp"] for f in result["functions"].values()] +
+                            [c["abs_error_pp"] for c in result["contexts"].values()])
+                print(f"{sampler} repeat {repeat + 1}: {result['samples']} samples in {result['runs']} runs, "
+                      f"alpha {result['functions']['alpha']['measured']:.1%}, beta {result['functions']['beta']['measured']:.1%}, "
+                      f"worst abs error {worst:.2f} pp ({result['wall_s']} s)")
+            errors = [f["abs_error_pp"] for r in repeats for f in r["functions"].values()]
+            context_errors = [c["abs_error_pp"] for r in repeats for c in r["contexts"].values()]
+            covered = [f["covered"] for r in repeats for f in r["functions"].values()]
+            figure["samplers"][sampler] = {
+                "repeats": repeats, "max_abs_error_pp_functions": max(errors),
+                "mean_abs_error_pp_functions": sum(errors) / len(errors),
+                "max_abs_error_pp_contexts": max(context_errors),
+                "true_share_in_95ci": f"{sum(covered)}/{len(covered)}"}
+            s = figure["samplers"][sampler]
+            print(f"{sampler}: function shares max abs error {s['max_abs_error_pp_functions']:.2f} pp "
+                  f"(mean {s['mean_abs_error_pp_functions']:.2f}); calling contexts max {s['max_abs_error_pp_contexts']:.2f} pp; "
+                  f"true share inside the 95% CI {s['true_share_in_95ci']}")
+    figure["conditions_end"] = conditions()
+    path = write_figure("profile_attribution", figure)
+    print(f"written to {path}")
+
+
+if __name__ == "__main__":
+    main()
