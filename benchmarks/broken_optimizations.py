@@ -10,7 +10,9 @@ stay equivalent, so that "caught" is not bought with false alarms.
 Every contender goes through the checks ``perflab compare`` runs before timing, in real worker
 processes: the declared cases (perflab.equivalence.check_case) and equivalence fuzzing
 (perflab.fuzzing.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
-patterns). Printed as a table and written to benchmarks/results/broken_optimizations.json.
+patterns). Then, to show what each part catches on its own, each contender is fuzzed again
+once per part: generated inputs only, and each stateful pattern alone on the declared cases.
+Printed as a table and written to benchmarks/results/broken_optimizations.json.
 
     python benchmarks/broken_optimizations.py                  # 200 generated inputs, seed 0
     python benchmarks/broken_optimizations.py --examples 50 --seed 1
@@ -29,6 +31,7 @@ from pathlib import Path
 from _common import HERE, conditions, machine, write_figure
 
 from perflab.equivalence import check_case
+from perflab.fuzz import STATEFUL_PATTERNS
 from perflab.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
 from perflab.launcher import run_job
 from perflab.results import EQUIVALENT, NOT_EQUIVALENT, SKIPPED
@@ -39,6 +42,8 @@ NAME = "broken_optimizations"
 BROKEN_DIR = HERE / "broken"
 TIMEOUT = 120.0  # seconds per worker job
 CONTROL = "control:"
+# Column titles of the parts of fuzzing run on their own.
+PARTS = {"generated": "gen", "in-turn": "turn", "mutated": "mut", "interleaved": "inter", "id-reuse": "ids"}
 
 
 def main() -> int:
@@ -84,6 +89,12 @@ def check_file(path: Path, examples: int, seed: int) -> list[dict]:
         fuzzed = fuzz_contender(path, name, reference, lambda job: run_job(job, TIMEOUT),
                                 examples=examples, seed=seed)
         seconds = time.monotonic() - started
+        parts = {}
+        for part in PARTS:
+            alone = fuzz_contender(path, name, reference, lambda job: run_job(job, TIMEOUT),
+                                   examples=examples if part == "generated" else 0, seed=seed,
+                                   patterns=[] if part == "generated" else [part])
+            parts[part] = alone.status
         control = benchmark.contenders[name].description.startswith(CONTROL)
         rows.append({
             "benchmark": benchmark.name, "file": str(path.relative_to(HERE.parent)), "contender": name,
@@ -92,6 +103,7 @@ def check_file(path: Path, examples: int, seed: int) -> list[dict]:
             "declared": declared[name],
             "fuzz": {**asdict(fuzzed), "caught_by": fuzzed.caught_by},
             "fuzz_seconds": round(seconds, 2),
+            "parts_alone": parts,
         })
     return rows
 
@@ -138,14 +150,20 @@ def print_figure(figure: dict) -> None:
     print(f"\nBroken optimizations caught: benchmarks/broken/*.py, declared cases + fuzzing "
           f"({how['examples']} generated inputs, seed {how['seed']}, then stateful patterns)")
     print(f"  load average start {_load(figure['start'])}, end {_load(figure['end'])}\n")
-    header = f"{'contender':<36} {'kind':<8} {'declared cases':<22} {'fuzzing: caught by':<44} {'fuzz s':>6}"
+    parts = " ".join(f"{title:>5}" for title in PARTS.values())
+    header = (f"{'contender':<34} {'kind':<8} {'declared cases':<21} {'fuzzing: caught by':<45} {'fuzz s':>6}"
+              f"   alone: {parts}")
     print(header)
     print("-" * len(header))
     for row in figure["rows"]:
         fuzz = row["fuzz"]
         fuzzing = fuzz["caught_by"] or fuzz["status"]
-        print(f"{row['benchmark'] + '.' + row['contender']:<36} {row['kind']:<8} {declared_status(row):<22} "
-              f"{_clip(fuzzing, 44):<44} {row['fuzz_seconds']:>6.1f}")
+        alone = " ".join(f"{_mark(row['parts_alone'][part]):>5}" for part in PARTS)
+        print(f"{row['benchmark'] + '.' + row['contender']:<34} {row['kind']:<8} {declared_status(row):<21} "
+              f"{_clip(fuzzing, 45):<45} {row['fuzz_seconds']:>6.1f}          {alone}")
+    print(f"alone: each part of fuzzing run by itself; x = NOT EQUIVALENT, . = equivalent "
+          f"(gen: {how['examples']} generated inputs; {', '.join(f'{t}: {p}' for p, t in PARTS.items() if p != 'generated')}"
+          f" on the declared cases only)")
     print("\nCounterexamples (first difference found by each check):")
     for row in figure["rows"]:
         name = f"{row['benchmark']}.{row['contender']}"
@@ -164,6 +182,10 @@ def print_figure(figure: dict) -> None:
           f"controls equivalent: {summary['controls_equivalent']}/{summary['controls']}. "
           f"Target: all caught, no control flagged -> "
           f"{'met' if summary['all_broken_caught'] and summary['all_controls_equivalent'] else 'NOT met'}")
+
+
+def _mark(status: str) -> str:
+    return {NOT_EQUIVALENT: "x", EQUIVALENT: "."}.get(status, status[:5])
 
 
 def _clip(text: str | None, width: int) -> str:

@@ -16,9 +16,9 @@ from perflab.spec import BenchmarkFileError, load_benchmark
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def fuzz(path, contender, reference="ref", examples=50, seed=0, python=sys.executable):
+def fuzz(path, contender, reference="ref", examples=50, seed=0, python=sys.executable, patterns=None):
     return fuzz_contender(path, contender, reference, lambda job: run_job(job, 120, python),
-                          examples=examples, seed=seed)
+                          examples=examples, seed=seed, patterns=patterns)
 
 
 CACHES = """
@@ -137,6 +137,15 @@ def test_an_id_memo_on_immutable_inputs_is_caught_by_id_reuse(bench_file):
     assert result.status == "not equivalent" and result.pattern == "id-reuse"
     assert "this copy got the id of an earlier argument" in result.difference
     assert any("pattern 'mutated' skipped" in note and "str" in note for note in result.notes)
+
+
+def test_patterns_can_run_one_at_a_time(bench_file):
+    path = bench_file(STRINGS)
+    assert fuzz(path, "id_memo", examples=0, patterns=["id-reuse"]).pattern == "id-reuse"
+    alone = fuzz(path, "id_memo", examples=0, patterns=["mutated", "interleaved"])
+    assert alone.status == "equivalent" and alone.examples_run == 0
+    with pytest.raises(ValueError, match="unknown fuzzing pattern"):
+        fuzz(path, "id_memo", patterns=["nope"])
 
 
 def test_state_kept_between_calls_is_named_as_such(bench_file):

@@ -30,6 +30,11 @@ def MESSAGE():
     return b"This is a test. What could possibly go wrong? " * 20
 
 
+@bench.case
+def SHORT():
+    return b"attack at dawn"
+
+
 @bench.strategy
 def messages(st):
     return st.binary(max_size=64)

@@ -48,11 +48,12 @@ PATTERNS = {
     "id-reuse": "equal copies created and dropped in turn (ids reused)",
     "state": "state kept between calls (generated inputs)",  # a fresh set-up agrees
 }
+STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
 _REPR_LIMIT = 300           # characters of an input shown in a counterexample
 _STATEFUL_GENERATED = 4     # generated inputs added to the declared ones for the stateful patterns
 _INTERLEAVED_PAIRS = 3
 _PATTERN_INPUTS = 6         # inputs the mutated, interleaved and id-reuse patterns call repeatedly
-_QUICK_CHECK = 0.02         # seconds: inputs slower to check than this are left to "in-turn"
+_QUICK_CHECK = 0.05         # seconds: inputs slower to check than this are left to "in-turn"
 _ID_REUSE_ROUNDS = 2
 
 
@@ -90,13 +91,15 @@ class _OutsideDomain(Exception):
 
 def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender: Callable[[], Callable],
         rebuildable: bool, declared: dict[str, Any], strategy: Callable[[Any], Any] | None,
-        examples: int, seed: int, path: str) -> Report:
+        examples: int, seed: int, path: str, patterns: list[str] | None = None) -> Report:
     """Fuzz the contender against the reference; the first difference found ends the job.
 
     ``build_contender`` sets the contender up (again, when ``rebuildable``); ``declared`` maps case
     names to their inputs; ``strategy`` is the benchmark's ``@bench.strategy`` function, if any;
-    ``examples`` = 0 skips generated inputs.
+    ``examples`` = 0 skips generated inputs; ``patterns``: the stateful patterns to run (default
+    all of STATEFUL_PATTERNS), e.g. one at a time to see which of them catch a contender.
     """
+    selected = STATEFUL_PATTERNS if patterns is None else patterns
     fuzzer = _Fuzzer(comparator, reference, build_contender, rebuildable, path)
     inputs = [(f"case {name}", value) for name, value in declared.items()]
     generated: list[Any] = []
@@ -105,12 +108,13 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
         if finding:
             return finding
     inputs += [("generated", value) for value in _pick_generated(generated)]
-    finding = fuzzer.in_turn(inputs)
+    finding = fuzzer.in_turn(inputs, report="in-turn" in selected)  # also times each input's check
     if finding:
         return finding
     quickest = fuzzer.quickest(inputs)
-    for pattern in (fuzzer.mutated, fuzzer.interleaved, fuzzer.id_reuse):
-        finding = pattern(quickest)
+    for name, pattern in (("mutated", fuzzer.mutated), ("interleaved", fuzzer.interleaved),
+                          ("id-reuse", fuzzer.id_reuse)):
+        finding = pattern(quickest) if name in selected else None
         if finding:
             return finding
     return fuzzer.report
@@ -260,8 +264,9 @@ class _Fuzzer:
 
     # --- phase 2: stateful patterns --------------------------------------------------------------
 
-    def in_turn(self, inputs: list[tuple[str, Any]]) -> Report | None:
-        """Each input once, one after the other: a cache or state that mixes inputs up shows here."""
+    def in_turn(self, inputs: list[tuple[str, Any]], report: bool = True) -> Report | None:
+        """Each input once, one after the other: a cache or state that mixes inputs up shows here.
+        Always run, because it times each input's check; ``report=False`` ignores differences."""
         for position, (label, value) in enumerate(inputs):
             started = time.perf_counter()
             try:
@@ -271,7 +276,7 @@ class _Fuzzer:
             self.report.calls += 1
             difference = self.difference(expected, self.keep(fresh_copy(value)))
             self.check_seconds[position] = time.perf_counter() - started
-            if difference:
+            if difference and report:
                 return self.found(difference, f"{label}: {_short(value)}", "in-turn")
         return None
 
@@ -279,7 +284,8 @@ class _Fuzzer:
         """The inputs whose check was quick in "in-turn" (at least the two quickest), in their order:
         the other patterns check each many times, and multi-megabyte cases would take minutes."""
         by_time = sorted(self.check_seconds, key=self.check_seconds.get)
-        chosen = [p for p in by_time if self.check_seconds[p] <= _QUICK_CHECK][:_PATTERN_INPUTS] or by_time[:2]
+        quick = [p for p in by_time if self.check_seconds[p] <= _QUICK_CHECK]
+        chosen = by_time[:min(_PATTERN_INPUTS, max(len(quick), 2))]  # two make a pair for the patterns
         if len(chosen) < len(by_time):
             self.note(f"patterns 'mutated', 'interleaved' and 'id-reuse' used the {len(chosen)} quickest "
                       f"of {len(by_time)} inputs")

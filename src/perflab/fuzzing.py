@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from perflab.equivalence import _not_installed
-from perflab.fuzz import PATTERNS
+from perflab.fuzz import PATTERNS, STATEFUL_PATTERNS
 from perflab.launcher import JobOutcome
 from perflab.results import EQUIVALENT, ERROR, NOT_EQUIVALENT, SKIPPED
 
@@ -42,16 +42,21 @@ class FuzzResult:
 
 def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Callable[[dict], JobOutcome],
                    examples: int = DEFAULT_EXAMPLES, seed: int = DEFAULT_SEED,
-                   sys_path: list[str] | None = None) -> FuzzResult:
+                   sys_path: list[str] | None = None, patterns: list[str] | None = None) -> FuzzResult:
     """Fuzz one contender against the reference in a worker started by ``run_job``.
 
     ``run_job(job) -> JobOutcome`` is e.g. ``lambda job: launcher.run_job(job, timeout, python)``.
     ``examples=0`` skips the generated inputs (``--no-fuzz``); the stateful patterns still run on
     the declared cases. ``sys_path``: directories the worker imports from first (a revision's
     worktree); the reference and the contender always come from the same file and process.
+    ``patterns``: the stateful patterns to run (default all of perflab.fuzz.STATEFUL_PATTERNS).
     """
+    unknown = sorted(set(patterns or ()) - set(STATEFUL_PATTERNS))
+    if unknown:
+        raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; "
+                         f"choose from {', '.join(STATEFUL_PATTERNS)}")
     job = {"mode": "fuzz", "file": str(file), "contender": contender, "reference": reference,
-           "examples": examples, "seed": seed, "sys_path": sys_path or []}
+           "examples": examples, "seed": seed, "sys_path": sys_path or [], "patterns": patterns}
     outcome = run_job(job)
     if not outcome.ok:
         skipped = _not_installed(outcome)

@@ -24,7 +24,7 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
       over and over for ``duration`` seconds and replying with the values measured meanwhile.
       With ``inprocess`` ({"rate", "mode"}), the worker samples itself (perflab.profile.inprocess)
       and the reply carries the folded stacks. {"do": "exit"} ends it.
-  {"mode": "fuzz", "file", "contender", "reference", "examples", "seed"}
+  {"mode": "fuzz", "file", "contender", "reference", "examples", "seed", "patterns" (null: all)}
       equivalence fuzzing (perflab.fuzz): ``examples`` generated inputs (0: none) and stateful
       call patterns; one "fuzz" event (equivalent, difference, counterexample, pattern,
       examples_run, calls, notes). A strategy that raises is an error of kind "strategy".
@@ -213,7 +213,7 @@ def run_fuzz(job: dict, events: EventStream) -> None:
 
     examples = job.get("examples", 200) if benchmark.fuzz else 0
     report = fuzz.run(benchmark.comparator, reference_function, build_contender, contender.setup, declared,
-                      benchmark.input_strategy, examples, job.get("seed", 0), path)
+                      benchmark.input_strategy, examples, job.get("seed", 0), path, job.get("patterns"))
     if not benchmark.fuzz:
         report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")
     events.send("fuzz", **report.to_event())
