@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from perflab.comparators import Comparator, ExactComparator
@@ -174,6 +176,8 @@ class _Fuzzer:
         except ImportError:
             self.note(f"generated inputs skipped: hypothesis not installed for {sys.executable}")
             return None
+        # Hypothesis caches (e.g. Unicode tables) in ./.hypothesis by default: not in the user's project.
+        hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
         strategy = self._strategy(st, strategy_function)
         failures: list[tuple[Any, str]] = []
         rejections: list[str] = []
@@ -499,6 +503,10 @@ def _pick_generated(values: list[Any]) -> list[Any]:
             by_repr.setdefault(text, value)
     largest = sorted(by_repr.items(), key=lambda item: len(item[0]), reverse=True)
     return [value for _, value in largest[:_STATEFUL_GENERATED]]
+
+
+def _cache_directory() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "perflab"
 
 
 def _short(value: Any) -> str:
