@@ -86,6 +86,13 @@ _memo = {}
 def id_memo(text):
     return _memo.setdefault(id(text), text.upper())
 
+calls = []
+
+@bench.contender
+def tenth_call_wrong(text):
+    calls.append(text)
+    return text.upper() + ("!" if len(calls) == 10 else "")
+
 @bench.contender(setup=True)
 def counter_kept():
     calls = []
@@ -184,6 +191,12 @@ def test_calls_in_turn_catch_a_cache_keyed_by_too_little(bench_file):
     assert result.status == "not equivalent"
     assert result.pattern == "in-turn" and result.counterexample == "case CD: ('c', 'd')"
     assert result.examples_run == 0
+
+
+def test_a_generated_difference_that_does_not_reproduce_is_reported_as_state(bench_file):
+    result = fuzz(bench_file(STRINGS), "tenth_call_wrong")
+    assert result.status == "not equivalent" and result.pattern == "state"
+    assert result.difference.endswith("(not reproducible on its own: depends on earlier calls)")
 
 
 def test_interleaving_is_what_catches_state_that_only_the_second_input_sees(bench_file):
