@@ -49,6 +49,11 @@ def speedup(comparison: dict) -> tuple[float, float, float]:
     return 1 / ratio["value"], 1 / ratio["high"], 1 / ratio["low"]
 
 
+def number(value: float) -> str:
+    """Three significant digits, without exponents: 0.0982, 9.84, 2,900."""
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
+
+
 def throughput(work: list | None, seconds: float) -> str:
     if not work:
         return ""
@@ -88,12 +93,14 @@ def table(result: dict) -> str:
         ratio, verdict_text = "", ""
         if key in comparisons:
             value, low, high = speedup(comparisons[key])
-            ratio = f"x{value:.3g} [{low:.3g}–{high:.3g}]"
+            ratio = f"x{number(value)} [{number(low)}–{number(high)}]"
             verdict_text = comparisons[key]["verdict"]
             if not comparisons[key]["valid"]:
                 ratio = f"~~{ratio}~~"
         rows.append(f"| {key[0]} | {key[1]} | {time} | {throughput(result['work'].get(key[0]), median['value'])} "
                     f"| {ratio} | {verdict_text} | {status} |")
+    notes = sorted({f"{e['contender']}: {e['note']}" for e in result["equivalence"] if e.get("note")})
+    rows += [""] + [f"- {note}" for note in notes] if notes else []
     rounds = max((len(cell["runs"]) for cell in result["cells"]), default=0)
     return "\n".join(rows) + f"\n\n{rounds} rounds in {result['elapsed']:.0f} s (`perflab run " \
                              f"{result['benchmark']} --max-time {BUDGETS.get(result['benchmark'], 60)}`)."
@@ -134,7 +141,8 @@ def main() -> int:
     for figure in figures:
         low, high = figure["ci95"]
         print(f"  {figure['benchmark']} {figure['case']}: {figure['contender']} vs {figure['reference']} "
-              f"x{figure['speedup']:.3g} [{low:.3g}–{high:.3g}] ({figure['verdict']}, {figure['rounds']} rounds)")
+              f"x{number(figure['speedup'])} [{number(low)}–{number(high)}] ({figure['verdict']}, "
+              f"{figure['rounds']} rounds)")
     (RESULTS / "case_studies.json").write_text(json.dumps({"figures": figures}, indent=1) + "\n")
     return 0
 

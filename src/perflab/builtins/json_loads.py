@@ -33,6 +33,13 @@ bench = perflab.Benchmark(
 CHUNK = 64 * 1024  # what the incremental parser is fed at a time
 
 
+@bench.strategy  # perflab compare also parses generated documents (nested values, any floats)
+def documents(st):
+    from perflab.fuzz import json_values
+
+    return json_values(st, allow_nan=False).map(lambda value: json.dumps(value).encode())
+
+
 def document_bytes(document):
     """Work per call: the size of the document, so throughput is in MB/s."""
     return len(document)
