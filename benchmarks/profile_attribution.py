@@ -11,7 +11,7 @@ caller_a>alpha 3/10, caller_a>beta 1/10, caller_b>alpha 1/10, caller_b>beta 5/10
 (tens of microseconds), so the callers' own time is negligible. (The script also checks the
 construction: it times alpha and beta on one unit each, outside any profiler.)
 
-For each sampler (py-spy at its default settings; the in-process fallback), ``--repeats`` profiles
+For each sampler (py-spy at its default settings, py-spy --nonblocking, the in-process fallback), ``--repeats`` profiles
 at the default budget (2,000 samples) are taken with ``perflab profile`` and compared with the true
 split: absolute error of each function's self share and of each calling context's share, and
 whether the true share lies inside the reported 95% interval. Target: <= 2 percentage points.
@@ -84,19 +84,24 @@ TRUE_CONTEXT = {("caller_a", "alpha"): 0.3, ("caller_a", "beta"): 0.1,
 
 
 def check_construction(directory: Path) -> dict[str, float]:
-    """Seconds per unit of alpha and of beta, timed directly (best of 20), to confirm they are equal."""
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); import bench\n"
-            "for f in (bench.alpha, bench.beta):\n"
-            "    best = min((lambda t: (f(1), time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(20))\n"
-            "    print(f.__name__, best)\n")
+    """Time per unit of beta over alpha: median of 201 interleaved pairs of one-unit calls (should be 1)."""
+    code = ("import statistics, sys, time; sys.path.insert(0, sys.argv[1]); import bench\n"
+            "def once(f):\n"
+            "    t = time.perf_counter(); f(1); return time.perf_counter() - t\n"
+            "ratios = [once(bench.beta) / once(bench.alpha) for _ in range(201)]\n"
+            "print(statistics.median(ratios), statistics.median(once(bench.alpha) for _ in range(51)))\n")
     output = subprocess.run([sys.executable, "-c", code, str(directory)], capture_output=True, text=True,
-                            check=True).stdout
-    return {name: float(value) for name, value in (line.split() for line in output.splitlines())}
+                            check=True).stdout.split()
+    return {"beta_over_alpha_per_unit": float(output[0]), "alpha_seconds_per_unit": float(output[1])}
 
 
-def profile_once(bench: Path, out: Path, samples: int, sampler: str) -> Profile:
-    command = [sys.executable, "-m", "perflab.cli", "profile", str(bench), "--samples", str(samples),
-               "--sampler", sampler, "--json", str(out)]
+SAMPLERS = {"py-spy": ["--sampler", "py-spy"], "py-spy --nonblocking": ["--sampler", "py-spy", "--nonblocking"],
+            "inprocess": ["--sampler", "inprocess"]}
+
+
+def profile_once(bench: Path, out: Path, samples: int, options: list[str]) -> Profile:
+    command = [sys.executable, "-m", "perflab.cli", "profile", str(bench), "--samples", str(samples), *options,
+               "--json", str(out)]
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {completed.stderr.strip()[-400:]}")
@@ -134,13 +139,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         bench = Path(directory) / "bench.py"
         bench.write_text(PROGRAM)
-        figure["seconds_per_unit"] = check_construction(Path(directory))
-        print(f"construction check, seconds per unit: {figure['seconds_per_unit']}")
-        for sampler in ("py-spy", "inprocess"):
+        figure["construction_check"] = check_construction(Path(directory))
+        print(f"construction check: beta/alpha time per unit {figure['construction_check']['beta_over_alpha_per_unit']:.3f} "
+              f"(median of 201 interleaved pairs; 1 means the split is 40/60 as constructed)")
+        for sampler, options in SAMPLERS.items():
             repeats = []
             for repeat in range(args.repeats):
                 t = time.monotonic()
-                profile = profile_once(bench, Path(directory) / f"{sampler}-{repeat}.json", args.samples, sampler)
+                profile = profile_once(bench, Path(directory) / f"{repeat}.json", args.samples, options)
                 result = errors_of(profile)
                 result["wall_s"] = round(time.monotonic() - t, 1)
                 repeats.append(result)

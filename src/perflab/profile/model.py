@@ -8,13 +8,15 @@ of distinct frame labels, and per run a list of (frame indices, samples).
 from __future__ import annotations
 
 import json
+import sysconfig
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perflab.profile.folded import FoldedFormatError, Stack, merge_stacks, read_folded
-from perflab.profile.processors import is_measured_region, trim_to_operation, without_operation_frame
+from perflab.profile.processors import (is_measured_region, normalize_stacks, path_roots, project_root,
+                                        trim_to_operation, without_operation_frame)
 
 SCHEMA = "perflab.profile/1"
 # Metadata that must agree for two profiles to be merged or compared: a profile with native frames
@@ -74,10 +76,15 @@ def load_profile(path: str | Path) -> Profile:
     """A saved profile (perflab.profile/1 JSON) or a folded-stacks file as a profile of one run.
 
     Folded stacks straight from a sampler (with the harness around the operation) are trimmed to
-    the operation; folded stacks exported by perflab already are.
+    the operation; folded stacks exported by perflab already are. Paths are normalized against
+    this interpreter and the current project, so they line up with perflab's own profiles.
     """
-    text_start = Path(path).read_bytes()[:1] if Path(path).is_file() else b""
-    if text_start == b"{":
+    try:
+        with open(path, "rb") as file:
+            is_json = file.read(1) == b"{"
+    except OSError as error:
+        raise ProfileFileError(f"{path}: cannot read profile: {error.strerror or error}") from error
+    if is_json:
         return Profile.load(path)
     try:
         stacks = read_folded(path)
@@ -85,7 +92,8 @@ def load_profile(path: str | Path) -> Profile:
         raise ProfileFileError(str(error)) from error
     if any(is_measured_region(label) for stack in stacks for label in stack):
         stacks = trim_to_operation(stacks).stacks
-    return Profile([without_operation_frame(stacks)], {"source": "folded"})
+    roots = path_roots(project_root(Path.cwd()), sysconfig.get_paths())
+    return Profile([without_operation_frame(normalize_stacks(stacks, roots))], {"source": "folded"})
 
 
 class IncomparableProfiles(Exception):

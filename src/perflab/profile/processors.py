@@ -4,15 +4,18 @@
   (harness, imports, calibration, the interpreter's start-up), so a profile is the operation's.
 - ``normalize_stacks`` rewrites paths relative to named roots (``<project>``, ``<site-packages>``,
   ``<stdlib>``) and folds native frames to one node per C function, so profiles taken from two
-  checkouts, machines or runs line up frame for frame.
+  checkouts, machines or runs line up frame for frame (``project_root`` finds what ``<project>``
+  stands for: the git work tree of the benchmark file).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping
 
 from perflab.profile.folded import Stack
@@ -119,3 +122,14 @@ def normalize_stacks(stacks: Mapping[Stack, int], roots: list[tuple[str, str]]) 
             new.append(cache[label])
         normalized[tuple(new)] += count
     return normalized
+
+
+def project_root(directory: str | Path) -> str:
+    """The git work tree holding ``directory`` (or a file's directory), else that directory: ``<project>``."""
+    directory = Path(directory).resolve()
+    directory = str(directory if directory.is_dir() else directory.parent)
+    try:
+        return subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"], capture_output=True,
+                              text=True, check=True, timeout=30).stdout.strip() or directory
+    except (OSError, subprocess.SubprocessError):
+        return directory

@@ -9,7 +9,6 @@ between runs (fresh processes) is what the intervals of per-frame shares need.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -21,7 +20,7 @@ from perflab import metadata
 from perflab.launcher import Worker
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
-from perflab.profile.processors import normalize_stacks, path_roots, trim_to_operation
+from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
 
 AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
@@ -185,13 +184,3 @@ def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSetting
                 "nonblocking": settings.nonblocking and not settings.native, "sampler_reason": None}
     return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False,
             "sampler_reason": reason}
-
-
-def project_root(file: str) -> str:
-    """The git work tree holding the benchmark file, else its directory: what ``<project>`` stands for."""
-    directory = str(Path(file).resolve().parent)
-    try:
-        return subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"], capture_output=True,
-                              text=True, check=True, timeout=30).stdout.strip() or directory
-    except (OSError, subprocess.SubprocessError):
-        return directory
