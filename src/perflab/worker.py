@@ -92,9 +92,7 @@ class EventStream:
 def run_check(job: dict, events: EventStream) -> None:
     """Compare the contender's output with the reference's: computed here from the same file,
     or, for a reference on another side (revision, interpreter), given pickled as "expected"."""
-    benchmark = load_benchmark(job["file"])
-    case = benchmark.cases[job["case"]]
-    argument = _build_input(case, job["file"])
+    benchmark, case, argument = _load_case(job)
     events.send("work", work=case.work(argument))
     if "expected" in job:
         reference_output = pickle.loads(base64.b64decode(job["expected"]))
@@ -115,9 +113,7 @@ def run_describe(job: dict, events: EventStream) -> None:
 
 def run_output(job: dict, events: EventStream) -> None:
     """Send the contender's output on the case, pickled, for a check on another side."""
-    benchmark = load_benchmark(job["file"])
-    case = benchmark.cases[job["case"]]
-    argument = _build_input(case, job["file"])
+    benchmark, case, argument = _load_case(job)
     events.send("work", work=case.work(argument))
     output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "reference")
     try:  # protocol 4 is read by every Python perflab supports, whichever side wrote it
@@ -126,6 +122,13 @@ def run_output(job: dict, events: EventStream) -> None:
         raise UserCodeError("reference", job["contender"], TypeError(
             f"its output cannot be pickled for comparison with another side: {error}"), job["file"]) from error
     events.send("output", pickled=base64.b64encode(pickled).decode())
+
+
+def _load_case(job: dict) -> tuple[Any, Any, Any]:
+    """The benchmark, the job's case and its input (built here, outside any timed region)."""
+    benchmark = load_benchmark(job["file"])
+    case = benchmark.cases[job["case"]]
+    return benchmark, case, _build_input(case, job["file"])
 
 
 def _build_input(case, path: str) -> Any:
@@ -147,10 +150,8 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     if job.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {job["cpu"]})
     modules_before = set(sys.modules)
-    benchmark = load_benchmark(job["file"])
-    case = benchmark.cases[job["case"]]
+    benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
-    argument = _build_input(case, job["file"])
     try:
         operation = contender.build()
         loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
@@ -167,10 +168,8 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
 def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
     """Set up, report "ready", then keep the operation running for ``duration`` per command."""
     import sysconfig
-    benchmark = load_benchmark(job["file"])
-    case = benchmark.cases[job["case"]]
+    benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
-    argument = _build_input(case, job["file"])
     try:
         operation = contender.build()
         loops = calibrate(operation, argument, job["value_time"])
