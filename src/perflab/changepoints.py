@@ -1,28 +1,38 @@
 """Change points: the commits where a benchmark's time stepped up or down, with each step's size.
 
 A history is a series of points (one stored run each), each a median with a 95% interval. The
-series is segmented into stretches of constant level by PELT (Killick et al. 2012, exact optimal
-partitioning with pruning) with a Gaussian cost on log times where every point is weighted by the
-inverse of its variance:
+series is segmented into stretches of constant level by PELT (Killick et al. 2012: optimal
+partitioning, with pruning) on log times, with a weighted Gaussian cost:
 
-    cost(segment) = sum_i w_i (y_i - mean_w)^2,   w_i = 1 / (s_i^2 + tau^2),   y_i = log(median_i)
+    cost(segment) = 1/2 sum_i w_i (y_i - weighted mean)^2,   y_i = log(median_i)
+    w_i = 1 / sigma_i^2 * (nu + 1) / (nu + r_i^2 / sigma_i^2),   sigma_i^2 = s_i^2 + tau^2,   nu = 5
 
 - s_i comes from the point's own interval: a precise run counts more than a noisy one.
 - tau^2 is the run-to-run variance that no single run's interval sees (the machine is faster
   in one minute than in the next); it is estimated from successive differences with the median
   absolute deviation, which a few real steps do not inflate.
+- r_i is the point's distance from its local level (the median of the 5 points around it); the
+  Student-t factor cuts the weight of a run far from its neighbours, as when the machine was
+  busy during it (2x slower on this project's shared VM, with a tight interval), so it cannot
+  buy a change point; a real step moves the local median with it and keeps its weight.
 - Each change point costs ``penalty`` (default ``PENALTY_PER_LOG_N * log(n)``, calibrated by
-  simulation on Gaussian and on replayed real noise: see benchmarks/changepoint_figures.py), and
-  a segment has at least ``MIN_SEGMENT`` points, so one outlying run is never a step.
+  simulation and on replayed real noise: benchmarks/changepoint_replay.py), and a segment has at
+  least ``MIN_SEGMENT`` points.
+- A short stretch (at most ``MAX_TRANSIENT`` points) that leaves a level and comes back to it is
+  a *transient* (a busy spell, or a regression reverted at once), reported apart from steps.
+- A step whose new level has fewer than ``CONFIRMED`` points (at the end of the history) is
+  *tentative*: the next runs confirm it or turn it into a transient.
 
 Each step is reported with the labels around it (the change happened after ``before`` and at or
-before ``after``) and the ratio of the two levels with a 95% interval from the segments' weights.
+before ``after``) and the ratio of the two levels with a 95% interval (1 / sum of weights is the
+variance of each segment's weighted mean; the interval ignores that the split was chosen from
+the data, so it is slightly optimistic for small steps).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Sequence
 
@@ -32,10 +42,12 @@ from perflab.stats import CONFIDENCE, Interval
 
 _Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 
-PENALTY_PER_LOG_N = 3.0
+PENALTY_PER_LOG_N = 1.5
 MIN_SEGMENT = 2
-DEGREES_OF_FREEDOM = 3    # Student-t noise: heavy tails, as timings on a shared machine have
-IRLS_STEPS = 8
+MAX_TRANSIENT = 4
+CONFIRMED = 3
+DEGREES_OF_FREEDOM = 5    # of the Student-t weights: heavy tails, as timings on a shared machine have
+LOCAL_WINDOW = 5          # points around each one that define its local level
 
 
 @dataclass(frozen=True)
@@ -52,34 +64,67 @@ class Step:
     before: str              # label of the last point at the old level
     after: str               # label of the first point at the new level
     ratio: Interval          # new level / old level (> 1: slower)
+    tentative: bool = False  # the new level has fewer than CONFIRMED points so far
 
 
-def detect(points: Sequence[Point], penalty: float | None = None, min_segment: int = MIN_SEGMENT) -> list[Step]:
-    """Steps in the series, oldest first."""
+@dataclass(frozen=True)
+class Transient:
+    first: str               # labels of the first and last point of the excursion
+    last: str
+    ratio: float             # excursion level / surrounding level
+
+
+@dataclass
+class Changes:
+    steps: list[Step] = field(default_factory=list)
+    transients: list[Transient] = field(default_factory=list)
+
+
+def detect(points: Sequence[Point], penalty: float | None = None, min_segment: int = MIN_SEGMENT) -> Changes:
+    """Steps and transients in the series, oldest first."""
     n = len(points)
     if n < 2 * min_segment:
-        return []
+        return Changes()
     y = np.log([p.value for p in points])
-    scales = np.sqrt(point_variances(points) + between_run_variance(points))
+    weights = robust_weights(y, np.sqrt(point_variances(points) + between_run_variance(points)))
     if penalty is None:
         penalty = PENALTY_PER_LOG_N * math.log(n)
-    bounds = [0, *_pelt(y, scales, penalty, min_segment), n]
-    steps = []
-    for left, split, right in zip(bounds, bounds[1:], bounds[2:]):
-        old_level, old_variance = _level(y[left:split], scales[left:split])
-        new_level, new_variance = _level(y[split:right], scales[split:right])
-        difference = new_level - old_level
-        half = _Z * math.sqrt(old_variance + new_variance)
-        steps.append(Step(split, points[split - 1].label, points[split].label,
-                          Interval(math.exp(difference), math.exp(difference - half), math.exp(difference + half))))
-    return steps
+    bounds = [0, *_pelt(y, weights, penalty, min_segment), n]
+    levels = [_level(y[a:b], weights[a:b]) for a, b in zip(bounds, bounds[1:])]
+    changes = Changes()
+    segment = 1
+    while segment < len(levels) - 1:   # merge excursions that come back to where they left
+        (before, v_before), (inside, _), (after, v_after) = levels[segment - 1:segment + 2]
+        short = bounds[segment + 1] - bounds[segment] <= MAX_TRANSIENT
+        # "Comes back": the levels around it agree within their 95% interval, or it returned at
+        # least 3/4 of the way (two long segments can differ by a hair more than their intervals).
+        back = abs(after - before) <= max(_Z * math.sqrt(v_before + v_after), abs(inside - before) / 4)
+        if short and back and (inside - before) * (inside - after) > 0:
+            changes.transients.append(Transient(points[bounds[segment]].label, points[bounds[segment + 1] - 1].label,
+                                                math.exp(inside - before)))
+            left, right = bounds[segment - 1], bounds[segment + 2]
+            del bounds[segment:segment + 2]
+            levels[segment - 1:segment + 2] = [_level(y[left:right], weights[left:right])]
+        else:
+            segment += 1
+    for index, split in enumerate(bounds[1:-1], start=1):
+        (old, v_old), (new, v_new) = levels[index - 1], levels[index]
+        half = _Z * math.sqrt(v_old + v_new)
+        changes.steps.append(Step(split, points[split - 1].label, points[split].label,
+                                  Interval(math.exp(new - old), math.exp(new - old - half), math.exp(new - old + half)),
+                                  tentative=bounds[index + 1] - split < CONFIRMED))
+    return changes
 
 
 def point_variances(points: Sequence[Point]) -> np.ndarray:
-    """Variance of each log median from its 95% interval; points without one get the median variance."""
-    variances = np.array([((math.log(p.high) - math.log(p.low)) / (2 * _Z)) ** 2
-                          if p.low and p.high and 0 < p.low < p.high and math.isfinite(p.high) else math.nan
-                          for p in points])
+    """Variance of each log median from its 95% interval (its upper half when the lower bound is
+    not positive, as with very few processes); points without one get the median variance."""
+    def variance(p: Point) -> float:
+        if p.high is None or not math.isfinite(p.high) or p.high <= p.value:
+            return math.nan
+        low = p.low if p.low is not None and 0 < p.low < p.value else p.value ** 2 / p.high
+        return ((math.log(p.high) - math.log(low)) / (2 * _Z)) ** 2
+    variances = np.array([variance(p) for p in points])
     known = variances[~np.isnan(variances)]
     variances[np.isnan(variances)] = float(np.median(known)) if known.size else 0.0
     return variances
@@ -100,73 +145,50 @@ def between_run_variance(points: Sequence[Point]) -> float:
     return max(spread ** 2 / 2 - own, 1e-10)
 
 
-def _losses(y: np.ndarray, scales: np.ndarray, level: np.ndarray) -> np.ndarray:
-    """Negative log-likelihood (up to constants) of Student-t noise: quadratic near the level,
-    logarithmic far from it, so a run measured on a busy machine cannot buy a change point."""
-    z2 = ((y - level) / scales) ** 2
-    return (DEGREES_OF_FREEDOM + 1) / 2 * np.log1p(z2 / DEGREES_OF_FREEDOM)
+def robust_weights(y: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """Inverse variances, times the Student-t weight of each point's distance from its local level
+    (the median of the ``LOCAL_WINDOW`` points around it): a run far from its neighbours, as
+    when the machine was busy during it, counts little; a step moves the local median with it,
+    so the points of a real step keep their weight."""
+    half = LOCAL_WINDOW // 2
+    # At the start the window is shifted inside the series; at the end it is cut short, so that
+    # the newest runs define their own level (a fresh step is not mistaken for an outlier).
+    local = np.array([np.median(y[i - half:i + half + 1] if i >= half else y[:LOCAL_WINDOW])
+                      for i in range(len(y))])
+    z2 = ((y - local) / scales) ** 2
+    return (DEGREES_OF_FREEDOM + 1) / (DEGREES_OF_FREEDOM + z2) / scales ** 2
 
 
-def _fit_levels(y: np.ndarray, scales: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The Student-t location of every row of ``y`` (entries where ``mask``), by iteratively
-    reweighted least squares from the weighted median: a few steps converge for these sizes."""
-    inverse = np.where(mask, 1 / scales ** 2, 0.0)
-    level = np.array([_weighted_median(row[m], w[m]) for row, w, m in zip(y, inverse, mask)])
-    for _ in range(IRLS_STEPS):
-        z2 = ((y - level[:, None]) / scales) ** 2
-        weights = inverse * (DEGREES_OF_FREEDOM + 1) / (DEGREES_OF_FREEDOM + z2)
-        level = np.sum(weights * np.where(mask, y, 0.0), axis=1) / np.sum(weights, axis=1)
-    return level
+def _level(y: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """A segment's weighted mean and the variance of that estimate."""
+    total = float(np.sum(weights))
+    return float(np.sum(weights * y) / total), 1 / total
 
 
-def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
-    order = np.argsort(values)
-    cumulative = np.cumsum(weights[order])
-    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
-
-
-def _level(y: np.ndarray, scales: np.ndarray) -> tuple[float, float]:
-    """A segment's level and the variance of that estimate (from the final IRLS weights)."""
-    level = float(_fit_levels(y[None, :], scales[None, :], np.ones((1, len(y)), bool))[0])
-    z2 = ((y - level) / scales) ** 2
-    information = np.sum((DEGREES_OF_FREEDOM + 1) / (DEGREES_OF_FREEDOM + z2) / scales ** 2)
-    return level, float(1 / information)
-
-
-def _pelt(y: np.ndarray, scales: np.ndarray, penalty: float, min_segment: int) -> list[int]:
-    """Start indices of the segments after the first, minimising total cost + penalty per change."""
+def _pelt(y: np.ndarray, weights: np.ndarray, penalty: float, min_segment: int) -> list[int]:
+    """Start indices of the segments after the first, minimising total cost + penalty per change,
+    with cost(segment) = 1/2 sum w_i (y_i - weighted mean)^2 (O(1) each, from prefix sums)."""
     n = len(y)
-
-    def costs(starts: list[int], end: int) -> np.ndarray:
-        """Cost of every segment [start, end), fitted together as rows of one padded matrix."""
-        width = end - min(starts)
-        rows = np.zeros((len(starts), width))
-        row_scales = np.ones((len(starts), width))
-        mask = np.zeros((len(starts), width), bool)
-        for row, start in enumerate(starts):
-            rows[row, :end - start], row_scales[row, :end - start] = y[start:end], scales[start:end]
-            mask[row, :end - start] = True
-        levels = _fit_levels(rows, row_scales, mask)
-        return np.sum(np.where(mask, _losses(rows, row_scales, levels[:, None]), 0.0), axis=1)
-
+    sw, swy, swy2 = (np.concatenate([[0.0], np.cumsum(v)]) for v in (weights, weights * y, weights * y * y))
     best = np.zeros(n + 1)         # best[t]: minimal cost of y[:t], penalties included
     best[0] = -penalty
-    previous = [0] * (n + 1)       # start of the last segment in that optimum
-    candidates: list[int] = [0]
+    previous = np.zeros(n + 1, int)  # start of the last segment in that optimum
+    candidates = np.array([0])
     for end in range(min_segment, n + 1):
-        admissible = [s for s in candidates if end - s >= min_segment]
-        waiting = [s for s in candidates if end - s < min_segment]
-        totals = best[admissible] + costs(admissible, end) + penalty
+        admissible = candidates[end - candidates >= min_segment]
+        waiting = candidates[end - candidates < min_segment]
+        weight, total = sw[end] - sw[admissible], swy[end] - swy[admissible]
+        costs = (swy2[end] - swy2[admissible] - total * total / weight) / 2
+        totals = best[admissible] + costs + penalty
         index = int(np.argmin(totals))
         best[end], previous[end] = totals[index], admissible[index]
         # Pruning: a start that cannot beat the optimum now never will (splitting a segment never
         # raises its cost), so it is dropped; starts too recent to be admissible wait.
-        candidates = [s for s, total in zip(admissible, totals) if total - penalty <= best[end]] + waiting
-        candidates.append(end)
+        candidates = np.concatenate([admissible[totals - penalty <= best[end]], waiting, [end]])
     starts = []
     end = n
     while end > 0:
-        end = previous[end]
+        end = int(previous[end])
         if end > 0:
             starts.append(end)
     return sorted(starts)

@@ -51,6 +51,8 @@ def add_verbs(verbs) -> None:
     check.add_argument("--case", action="append", metavar="NAME", help="only these cases")
     check.add_argument("--contender", action="append", metavar="NAME", help="only these contenders")
     check.add_argument("--markdown", metavar="FILE", help="also write the Markdown summary to FILE")
+    check.add_argument("--confirm", type=_count, default=1, metavar="N",
+                       help="re-measure a regression N times before failing; each must show it (default 1)")
     cli._timing_options(check)
     store_options(check)
     check.set_defaults(handler=_guarded(_check))
@@ -71,6 +73,12 @@ def add_verbs(verbs) -> None:
     export.add_argument("--pyperf", action="store_true", help="pyperf JSON (one folder per run) instead of perflab's")
     store_options(export, saves=False)
     export.set_defaults(handler=_guarded(_export))
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
+    return int(text)
 
 
 def _guarded(handler: Callable[[argparse.Namespace, Console], int]) -> Callable[[argparse.Namespace, Console], int]:
@@ -128,9 +136,9 @@ def _history(args: argparse.Namespace, err: Console) -> int:
         if series.hidden:
             notes.append(f"{series.hidden} run(s) on other machines or interpreters not shown "
                          "(--any-machine / --any-python to include them)")
-        steps = changepoints.detect(series.points)
         history_terminal.render(out, f"{name} / {series.case} / {series.contender} — {len(series.points)} "
-                                f"run(s) on {series.description}", series.points, series.dates, steps, notes)
+                                f"run(s) on {series.description}", series.points, series.dates,
+                                changepoints.detect(series.points), notes)
     return cli.EXIT_OK
 
 
@@ -151,12 +159,26 @@ def _check(args: argparse.Namespace, err: Console) -> int:
     baseline, described = _baseline(args, path, benchmark.name)  # before measuring: fail fast
     cases = cli._select(args.case, benchmark.cases, "case", str(path))
     contenders = cli._select(args.contender, benchmark.contenders, "contender", str(path))
-    result = cli._measure(path, benchmark, cases, contenders, args, err)
-    if result.interrupted:
-        return cli.EXIT_INTERRUPTED
-    stored = save_run(result, path, args, err, source="check")
     settings = cli._settings(args)
-    checked = gate.check(baseline, result, args.threshold, settings.alpha, settings.min_effect)
+    checked, result, stored, failed = None, None, True, False
+    for attempt in range(args.confirm + 1):   # re-measure what looks regressed before failing
+        if checked is not None:
+            cases = list(dict.fromkeys(cell.case for cell in checked.regressions))
+            err.print(f"possible regression in {', '.join(cases)}: measuring again to confirm "
+                      f"({attempt}/{args.confirm})", markup=False)
+        result = cli._measure(path, benchmark, cases, contenders, args, err)
+        if result.interrupted:
+            return cli.EXIT_INTERRUPTED
+        stored = save_run(result, path, args, err, source="check") and stored
+        failed = failed or bool(result.failures)
+        again = gate.check(baseline, result, args.threshold, settings.alpha, settings.min_effect)
+        if checked is not None:
+            again = gate.confirm(checked, again)
+            again.notes.append(f"what looked like a regression was measured again ({attempt} time(s)); "
+                               "a regression counts only if every measurement shows it")
+        checked = again
+        if not checked.regressions:
+            break
     git = result.metadata.get("git") or {}
     current = f"{(git.get('commit') or 'working tree')[:8]}{'+' if git.get('dirty') else ''} (this run)"
     summary = markdown.render_check(checked, benchmark.name, described, current)
@@ -166,7 +188,7 @@ def _check(args: argparse.Namespace, err: Console) -> int:
     if not checked.cells:
         raise cli.UsageError(f"{args.against}: no (case, contender) in common with this run of "
                              f"{benchmark.name}; nothing to compare")
-    if checked.regressions or result.failures:
+    if checked.regressions or failed:
         return cli.EXIT_FAILURES
     return cli.EXIT_OK if stored else cli.EXIT_BAD_INPUT
 

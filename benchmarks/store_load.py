@@ -1,0 +1,139 @@
+"""Figure: the results store under load. 4 processes each save 200 runs into one database at
+the same time; one of them is killed with SIGKILL while it is saving its 100th run.
+
+Checked afterwards: ``PRAGMA integrity_check``, every run a writer reported as saved is there
+with its content, the killed writer's half-saved run is either complete or absent (never partial),
+no orphaned rows. Measured: save latency under contention (p50/p95/max), total throughput,
+database size, and how long ``perflab history`` takes on the result.
+
+The run saved is a real one (the first run of benchmarks/results/changepoint_measurements.json
+when present, else a fresh ``perflab run`` of the json_dumps built-in at a short budget).
+
+    python benchmarks/store_load.py
+
+Writes benchmarks/results/store_load.json.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS, conditions, machine, run_perflab, write_figure  # noqa: E402
+
+WRITERS, RUNS_EACH, KILL_AT = 4, 200, 100
+
+WRITER = """
+import sys, time
+from perflab.results import RunResult
+from perflab.store import Store
+
+path, template, count, name = sys.argv[1:]
+result = RunResult.load(template)
+result.benchmark = name
+with Store.open(path) as db:
+    for sequence in range(int(count)):
+        result.settings["sequence"] = sequence
+        print("saving", sequence, flush=True)
+        started = time.perf_counter()
+        run_id = db.save(result)
+        print("saved", sequence, run_id, time.perf_counter() - started, flush=True)
+"""
+
+
+def template(tmp: Path) -> Path:
+    path = tmp / "template.json"
+    measured = RESULTS / "changepoint_measurements.json"
+    if measured.exists():
+        path.write_text(json.dumps(json.loads(measured.read_text())["runs"][0]))
+    else:
+        run_perflab("json_dumps", path, "--max-time", "5", "--no-store")
+    return path
+
+
+def main() -> None:
+    before = conditions()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        run_file = template(tmp)
+        (tmp / "writer.py").write_text(WRITER)
+        db_path = tmp / "perflab.db"
+        started = time.monotonic()
+        writers = [subprocess.Popen([sys.executable, str(tmp / "writer.py"), str(db_path), str(run_file),
+                                     str(RUNS_EACH), f"writer{n}"], stdout=subprocess.PIPE, text=True)
+                   for n in range(WRITERS)]
+        lines: dict[int, list[list[str]]] = {n: [] for n in range(WRITERS)}
+        victim = writers[0]
+        while True:   # read the victim until it starts saving run KILL_AT, then kill it mid-save
+            line = victim.stdout.readline().split()
+            lines[0].append(line)
+            if line == ["saving", str(KILL_AT)]:
+                victim.send_signal(signal.SIGKILL)
+                break
+        lines[0] += [line.split() for line in victim.stdout.read().splitlines()]
+        victim.wait()
+        for n, writer in enumerate(writers[1:], start=1):
+            out, _ = writer.communicate()
+            lines[n] = [line.split() for line in out.splitlines()]
+            assert writer.returncode == 0, f"writer {n} failed"
+        wall = time.monotonic() - started
+
+        saved = {n: [(int(l[1]), int(l[2]), float(l[3])) for l in ls if l[0] == "saved"] for n, ls in lines.items()}
+        db = sqlite3.connect(db_path)
+        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+        stored = {(name, json.loads(result)["settings"]["sequence"]): run_id
+                  for run_id, name, result in db.execute("SELECT id, benchmark, result FROM runs")}
+        missing = [(n, seq) for n, runs in saved.items() for seq, run_id, _ in runs
+                   if stored.get((f"writer{n}", seq)) != run_id]
+        victim_stored = sorted(seq for name, seq in stored if name == "writer0")
+        orphans = db.execute("SELECT count(*) FROM measurements WHERE run_id NOT IN (SELECT id FROM runs)").fetchone()[0]
+        size = db_path.stat().st_size + sum(p.stat().st_size for p in tmp.glob("perflab.db-*"))
+        db.close()
+        latencies = np.array([latency for runs in saved.values() for _, _, latency in runs])
+        history_started = time.monotonic()
+        history = subprocess.run([sys.executable, "-m", "perflab.cli", "history", "writer1", "--db", str(db_path)],
+                                 capture_output=True, text=True)
+        history_wall = time.monotonic() - history_started
+        run_bytes = run_file.stat().st_size
+
+    total = sum(len(runs) for runs in saved.values())
+    killed_mid_save = KILL_AT not in [seq for seq, _, _ in saved[0]]
+    figure = {
+        "what": __doc__.split("\n\n")[0], "machine": machine(), "conditions": {"start": before, "end": conditions()},
+        "writers": WRITERS, "runs_each": RUNS_EACH, "killed_writer_at_run": KILL_AT,
+        "run_json_bytes": run_bytes,
+        "integrity_check": integrity, "runs_reported_saved": total, "runs_stored": len(stored),
+        "reported_but_missing": missing, "orphaned_measurement_rows": orphans,
+        "killed_writer": {"reported_saved": len(saved[0]), "stored": len(victim_stored),
+                          "killed_during_save": killed_mid_save,
+                          "its_last_run_stored": KILL_AT in victim_stored},
+        "save_latency_ms": {k: float(np.percentile(latencies, q) * 1000) for k, q in
+                            (("p50", 50), ("p95", 95), ("max", 100))},
+        "throughput_runs_per_s": total / wall, "wall_s": wall, "database_bytes": size,
+        "history_command_s": history_wall, "history_exit_code": history.returncode,
+    }
+    ok = integrity == "ok" and not missing and orphans == 0 and len(victim_stored) in (len(saved[0]), len(saved[0]) + 1)
+    figure["verdict"] = "no corruption, every finished run present" if ok else "FAILED"
+    print(f"{WRITERS} writers x {RUNS_EACH} runs ({figure['run_json_bytes']} bytes each), writer 0 killed with "
+          f"SIGKILL while saving run {KILL_AT}: integrity_check={integrity}; {total} runs reported saved, "
+          f"{len(missing)} missing; killed writer: {len(saved[0])} reported, {len(victim_stored)} stored "
+          f"(the run being saved: {'complete' if KILL_AT in victim_stored else 'absent'}); {orphans} orphaned rows")
+    print(f"save latency under contention: p50 {figure['save_latency_ms']['p50']:.1f} ms, p95 "
+          f"{figure['save_latency_ms']['p95']:.1f} ms, max {figure['save_latency_ms']['max']:.1f} ms; "
+          f"{figure['throughput_runs_per_s']:.0f} runs/s in total; database {size / 1e6:.1f} MB; "
+          f"`perflab history` on it: {history_wall:.2f} s (exit {history.returncode})")
+    print(f"verdict: {figure['verdict']}")
+    print(f"written to {write_figure('store_load', figure)}")
+
+
+if __name__ == "__main__":
+    main()

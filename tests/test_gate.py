@@ -1,0 +1,116 @@
+"""The CI gate's unpaired comparison, checked by simulation with fixed seeds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from perflab import gate
+from perflab.gate import REGRESSION, check, compare_unpaired
+from perflab.renderers.markdown import render_check
+from perflab.results import RunResult
+from test_store_helpers import synthetic_result
+
+
+def processes(rng, k, ratio=1.0, between=0.03, within=0.05, values=10):
+    """``k`` worker processes: each has its own level (layout, hash seed), values vary around it."""
+    return [list(1e-5 * ratio * np.exp(rng.normal(0, between) + rng.normal(0, within, values))) for _ in range(k)]
+
+
+def regression_rate(ratio: float, trials: int = 1000, k: int = 8, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    return sum(compare_unpaired(processes(rng, k), processes(rng, k, ratio), 0.05).p_regression <= 0.05
+               for _ in range(trials)) / trials
+
+
+def test_identical_code_never_fails_the_gate():
+    assert regression_rate(1.0) == 0.0
+
+
+def test_a_slowdown_exactly_at_the_threshold_fails_at_most_alpha_of_the_time():
+    # 1000 trials: the binomial 99.9% upper bound for a true rate of 5% is about 7.5%.
+    assert regression_rate(1.05) <= 0.075
+
+
+def test_a_slowdown_well_beyond_the_threshold_is_caught():
+    assert regression_rate(1.15, trials=200) >= 0.95
+
+
+def test_the_ratio_interval_covers_the_truth():
+    rng = np.random.default_rng(1)
+    covered = sum(compare_unpaired(processes(rng, 6), processes(rng, 9, 1.07), 0.05).ratio.contains(1.07)
+                  for _ in range(1000))
+    assert 0.93 <= covered / 1000 <= 0.97
+
+
+def test_fewer_than_two_processes_is_undecided_not_a_regression():
+    rng = np.random.default_rng(2)
+    comparison = compare_unpaired(processes(rng, 1), processes(rng, 5, 3.0), 0.05)
+    assert comparison.p_regression == 1.0 and math.isinf(comparison.ratio.high)
+
+
+def slowed(result: RunResult, case: str, factor: float) -> RunResult:
+    copy = RunResult.from_json(result.to_json())
+    for run in copy.cell(case, "base").runs:
+        run.values = [v * factor for v in run.values]
+    return copy
+
+
+def test_check_names_the_regressed_case_only():
+    baseline = synthetic_result(cases=("A", "B", "C"), processes=8, seed=1)
+    current = slowed(slowed(synthetic_result(cases=("A", "B", "C"), processes=8, seed=2), "B", 1.5), "C", 0.7)
+    result = check(baseline, current, threshold=0.05)
+    verdicts = {cell.case: cell.verdict for cell in result.cells}
+    assert verdicts["B"] == REGRESSION and verdicts["C"] == "faster"
+    assert verdicts["A"] != REGRESSION
+    assert [cell.case for cell in result.regressions] == ["B"]
+
+
+def test_cells_on_one_side_only_and_other_machines_are_reported():
+    baseline = synthetic_result(cases=("A", "OLD"), machine={"cpu_model": "other", "cpu_count": 64})
+    current = synthetic_result(cases=("A", "NEW"), seed=3)
+    result = check(baseline, current)
+    assert sorted(result.not_compared) == ["NEW/base", "OLD/base"]
+    assert any("different machine" in note for note in result.notes)
+
+
+def test_markdown_summary_is_a_table_and_escapes_user_text():
+    baseline = synthetic_result(cases=("a|b",), processes=8, seed=1)
+    current = slowed(synthetic_result(cases=("a|b",), processes=8, seed=2), "a|b", 1.5)
+    text = render_check(check(baseline, current), "bench<x>", "`baseline.json`", "abc123 (this run)")
+    assert text.startswith("### :x: perflab: 1 regression(s) larger than 5%")
+    assert "| a\\|b | base |" in text and "**REGRESSION**" in text and "bench&lt;x&gt;" in text
+    ok = render_check(check(baseline, baseline), "bench", "b", "c")
+    assert ok.startswith("### :white_check_mark:")
+
+
+@pytest.mark.parametrize("threshold", [0.02, 0.10])
+def test_the_threshold_moves_the_boundary(threshold):
+    rng = np.random.default_rng(4)
+    before, after = processes(rng, 10, within=0.01, between=0.005), processes(rng, 10, 1.06, 0.01, 0.005)
+    comparison = compare_unpaired(before, after, threshold)
+    assert (comparison.p_regression <= 0.05) == (threshold < 0.06)
+    assert gate.SLOWER_WITHIN_THRESHOLD == gate._verdict(comparison, 0.0, 1.0, 0.05, 0.01)
+
+
+def test_a_regression_must_show_again_when_re_measured():
+    baseline = synthetic_result(processes=8, seed=1)
+    busy = slowed(synthetic_result(processes=8, seed=2), "SMALL", 2.0)     # a run on a busy machine
+    calm = synthetic_result(processes=8, seed=3)
+    still_slow = slowed(synthetic_result(processes=8, seed=4), "SMALL", 1.3)
+    first = check(baseline, busy)
+    assert first.regressions
+    assert gate.confirm(first, check(baseline, calm)).cells[0].verdict == gate.NOT_REPRODUCED
+    confirmed = gate.confirm(first, check(baseline, still_slow))
+    assert confirmed.regressions and confirmed.cells[0].comparison.ratio.value == pytest.approx(1.3, rel=0.05)
+
+
+def test_a_few_slow_processes_do_not_fake_a_regression():
+    """Three processes of twenty slowed by another tenant: trimmed means ignore them."""
+    rng = np.random.default_rng(8)
+    before = processes(rng, 20, within=0.01, between=0.005)
+    after = processes(rng, 20, within=0.01, between=0.005)
+    after[:3] = [[v * 2 for v in values] for values in after[:3]]
+    assert compare_unpaired(before, after, 0.05).p_regression > 0.05

@@ -1,0 +1,151 @@
+"""End to end on a real git repository: runs are stored per commit, history shows them, the CI
+gate fails on a real regression, and results travel in and out as perflab and pyperf files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+
+import pyperf
+import pytest
+
+from perflab.results import RunResult
+from test_store_helpers import QUICK, perflab
+
+BENCH = """
+# {message}
+import perflab
+
+WORK = {work}
+
+bench = perflab.Benchmark("summing")
+
+
+@bench.case
+def SMALL():
+    return WORK
+
+
+@bench.contender
+def builtin_sum(n):
+    return sum(range(n))
+"""
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit(repo, work, message):
+    (repo / "bench.py").write_text(textwrap.dedent(BENCH.format(work=work, message=message)))
+    git(repo, "add", "bench.py")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """main: two commits of the same code; feature: two commits where the work is 10x larger.
+    Every commit is measured with `perflab run` into the repository's default database."""
+    repo = tmp_path_factory.mktemp("project")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "dev@example.com")
+    git(repo, "config", "user.name", "dev")
+    env = {k: v for k, v in os.environ.items() if k != "PERFLAB_DB"}   # the default location
+    commits = {}
+    for branch, work, message in (("main", 200, "first"), ("main", 200, "docs"),
+                                  ("feature", 2000, "slower"), ("feature", 2000, "more")):
+        if branch == "feature" and git(repo, "rev-parse", "--abbrev-ref", "HEAD") != "feature":
+            git(repo, "checkout", "-q", "-b", "feature")
+        commits[message] = commit(repo, work, message)
+        process = perflab("run", "bench.py", *QUICK, cwd=repo, env=env)
+        assert process.returncode == 0, process.stderr
+        assert "stored as run" in process.stderr
+    return repo, commits, env
+
+
+def test_runs_are_stored_in_the_repository_and_shown_by_commit(repo):
+    repo, commits, env = repo
+    assert (repo / ".perflab" / "perflab.db").is_file()
+    process = perflab("history", "bench.py", cwd=repo, env={**env, "COLUMNS": "200"})
+    assert process.returncode == 0, process.stderr
+    for sha in commits.values():
+        assert sha[:8] in process.stdout
+    assert "summing / SMALL / builtin_sum — 4 run(s)" in process.stdout
+    assert "slower +" in process.stdout and "tentative" in process.stdout   # the 10x step, 2 runs old
+
+
+def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(repo, tmp_path):
+    repo, commits, env = repo
+    summary = tmp_path / "summary.md"
+    process = perflab("check", "bench.py", "--against", "main", *QUICK, "--markdown", str(summary),
+                      cwd=repo, env=env)
+    assert process.returncode == 1, process.stderr
+    assert process.stdout.startswith("### :x: perflab: 1 regression(s) larger than 5% in `summing`")
+    assert f"stored run 2 at {commits['docs'][:8]}" in process.stdout
+    assert "| SMALL | builtin_sum |" in process.stdout and "**REGRESSION**" in process.stdout
+    assert summary.read_text() == process.stdout
+
+
+def test_check_against_a_results_file(repo, tmp_path):
+    repo, commits, env = repo
+    exported = perflab("export", str(tmp_path / "out"), "--run", "1", cwd=repo, env=env)
+    assert exported.returncode == 0, exported.stderr
+    [baseline] = (tmp_path / "out").glob("summing-1.json")
+    assert RunResult.load(baseline).metadata["git"]["commit"] == commits["first"]
+    process = perflab("check", "bench.py", "--against", str(baseline), *QUICK, cwd=repo, env=env)
+    assert process.returncode == 1 and "**REGRESSION**" in process.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["history", "nothing"], "no stored runs of benchmark 'nothing' (stored: summing)"),
+    (["history", "summing", "--case", "HUGE"], "no measurements of summing case 'HUGE'"),
+    (["check", "bench.py", "--against", "no-such-branch"], "no such file, and no stored run of summing"),
+    (["history", "summing", "--db", "absent.db"], "no perflab database"),
+])
+def test_bad_requests_are_one_line_errors(repo, args, message):
+    repo, commits, env = repo
+    process = perflab(*args, cwd=repo, env=env)
+    assert process.returncode == 2
+    assert process.stdout == "" and message in process.stderr and len(process.stderr.strip().splitlines()) == 1
+
+
+def test_other_machines_are_left_out_unless_asked(repo, tmp_path):
+    repo, commits, env = repo
+    db = tmp_path / "mixed.db"
+    exported = perflab("export", str(tmp_path / "out"), "--run", "1", cwd=repo, env=env)
+    assert exported.returncode == 0
+    data = json.loads((tmp_path / "out" / "summing-1.json").read_text())
+    data["metadata"]["machine"]["cpu_model"] = "Some Other CPU"
+    (tmp_path / "other.json").write_text(json.dumps(data))
+    for path in (tmp_path / "out" / "summing-1.json", tmp_path / "other.json"):
+        assert perflab("import", str(path), "--db", str(db)).returncode == 0
+    same = perflab("history", "summing", "--db", str(db))
+    assert "— 1 run(s)" in same.stdout and "1 run(s) on other machines" in same.stdout
+    every = perflab("history", "summing", "--db", str(db), "--any-machine")
+    assert "— 2 run(s)" in every.stdout
+
+
+def test_pyperf_files_round_trip_through_the_store(repo, tmp_path):
+    repo, commits, env = repo
+    run = perflab("run", "bench.py", *QUICK, "--pyperf", str(tmp_path / "pyperf"), "--no-store", cwd=repo, env=env)
+    assert run.returncode == 0 and "stored as run" not in run.stderr
+    original = pyperf.BenchmarkSuite.load(str(tmp_path / "pyperf" / "builtin_sum.json"))
+    db = tmp_path / "pyperf.db"
+    imported = perflab("import", str(tmp_path / "pyperf" / "builtin_sum.json"), "--benchmark", "summing",
+                       "--db", str(db))
+    assert imported.returncode == 0, imported.stderr
+    exported = perflab("export", str(tmp_path / "back"), "--pyperf", "--db", str(db))
+    assert exported.returncode == 0, exported.stderr
+    back = pyperf.BenchmarkSuite.load(str(tmp_path / "back" / "summing-1" / "builtin_sum.json"))
+    assert [b.get_name() for b in back] == [b.get_name() for b in original] == ["SMALL"]
+    assert back.get_benchmarks()[0].get_values() == original.get_benchmarks()[0].get_values()
+
+
+def test_import_refuses_a_file_that_is_not_results(tmp_path):
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    process = perflab("import", str(tmp_path / "notes.json"), "--db", str(tmp_path / "x.db"))
+    assert process.returncode == 2 and "neither a perflab results file" in process.stderr
+    assert not (tmp_path / "x.db").exists()
