@@ -257,6 +257,7 @@ def test_a_reference_that_rejects_every_generated_input_skips_them_with_a_note(b
     ("return 1 / 0", "strategy 'inputs' raised ZeroDivisionError: division by zero"),
     ("return [1, 2]", "strategy 'inputs' returned list, expected a Hypothesis strategy"),
     ("return st.builds(lambda: 1 / 0)", "the input strategy raised while generating: ZeroDivisionError"),
+    ("return st.integers(min_value=5, max_value=1)", "the input strategy raised while generating: InvalidArgument"),
 ])
 def test_a_strategy_that_fails_is_a_one_line_error_naming_the_file(bench_file, strategy, message):
     path = bench_file(CACHES + f"\n@bench.strategy\ndef inputs(st):\n    {strategy}\n")

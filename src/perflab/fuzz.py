@@ -215,16 +215,16 @@ class _Fuzzer:
         try:
             same_output()
         except Exception as error:
-            if strategy_errors:
-                raise FuzzError("strategy", f"{self.path}: the input strategy raised while generating: "
-                                            f"{strategy_errors[-1]}") from None
+            if strategy_errors or not (failures or isinstance(error, hypothesis.errors.Unsatisfiable)):
+                # e.g. a function inside st.builds raised, or InvalidArgument for bad bounds
+                detail = strategy_errors[-1] if strategy_errors else f"{type(error).__name__}: {error}"
+                raise FuzzError("strategy", _one_line(f"{self.path}: the input strategy raised while "
+                                                      f"generating: {detail}")) from None
             if isinstance(error, hypothesis.errors.Unsatisfiable):
                 self.note(f"generated inputs skipped: the reference raised on every one of them "
                           f"(e.g. {rejections[0] if rejections else '?'}); declare inputs with "
                           "@bench.strategy or opt out with Benchmark(..., fuzz=False)")
                 return None
-            if not failures:
-                raise
             value, difference = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
             if isinstance(error, hypothesis.errors.Flaky):
                 return self.found(f"{difference} (not reproducible on its own: depends on earlier calls)",
@@ -248,8 +248,8 @@ class _Fuzzer:
         try:
             strategy = strategy_function(st)
         except Exception as error:
-            raise FuzzError("strategy", f"{self.path}: strategy {name!r} raised "
-                                        f"{type(error).__name__}: {error}") from None
+            raise FuzzError("strategy", _one_line(f"{self.path}: strategy {name!r} raised "
+                                                  f"{type(error).__name__}: {error}")) from None
         if not isinstance(strategy, st.SearchStrategy):
             raise FuzzError("strategy", f"{self.path}: strategy {name!r} returned "
                                         f"{type(strategy).__name__}, expected a Hypothesis strategy")
@@ -507,6 +507,10 @@ def _pick_generated(values: list[Any]) -> list[Any]:
 
 def _cache_directory() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "perflab"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _short(value: Any) -> str:
