@@ -109,7 +109,7 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
         finding = fuzzer.generated_inputs(strategy, examples, seed, generated)
         if finding:
             return finding
-    inputs += [("generated", value) for value in _pick_generated(generated)]
+    inputs += [(f"generated #{n}", value) for n, value in enumerate(_pick_generated(generated), 1)]
     finding = fuzzer.in_turn(inputs, report="in-turn" in selected)  # also times each input's check
     if finding:
         return finding
@@ -296,6 +296,7 @@ class _Fuzzer:
         return [inputs[position] for position in sorted(chosen)]
 
     def mutated(self, inputs: list[tuple[str, Any]]) -> Report | None:
+        """Call, change the same dict or list in place, call again; after each of three changes."""
         mutable = [(label, value) for label, value in inputs if isinstance(value, (dict, list))]
         if not mutable:
             kinds = sorted({type(value).__name__ for _, value in inputs})
@@ -324,6 +325,7 @@ class _Fuzzer:
         return None
 
     def interleaved(self, inputs: list[tuple[str, Any]]) -> Report | None:
+        """x, y, x, y, x, y on the same two objects, for a few pairs of consecutive inputs."""
         usable = self._in_domain(inputs)
         pairs = [(usable[i], usable[i + 1]) for i in range(len(usable) - 1)][:_INTERLEAVED_PAIRS]
         for (x_label, x, x_expected), (y_label, y, y_expected) in pairs:
