@@ -101,8 +101,8 @@ class PerflabRun:
         return {
             "wall_s": round(self.wall, 3), "timing_s": round(self.result["elapsed"], 3),
             "exit_code": self.exit_code, "rounds": self.rounds(),
-            "verdict": comparison["verdict"], "ratio": ratio["value"],
-            "ratio_ci": [ratio["low"], ratio["high"]],
+            "verdict": comparison["verdict"], "ratio": float(ratio["value"]),  # float("inf") reads "inf"
+            "ratio_ci": [float(ratio["low"]), float(ratio["high"])],
             "ratio_precision": _relative_half_width(ratio),
             "p_adjusted": comparison["p_adjusted"],
             "target_reached": bool(reference["target_reached"] and other["target_reached"]),
@@ -190,3 +190,32 @@ def describe_decision(settings: dict[str, Any]) -> str:
 
 def format_load(state: dict[str, Any]) -> str:
     return " ".join(f"{x:.2f}" for x in state["load_average"])
+
+
+# Groups of trials by how far apart the two contenders' calibrated loop counts were (the
+# contenders of these figures run at about the same speed, so their loop counts should match).
+LOOPS_RATIO_GROUPS = ((1.0, 1.1), (1.1, 2.0), (2.0, math.inf))
+
+
+def loops_ratio(trial: dict[str, Any]) -> float:
+    loops = [n or 1 for n in trial["loops"].values()]
+    return max(loops) / min(loops)
+
+
+def by_loops_ratio(trials: list[dict[str, Any]], hit) -> list[dict[str, Any]]:
+    """For each loops-ratio group: how many trials, and how many of them satisfy ``hit``."""
+    groups = []
+    for low, high in LOOPS_RATIO_GROUPS:
+        group = [t for t in trials if low <= loops_ratio(t) < high]
+        hits = sum(1 for t in group if hit(t))
+        groups.append({"loops_ratio": [low, high], "trials": len(group), "hits": hits,
+                       "rate_ci95_clopper_pearson": binomial_interval(hits, len(group))})
+    return groups
+
+
+def print_by_loops_ratio(groups: list[dict[str, Any]], what: str) -> None:
+    print("  by how far apart the two contenders' calibrated loop counts (value durations) were:")
+    for group in groups:
+        low, high = group["loops_ratio"]
+        ci = group["rate_ci95_clopper_pearson"]
+        print(f"    loops ratio {low:g}-{high:g}: {group['hits']}/{group['trials']} {what} (95% CI {ci[0]:.0%}-{ci[1]:.0%})")
