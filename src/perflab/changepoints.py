@@ -20,8 +20,10 @@ partitioning, with pruning) on log times, with a weighted Gaussian cost:
   least ``MIN_SEGMENT`` points.
 - A short stretch (at most ``MAX_TRANSIENT`` points) that leaves a level and comes back to it is
   a *transient* (a busy spell, or a regression reverted at once), reported apart from steps.
-- A step whose new level has fewer than ``CONFIRMED`` points (at the end of the history) is
-  *tentative*: the next runs confirm it or turn it into a transient.
+- Steps smaller than ``MIN_STEP`` (3%) are not reported: the machine drifts that much.
+- A step whose new level is supported by fewer than ``CONFIRMED`` points (within 3 sigma of
+  it; at the end of the history) is *tentative*: the next runs confirm it or turn it into a
+  transient.
 
 Each step is reported with the labels around it (the change happened after ``before`` and at or
 before ``after``) and the ratio of the two levels with a 95% interval (1 / sum of weights is the
@@ -47,6 +49,9 @@ MIN_SEGMENT = 2
 MAX_TRANSIENT = 4
 CONFIRMED = 3
 DEGREES_OF_FREEDOM = 5    # of the Student-t weights: heavy tails, as timings on a shared machine have
+# Smaller steps are not reported: on this project's VM, runs of identical code a few minutes
+# apart differ by up to 3.7% with tight intervals (benchmarks/results/changepoint_measurements.json).
+MIN_STEP = 0.03
 LOCAL_WINDOW = 5          # points around each one that define its local level
 
 
@@ -86,7 +91,8 @@ def detect(points: Sequence[Point], penalty: float | None = None, min_segment: i
     if n < 2 * min_segment:
         return Changes()
     y = np.log([p.value for p in points])
-    weights = robust_weights(y, np.sqrt(point_variances(points) + between_run_variance(points)))
+    scales = np.sqrt(point_variances(points) + between_run_variance(points))
+    weights = robust_weights(y, scales)
     if penalty is None:
         penalty = PENALTY_PER_LOG_N * math.log(n)
     bounds = [0, *_pelt(y, weights, penalty, min_segment), n]
@@ -109,11 +115,19 @@ def detect(points: Sequence[Point], penalty: float | None = None, min_segment: i
             segment += 1
     for index, split in enumerate(bounds[1:-1], start=1):
         (old, v_old), (new, v_new) = levels[index - 1], levels[index]
+        if abs(new - old) < math.log1p(MIN_STEP):
+            continue
         half = _Z * math.sqrt(v_old + v_new)
         changes.steps.append(Step(split, points[split - 1].label, points[split].label,
                                   Interval(math.exp(new - old), math.exp(new - old - half), math.exp(new - old + half)),
-                                  tentative=bounds[index + 1] - split < CONFIRMED))
+                                  tentative=_agreeing(y[split:bounds[index + 1]], scales[split:bounds[index + 1]], new)
+                                  < CONFIRMED))
     return changes
+
+
+def _agreeing(y: np.ndarray, scales: np.ndarray, level: float) -> int:
+    """How many points lie within 3 sigma of ``level``: those that confirm it."""
+    return int(np.sum(np.abs(y - level) <= 3 * scales))
 
 
 def point_variances(points: Sequence[Point]) -> np.ndarray:

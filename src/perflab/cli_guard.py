@@ -11,13 +11,17 @@ import functools
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rich.console import Console
 
 from perflab import cli
-from perflab.results import RunResult
+# The store needs only the standard library; everything that imports scipy (results, stats,
+# change points) is imported by the verbs that use it, so that `perflab --help` stays fast.
 from perflab.store import Store, StoreError, default_path, machine_fingerprint, resolve_ref
+
+if TYPE_CHECKING:
+    from perflab.results import RunResult
 
 
 def store_options(parser: argparse.ArgumentParser, saves: bool = True) -> None:
@@ -83,11 +87,10 @@ def _count(text: str) -> int:
 
 def _guarded(handler: Callable[[argparse.Namespace, Console], int]) -> Callable[[argparse.Namespace, Console], int]:
     """Database and file problems are bad input: one line, exit code 2."""
-    from perflab.history import HistoryError
-    from perflab.interchange import InterchangeError
-
     @functools.wraps(handler)
     def run(args: argparse.Namespace, err: Console) -> int:
+        from perflab.history import HistoryError
+        from perflab.interchange import InterchangeError
         try:
             return handler(args, err)
         except (StoreError, HistoryError, InterchangeError) as error:

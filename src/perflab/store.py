@@ -26,9 +26,10 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from perflab.results import RunResult
+if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI imports this module
+    from perflab.results import RunResult
 
 ENV_VAR = "PERFLAB_DB"
 DEFAULT_RELATIVE_PATH = Path(".perflab") / "perflab.db"
@@ -294,6 +295,7 @@ class Store:
         return [Measurement(runs[row[0]], *row[1:]) for row in rows]
 
     def result(self, run_id: int) -> RunResult:
+        from perflab.results import RunResult
         with self._errors():
             row = self._db.execute("SELECT result FROM runs WHERE id = ?", [run_id]).fetchone()
         if row is None:
