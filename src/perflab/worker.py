@@ -24,6 +24,11 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
       over and over for ``duration`` seconds and replying with the values measured meanwhile.
       With ``inprocess`` ({"rate", "mode"}), the worker samples itself (perflab.profile.inprocess)
       and the reply carries the folded stacks. {"do": "exit"} ends it.
+  {"mode": "count", "file", "case", "contender", "loops", "warmups", "memory"}
+      for perflab.metrics: set up, warm up (``warmups`` calls), then call ``measured_region`` with
+      0 and with ``loops`` calls (``loops`` may be 0), each between two region markers, and exit
+      with one "count" event: the peak RSS of this process before and after the calls and, with
+      ``memory``, tracemalloc's view of a further ``loops`` calls.
   {"mode": "fuzz", "file", "contender", "reference", "examples", "seed", "patterns" (null: all)}
       equivalence fuzzing (perflab.fuzz): ``examples`` generated inputs (0: none) and stateful
       call patterns; one "fuzz" event (equivalent, difference, counterexample, pattern,
@@ -192,6 +197,70 @@ def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
 
 
+def region_marker() -> None:
+    """Marks the start and end of a counted region for a tool watching this process.
+
+    A call that costs nothing and that benchmarks never make, so that ``valgrind --tool=callgrind
+    --dump-before=_PyEval_GetSwitchInterval`` (the C function behind it, exported even by stripped
+    interpreters) dumps its counts exactly at region boundaries (perflab.metrics.instructions).
+    """
+    sys.getswitchinterval()
+
+
+def run_count(job: dict, events: EventStream) -> None:
+    """Warm up, then 0 calls and ``loops`` calls between region markers; report peak memory."""
+    import gc
+    benchmark, case, argument = _load_case(job)
+    contender = benchmark.contenders[job["contender"]]
+    loops = job["loops"]
+    try:
+        operation = contender.build()
+        measured_region(operation, argument, job.get("warmups", 1))
+        gc.collect()  # the same collector state in every repeated run
+        rss_before = _peak_rss()
+        for calls in (0, loops):  # the 0-call region is the fixed cost, subtracted by the parent
+            region_marker()
+            measured_region(operation, argument, calls)
+            region_marker()
+        rss_after = _peak_rss()
+        traced = _traced_memory(operation, argument, loops) if job.get("memory") else None
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+    events.send("count", loops=loops, peak_rss_before=rss_before, peak_rss_after=rss_after, traced=traced)
+
+
+def _peak_rss() -> int:
+    """This process's peak resident memory in bytes.
+
+    Linux's VmHWM belongs to this program alone; ``ru_maxrss`` there also keeps the peak of the
+    parent process that forked the worker (seen: 104 MB for a 12 MB worker), so it is the fallback.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # KiB on Linux, bytes on macOS
+
+
+def _traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> dict[str, int]:
+    """tracemalloc over ``loops`` calls: the peak above the start and what was still held after."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        start, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        measured_region(operation, argument, loops)
+        end, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return {"start": start, "end": end, "peak": peak}
+
+
 def run_fuzz(job: dict, events: EventStream) -> None:
     """Generated inputs and stateful call patterns beyond the declared cases (perflab.fuzz)."""
     path = job["file"]
@@ -272,6 +341,8 @@ def main() -> int:
             run_profile(job, events, sys.stdin)
         elif job["mode"] == "fuzz":
             run_fuzz(job, events)
+        elif job["mode"] == "count":
+            run_count(job, events)
         else:
             run_timing(job, events, sys.stdin)
     except BenchmarkFileError as error:

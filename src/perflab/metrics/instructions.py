@@ -1,0 +1,150 @@
+"""Instructions per call, counted by valgrind's callgrind: deterministic, so sub-percent changes show.
+
+How: the worker runs under ``valgrind --tool=callgrind --dump-before=_PyEval_GetSwitchInterval``.
+It warms up, then calls ``measured_region`` with 0 calls and with N calls, each between two calls
+of ``perflab.worker.region_marker`` (whose C function is that symbol). Callgrind writes a dump at
+every marker, so two dumps hold exactly the two regions, and
+
+    instructions per call = (instructions of the N-call region - of the 0-call region) / N
+
+Start-up, imports and set-up are never counted. String hashing is pinned (PYTHONHASHSEED=0), so
+repeated runs agree to a few thousandths of a percent (benchmarks/instruction_stability.py).
+
+Instruction counts miss I/O, system calls, waiting and cache effects, so they are always paired
+with the wall time of the same run; see ``disagreements``.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perflab.metrics.common import Target, count_job, loops_for, require, run_counted_worker
+from perflab.results import RunResult
+
+MARKER_SYMBOL = "_PyEval_GetSwitchInterval"  # the C function behind perflab.worker.region_marker
+REPEATS = 3
+# Callgrind runs Python ~50-100x slower: ~20 ms of native calls is a couple of seconds counted.
+NATIVE_SECONDS = 0.02
+# Disagreement threshold between the instruction ratio and the time ratio of two contenders.
+DISAGREEMENT_FACTOR = 2.0
+_TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
+
+
+@dataclass
+class InstructionCount:
+    """Instructions per call of one (case, contender), one value per repeated valgrind run."""
+
+    case: str
+    contender: str
+    loops: int
+    per_call: list[float] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.per_call)
+
+    @property
+    def spread(self) -> float:
+        """(largest - smallest) / median over the repeated runs: 0.0001 is 0.01%."""
+        return (max(self.per_call) - min(self.per_call)) / self.median if self.median else 0.0
+
+
+def measure(file: str, targets: list[Target], python: str = sys.executable, repeats: int = REPEATS,
+            timeout: float = 600.0, loops: int | None = None) -> list[InstructionCount]:
+    """Count every target ``repeats`` times, in separate processes (run side by side: counts do
+    not depend on the machine's load)."""
+    valgrind = require("valgrind", "valgrind")
+    counts = [InstructionCount(t.case, t.contender, loops or loops_for(t.time_per_call, NATIVE_SECONDS))
+              for t in targets]
+    jobs = [(count, target) for count, target in zip(counts, targets) for _ in range(repeats)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda job: count_once(valgrind, file, job[1], job[0].loops, python, timeout),
+                                 jobs))
+    for (count, _), (per_call, error) in zip(jobs, outcomes):
+        if error:
+            count.error = count.error or error
+        else:
+            count.per_call.append(per_call)
+    return counts
+
+
+def count_once(valgrind: str, file: str, target: Target, loops: int, python: str = sys.executable,
+               timeout: float = 600.0) -> tuple[float, str | None]:
+    """One callgrind run of the worker: (instructions per call, None) or (nan, why it failed)."""
+    with tempfile.TemporaryDirectory(prefix="perflab-callgrind-") as directory:
+        out = Path(directory) / "callgrind.out"
+        wrapper = [valgrind, "--tool=callgrind", f"--dump-before={MARKER_SYMBOL}",
+                   f"--callgrind-out-file={out}"]
+        report = run_counted_worker(count_job(file, target, loops), timeout, python, wrapper)
+        if report.error:
+            return float("nan"), report.error
+        regions = region_totals(Path(directory))
+    if regions is None:
+        return float("nan"), (f"callgrind wrote no dumps at the region markers: {python} has no symbol "
+                              f"{MARKER_SYMBOL} (not CPython?)")
+    empty, full = regions
+    return (full - empty) / loops if loops else 0.0, None
+
+
+def region_totals(directory: Path) -> tuple[int, int] | None:
+    """Instructions of the 0-call and the N-call regions from callgrind's numbered dumps.
+
+    The worker marks four boundaries: dumps are [start-up and warm-up, 0-call region, between,
+    N-call region], then the final dump (no number) holds the exit.
+    """
+    numbered = sorted(directory.glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
+    if len(numbered) < 4:
+        return None
+    totals = [_total(path) for path in numbered[-4:]]
+    return totals[1], totals[3]
+
+
+def _total(path: Path) -> int:
+    match = _TOTALS.search(path.read_text(errors="replace"))
+    return int(match.group(1)) if match else 0
+
+
+@dataclass
+class Disagreement:
+    """A contender whose instruction ratio and time ratio to the reference differ by > 2x."""
+
+    case: str
+    contender: str
+    instruction_ratio: float   # contender's instructions per call / the reference's
+    time_ratio: float          # contender's time per call / the reference's (paired estimate)
+
+    @property
+    def factor(self) -> float:
+        return max(self.instruction_ratio / self.time_ratio, self.time_ratio / self.instruction_ratio)
+
+
+def disagreements(result: RunResult, counts: list[InstructionCount]) -> list[Disagreement]:
+    """Contenders where instructions and wall time tell different stories.
+
+    For each case, both are compared with the reference: the instruction ratio
+    I(contender) / I(reference) and the time ratio T(contender) / T(reference) from the timing
+    run. They disagree when one is more than ``DISAGREEMENT_FACTOR`` times the other (e.g. 0.5x
+    the instructions but 1.1x the time): the difference is then in what instructions do not
+    see (I/O, system calls, waiting, cache misses, memory bandwidth). With no reference to
+    compare with there is no warning: instructions per second vary too much between programs.
+    """
+    by_cell = {(c.case, c.contender): c for c in counts if c.per_call and c.median > 0}
+    found = []
+    for comparison in result.comparisons:
+        contender = by_cell.get((comparison.case, comparison.contender))
+        reference = by_cell.get((comparison.case, comparison.reference))
+        time_ratio = comparison.comparison.ratio.value
+        if contender is None or reference is None or not time_ratio > 0:
+            continue
+        disagreement = Disagreement(comparison.case, comparison.contender, contender.median / reference.median,
+                                    time_ratio)
+        if disagreement.factor > DISAGREEMENT_FACTOR:
+            found.append(disagreement)
+    return found
