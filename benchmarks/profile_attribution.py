@@ -11,7 +11,7 @@ caller_a>alpha 3/10, caller_a>beta 1/10, caller_b>alpha 1/10, caller_b>beta 5/10
 (tens of microseconds), so the callers' own time is negligible. (The script also checks the
 construction: it times alpha and beta on one unit each, outside any profiler.)
 
-For each sampler (py-spy at its default settings, py-spy --nonblocking, the in-process fallback), ``--repeats`` profiles
+For each sampler (py-spy at its default settings, py-spy --blocking, the in-process fallback), ``--repeats`` profiles
 at the default budget (2,000 samples) are taken with ``perflab profile`` and compared with the true
 split: absolute error of each function's self share and of each calling context's share, and
 whether the true share lies inside the reported 95% interval. Target: <= 2 percentage points.
@@ -95,7 +95,7 @@ def check_construction(directory: Path) -> dict[str, float]:
     return {"beta_over_alpha_per_unit": float(output[0]), "alpha_seconds_per_unit": float(output[1])}
 
 
-SAMPLERS = {"py-spy": ["--sampler", "py-spy"], "py-spy --nonblocking": ["--sampler", "py-spy", "--nonblocking"],
+SAMPLERS = {"py-spy (default: --nonblocking)": ["--sampler", "py-spy"], "py-spy --blocking": ["--sampler", "py-spy", "--blocking"],
             "inprocess": ["--sampler", "inprocess"]}
 
 

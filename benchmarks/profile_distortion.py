@@ -7,9 +7,11 @@ unprofiled, in ABBA order, in the same process and session, so the machine's dri
 per-pair ratio. The slowdown is the geometric mean of profiled/unprofiled over ``--pairs`` pairs,
 with a t interval over pairs.
 
-Settings measured: perflab's defaults (Python frames at DEFAULT_RATE[False] Hz; native frames at
-DEFAULT_RATE[True] Hz), py-spy --nonblocking at the default rate, and both frame kinds at 1 kHz
-(the anchors measured on this machine: +6.8% Python-only and +25% native at 1 kHz).
+Settings measured: perflab's defaults (Python frames at DEFAULT_RATE[False] Hz with py-spy
+--nonblocking; native frames at DEFAULT_RATE[True] Hz, which py-spy samples blocking), Python
+frames blocking at the default rate, and both at 1 kHz
+(the anchors measured on this machine: +6.8% Python-only and +25% native at 1 kHz), and a control:
+py-spy attached at 1 Hz, which separates the cost of being attached from the cost per sample.
 Targets: <= 2% Python-only and <= 5% with native frames at the default settings.
 
     python benchmarks/profile_distortion.py [--pairs 12] [--window 1.0]
@@ -36,11 +38,13 @@ from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version 
 from perflab.profile.session import DEFAULT_RATE  # noqa: E402
 
 CONFIGS = [  # name, native, rate, nonblocking
-    ("python, default rate", False, DEFAULT_RATE[False], False),
-    ("native, default rate", True, DEFAULT_RATE[True], False),
-    ("python, default rate, --nonblocking", False, DEFAULT_RATE[False], True),
-    ("python, 1 kHz", False, 1000, False),
+    (f"python, default ({DEFAULT_RATE[False]} Hz, nonblocking)", False, DEFAULT_RATE[False], True),
+    (f"native, default ({DEFAULT_RATE[True]} Hz)", True, DEFAULT_RATE[True], False),
+    (f"python, {DEFAULT_RATE[False]} Hz, --blocking", False, DEFAULT_RATE[False], False),
+    ("python, 1 kHz, nonblocking", False, 1000, True),
+    ("python, 1 kHz, --blocking", False, 1000, False),
     ("native, 1 kHz", True, 1000, False),
+    ("control: python, 1 Hz", False, 1, False),  # attached but barely sampling: the cost of attaching
 ]
 
 
@@ -71,7 +75,7 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
     mean = float(np.mean(log_ratios))
     half = float(scipy_stats.t.ppf(0.975, len(log_ratios) - 1) * np.std(log_ratios, ddof=1) / math.sqrt(len(log_ratios)))
     return {"slowdown": math.exp(mean) - 1, "ci": [math.exp(mean - half) - 1, math.exp(mean + half) - 1],
-            "pairs": len(log_ratios), "samples_per_window": float(np.median(samples)),
+            "pairs": len(log_ratios), "samples_per_window": float(np.median(samples)) if samples else 0.0,
             "log_ratios": log_ratios}
 
 

@@ -71,14 +71,15 @@ def test_profile_shows_the_operation_only_with_shares_and_exports(bench, tmp_pat
     result = perflab("profile", bench, "--case", "SMALL", *QUICK, "--json", out / "p.json",
                      "--folded", out / "p.folded", "--speedscope", out / "p.speedscope.json")
     assert result.returncode == 0, result.stderr
-    for expected in ("sampler py-spy", "cpu time, 200 Hz", "heavy", "light", "hottest path", "[95% CI]"):
+    for expected in ("sampler py-spy", "--nonblocking, cpu time, 200 Hz", "heavy", "light", "hottest path", "[95% CI]"):
         assert expected in result.stdout
     folded = (out / "p.folded").read_text()
     assert "heavy (<project>/bench.py:" in folded and "worker.py" not in folded and "calibrate" not in folded
     profile = json.loads((out / "p.json").read_text())
     meta = profile["metadata"]
     assert profile["schema"] == "perflab.profile/1" and len(profile["runs"]) >= 2
-    assert (meta["sampler"], meta["mode"], meta["rate"], meta["native"]) == ("py-spy", "cpu", 200, False)
+    assert (meta["sampler"], meta["mode"], meta["rate"], meta["native"], meta["nonblocking"]) == \
+        ("py-spy", "cpu", 200, False, True)
     assert meta["python"]["version"] and meta["python"]["build"] and meta["samples"] >= 200
     speedscope = json.loads((out / "p.speedscope.json").read_text())
     frames = speedscope["shared"]["frames"]

@@ -25,7 +25,7 @@ from perflab.spec import load_benchmark
 
 
 def add_verbs(verbs) -> None:
-    profile = cli._verb(verbs, "profile", "profile the measured operation: Python + C frames, shares with 95%% CIs",
+    profile = cli._verb(verbs, "profile", "profile the measured operation: Python + C frames, each function's share with its interval",
                         "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
                         "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
                         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json")
@@ -69,8 +69,9 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
                         help="cpu: samples of running threads (default); wall: waiting threads too")
     parser.add_argument("--sampler", choices=(AUTO, PY_SPY, INPROCESS), default=AUTO,
                         help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)")
-    parser.add_argument("--nonblocking", action="store_true",
-                        help="do not pause the target while sampling (py-spy --nonblocking; Python frames only)")
+    parser.add_argument("--blocking", action="store_true",
+                        help="pause the target for each sample (exact stacks, more slowdown; always so with "
+                             "--native). Default: py-spy --nonblocking")
     parser.add_argument("--max-time", type=cli._positive, default=300.0, metavar="SECONDS",
                         help="time budget for all profiling runs (default 300)")
     parser.add_argument("--timeout", type=cli._positive, default=60.0, metavar="SECONDS",
@@ -108,7 +109,7 @@ def _what_if(text: str) -> tuple[str, float]:
 
 def _settings(args: argparse.Namespace, native: bool | None = None) -> ProfileSettings:
     return ProfileSettings(samples=args.samples, rate=args.rate, native=args.native if native is None else native,
-                           mode=args.mode, sampler=args.sampler, nonblocking=args.nonblocking,
+                           mode=args.mode, sampler=args.sampler, blocking=args.blocking,
                            min_runs=args.runs, max_time=args.max_time, timeout=args.timeout)
 
 

@@ -96,6 +96,15 @@ def load_profile(path: str | Path) -> Profile:
     return Profile([without_operation_frame(normalize_stacks(stacks, roots))], {"source": "folded"})
 
 
+def describe_sampling(metadata: dict[str, Any]) -> str:
+    """One line on how the samples were taken: 'py-spy 0.4.3 --nonblocking, cpu time, 200 Hz, Python frames'."""
+    sampler = str(metadata.get("sampler_version") or metadata.get("sampler", "?"))
+    if metadata.get("nonblocking"):
+        sampler += " --nonblocking"
+    frames = "Python + native frames" if metadata.get("native") else "Python frames"
+    return f"{sampler}, {metadata.get('mode', '?')} time, {metadata.get('rate', '?')} Hz, {frames}"
+
+
 class IncomparableProfiles(Exception):
     """Profiles whose sampler, mode or subject differ; merging them would mix different things."""
 

@@ -38,12 +38,16 @@ class ProfileSettings:
     native: bool = False             # also collect C frames (py-spy only)
     mode: str = "cpu"                # "cpu": running threads only; "wall": waiting threads too
     sampler: str = AUTO              # AUTO: py-spy, falling back to INPROCESS when it cannot attach
-    nonblocking: bool = False        # py-spy --nonblocking (Python frames only)
+    # py-spy pauses the target for each sample unless --nonblocking (Python frames only: it cannot
+    # unwind native stacks of a running process). Not pausing slows the target less and was as
+    # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
+    blocking: bool = False
     min_runs: int = 5                # runs (fresh processes) at least: the unit of the share intervals
     max_time: float = 300.0          # seconds for the whole session
     timeout: float = 60.0            # seconds a worker may take to set up
     value_time: float = 0.005        # seconds per batch of calls inside measured_region
     python: str = sys.executable
+    sys_path: list[str] = field(default_factory=list)  # imported first: a revision's worktree
 
     @property
     def effective_rate(self) -> int:
@@ -138,7 +142,7 @@ def _choose_sampler(settings: ProfileSettings) -> tuple[str | None, str | None]:
 def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, rate: int,
              seconds: float, project: str) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
     """(stacks of the operation, facts about the run, error) from one profiling worker."""
-    job = {"mode": "profile", "file": file, "case": case, "contender": contender,
+    job = {"mode": "profile", "file": file, "case": case, "contender": contender, "sys_path": settings.sys_path,
            "value_time": settings.value_time, "duration": seconds,
            "inprocess": {"rate": rate, "mode": settings.mode} if sampler == INPROCESS else None}
     worker = Worker(job, settings.timeout + seconds, settings.python)
@@ -151,7 +155,7 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
             return None, {}, worker.outcome.error
         if sampler == PY_SPY:
             spy = PySpyRecording(find_py_spy(), ready["pid"], rate, settings.native, settings.mode,
-                                 settings.nonblocking)
+                                 nonblocking=not settings.blocking)
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
         worker.request("profile")
@@ -181,6 +185,6 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
 def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
     if sampler == PY_SPY:
         return {"sampler": "py-spy", "sampler_version": py_spy_version(find_py_spy()),
-                "nonblocking": settings.nonblocking and not settings.native, "sampler_reason": None}
+                "nonblocking": not settings.blocking and not settings.native, "sampler_reason": None}
     return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False,
             "sampler_reason": reason}

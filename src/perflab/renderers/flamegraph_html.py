@@ -22,7 +22,7 @@ from typing import Any
 from perflab import __version__
 from perflab.profile.calltree import flame_columns
 from perflab.profile.frames import parse_frame
-from perflab.profile.model import Profile
+from perflab.profile.model import Profile, describe_sampling
 from perflab.profile.shares import FrameShare, frame_shares
 
 ROOT_LABEL = "measured_region (the operation)"
@@ -88,8 +88,7 @@ def _meta_lines(profile: Profile) -> list[str]:
     python = m.get("python") or {}
     lines = [f"{profile.samples:,} samples of the operation in {len(profile.runs)} runs (fresh processes); "
              "intervals are 95% across runs",
-             f"sampler {m.get('sampler_version') or m.get('sampler', '?')}, {m.get('mode', '?')} time, "
-             f"{m.get('rate', '?')} Hz, {'Python + native' if m.get('native') else 'Python'} frames",
+             f"sampler {describe_sampling(m)}",
              f"Python {python.get('version', '?')} {python.get('implementation', '')}: {python.get('build', '')}"]
     if m.get("sampler_reason"):
         lines.append(f"fallback sampler because {m['sampler_reason']}")

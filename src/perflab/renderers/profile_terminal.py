@@ -11,7 +11,7 @@ from rich.table import Table
 
 from perflab.profile.calltree import build_tree, hottest_path
 from perflab.profile.frames import parse_frame
-from perflab.profile.model import Profile
+from perflab.profile.model import Profile, describe_sampling
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.stats import Interval
@@ -42,10 +42,8 @@ def _header(profile: Profile) -> str:
     m = profile.metadata
     python = m.get("python") or {}
     subject = " / ".join(escape(str(m[key])) for key in ("benchmark", "case", "contender") if m.get(key))
-    frames = "Python + native frames" if m.get("native") else "Python frames"
     lines = [f"[bold]profile[/] {subject or escape(', '.join(m.get('merged_from', [])) or 'merged profile')}",
-             f"  sampler {escape(str(m.get('sampler_version') or m.get('sampler', '?')))}, {escape(str(m.get('mode', '?')))} "
-             f"time, {m.get('rate', '?')} Hz, {frames}; Python {escape(str(python.get('version', '?')))} "
+             f"  sampler {escape(describe_sampling(m))}; Python {escape(str(python.get('version', '?')))} "
              f"({escape(str(python.get('implementation', '')))}{', debug build' if python.get('debug_build') else ''}"
              f"{', free-threaded' if python.get('free_threaded') else ''})",
              f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)"]

@@ -1,0 +1,95 @@
+"""Profiles of a comparison: each side profiled per case, and the differential profile against the reference.
+
+Run after the timing phase (never during it), while the sides still exist (a revision's worktree),
+so each side is profiled with its own file, contender, interpreter and import roots. For every
+(case, side) pair that was timed, the reference and the side are profiled in alternating rounds
+and their call trees diffed, scaled by the times per call the timing phase measured.
+
+Profiles taken under different interpreters (``--python``) differ by design in their instrument,
+so their diff is skipped with a note unless ``allow_mismatch`` is given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles, profile_pair
+from perflab.profile.model import IncomparableProfiles, Profile
+from perflab.profile.session import ProfileSettings
+from perflab.results import RunResult
+from perflab.sides import Side
+from perflab.stats import Interval
+
+REPORT_SAMPLES = 2000   # per side and case: the issue's budget for a report
+
+
+@dataclass
+class CaseProfiles:
+    case: str
+    reference: str                 # side names
+    other: str
+    reference_profile: Profile
+    other_profile: Profile
+    diff: ProfileDiff | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def pairs_to_profile(result: RunResult) -> list[tuple[str, str]]:
+    """Every (case, side) timed alongside the reference."""
+    timed = {(c.case, c.contender) for c in result.cells if c.estimates is not None}
+    return [(c.case, c.contender) for c in result.comparisons
+            if (c.case, c.contender) in timed and (c.case, result.reference) in timed]
+
+
+def profile_comparison(sides: Sequence[Side], result: RunResult, settings: ProfileSettings,
+                       pairs: Sequence[tuple[str, str]] | None = None, allow_mismatch: bool = False,
+                       on_progress: Callable[[str], None] = lambda message: None) -> list[CaseProfiles]:
+    """Profile each (case, side) pair with the reference (``sides[0]``) and diff them."""
+    by_name = {side.name: side for side in sides}
+    reference = sides[0]
+    profiled = []
+    for case, name in pairs if pairs is not None else pairs_to_profile(result):
+        on_progress(f"profiling {case}: {reference.name} and {name}")
+        ref_outcome, other_outcome = profile_pair(reference, by_name[name], case, settings, result.benchmark)
+        entry = CaseProfiles(case, reference.name, name, ref_outcome.profile, other_outcome.profile)
+        entry.notes += [n for o in (ref_outcome, other_outcome) for n in o.notes]
+        errors = [f"{side}: {o.error}" for side, o in ((reference.name, ref_outcome), (name, other_outcome)) if o.error]
+        entry.notes += errors
+        profiled.append(entry)
+        if errors or ref_outcome.interrupted or other_outcome.interrupted:
+            if ref_outcome.interrupted or other_outcome.interrupted:
+                entry.notes.append("interrupted")
+                break
+            continue
+        entry.diff = _diff(entry, result, allow_mismatch)
+    return profiled
+
+
+def _diff(entry: CaseProfiles, result: RunResult, allow_mismatch: bool) -> ProfileDiff | None:
+    names = (entry.reference, entry.other)
+    try:
+        check_comparable(entry.reference_profile, entry.other_profile, names)
+    except IncomparableProfiles as error:
+        if not allow_mismatch:
+            entry.notes.append(f"differential profile skipped: {error}")
+            return None
+    timed, difference = _timed(result, entry.case, entry.other)
+    try:
+        return diff_profiles(entry.reference_profile, entry.other_profile, names, allow_mismatch, timed, difference)
+    except ValueError as error:
+        entry.notes.append(f"differential profile skipped: {error}")
+        return None
+
+
+def _timed(result: RunResult, case: str, other: str) -> tuple[tuple[float, float] | None, Interval | None]:
+    """Each side's time per call from the timing phase, and the difference with its interval."""
+    reference = result.cell(case, result.reference).estimates
+    comparison = next((c for c in result.comparisons if c.case == case and c.contender == other), None)
+    if reference is None or comparison is None:
+        return None, None
+    base, ratio = reference.median.value, comparison.comparison.ratio
+    if not all(math.isfinite(x) for x in (ratio.value, ratio.low, ratio.high)):
+        return None, None
+    return (base, base * ratio.value), Interval(base * (ratio.value - 1), base * (ratio.low - 1), base * (ratio.high - 1))
