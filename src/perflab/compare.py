@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from perflab import fuzzing, metadata
 from perflab.launcher import run_job
@@ -38,6 +38,9 @@ class Request:
     pythons: list[str] | None = None      # interpreters mode
     contender: str | None = None          # the contender run on each revision or interpreter
     fuzz_examples: int = fuzzing.DEFAULT_EXAMPLES
+    # Called with the sides, cases and result while the sides still exist (worktrees included),
+    # e.g. to profile them for the report.
+    after_timing: Callable[[list[Side], list[str], RunResult], None] | None = None
 
 
 def compare(request: Request, listener: Listener) -> RunResult:
@@ -47,8 +50,11 @@ def compare(request: Request, listener: Listener) -> RunResult:
         names = {side.name: _describe(side, request.settings) for side in sides}
         cases = _common_cases(request.cases, names)
         prior = _fuzz(sides, request) if _fuzzable(request) else []
-        return run_sides(next(iter(names.values()))["name"], sides, cases, request.settings, listener,
-                         prior_equivalence=prior)
+        result = run_sides(next(iter(names.values()))["name"], sides, cases, request.settings, listener,
+                           prior_equivalence=prior)
+        if request.after_timing is not None and not result.interrupted:
+            request.after_timing(sides, cases, result)
+        return result
 
 
 @contextlib.contextmanager
