@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from perflab import cli_guard
+    from perflab import cli_guard, reporting
     from perflab.profile import commands as profile_commands
     parser = argparse.ArgumentParser(
         prog="perflab", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
     cli_guard.store_options(run)
     profile_commands.run_options(run)  # --profile: profile after timing
+    run.add_argument("--metric", action="append", metavar="NAME",
+                     help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
+                          "(perf stat); time is always measured (repeat or comma-separate)")
     run.set_defaults(handler=_run)
 
     compare = _verb(verbs, "compare", "A/B: verdicts with CIs, equivalence (declared cases and fuzzing), "
@@ -74,7 +77,8 @@ def _parser() -> argparse.ArgumentParser:
                     "perflab compare bench.py --rev main --rev HEAD     # the same benchmark on two revisions",
                     "perflab compare bench.py --rev HEAD --rev WORKTREE # uncommitted changes vs HEAD",
                     "perflab compare bench.py --python python3.11 --python python3.12",
-                    "perflab compare bench.py --markdown summary.md --json results.json")
+                    "perflab compare bench.py --markdown summary.md --json results.json",
+                    "perflab compare json_dumps --html report.html   # with flame graphs and differential profiles")
     compare.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
     compare.add_argument("--contenders", metavar="A,B,...", help="contenders to compare with the reference (default all)")
     compare.add_argument("--rev", action="append", metavar="REV",
@@ -88,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     _timing_options(compare)
     compare.add_argument("--json", metavar="FILE", help="write the results (perflab.results/1)")
     compare.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
+    reporting.compare_options(compare)  # --html, --profile/--no-profile, --samples, --allow-mismatch
     cli_guard.store_options(compare)
     compare.set_defaults(handler=_compare)
 
@@ -202,8 +207,10 @@ def _run(args: argparse.Namespace, err: Console) -> int:
     contenders = _select(args.contender, benchmark.contenders, "contender", str(path))
     if benchmark.reference.name not in contenders:  # everything is measured against it
         contenders.insert(0, benchmark.reference.name)
+    metric_names = _metric_names(args.metric)  # a missing tool fails here, before anything is measured
     result = _measure(path, benchmark, cases, contenders, args, err)
     terminal.render(result, terminal.stdout_console())
+    metrics_failed = _other_metrics(result, metric_names, args, err)
     if args.json:
         result.save(args.json)
         err.print(f"results written to {args.json}")
@@ -214,11 +221,37 @@ def _run(args: argparse.Namespace, err: Console) -> int:
         return EXIT_BAD_INPUT
     from perflab.profile import commands as profile_commands
     profiled = profile_commands.after_run(result, path, benchmark.name, args, err)
-    return max(_exit_code(result, err), profiled)
+    return max(_exit_code(result, err), profiled, EXIT_FAILURES if metrics_failed else EXIT_OK)
+
+
+def _metric_names(requested: list[str] | None) -> list[str]:
+    """``--metric`` values (time is always measured); a tool the metrics need must be installed."""
+    from perflab import metrics
+    names = [name.strip() for item in requested or [] for name in item.split(",") if name.strip()]
+    unknown = [name for name in names if name not in metrics.NAMES]
+    if unknown:
+        raise UsageError(f"--metric: unknown metric {unknown[0]!r} (choose from {', '.join(metrics.NAMES)})")
+    try:
+        metrics.check_tools(names)
+    except metrics.MetricUnavailable as missing:
+        raise UsageError(str(missing)) from None
+    return names
+
+
+def _other_metrics(result, names: list[str], args: argparse.Namespace, err: Console) -> bool:
+    """Measure and show the metrics beside wall time; True if any of them failed."""
+    from perflab import metrics
+    from perflab.renderers import metrics_terminal, terminal
+    if result.interrupted or not set(names) - {metrics.TIME}:
+        return False
+    err.print(f"measuring {', '.join(n for n in names if n != metrics.TIME)} ...", highlight=False)
+    measured = metrics.measure(result, names, timeout=max(args.timeout, 600.0))
+    metrics_terminal.render(result, measured, terminal.stdout_console())
+    return bool(measured.errors)
 
 
 def _compare(args: argparse.Namespace, err: Console) -> int:
-    from perflab import cli_guard, compare
+    from perflab import cli_guard, compare, reporting
     from perflab.progress import LiveProgress
     from perflab.renderers import markdown, terminal
     path = resolve_benchmark(args.benchmark)
@@ -227,6 +260,9 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
                               contenders=names([args.contenders]) if args.contenders else None,
                               revisions=args.rev, pythons=args.python, contender=args.contender,
                               fuzz_examples=0 if args.no_fuzz else compare.fuzzing.DEFAULT_EXAMPLES)
+    reporting.check_output(args.html)
+    profiler = reporting.profiler(args, err) if reporting.wants_profile(args) else None
+    request.after_timing = profiler
     try:
         with LiveProgress(err, request.settings.max_time, request.settings.precision) as progress:
             result = compare.compare(request, progress)
@@ -239,6 +275,10 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
     if args.markdown:
         Path(args.markdown).write_text(markdown.render_result(result))
         err.print(f"summary written to {args.markdown}")
+    if args.html:
+        section = reporting.report_html.Section(result, profiler.profiles if profiler else [],
+                                                profiler.notes if profiler else ["not profiled (--no-profile)"])
+        reporting.write_report([section], args.html, f"perflab compare: {result.benchmark}", err)
     if not cli_guard.save_run(result, path, args, err):
         return EXIT_BAD_INPUT
     return _exit_code(result, err)
