@@ -1,0 +1,168 @@
+"""--metric: instruction counts under real valgrind, memory in real workers, perf stat, and the
+command line's failure paths (valgrind or perf missing from PATH)."""
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import QUICK, run_perflab
+from perflab.metrics import counters, instructions, memory
+from perflab.metrics.common import Target
+from perflab.runner import Settings, run_benchmark
+from perflab.spec import load_benchmark
+
+WORK_BENCH = """
+import json
+import time
+import perflab
+bench = perflab.Benchmark("work", compare="exact")
+
+@bench.case()
+def DOC():
+    return {"numbers": list(range(40)), "text": "x" * 200}
+
+@bench.contender
+def once(doc):
+    return json.dumps(doc)
+
+@bench.contender
+def twice(doc):
+    json.dumps(doc)
+    return json.dumps(doc)
+
+@bench.contender
+def sleepy(doc):
+    time.sleep(0.002)
+    return json.dumps(doc)
+"""
+
+MEMORY_BENCH = """
+import perflab
+bench = perflab.Benchmark("memory", compare="exact")
+KEPT = []
+
+@bench.case()
+def N():
+    return 1
+
+@bench.contender
+def transient(n):
+    block = bytearray(1_000_000)   # 1 MB held during the call only
+    return n
+
+@bench.contender
+def retaining(n):
+    KEPT.append(bytearray(1000))   # 1 kB kept per call
+    return n
+"""
+
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
+
+
+def _path_without(tmp_path: Path, *tools: str) -> str:
+    """A PATH holding this interpreter but none of ``tools`` (a real missing-tool failure)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    assert not any(shutil.which(tool, path=str(bin_dir)) for tool in tools)
+    return str(bin_dir)
+
+
+def _perflab_with_path(path: str, *args) -> subprocess.CompletedProcess:
+    """The real command line with PATH replaced."""
+    return subprocess.run([sys.executable, "-m", "perflab.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "200", "PATH": path})
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory):
+    path = tmp_path_factory.mktemp("metrics") / "work.py"
+    path.write_text(WORK_BENCH)
+    targets = [Target("DOC", "once", 1e-5), Target("DOC", "twice", 2e-5)]
+    return {c.contender: c for c in instructions.measure(str(path), targets, repeats=2, loops=200)}
+
+
+@needs_valgrind
+def test_twice_the_work_counts_about_twice_the_instructions(counted):
+    assert counted["once"].error is None and counted["twice"].error is None
+    assert counted["once"].median > 1000
+    assert counted["twice"].median / counted["once"].median == pytest.approx(2.0, rel=0.05)
+
+
+@needs_valgrind
+def test_repeated_counts_agree_within_a_tenth_of_a_percent(counted):
+    for count in counted.values():
+        assert len(count.per_call) == 2
+        assert count.spread <= 0.001
+
+
+def test_missing_valgrind_is_one_line_and_exit_2_before_anything_runs(bench_file, tmp_path):
+    path = bench_file(WORK_BENCH)
+    done = _perflab_with_path(_path_without(tmp_path, "valgrind"), "run", path, "--metric", "instructions", *QUICK)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "perflab: error: valgrind not found: apt-get install valgrind"
+    assert done.stdout == ""  # nothing was measured
+
+
+def test_unknown_metric_is_a_usage_error(bench_file):
+    done = run_perflab("run", bench_file(WORK_BENCH), "--metric", "speed", *QUICK)
+    assert done.returncode == 2
+    assert "unknown metric 'speed'" in done.stderr
+
+
+def test_missing_perf_is_reported_as_unsupported_not_a_crash(bench_file, tmp_path):
+    path = bench_file(WORK_BENCH)
+    done = _perflab_with_path(_path_without(tmp_path, "perf"), "run", path, "--contender", "once",
+                              "--metric", "counters", *QUICK)
+    assert done.returncode == 0, done.stderr
+    assert ("hardware counters: not supported on this machine (perf stat: perf not found: "
+            "apt-get install linux-perf)") in " ".join(done.stdout.split())
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf not installed")
+def test_counters_report_what_perf_supports_here(bench_file):
+    done = run_perflab("run", bench_file(WORK_BENCH), "--contender", "once", "--metric", "counters", *QUICK)
+    assert done.returncode == 0, done.stderr
+    output = " ".join(done.stdout.split())
+    if counters.availability() is None:
+        assert "IPC" in output
+    else:
+        assert "hardware counters: not supported on this machine (perf stat:" in output
+        assert "context-switches" in output  # kernel events are still counted
+
+
+def test_perf_stat_csv_is_parsed_with_unsupported_events():
+    text = "# started\n<not supported>,,cycles,0,100.00,,\n12,,context-switches,769685,100.00,,\n" \
+           "1234,,instructions:u,5,100.00,,\n"
+    assert counters.parse(text) == {"cycles": None, "context-switches": 12.0, "instructions": 1234.0}
+
+
+def test_memory_sees_transient_peaks_and_retained_bytes(bench_file):
+    path = bench_file(MEMORY_BENCH)
+    uses = {u.contender: u for u in memory.measure(str(path), [Target("N", "transient", 1e-4),
+                                                               Target("N", "retaining", 1e-4)], loops=50)}
+    transient, retaining = uses["transient"], uses["retaining"]
+    assert transient.error is None and retaining.error is None
+    assert transient.peak_traced >= 1_000_000
+    assert abs(transient.retained_per_call) < 100
+    assert 1000 <= retaining.retained_per_call < 1500
+    assert transient.peak_rss > 5_000_000 and transient.rss_growth >= 0
+
+
+def test_disagreement_is_flagged_when_time_and_instructions_tell_different_stories(bench_file):
+    """Equal instruction counts but a contender that sleeps: its time ratio is far beyond 2x."""
+    path = bench_file(WORK_BENCH)
+    result = run_benchmark(str(path), load_benchmark(path), ["DOC"], ["once", "twice", "sleepy"],
+                           Settings(precision=0.5, max_time=10, values=5, value_time=0.002, min_rounds=2))
+    counts = [instructions.InstructionCount("DOC", name, 100, [value, value])
+              for name, value in (("once", 60000.0), ("twice", 120000.0), ("sleepy", 60500.0))]
+    flagged = instructions.disagreements(result, counts)
+    assert [d.contender for d in flagged] == ["sleepy"]
+    assert flagged[0].instruction_ratio == pytest.approx(60500 / 60000)
+    assert flagged[0].time_ratio > 2 and flagged[0].factor > 2
+    assert not math.isnan(flagged[0].factor)
