@@ -17,6 +17,7 @@ Writes benchmarks/results/store_load.json.
 from __future__ import annotations
 
 import json
+import resource
 import signal
 import sqlite3
 import subprocess
@@ -48,6 +49,12 @@ with Store.open(path) as db:
         run_id = db.save(result)
         print("saved", sequence, run_id, time.perf_counter() - started, flush=True)
 """
+
+
+def _children_cpu() -> float:
+    """CPU seconds used by finished child processes (wall time on a loaded machine says little)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def template(tmp: Path) -> Path:
@@ -99,14 +106,18 @@ def main() -> None:
         size = db_path.stat().st_size + sum(p.stat().st_size for p in tmp.glob("perflab.db-*"))
         db.close()
         latencies = np.array([latency for runs in saved.values() for _, _, latency in runs])
-        history_started = time.monotonic()
+        history_started, cpu_before = time.monotonic(), _children_cpu()
         history = subprocess.run([sys.executable, "-m", "perflab.cli", "history", "writer1", "--db", str(db_path)],
                                  capture_output=True, text=True)
         history_wall = time.monotonic() - history_started
+        history_cpu = _children_cpu() - cpu_before
         run_bytes = run_file.stat().st_size
 
     total = sum(len(runs) for runs in saved.values())
-    killed_mid_save = KILL_AT not in [seq for seq, _, _ in saved[0]]
+    # The kill lands a little after "saving KILL_AT" is read: the run the victim was saving when it
+    # died is the last one it announced.
+    last_started = max(int(l[1]) for l in lines[0] if l and l[0] == "saving")
+    killed_mid_save = last_started not in [seq for seq, _, _ in saved[0]]
     figure = {
         "what": __doc__.split("\n\n")[0], "machine": machine(), "conditions": {"start": before, "end": conditions()},
         "writers": WRITERS, "runs_each": RUNS_EACH, "killed_writer_at_run": KILL_AT,
@@ -114,23 +125,25 @@ def main() -> None:
         "integrity_check": integrity, "runs_reported_saved": total, "runs_stored": len(stored),
         "reported_but_missing": missing, "orphaned_measurement_rows": orphans,
         "killed_writer": {"reported_saved": len(saved[0]), "stored": len(victim_stored),
-                          "killed_during_save": killed_mid_save,
-                          "its_last_run_stored": KILL_AT in victim_stored},
+                          "last_run_started": last_started, "killed_during_its_save": killed_mid_save,
+                          "that_run_stored": last_started in victim_stored},
         "save_latency_ms": {k: float(np.percentile(latencies, q) * 1000) for k, q in
                             (("p50", 50), ("p95", 95), ("max", 100))},
         "throughput_runs_per_s": total / wall, "wall_s": wall, "database_bytes": size,
-        "history_command_s": history_wall, "history_exit_code": history.returncode,
+        "history_command_s": history_wall, "history_command_cpu_s": history_cpu,
+        "history_exit_code": history.returncode,
     }
     ok = integrity == "ok" and not missing and orphans == 0 and len(victim_stored) in (len(saved[0]), len(saved[0]) + 1)
     figure["verdict"] = "no corruption, every finished run present" if ok else "FAILED"
     print(f"{WRITERS} writers x {RUNS_EACH} runs ({figure['run_json_bytes']} bytes each), writer 0 killed with "
           f"SIGKILL while saving run {KILL_AT}: integrity_check={integrity}; {total} runs reported saved, "
           f"{len(missing)} missing; killed writer: {len(saved[0])} reported, {len(victim_stored)} stored "
-          f"(the run being saved: {'complete' if KILL_AT in victim_stored else 'absent'}); {orphans} orphaned rows")
+          f"(killed {'while saving' if killed_mid_save else 'after announcing'} run {last_started}, which is "
+          f"{'complete' if last_started in victim_stored else 'absent'}); {orphans} orphaned rows")
     print(f"save latency under contention: p50 {figure['save_latency_ms']['p50']:.1f} ms, p95 "
           f"{figure['save_latency_ms']['p95']:.1f} ms, max {figure['save_latency_ms']['max']:.1f} ms; "
           f"{figure['throughput_runs_per_s']:.0f} runs/s in total; database {size / 1e6:.1f} MB; "
-          f"`perflab history` on it: {history_wall:.2f} s (exit {history.returncode})")
+          f"`perflab history` on it: {history_wall:.2f} s wall, {history_cpu:.2f} s CPU (exit {history.returncode})")
     print(f"verdict: {figure['verdict']}")
     print(f"written to {write_figure('store_load', figure)}")
 

@@ -90,3 +90,13 @@ def test_between_run_variance_is_robust_to_a_step():
 
 def test_short_series_have_no_change_points():
     assert detect([Point("a", 1.0), Point("b", 2.0), Point("c", 2.0)]).steps == []
+
+
+def test_a_busy_spell_does_not_hide_a_later_step():
+    """Three runs in a row on a busy machine (a transient), then a real 10% step."""
+    values = [1.0] * 6 + [2.8] * 3 + [1.0] * 31 + [1.1] * 10
+    points = [Point(str(i), v, v * 0.99, v * 1.01) for i, v in enumerate(values)]
+    changes = detect(points)
+    assert [(t.first, t.last) for t in changes.transients] == [("6", "8")]
+    [step] = changes.steps
+    assert step.index == 40 and step.ratio.contains(1.1) and not step.tentative

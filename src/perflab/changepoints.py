@@ -109,6 +109,7 @@ def detect(points: Sequence[Point], penalty: float | None = None, min_segment: i
             changes.transients.append(Transient(points[bounds[segment]].label, points[bounds[segment + 1] - 1].label,
                                                 math.exp(inside - before)))
             left, right = bounds[segment - 1], bounds[segment + 2]
+            weights[bounds[segment]:bounds[segment + 1]] = 0.0   # the excursion is not part of the level
             del bounds[segment:segment + 2]
             levels[segment - 1:segment + 2] = [_level(y[left:right], weights[left:right])]
         else:

@@ -203,7 +203,7 @@ def _baseline(args: argparse.Namespace, path: Path, name: str) -> tuple[RunResul
     from perflab.interchange import load_file
     against = Path(args.against)
     if against.is_file():
-        result = load_file(against)
+        result = load_file(against, benchmark=name)   # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise cli.UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")
         return result, f"`{against}`"
