@@ -193,3 +193,41 @@ def test_run_with_profile_profiles_after_timing_in_separate_workers(bench, tmp_p
     assert "hottest path" in result.stdout
     assert (tmp_path / "profiles" / "SMALL-work.profile.json").exists()
     assert "<canvas" in (tmp_path / "profiles" / "SMALL-work.html").read_text()
+
+
+EVIL_BENCH = '''
+    import perflab
+
+    bench = perflab.Benchmark("evil")
+
+    def work(n):
+        return sum(i * i for i in range(n))
+
+    # A function may be given any name: markup, a folded-stack separator, a line break.
+    EVIL_NAME = "[bold]</script><script>window.pwned=1</script>;x\\ny"
+    work = type(work)(work.__code__.replace(co_name=EVIL_NAME, co_qualname=EVIL_NAME), globals())
+
+    @bench.case
+    def ONE():
+        return 3000
+
+    @bench.contender
+    def run(n):
+        return work(n)
+'''
+
+
+def test_names_from_user_code_are_escaped_in_every_output(tmp_path):
+    path = tmp_path / "evil.py"
+    path.write_text(textwrap.dedent(EVIL_BENCH))
+    result = perflab("profile", path, *QUICK, "--sampler", "inprocess", "--html", tmp_path / "p.html",
+                     "--folded", tmp_path / "p.folded", "--speedscope", tmp_path / "p.json")
+    assert result.returncode == 0, result.stderr
+    assert "[bold]</script><script>window.pwned=1</script>" in result.stdout  # shown literally, not as markup
+    page = (tmp_path / "p.html").read_text()
+    assert "<script>window.pwned" not in page and page.count("</script>") == 2
+    folded = (tmp_path / "p.folded").read_text().splitlines()
+    assert all(line.rpartition(" ")[2].isdigit() for line in folded)
+    assert any("</script>:x y (<project>/evil.py:" in line for line in folded)
+    names = [frame["name"] for frame in json.loads((tmp_path / "p.json").read_text())["shared"]["frames"]]
+    assert "[bold]</script><script>window.pwned=1</script>;x\ny" in names

@@ -42,7 +42,7 @@ OPERATION: Path_ = ()
 # The top frame of contenders defined in the benchmark file: two contenders' own functions differ
 # in name but are the same node of the comparison.
 CONTENDER = "[the contender's function]"
-# A child holding at least this fraction of its parent's difference continues the named call path.
+# A child holding at least this fraction of the operation's difference continues the named call path.
 DOMINANT = 0.5
 
 
@@ -78,7 +78,7 @@ class ProfileDiff:
 
     def dominant_path(self) -> list[NodeDiff]:
         """From the operation down, into the child holding most of the difference, while it holds at
-        least half of its parent's (same sign)."""
+        least half of the operation's (same sign)."""
         path = [self.operation]
         sign = 1.0 if self.operation.difference.value >= 0 else -1.0
         while True:
@@ -86,7 +86,7 @@ class ProfileDiff:
             if not children:
                 return path
             best = max(children, key=lambda n: sign * n.difference.value)
-            if sign * best.difference.value < DOMINANT * abs(path[-1].difference.value) or best.difference.value == 0:
+            if sign * best.difference.value < DOMINANT * abs(self.operation.difference.value) or best.difference.value == 0:
                 return path
             path.append(best)
 

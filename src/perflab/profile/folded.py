@@ -45,9 +45,17 @@ def read_folded(path: str | Path) -> Counter[Stack]:
 
 
 def format_folded(stacks: Mapping[Stack, int]) -> str:
-    """Folded text, heaviest stacks first (ties in stack order, so the output is reproducible)."""
+    """Folded text, heaviest stacks first (ties in stack order, so the output is reproducible).
+
+    The format cannot hold a frame label with ';' or a line break (a function can be given any
+    name), so those become ':' and a space.
+    """
     ordered = sorted(stacks.items(), key=lambda item: (-item[1], item[0]))
-    return "".join(f"{';'.join(stack)} {count}\n" for stack, count in ordered if count > 0)
+    return "".join(f"{';'.join(map(_foldable, stack))} {count}\n" for stack, count in ordered if count > 0)
+
+
+def _foldable(label: str) -> str:
+    return label.replace(";", ":").replace("\r", " ").replace("\n", " ")
 
 
 def write_folded(stacks: Mapping[Stack, int], path: str | Path) -> None:

@@ -22,18 +22,19 @@ class InProcessSampler:
     def __init__(self, rate: float, mode: str = "cpu"):
         self.interval = 1.0 / rate
         self.timer, self.signal = _TIMERS[mode]
-        self.stacks: Counter[str] = Counter()
+        self.stacks: Counter[tuple[str, ...]] = Counter()
         self._previous_handler = None
 
     def start(self) -> None:
         self._previous_handler = signal.signal(self.signal, self._sample)
         signal.setitimer(self.timer, self.interval, self.interval)
 
-    def stop(self) -> dict[str, int]:
-        """Stop sampling; the folded stacks counted so far (outermost frame first)."""
+    def stop(self) -> list[list]:
+        """Stop sampling; [[frames, outermost first], samples] for each stack (lists: JSON-ready,
+        and no separator that a function name could contain)."""
         signal.setitimer(self.timer, 0, 0)
         signal.signal(self.signal, self._previous_handler or signal.SIG_DFL)
-        return dict(self.stacks)
+        return [[list(stack), count] for stack, count in self.stacks.items()]
 
     def _sample(self, signum: int, frame: FrameType | None) -> None:
         labels = []
@@ -42,4 +43,4 @@ class InProcessSampler:
             name = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python >= 3.11
             labels.append(f"{name} ({code.co_filename}:{code.co_firstlineno})")
             frame = frame.f_back
-        self.stacks[";".join(reversed(labels))] += 1
+        self.stacks[tuple(reversed(labels))] += 1

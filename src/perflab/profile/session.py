@@ -164,7 +164,7 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
             raw, errors = spy.stop()
         else:
             reply = worker.outcome.of("profile")
-            raw = Counter({tuple(k.split(";")): v for k, v in reply[-1]["stacks"].items()}) if reply else None
+            raw = Counter({tuple(frames): count for frames, count in reply[-1]["stacks"]}) if reply else None
     finally:
         if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
             try:
