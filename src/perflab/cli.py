@@ -96,6 +96,17 @@ def _parser() -> argparse.ArgumentParser:
     cli_guard.store_options(compare)
     compare.set_defaults(handler=_compare)
 
+    bisect = _verb(verbs, "bisect", "find the first commit where a benchmark got slower (statistical A/B oracle)",
+                   "perflab bisect --good v1.0 --bad main bench.py",
+                   "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30")
+    bisect.add_argument("benchmark", help="a benchmark file inside the git repository")
+    bisect.add_argument("--good", required=True, metavar="REV", help="a revision known to be fast")
+    bisect.add_argument("--bad", required=True, metavar="REV", help="a later revision known to be slow")
+    bisect.add_argument("--case", metavar="NAME", help="the case to follow (default: the one that regressed most)")
+    bisect.add_argument("--contender", metavar="NAME", help="the contender to run (default the reference)")
+    _timing_options(bisect, max_time=20.0, precision=0.01)
+    bisect.set_defaults(handler=_bisect)
+
     demo = _verb(verbs, "demo", "run the built-in case studies at a short budget and print the results",
                  "perflab demo", "perflab demo --max-time 20")
     _timing_options(demo, max_time=DEMO_MAX_TIME, precision=DEMO_PRECISION)
@@ -282,6 +293,25 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
     if not cli_guard.save_run(result, path, args, err):
         return EXIT_BAD_INPUT
     return _exit_code(result, err)
+
+
+def _bisect(args: argparse.Namespace, err: Console) -> int:
+    from perflab import bisect
+    from perflab.progress import LiveProgress
+    from perflab.renderers import bisect_terminal, terminal
+    from perflab.worktrees import RevisionError
+    path = Path(args.benchmark)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such benchmark file (bisect needs a file inside a git repository)")
+    settings = _settings(args)
+    try:
+        with LiveProgress(err, settings.max_time, settings.precision) as progress:
+            outcome = bisect.bisect(path.resolve(), args.good, args.bad, settings, progress,
+                                    case=args.case, contender=args.contender)
+    except (bisect.BisectError, RevisionError) as error:
+        raise UsageError(str(error)) from None
+    bisect_terminal.render(outcome, terminal.stdout_console())
+    return EXIT_OK
 
 
 def _exit_code(result, err: Console) -> int:

@@ -1,0 +1,72 @@
+"""perflab bisect on a real git history made in the test."""
+
+import subprocess
+
+import pytest
+
+from conftest import QUICK, run_perflab
+
+BENCH = """
+import perflab
+import mylib
+
+bench = perflab.Benchmark("squares")
+
+@bench.case
+def K():
+    return list(range(300))
+
+@bench.contender
+def lib(xs):
+    return mylib.work(xs)
+"""
+FAST = "def work(xs):\n    return sum(x * x for x in xs)  # version {n}\n"
+SLOW = "def work(xs):\n    return sum(x * x for x in xs) + sum(x * x for x in xs) * 0  # version {n}\n"
+
+
+@pytest.fixture
+def history(tmp_path):
+    """Eight commits; the code doubles its work from commit 5 on."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = lambda *args: subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (repo / "bench.py").write_text(BENCH)
+    for n in range(1, 9):
+        (repo / "mylib.py").write_text((SLOW if n >= 5 else FAST).format(n=n))
+        git("add", "-A")
+        git("commit", "-qm", f"commit {n}")
+    return repo
+
+
+def test_bisect_finds_the_first_slow_commit(history):
+    result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD", history / "bench.py", *QUICK, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "first bad commit" in result.stdout and "commit 5" in result.stdout.split("first bad commit")[1]
+    measurements = int(result.stdout.split("(")[-1].split(" measurements")[0])
+    assert measurements <= 3 + 1 + 4   # log2(7) steps + confirmation + at most a few re-measurements
+
+
+def test_no_regression_means_nothing_to_bisect(history):
+    result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD~4", history / "bench.py", *QUICK, timeout=300)
+    assert result.returncode == 2
+    assert "no statistically supported slowdown" in result.stderr and "nothing to bisect" in result.stderr
+
+
+@pytest.mark.parametrize("good, bad, message", [
+    ("HEAD", "HEAD~3", "not a descendant"),
+    ("no-such-rev", "HEAD", "cannot list commits"),
+])
+def test_bad_ranges(history, good, bad, message):
+    result = run_perflab("bisect", "--good", good, "--bad", bad, history / "bench.py")
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_benchmark_missing_at_one_end(history):
+    (history / "late.py").write_text(BENCH)
+    subprocess.run(["git", "-C", history, "add", "late.py"], check=True)
+    subprocess.run(["git", "-C", history, "commit", "-qm", "late"], check=True)
+    result = run_perflab("bisect", "--good", "HEAD~3", "--bad", "HEAD", history / "late.py")
+    assert result.returncode == 2 and "late.py does not exist at revision 'HEAD~3'" in result.stderr
