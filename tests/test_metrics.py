@@ -83,8 +83,8 @@ def _perflab_with_path(path: str, *args) -> subprocess.CompletedProcess:
 def counted(tmp_path_factory):
     path = tmp_path_factory.mktemp("metrics") / "work.py"
     path.write_text(WORK_BENCH)
-    targets = [Target("DOC", "once", 1e-5), Target("DOC", "twice", 2e-5)]
-    return {c.contender: c for c in instructions.measure(str(path), targets, repeats=2, loops=200)}
+    targets = [Target.of(str(path), "DOC", "once"), Target.of(str(path), "DOC", "twice")]
+    return {c.contender: c for c in instructions.measure(targets, repeats=2, loops=200)}
 
 
 @needs_valgrind
@@ -144,8 +144,8 @@ def test_perf_stat_csv_is_parsed_with_unsupported_events():
 
 def test_memory_sees_transient_peaks_and_retained_bytes(bench_file):
     path = bench_file(MEMORY_BENCH)
-    uses = {u.contender: u for u in memory.measure(str(path), [Target("N", "transient", 1e-4),
-                                                               Target("N", "retaining", 1e-4)], loops=50)}
+    targets = [Target.of(str(path), "N", "transient"), Target.of(str(path), "N", "retaining")]
+    uses = {u.contender: u for u in memory.measure(targets, loops=50)}
     transient, retaining = uses["transient"], uses["retaining"]
     assert transient.error is None and retaining.error is None
     assert transient.peak_traced >= 1_000_000

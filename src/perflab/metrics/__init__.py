@@ -49,18 +49,16 @@ def check_tools(names: list[str]) -> None:
 def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Measured:
     """The requested metrics for every cell that the timing run measured."""
     timed = targets(result)
-    python = result.settings.get("python") or None
-    extra = {"python": python} if python else {}
     measured = Measured()
     if INSTRUCTIONS in names:
-        measured.instructions = instructions.measure(result.file, timed, timeout=timeout, **extra)
+        measured.instructions = instructions.measure(timed, timeout=timeout)
         measured.disagreements = instructions.disagreements(result, measured.instructions)
     if MEMORY in names:
-        measured.memory = memory.measure(result.file, timed, timeout=timeout, **extra)
+        measured.memory = memory.measure(timed, timeout=timeout)
     if COUNTERS in names:
         measured.counters_unsupported = counters.availability()
         if measured.counters_unsupported is None or "not found" not in measured.counters_unsupported:
-            measured.counters = counters.measure(result.file, timed, timeout=timeout, **extra)
+            measured.counters = counters.measure(timed, timeout=timeout)
     return measured
 
 

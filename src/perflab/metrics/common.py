@@ -18,6 +18,7 @@ from typing import Any
 
 from perflab.launcher import worker_environment
 from perflab.results import RunResult
+from perflab.sides import Side
 
 # Sources of run-to-run variation pinned in every counted worker: string hashing (set and dict
 # layouts, hence instructions), and a fixed environment so the process starts the same way.
@@ -30,11 +31,25 @@ class MetricUnavailable(Exception):
 
 @dataclass
 class Target:
-    """One measured (case, contender) and its wall time per call from the timing run."""
+    """One measured (case, side) and its wall time per call from the timing run.
+
+    A side is a contender of the benchmark file, or the benchmark on a git revision or under an
+    interpreter (perflab.sides): the metric's worker runs exactly where the timed one ran."""
 
     case: str
-    contender: str
+    side: Side
     time_per_call: float
+
+    @property
+    def contender(self) -> str:
+        """The column's name in results (a contender, a revision or an interpreter)."""
+        return self.side.name
+
+    @classmethod
+    def of(cls, file: str, case: str, contender: str, time_per_call: float = 1e-5,
+           python: str = sys.executable) -> Target:
+        """A contender of a benchmark file."""
+        return cls(case, Side(contender, file, contender, python), time_per_call)
 
 
 @dataclass
@@ -48,7 +63,10 @@ class WorkerReport:
 
 def targets(result: RunResult) -> list[Target]:
     """Every cell that was timed, with its median time per call (cells that failed are left out)."""
-    return [Target(cell.case, cell.contender, cell.estimates.median.value)
+    python = result.settings.get("python") or sys.executable
+    sides = {name: Side(**side) for name, side in result.sides.items()}
+    return [Target(cell.case, sides.get(cell.contender) or Side(cell.contender, result.file, cell.contender, python),
+                   cell.estimates.median.value)
             for cell in result.cells if cell.estimates is not None]
 
 
@@ -65,9 +83,12 @@ def require(tool: str, package: str) -> str:
     return path
 
 
-def run_counted_worker(job: dict[str, Any], timeout: float, python: str = sys.executable,
-                       wrapper: list[str] = ()) -> WorkerReport:
-    """Run a one-shot "count" job, with ``wrapper`` (e.g. valgrind and its options) in front."""
+def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: list[str] = (),
+                       memory: bool = False, warmups: int = 1) -> WorkerReport:
+    """Run the worker's one-shot "count" job (perflab.worker.run_count) for ``target`` with
+    ``loops`` calls, with ``wrapper`` (e.g. valgrind and its options) in front."""
+    job = target.side.job("count", case=target.case, loops=loops, warmups=warmups, memory=memory)
+    python = target.side.python
     environment = dict(worker_environment(python) or os.environ)
     environment.update(PINNED_ENVIRONMENT)
     try:
@@ -86,9 +107,3 @@ def run_counted_worker(job: dict[str, Any], timeout: float, python: str = sys.ex
         tail = " | ".join(process.stderr.strip().splitlines()[-3:])
         report.error = f"worker exited with code {process.returncode}" + (f": {tail}" if tail else "")
     return report
-
-
-def count_job(file: str, target: Target, loops: int, warmups: int = 1, memory: bool = False) -> dict[str, Any]:
-    return {"mode": "count", "file": file, "case": target.case, "contender": target.contender,
-            "loops": loops, "warmups": warmups, "memory": memory}
-

@@ -9,12 +9,11 @@ never as a failure.
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.metrics.common import MetricUnavailable, Target, count_job, loops_for, require, run_counted_worker
+from perflab.metrics.common import MetricUnavailable, Target, loops_for, require, run_counted_worker
 
 EVENTS = ("cycles", "instructions", "branch-misses", "cache-misses", "context-switches", "page-faults")
 HARDWARE = ("cycles", "instructions", "branch-misses", "cache-misses")
@@ -69,14 +68,13 @@ def parse(text: str) -> dict[str, float | None]:
     return readings
 
 
-def measure(file: str, targets: list[Target], python: str = sys.executable,
-            timeout: float = 600.0, loops: int | None = None) -> list[CounterReading]:
+def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = None) -> list[CounterReading]:
     perf = require("perf", "linux-perf")
     results = []
     for target in targets:
         reading = CounterReading(target.case, target.contender,
                                  loops or loops_for(target.time_per_call, NATIVE_SECONDS))
-        runs = [_perf_run(perf, file, target, calls, python, timeout) for calls in (reading.loops, 0)]
+        runs = [_perf_run(perf, target, calls, timeout) for calls in (reading.loops, 0)]
         error = next((error for _, error in runs if error), None)
         if error:
             reading.error = error
@@ -91,12 +89,11 @@ def measure(file: str, targets: list[Target], python: str = sys.executable,
     return results
 
 
-def _perf_run(perf: str, file: str, target: Target, loops: int, python: str,
-              timeout: float) -> tuple[dict[str, float | None], str | None]:
+def _perf_run(perf: str, target: Target, loops: int, timeout: float) -> tuple[dict[str, float | None], str | None]:
     with tempfile.TemporaryDirectory(prefix="perflab-perf-") as directory:
         out = Path(directory) / "perf.csv"
         wrapper = [perf, "stat", "-x,", "-o", str(out), "-e", ",".join(EVENTS), "--"]
-        report = run_counted_worker(count_job(file, target, loops), timeout, python, wrapper)
+        report = run_counted_worker(target, loops, timeout, wrapper)
         if report.error:
             return {}, report.error
         return parse(out.read_text() if out.exists() else ""), None

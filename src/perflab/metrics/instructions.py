@@ -7,8 +7,11 @@ every marker, so two dumps hold exactly the two regions, and
 
     instructions per call = (instructions of the N-call region - of the 0-call region) / N
 
-Start-up, imports and set-up are never counted. String hashing is pinned (PYTHONHASHSEED=0), so
-repeated runs agree to a few thousandths of a percent (benchmarks/instruction_stability.py).
+Start-up, imports and set-up are never counted. String hashing is pinned (PYTHONHASHSEED=0) and
+address-space randomization is turned off for the run (``setarch -R``: objects hashed by address,
+such as json's circular-reference markers, otherwise collide differently from run to run; measured
+here: 0.04% spread with randomization, none without), so repeated runs agree
+(benchmarks/instruction_stability.py).
 
 Instruction counts miss I/O, system calls, waiting and cache effects, so they are always paired
 with the wall time of the same run; see ``disagreements``.
@@ -17,14 +20,14 @@ with the wall time of the same run; see ``disagreements``.
 from __future__ import annotations
 
 import re
+import shutil
 import statistics
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.metrics.common import Target, count_job, loops_for, require, run_counted_worker
+from perflab.metrics.common import Target, loops_for, require, run_counted_worker
 from perflab.results import RunResult
 
 MARKER_SYMBOL = "_PyEval_GetSwitchInterval"  # the C function behind perflab.worker.region_marker
@@ -56,8 +59,8 @@ class InstructionCount:
         return (max(self.per_call) - min(self.per_call)) / self.median if self.median else 0.0
 
 
-def measure(file: str, targets: list[Target], python: str = sys.executable, repeats: int = REPEATS,
-            timeout: float = 600.0, loops: int | None = None) -> list[InstructionCount]:
+def measure(targets: list[Target], repeats: int = REPEATS, timeout: float = 600.0,
+            loops: int | None = None) -> list[InstructionCount]:
     """Count every target ``repeats`` times, in separate processes (run side by side: counts do
     not depend on the machine's load)."""
     valgrind = require("valgrind", "valgrind")
@@ -65,8 +68,7 @@ def measure(file: str, targets: list[Target], python: str = sys.executable, repe
               for t in targets]
     jobs = [(count, target) for count, target in zip(counts, targets) for _ in range(repeats)]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda job: count_once(valgrind, file, job[1], job[0].loops, python, timeout),
-                                 jobs))
+        outcomes = list(pool.map(lambda job: count_once(valgrind, job[1], job[0].loops, timeout), jobs))
     for (count, _), (per_call, error) in zip(jobs, outcomes):
         if error:
             count.error = count.error or error
@@ -75,22 +77,28 @@ def measure(file: str, targets: list[Target], python: str = sys.executable, repe
     return counts
 
 
-def count_once(valgrind: str, file: str, target: Target, loops: int, python: str = sys.executable,
-               timeout: float = 600.0) -> tuple[float, str | None]:
+def count_once(valgrind: str, target: Target, loops: int, timeout: float = 600.0) -> tuple[float, str | None]:
     """One callgrind run of the worker: (instructions per call, None) or (nan, why it failed)."""
     with tempfile.TemporaryDirectory(prefix="perflab-callgrind-") as directory:
         out = Path(directory) / "callgrind.out"
-        wrapper = [valgrind, "--tool=callgrind", f"--dump-before={MARKER_SYMBOL}",
+        wrapper = [*_without_aslr(), valgrind, "--tool=callgrind", f"--dump-before={MARKER_SYMBOL}",
                    f"--callgrind-out-file={out}"]
-        report = run_counted_worker(count_job(file, target, loops), timeout, python, wrapper)
+        report = run_counted_worker(target, loops, timeout, wrapper)
         if report.error:
             return float("nan"), report.error
         regions = region_totals(Path(directory))
     if regions is None:
-        return float("nan"), (f"callgrind wrote no dumps at the region markers: {python} has no symbol "
+        return float("nan"), (f"callgrind wrote no dumps at the region markers: {target.side.python} has no "
+                              f"symbol "
                               f"{MARKER_SYMBOL} (not CPython?)")
     empty, full = regions
     return (full - empty) / loops if loops else 0.0, None
+
+
+def _without_aslr() -> list[str]:
+    """``setarch -R`` (util-linux) in front of the run, where it exists."""
+    setarch = shutil.which("setarch")
+    return [setarch, "-R"] if setarch else []
 
 
 def region_totals(directory: Path) -> tuple[int, int] | None:

@@ -16,10 +16,9 @@ tracemalloc sees allocations through Python's allocators only (not, e.g., a C li
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
-from perflab.metrics.common import Target, count_job, loops_for, run_counted_worker
+from perflab.metrics.common import Target, loops_for, run_counted_worker
 
 # tracemalloc slows calls a few times; ~0.1 s of native calls keeps each worker to a second or so.
 NATIVE_SECONDS = 0.1
@@ -37,12 +36,11 @@ class MemoryUse:
     error: str | None = None
 
 
-def measure(file: str, targets: list[Target], python: str = sys.executable, timeout: float = 600.0,
-            loops: int | None = None) -> list[MemoryUse]:
+def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = None) -> list[MemoryUse]:
     uses = []
     for target in targets:
         use = MemoryUse(target.case, target.contender, loops or loops_for(target.time_per_call, NATIVE_SECONDS))
-        report = run_counted_worker(count_job(file, target, use.loops, memory=True), timeout, python)
+        report = run_counted_worker(target, use.loops, timeout, memory=True)
         if report.error:
             use.error = report.error
         else:
