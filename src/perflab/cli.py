@@ -65,9 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
     cli_guard.store_options(run)
     profile_commands.run_options(run)  # --profile: profile after timing
-    run.add_argument("--metric", action="append", metavar="NAME",
-                     help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
-                          "(perf stat); time is always measured (repeat or comma-separate)")
+    _metric_option(run)
     run.set_defaults(handler=_run)
 
     compare = _verb(verbs, "compare", "A/B: verdicts with CIs, equivalence (declared cases and fuzzing), "
@@ -92,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     _timing_options(compare)
     compare.add_argument("--json", metavar="FILE", help="write the results (perflab.results/1)")
     compare.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
+    _metric_option(compare)
     reporting.compare_options(compare)  # --html, --profile/--no-profile, --samples, --allow-mismatch
     cli_guard.store_options(compare)
     compare.set_defaults(handler=_compare)
@@ -107,9 +106,10 @@ def _parser() -> argparse.ArgumentParser:
     _timing_options(bisect, max_time=20.0, precision=0.01)
     bisect.set_defaults(handler=_bisect)
 
-    demo = _verb(verbs, "demo", "run the built-in case studies at a short budget and print the results",
-                 "perflab demo", "perflab demo --max-time 20")
+    demo = _verb(verbs, "demo", "run the built-in case studies at a short budget and write one HTML report "
+                 "(timings, equivalence, profiles)", "perflab demo", "perflab demo --max-time 20 --html demo.html")
     _timing_options(demo, max_time=DEMO_MAX_TIME, precision=DEMO_PRECISION)
+    reporting.demo_options(demo)  # --html PATH, --no-profile
     demo.set_defaults(handler=_demo)
 
     listing = _verb(verbs, "list", "list the built-in benchmarks", "perflab list")
@@ -221,7 +221,7 @@ def _run(args: argparse.Namespace, err: Console) -> int:
     metric_names = _metric_names(args.metric)  # a missing tool fails here, before anything is measured
     result = _measure(path, benchmark, cases, contenders, args, err)
     terminal.render(result, terminal.stdout_console())
-    metrics_failed = _other_metrics(result, metric_names, args, err)
+    metrics_failed = _show_metrics(result, _other_metrics(result, metric_names, args, err))
     if args.json:
         result.save(args.json)
         err.print(f"results written to {args.json}")
@@ -233,6 +233,12 @@ def _run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile import commands as profile_commands
     profiled = profile_commands.after_run(result, path, benchmark.name, args, err)
     return max(_exit_code(result, err), profiled, EXIT_FAILURES if metrics_failed else EXIT_OK)
+
+
+def _metric_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--metric", action="append", metavar="NAME",
+                        help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
+                             "(perf stat); time is always measured (repeat or comma-separate)")
 
 
 def _metric_names(requested: list[str] | None) -> list[str]:
@@ -249,14 +255,20 @@ def _metric_names(requested: list[str] | None) -> list[str]:
     return names
 
 
-def _other_metrics(result, names: list[str], args: argparse.Namespace, err: Console) -> bool:
-    """Measure and show the metrics beside wall time; True if any of them failed."""
+def _other_metrics(result, names: list[str], args: argparse.Namespace, err: Console):
+    """The metrics beside wall time, measured where the timing ran (None: only time requested)."""
     from perflab import metrics
-    from perflab.renderers import metrics_terminal, terminal
     if result.interrupted or not set(names) - {metrics.TIME}:
-        return False
+        return None
     err.print(f"measuring {', '.join(n for n in names if n != metrics.TIME)} ...", highlight=False)
-    measured = metrics.measure(result, names, timeout=max(args.timeout, 600.0))
+    return metrics.measure(result, names, timeout=max(args.timeout, 600.0))
+
+
+def _show_metrics(result, measured) -> bool:
+    """Print the metrics' tables after the timing table; True if any of them failed."""
+    from perflab.renderers import metrics_terminal, terminal
+    if measured is None:
+        return False
     metrics_terminal.render(result, measured, terminal.stdout_console())
     return bool(measured.errors)
 
@@ -273,7 +285,13 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
                               fuzz_examples=0 if args.no_fuzz else compare.fuzzing.DEFAULT_EXAMPLES)
     reporting.check_output(args.html)
     profiler = reporting.profiler(args, err) if reporting.wants_profile(args) else None
-    request.after_timing = profiler
+    metric_names, measured = _metric_names(args.metric), []
+
+    def after_timing(sides, cases, result) -> None:  # while revisions' worktrees still exist
+        if profiler:
+            profiler(sides, cases, result)
+        measured.append(_other_metrics(result, metric_names, args, err))
+    request.after_timing = after_timing
     try:
         with LiveProgress(err, request.settings.max_time, request.settings.precision) as progress:
             result = compare.compare(request, progress)
@@ -324,18 +342,8 @@ def _exit_code(result, err: Console) -> int:
 
 
 def _demo(args: argparse.Namespace, err: Console) -> int:
-    from perflab.renderers import terminal
-    worst = EXIT_OK
-    for name in builtins.names():
-        path = builtins.path_of(name)
-        benchmark = load_benchmark(path)
-        err.print(f"[bold]perflab demo:[/] {name} ({builtins.summary(name)})")
-        result = _measure(path, benchmark, list(benchmark.cases), list(benchmark.contenders), args, err)
-        terminal.render(result, terminal.stdout_console())
-        worst = max(worst, _exit_code(result, err))
-        if result.interrupted:
-            break
-    return worst
+    from perflab import reporting
+    return reporting.run_demo(args, err, _settings(args), builtins.names())
 
 
 def _list(args: argparse.Namespace, err: Console) -> int:

@@ -86,7 +86,8 @@ class ProfileDiff:
             if not children:
                 return path
             best = max(children, key=lambda n: sign * n.difference.value)
-            if sign * best.difference.value < DOMINANT * abs(self.operation.difference.value) or best.difference.value == 0:
+            if (sign * best.difference.value < DOMINANT * abs(self.operation.difference.value)
+                    or best.difference.value == 0):
                 return path
             path.append(best)
 
@@ -112,7 +113,9 @@ class ProfileDiff:
             return f"{head}; no single call path holds half of the {format_time(abs(total.value))} {verb}" + (
                 f" (largest: {parts})" if parts else "")
         share = path[-1].difference.value / total.value
-        return f"{head}; {share:.0%} of the {format_time(abs(total.value))} {verb} is in {_arrow(path[1:])}"
+        named = path[-1]
+        only = f" (only in {self.a_name})" if named.b == 0 else f" (only in {self.b_name})" if named.a == 0 else ""
+        return f"{head}; {share:.0%} of the {format_time(abs(total.value))} {verb} is in {_arrow(path[1:])}{only}"
 
 
 def check_comparable(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B")) -> None:
