@@ -195,3 +195,17 @@ def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
     assert "interrupted" in stdout
     data = load_json(out)
     assert data["interrupted"] and any(cell["runs"] for cell in data["cells"])
+
+
+def test_a_benchmark_file_edited_during_the_run_is_called_out(bench_file, tmp_path):
+    path = bench_file(sums())
+    out = tmp_path / "r.json"
+    long_run = ["--precision", "0.01", "--max-time", "20", "--values", "5", "--value-time", "0.002"]
+    process = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(path), *long_run, "--json", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)
+    path.write_text(sums("# edited while perflab was measuring\n"))
+    stdout, _ = process.communicate(timeout=300)
+    assert process.returncode == 1
+    assert "changed during the run" in " ".join(stdout.split())
+    assert load_json(out)["metadata"]["changed_during_run"] == [str(path)]

@@ -112,6 +112,8 @@ class RunResult:
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
         lines += [f"{e.case}/{e.contender}: NOT EQUIVALENT: {e.difference}"
                   for e in self.equivalence if e.status == NOT_EQUIVALENT]
+        lines += [f"{path} changed during the run: its rounds mix two versions; run again"
+                  for path in self.metadata.get("changed_during_run", [])]
         return lines
 
     def to_json(self) -> dict[str, Any]:

@@ -14,10 +14,12 @@ round of every case).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Protocol, Sequence
 
 from perflab import metadata, stats
@@ -92,6 +94,8 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
         result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
     started = time.monotonic()
+    # Every worker loads the file afresh, so an edit during the run would mix two versions.
+    hashes = {side.file: _file_hash(side.file) for side in sides}
 
     def job(spec: dict, side: Side) -> JobOutcome:
         return run_job(spec, settings.timeout, side.python)
@@ -109,8 +113,16 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
         result.interrupted = True
     result.elapsed = time.monotonic() - started
     result.metadata["load_average_at_end"] = metadata.busy_processes()
+    result.metadata["changed_during_run"] = [f for f, digest in hashes.items() if _file_hash(f) != digest]
     _finish(result, settings)
     return result
+
+
+def _file_hash(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _mark_unmeasurable(result: RunResult) -> None:

@@ -132,6 +132,9 @@ def _notes(result: RunResult) -> list[str]:
                          f"{_speedup(mean.value)} [{_speedup(mean.high, True)}–{_speedup(mean.low, True)}]"
                          + (" [red](includes cases where it is not equivalent)[/]" if invalid else ""))
     lines.append(_precision_line(result))
+    for path in result.metadata.get("changed_during_run", []):
+        lines.append(f"[bold red]{escape(path)} changed during the run[/]: workers of different rounds "
+                     "loaded different versions of it, so these results mix them; run again")
     busy = _busy_machine(result)
     if busy:
         lines.append(busy)
