@@ -166,3 +166,43 @@ def test_disagreement_is_flagged_when_time_and_instructions_tell_different_stori
     assert flagged[0].instruction_ratio == pytest.approx(60500 / 60000)
     assert flagged[0].time_ratio > 2 and flagged[0].factor > 2
     assert not math.isnan(flagged[0].factor)
+
+
+REPO_BENCH = """
+import perflab
+import mylib
+
+bench = perflab.Benchmark("kept")
+
+@bench.case()
+def ONE():
+    return 1
+
+@bench.contender
+def lib(n):
+    return mylib.work(n)
+"""
+
+
+def test_compare_measures_each_revision_in_its_worktree(tmp_path):
+    """v2 of the library keeps 1 kB per call: memory is measured on each revision's own code."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = lambda *args: subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (repo / "bench.py").write_text(REPO_BENCH)
+    (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    return n\n")
+    git("add", "-A")
+    git("commit", "-qm", "v1")
+    (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    KEPT.append(bytearray(1000))\n    return n\n")
+    git("commit", "-qam", "v2 keeps memory")
+    done = run_perflab("compare", repo / "bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--metric", "memory",
+                       *QUICK)
+    assert done.returncode == 0, done.stderr
+    memory_table = done.stdout[done.stdout.index("memory (tracemalloc"):]
+    rows = {cells[2].strip(): cells for line in memory_table.splitlines()
+            if len(cells := line.split("│")) == 9 and cells[1].strip() == "ONE"}
+    assert rows["HEAD"][6].strip().endswith("KiB")       # retained/call: ~1 kB
+    assert rows["HEAD~1"][6].strip().endswith(" B")      # retained/call: nothing

@@ -298,6 +298,7 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
     except compare.CompareError as error:
         raise UsageError(str(error)) from None
     terminal.render(result, terminal.stdout_console())
+    metrics_failed = _show_metrics(result, measured[0] if measured else None)
     if args.json:
         result.save(args.json)
         err.print(f"results written to {args.json}")
@@ -310,7 +311,7 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
         reporting.write_report([section], args.html, f"perflab compare: {result.benchmark}", err)
     if not cli_guard.save_run(result, path, args, err):
         return EXIT_BAD_INPUT
-    return _exit_code(result, err)
+    return max(_exit_code(result, err), EXIT_FAILURES if metrics_failed else EXIT_OK)
 
 
 def _bisect(args: argparse.Namespace, err: Console) -> int:
