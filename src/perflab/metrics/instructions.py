@@ -77,11 +77,13 @@ def measure(targets: list[Target], repeats: int = REPEATS, timeout: float = 600.
     return counts
 
 
-def count_once(valgrind: str, target: Target, loops: int, timeout: float = 600.0) -> tuple[float, str | None]:
-    """One callgrind run of the worker: (instructions per call, None) or (nan, why it failed)."""
+def count_once(valgrind: str, target: Target, loops: int, timeout: float = 600.0,
+               randomize_addresses: bool = False) -> tuple[float, str | None]:
+    """One callgrind run of the worker: (instructions per call, None) or (nan, why it failed).
+    (``randomize_addresses`` only shows what pinning them is for: benchmarks/instruction_stability.py.)"""
     with tempfile.TemporaryDirectory(prefix="perflab-callgrind-") as directory:
         out = Path(directory) / "callgrind.out"
-        wrapper = [*_without_aslr(), valgrind, "--tool=callgrind", f"--dump-before={MARKER_SYMBOL}",
+        wrapper = [*([] if randomize_addresses else _without_aslr()), valgrind, "--tool=callgrind", f"--dump-before={MARKER_SYMBOL}",
                    f"--callgrind-out-file={out}"]
         report = run_counted_worker(target, loops, timeout, wrapper)
         if report.error:
