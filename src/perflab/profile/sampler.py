@@ -11,6 +11,7 @@ inside the worker (perflab.profile.inprocess), Python frames only.
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -68,21 +69,32 @@ class PySpyRecording:
         self.command = command
         try:
             self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                                             stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as error:
             self._cleanup()
             raise SamplerUnavailable(f"cannot run py-spy ({executable}): {error.strerror or error}") from error
         self._messages: list[str] = []
 
     def wait_until_sampling(self) -> None:
-        """Block until py-spy says it is sampling; SamplerUnavailable if it exits first."""
+        """Block until py-spy says it is sampling; SamplerUnavailable if it exits or stays silent first."""
         deadline = time.monotonic() + _ATTACH_TIMEOUT
-        for line in self._process.stdout:
-            self._messages.append(line.strip())
-            if "Sampling process" in line:
-                return
-            if time.monotonic() > deadline:
-                break
+        pending = b""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._process.stdout, selectors.EVENT_READ)
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    self._messages.append(f"no word from py-spy within {_ATTACH_TIMEOUT:g} s")
+                    break
+                chunk = os.read(self._process.stdout.fileno(), 4096)
+                if not chunk:  # py-spy exited
+                    break
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                self._messages.extend(line.decode(errors="replace").strip() for line in lines)
+                if any("Sampling process" in line for line in self._messages):
+                    return
+        self._messages.append(pending.decode(errors="replace").strip())
         self._process.kill()
         self._process.wait()
         self._cleanup()
@@ -97,7 +109,7 @@ class PySpyRecording:
         except subprocess.TimeoutExpired:
             self._process.kill()
             rest, _ = self._process.communicate()
-        self._messages.extend(line.strip() for line in rest.splitlines() if line.strip())
+        self._messages.extend(line.strip() for line in rest.decode(errors="replace").splitlines() if line.strip())
         try:
             text = Path(self._output.name).read_text(encoding="utf-8", errors="replace")
             return parse_folded(text, "py-spy output"), _reported_errors(self._messages)
