@@ -100,3 +100,12 @@ def test_a_busy_spell_does_not_hide_a_later_step():
     assert [(t.first, t.last) for t in changes.transients] == [("6", "8")]
     [step] = changes.steps
     assert step.index == 40 and step.ratio.contains(1.1) and not step.tentative
+
+
+def test_a_step_under_a_busy_spell_is_reported_with_the_whole_range():
+    values = [1.0] * 37 + [2.8] * 3 + [1.1] * 10
+    points = [Point(str(i), v, v * 0.99, v * 1.01) for i, v in enumerate(values)]
+    changes = detect(points)
+    [step] = changes.steps
+    assert (step.before, step.after, step.index) == ("36", "40", 40) and step.ratio.contains(1.1)
+    assert [(t.first, t.last) for t in changes.transients] == [("37", "39")]

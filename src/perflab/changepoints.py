@@ -18,8 +18,10 @@ partitioning, with pruning) on log times, with a weighted Gaussian cost:
 - Each change point costs ``penalty`` (default ``PENALTY_PER_LOG_N * log(n)``, calibrated by
   simulation and on replayed real noise: benchmarks/changepoint_replay.py), and a segment has at
   least ``MIN_SEGMENT`` points.
-- A short stretch (at most ``MAX_TRANSIENT`` points) that leaves a level and comes back to it is
-  a *transient* (a busy spell, or a regression reverted at once), reported apart from steps.
+- A short stretch (at most ``MAX_TRANSIENT`` points) above (or below) the levels on both sides
+  is a *transient* (a busy spell, or a regression reverted at once), reported apart from steps
+  and left out of the levels; if the levels on its two sides differ, the step between them is
+  reported with the whole stretch as its commit range.
 - Steps smaller than ``MIN_STEP`` (3%) are not reported: the machine drifts that much.
 - A step whose new level is supported by fewer than ``CONFIRMED`` points (within 3 sigma of
   it; at the end of the history) is *tentative*: the next runs confirm it or turn it into a
@@ -98,28 +100,31 @@ def detect(points: Sequence[Point], penalty: float | None = None, min_segment: i
     bounds = [0, *_pelt(y, weights, penalty, min_segment), n]
     levels = [_level(y[a:b], weights[a:b]) for a, b in zip(bounds, bounds[1:])]
     changes = Changes()
+    last_before: dict[int, int] = {}   # boundary -> last point of the old level, when a transient sits between
     segment = 1
-    while segment < len(levels) - 1:   # merge excursions that come back to where they left
+    while segment < len(levels) - 1:   # short excursions above (or below) both neighbours: transients
         (before, v_before), (inside, _), (after, v_after) = levels[segment - 1:segment + 2]
-        short = bounds[segment + 1] - bounds[segment] <= MAX_TRANSIENT
-        # "Comes back": the levels around it agree within their 95% interval, or it returned at
-        # least 3/4 of the way (two long segments can differ by a hair more than their intervals).
-        back = abs(after - before) <= max(_Z * math.sqrt(v_before + v_after), abs(inside - before) / 4)
-        if short and back and (inside - before) * (inside - after) > 0:
-            changes.transients.append(Transient(points[bounds[segment]].label, points[bounds[segment + 1] - 1].label,
-                                                math.exp(inside - before)))
-            left, right = bounds[segment - 1], bounds[segment + 2]
-            weights[bounds[segment]:bounds[segment + 1]] = 0.0   # the excursion is not part of the level
+        start, end = bounds[segment], bounds[segment + 1]
+        if end - start > MAX_TRANSIENT or (inside - before) * (inside - after) <= 0:
+            segment += 1
+            continue
+        changes.transients.append(Transient(points[start].label, points[end - 1].label, math.exp(inside - before)))
+        weights[start:end] = 0.0       # the excursion is not part of any level
+        left, right = bounds[segment - 1], bounds[segment + 2]
+        if abs(after - before) <= _Z * math.sqrt(v_before + v_after):   # it came back: one level
             del bounds[segment:segment + 2]
             levels[segment - 1:segment + 2] = [_level(y[left:right], weights[left:right])]
-        else:
-            segment += 1
+        else:                          # a step hides under it: somewhere between start and end
+            del bounds[segment]
+            last_before[end] = start - 1
+            levels[segment - 1:segment + 2] = [_level(y[left:end], weights[left:end]),
+                                               _level(y[end:right], weights[end:right])]
     for index, split in enumerate(bounds[1:-1], start=1):
         (old, v_old), (new, v_new) = levels[index - 1], levels[index]
         if abs(new - old) < math.log1p(MIN_STEP):
             continue
         half = _Z * math.sqrt(v_old + v_new)
-        changes.steps.append(Step(split, points[split - 1].label, points[split].label,
+        changes.steps.append(Step(split, points[last_before.get(split, split - 1)].label, points[split].label,
                                   Interval(math.exp(new - old), math.exp(new - old - half), math.exp(new - old + half)),
                                   tentative=_agreeing(y[split:bounds[index + 1]], scales[split:bounds[index + 1]], new)
                                   < CONFIRMED))
