@@ -160,6 +160,7 @@ def main() -> int:
     parser.add_argument("--slow-trials", type=int, default=30, help="slowdown trials (default 30)")
     parser.add_argument("--max-time", type=float, default=15.0, help="perflab --max-time per trial (default 15)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
+    parser.add_argument("--name", default=NAME, help=f"results file name (default {NAME})")
     parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                         help="start no new trial after this many seconds (the figure says how many ran)")
     args = parser.parse_args()
@@ -193,10 +194,10 @@ def main() -> int:
                   f"load {trial['load_average'][0]:.1f}", flush=True)
             figure["end"] = conditions()
             summarize(figure)
-            write_figure(NAME, figure)
+            write_figure(args.name, figure)
     figure["end"] = conditions()
     summarize(figure)
-    path = write_figure(NAME, figure)
+    path = write_figure(args.name, figure)
     print_figure(figure)
     print(f"written to {path}")
     return 0
