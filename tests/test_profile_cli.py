@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,22 @@ def bench(tmp_path):
     return path
 
 
-needs_py_spy = pytest.mark.skipif(find_py_spy() is None, reason="py-spy is not installed")
+def _py_spy_can_attach() -> bool:
+    """Whether py-spy may read another process here (ptrace allowed): dump a sleeping child."""
+    if find_py_spy() is None:
+        return False
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.3)
+        return subprocess.run([find_py_spy(), "dump", "--pid", str(child.pid)], capture_output=True,
+                              timeout=30).returncode == 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+needs_py_spy = pytest.mark.skipif(not _py_spy_can_attach(),
+                                  reason="py-spy is not installed or may not ptrace here (the fallback tests still run)")
 
 
 @needs_py_spy
