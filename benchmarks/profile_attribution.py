@@ -24,7 +24,6 @@ Writes benchmarks/results/profile_attribution.json.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
