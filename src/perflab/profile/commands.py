@@ -119,9 +119,9 @@ def _profile(args: argparse.Namespace, err: Console) -> int:
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     _check_writable(args)
-    err.print(f"profiling {benchmark.name} / {case} / {contender} ...", markup=False, highlight=False)
+    _say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     outcome = profile_operation(str(path), case, contender, _settings(args), benchmark.name,
-                                on_run=lambda message: err.print(f"  {message}", markup=False, highlight=False))
+                                on_run=lambda message: _say(err, f"  {message}"))
     return _report(outcome, args, err)
 
 
@@ -154,13 +154,13 @@ def _report(outcome: ProfileOutcome, args: argparse.Namespace, err: Console) -> 
         write_outputs(profile, args, err, shares)
     else:
         for note in outcome.notes:
-            err.print(f"note: {note}", markup=False, highlight=False)
+            _say(err, f"note: {note}")
     if outcome.interrupted:
-        err.print("perflab: interrupted (the runs above were kept)")
+        _say(err, "perflab: interrupted (the runs above were kept)")
         return cli.EXIT_INTERRUPTED
     if outcome.error:
         kept = f" (the {len(profile.runs)} runs sampled until then are kept)" if profile.runs else ""
-        err.print(f"perflab: error: {outcome.error}{kept}", markup=False, highlight=False)
+        _say(err, f"perflab: error: {outcome.error}{kept}")
         return cli.EXIT_FAILURES
     if what_if_error:
         raise cli.UsageError(what_if_error)
@@ -180,18 +180,18 @@ def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[
 def write_outputs(profile: Profile, args: argparse.Namespace, err: Console, shares=None) -> None:
     if args.json:
         profile.save(args.json)
-        err.print(f"profile written to {args.json}", markup=False, highlight=False)
+        _say(err, f"profile written to {args.json}")
     if args.folded:
         write_folded(with_operation_frame(profile.merged()), args.folded)
-        err.print(f"folded stacks written to {args.folded}", markup=False, highlight=False)
+        _say(err, f"folded stacks written to {args.folded}")
     if args.speedscope:
         from perflab.renderers.speedscope import write_speedscope
         write_speedscope(profile, args.speedscope, _title(profile))
-        err.print(f"speedscope profile written to {args.speedscope}", markup=False, highlight=False)
+        _say(err, f"speedscope profile written to {args.speedscope}")
     if args.html:
         from perflab.renderers.flamegraph_html import write_html
         write_html(profile, args.html, _title(profile), shares)
-        err.print(f"flame graph written to {args.html}", markup=False, highlight=False)
+        _say(err, f"flame graph written to {args.html}")
 
 
 def _title(profile: Profile) -> str:
@@ -220,7 +220,7 @@ def after_run(result, path: Path, benchmark_name: str, args: argparse.Namespace,
     for cell in result.cells:
         if cell.estimates is None:
             continue
-        err.print(f"profiling {cell.case} / {cell.contender} ...", markup=False, highlight=False)
+        _say(err, f"profiling {cell.case} / {cell.contender} ...")
         settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
         outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
         stem = Path(args.profile_dir or ".") / _safe(f"{cell.case}-{cell.contender}")
@@ -231,6 +231,11 @@ def after_run(result, path: Path, benchmark_name: str, args: argparse.Namespace,
         if outcome.interrupted:
             break
     return worst
+
+
+def _say(err: Console, text: str) -> None:
+    """One message on standard error, as plain text on one line however narrow the terminal."""
+    err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _safe(name: str) -> str:
