@@ -120,8 +120,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _verb(verbs, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
-    return verbs.add_parser(name, help=summary, description=summary, epilog=_examples(*examples),
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    # ``help`` is %-formatted by argparse, ``description`` is printed as written.
+    return verbs.add_parser(name, help=summary, description=summary.replace("%%", "%"),
+                            epilog=_examples(*examples), formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def _examples(*lines: str) -> str:
