@@ -46,3 +46,33 @@ def test_an_unwritable_report_path_is_refused_before_measuring(bench_file, tmp_p
 def test_demo_refuses_an_unwritable_report_path(tmp_path):
     result = run_perflab("demo", "--html", tmp_path / "missing" / "demo.html")
     assert result.returncode == 2 and "does not exist" in result.stderr
+
+
+def saved_profile(path, sampler="py-spy", pad=10):
+    from collections import Counter
+
+    from perflab.profile.model import Profile
+    python = {"implementation": "CPython", "version": "3.11.7", "executable": "/usr/bin/python3"}
+    runs = [Counter({("encode (<project>/lib.py:3)",): 90, ("encode (<project>/lib.py:3)", "pad (<project>/lib.py:9)"): pad})
+            for _ in range(4)]
+    Profile(runs, {"sampler": sampler, "mode": "cpu", "native": False, "python": python,
+                   "run_info": [{"time_per_call": (90 + pad) * 1e-7, "round": i} for i in range(4)]}).save(path)
+    return path
+
+
+def test_diff_verb_names_the_path_and_writes_html(tmp_path):
+    a, b = saved_profile(tmp_path / "a.json"), saved_profile(tmp_path / "b.json", pad=40)
+    result = run_perflab("diff", a, b, "--html", tmp_path / "d.html")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("b vs a: 10 us -> 13 us per call (+3 us")
+    assert "100% of the 3 us added is in encode -> pad" in result.stdout.splitlines()[0]
+    assert "class='diffflame'" in (tmp_path / "d.html").read_text()
+
+
+def test_diff_verb_refuses_profiles_from_different_samplers(tmp_path):
+    a, b = saved_profile(tmp_path / "a.json"), saved_profile(tmp_path / "b.json", sampler="inprocess")
+    result = run_perflab("diff", a, b)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "differ in sampler" in result.stderr
+    assert "--allow-mismatch" in result.stderr
+    assert run_perflab("diff", a, b, "--allow-mismatch").returncode == 0

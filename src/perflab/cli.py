@@ -116,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     listing.set_defaults(handler=_list)
     cli_guard.add_verbs(verbs)  # history, check, import, export
     profile_commands.add_verbs(verbs)  # profile, merge
+    reporting.add_verbs(verbs)  # diff
     return parser
 
 

@@ -16,10 +16,12 @@ from typing import Sequence
 from rich.console import Console
 
 from perflab.profile.comparison import REPORT_SAMPLES, CaseProfiles, profile_comparison
+from perflab.profile.frames import parse_frame
 from perflab.profile.session import ProfileSettings
 from perflab.renderers import report_html
 from perflab.results import RunResult
 from perflab.sides import Side
+from perflab.units import format_time
 
 INTERPRETER_NOTE = ("--python sides differ in interpreter by design: each side is profiled, but the "
                     "differential profile is skipped unless --allow-mismatch is given")
@@ -151,3 +153,54 @@ def run_demo(args: argparse.Namespace, err: Console, settings, names: Sequence[s
                       f"{settings.precision:.0%}, {DEMO_FUZZ_EXAMPLES} generated inputs per contender; "
                       "run perflab compare NAME --html for a full report."])
     return worst
+
+
+# ---- perflab diff -------------------------------------------------------------------------------
+
+def add_verbs(verbs) -> None:
+    from perflab import cli
+    diff = cli._verb(verbs, "diff", "differential profile of two saved profiles: time per call per call path",
+                     "perflab profile bench.py --case C --contender a --json a.json",
+                     "perflab profile bench.py --case C --contender b --json b.json",
+                     "perflab diff a.json b.json --html diff.html")
+    diff.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
+    diff.add_argument("after", help="profile B")
+    diff.add_argument("--html", metavar="FILE", help="write the differential flame graph and both flame graphs")
+    diff.add_argument("--allow-mismatch", action="store_true",
+                      help="diff even when the sampler, mode, frames or interpreter differ")
+    diff.set_defaults(handler=_diff)
+
+
+def _diff(args: argparse.Namespace, err: Console) -> int:
+    from perflab import cli
+    from perflab.profile.diff import diff_profiles
+    from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile
+    check_output(args.html)
+    try:
+        a, b = load_profile(args.before), load_profile(args.after)
+        names = (_profile_name(a, args.before), _profile_name(b, args.after))
+        if names[0] == names[1]:
+            names = (args.before, args.after)
+        diff = diff_profiles(a, b, names, args.allow_mismatch)
+    except (ProfileFileError, IncomparableProfiles, ValueError) as error:
+        raise cli.UsageError(f"{args.before} vs {args.after}: {error}") from None
+    out = Console(highlight=False, soft_wrap=True)
+    out.print(diff.explain(), markup=False)
+    for node in diff.largest_self_changes(8):
+        change = node.b_self - node.a_self
+        if change == 0:
+            continue
+        out.print(f"  {'+' if change >= 0 else '-'}{format_time(abs(change)):>9}  "
+                  f"{' > '.join(parse_frame(p).name for p in node.path)}", markup=False)
+    for note in diff.notes:
+        err.print(f"note: {note}", markup=False, highlight=False)
+    if args.html:
+        entry = CaseProfiles(str(a.metadata.get("case", "")), names[0], names[1], a, b, diff)
+        Path(args.html).write_text(report_html.render_profiles(entry, f"perflab diff: {names[1]} vs {names[0]}"),
+                                   encoding="utf-8")
+        err.print(f"differential profile written to {Path(args.html).resolve()}", markup=False, highlight=False)
+    return cli.EXIT_OK
+
+
+def _profile_name(profile, path: str) -> str:
+    return str(profile.metadata.get("contender") or Path(path).stem)

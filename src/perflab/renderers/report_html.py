@@ -314,3 +314,11 @@ _TEMPLATE = """<!DOCTYPE html>
 </body>
 </html>
 """
+
+
+def render_profiles(entry: CaseProfiles, title: str) -> str:
+    """A page of one differential profile and both flame graphs (``perflab diff --html``)."""
+    assets = resources.files("perflab.renderers") / "assets"
+    return _TEMPLATE.format(title=_e(title), version=_e(__version__), body=f"<h1>{_e(title)}</h1>" + _profiles(0, 0, entry),
+                            css=(assets / "report.css").read_text(encoding="utf-8"),
+                            js=(assets / "diffflame.js").read_text(encoding="utf-8"))
