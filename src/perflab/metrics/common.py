@@ -23,6 +23,7 @@ from perflab.sides import Side
 # Sources of run-to-run variation pinned in every counted worker: string hashing (set and dict
 # layouts, hence instructions), and a fixed environment so the process starts the same way.
 PINNED_ENVIRONMENT = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+WARMUP_CALLS = 20
 
 
 class MetricUnavailable(Exception):
@@ -83,10 +84,18 @@ def require(tool: str, package: str) -> str:
     return path
 
 
+def warmups_for(loops: int) -> int:
+    """Calls before counting: CPython specializes a function's bytecode after it ran a few times
+    (8 in 3.11), so the first calls cost more instructions than the rest; never more than the
+    counted calls (a slow operation under valgrind)."""
+    return max(1, min(WARMUP_CALLS, loops))
+
+
 def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: list[str] = (),
-                       memory: bool = False, warmups: int = 1) -> WorkerReport:
+                       memory: bool = False, warmups: int | None = None) -> WorkerReport:
     """Run the worker's one-shot "count" job (perflab.worker.run_count) for ``target`` with
     ``loops`` calls, with ``wrapper`` (e.g. valgrind and its options) in front."""
+    warmups = warmups_for(loops) if warmups is None else warmups
     job = target.side.job("count", case=target.case, loops=loops, warmups=warmups, memory=memory)
     python = target.side.python
     environment = dict(worker_environment(python) or os.environ)

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.metrics.common import MetricUnavailable, Target, loops_for, require, run_counted_worker
+from perflab.metrics.common import MetricUnavailable, Target, loops_for, require, run_counted_worker, warmups_for
 
 EVENTS = ("cycles", "instructions", "branch-misses", "cache-misses", "context-switches", "page-faults")
 HARDWARE = ("cycles", "instructions", "branch-misses", "cache-misses")
@@ -74,7 +74,8 @@ def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = N
     for target in targets:
         reading = CounterReading(target.case, target.contender,
                                  loops or loops_for(target.time_per_call, NATIVE_SECONDS))
-        runs = [_perf_run(perf, target, calls, timeout) for calls in (reading.loops, 0)]
+        warmups = warmups_for(reading.loops)  # the same in both runs: only the counted calls differ
+        runs = [_perf_run(perf, target, calls, warmups, timeout) for calls in (reading.loops, 0)]
         error = next((error for _, error in runs if error), None)
         if error:
             reading.error = error
@@ -89,11 +90,12 @@ def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = N
     return results
 
 
-def _perf_run(perf: str, target: Target, loops: int, timeout: float) -> tuple[dict[str, float | None], str | None]:
+def _perf_run(perf: str, target: Target, loops: int, warmups: int,
+              timeout: float) -> tuple[dict[str, float | None], str | None]:
     with tempfile.TemporaryDirectory(prefix="perflab-perf-") as directory:
         out = Path(directory) / "perf.csv"
         wrapper = [perf, "stat", "-x,", "-o", str(out), "-e", ",".join(EVENTS), "--"]
-        report = run_counted_worker(target, loops, timeout, wrapper)
+        report = run_counted_worker(target, loops, timeout, wrapper, warmups=warmups)
         if report.error:
             return {}, report.error
         return parse(out.read_text() if out.exists() else ""), None
