@@ -11,7 +11,7 @@ Safety rules, because a store collects months of measurements:
 - WAL journal + busy timeout: several perflab processes can write at once (readers never block
   writers; writers queue for up to ``BUSY_TIMEOUT_MS``).
 - The schema is versioned (``PRAGMA user_version``) and upgraded by the migrations in
-  ``MIGRATIONS``, in code, one transaction per step.
+  ``MIGRATIONS``, in code; an upgrade runs all pending steps in one transaction.
 """
 
 from __future__ import annotations
