@@ -76,3 +76,18 @@ def test_diff_verb_refuses_profiles_from_different_samplers(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1 and "differ in sampler" in result.stderr
     assert "--allow-mismatch" in result.stderr
     assert run_perflab("diff", a, b, "--allow-mismatch").returncode == 0
+
+
+def test_python_sides_are_profiled_but_not_diffed_unless_allowed(bench_file, tmp_path):
+    import subprocess
+    import sys
+    venv = tmp_path / "venv"   # another interpreter path (same build): enough for the profiles to differ in it
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", venv], check=True)
+    out = tmp_path / "report.html"
+    result = run_perflab("compare", bench_file(BENCH), "--python", sys.executable, "--python", venv / "bin" / "python",
+                         *QUICK, "--samples", "100", "--html", out, timeout=300)
+    assert result.returncode == 0, result.stderr
+    page = out.read_text()
+    assert "differential profile is skipped unless --allow-mismatch" in page
+    assert "differential profile skipped: the profiles were taken under different interpreters" in page
+    assert page.count("<iframe") == 2 and "class='diffflame'" not in page
