@@ -63,6 +63,7 @@ class Profiler:
     pick: object = None          # (RunResult) -> [(case, side)], default every timed pair
     profiles: list[CaseProfiles] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    interrupted: bool = False    # Ctrl-C while profiling: what was profiled is kept
 
     def __call__(self, sides: list[Side], cases: list[str], result: RunResult) -> None:
         if len({side.python for side in sides}) > 1 and not self.allow_mismatch:
@@ -71,6 +72,7 @@ class Profiler:
         self.profiles = profile_comparison(
             sides, result, self.settings, pairs, self.allow_mismatch,
             on_progress=lambda message: self.err.print(message, markup=False, highlight=False))
+        self.interrupted = any("interrupted" in entry.notes for entry in self.profiles)
         for entry in self.profiles:
             if entry.diff is not None:
                 self.err.print(f"  {entry.case}: {entry.diff.explain()}", markup=False, highlight=False,
@@ -145,7 +147,7 @@ def run_demo(args: argparse.Namespace, err: Console, settings, names: Sequence[s
                   f"{DEMO_SAMPLES} samples each in {DEMO_ROUNDS} alternating rounds (a demo budget)"]
                  + hook.notes if hook else ["not profiled (--no-profile)"])
         sections.append(report_html.Section(result, hook.profiles if hook else [], notes))
-        if result.interrupted:
+        if result.interrupted or (hook and hook.interrupted):
             break
     if sections:
         write_report(sections, args.html, "perflab demo: the built-in case studies", err,
