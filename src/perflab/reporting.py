@@ -35,6 +35,8 @@ def compare_options(parser: argparse.ArgumentParser) -> None:
                         help="profile every side per case after timing (default: only with --html)")
     parser.add_argument("--samples", type=_count, default=REPORT_SAMPLES, metavar="N",
                         help=f"profile samples per side and case (default {REPORT_SAMPLES})")
+    parser.add_argument("--native", action="store_true",
+                        help="profile C frames too (py-spy --native): the view inside C extensions")
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="diff profiles even when their sampler, mode or interpreter differ "
                              "(needed for a differential profile across --python interpreters)")
@@ -85,7 +87,8 @@ def wants_profile(args: argparse.Namespace) -> bool:
 
 def profiler(args: argparse.Namespace, err: Console, pick=None, samples: int | None = None,
              runs: int = 5) -> Profiler:
-    settings = ProfileSettings(samples=samples or args.samples, min_runs=runs, timeout=args.timeout)
+    settings = ProfileSettings(samples=samples or args.samples, min_runs=runs, timeout=args.timeout,
+                               native=getattr(args, "native", False))
     return Profiler(settings, err, getattr(args, "allow_mismatch", False), pick)
 
 
