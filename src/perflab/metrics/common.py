@@ -21,8 +21,13 @@ from perflab.results import RunResult
 from perflab.sides import Side
 
 # Sources of run-to-run variation pinned in every counted worker: string hashing (set and dict
-# layouts, hence instructions), and a fixed environment so the process starts the same way.
+# layouts, hence instructions), and the environment. Every variable is allocated before the
+# counted region and shifts the addresses of later objects, and objects hashed by address (json's
+# id()-keyed circular-reference markers) then collide differently: one more 200-character variable
+# changed json.dumps's count by 0.13% (benchmarks/instruction_stability.py). So a counted worker
+# keeps only these variables, and counts from different shells or CI jobs stay comparable.
 PINNED_ENVIRONMENT = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+KEPT_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "VALGRIND_LIB")
 WARMUP_CALLS = 20
 
 
@@ -98,7 +103,8 @@ def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: list
     warmups = warmups_for(loops) if warmups is None else warmups
     job = target.side.job("count", case=target.case, loops=loops, warmups=warmups, memory=memory)
     python = target.side.python
-    environment = dict(worker_environment(python) or os.environ)
+    inherited = worker_environment(python) or os.environ
+    environment = {name: inherited[name] for name in KEPT_VARIABLES if name in inherited}
     environment.update(PINNED_ENVIRONMENT)
     try:
         process = subprocess.run([*wrapper, python, "-m", "perflab.worker"], input=json.dumps(job) + "\n",
