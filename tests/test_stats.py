@@ -41,6 +41,12 @@ def test_intervals_treat_the_process_not_the_value_as_independent():
     assert estimates.median.relative_half_width > 1.5 * process_spread
 
 
+def test_intervals_of_times_stay_positive_with_two_processes():
+    estimates = stats.estimate_cell([[1e-6] * 5, [9e-6] * 5])
+    assert 0 < estimates.median.low < estimates.median.value < estimates.median.high
+    assert 0 < estimates.mean.low
+
+
 def test_a_single_process_has_no_interval():
     estimates = stats.estimate_cell([[1.0, 1.1, 0.9]])
     assert estimates.median.value == 1.0

@@ -7,6 +7,7 @@ import os
 import platform
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,7 @@ def side_info(benchmark_file: str | Path, python: str) -> dict[str, Any]:
 
 def collect(benchmark_file: str | Path, python: str = sys.executable) -> dict[str, Any]:
     return {
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "perflab_version": perflab.__version__,
         "python": interpreter_info(python),
         "machine": machine_info(),

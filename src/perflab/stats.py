@@ -4,8 +4,9 @@ Values from one process share its memory layout, hash seed and the machine's sta
 moment, so they are not independent; the process is the unit of independence.
 
 - Estimates of one (case, contender) cell: median and mean of all values, with 95% intervals from
-  a cluster bootstrap that resamples whole processes, widened for small numbers of processes by
-  the Student-t factor (the percentile bootstrap alone is too narrow with few clusters).
+  a cluster bootstrap that resamples whole processes, widened on the log scale for small numbers
+  of processes by the Student-t factor (the percentile bootstrap alone is too narrow with few
+  clusters).
 - Comparisons of two contenders: processes are run in rounds (one process of each contender per
   round, on one CPU, values alternating), so each round is a block and its values come in
   time-adjacent pairs. A round's log ratio is the median of its pairs' log ratios; the ratio of
@@ -96,8 +97,10 @@ def estimate_cell(processes: Sequence[Sequence[float]], seed: int = 0,
     intervals = []
     for estimate, replicates in ((median, np.nanmedian(picks, axis=1)), (mean, np.nanmean(picks, axis=1))):
         low, high = np.percentile(replicates, [tail, 100 - tail])
-        intervals.append(Interval(estimate, estimate - (estimate - low) * factor,
-                                  estimate + (high - estimate) * factor))
+        # Widened on the log scale: times are positive and vary by factors, and a linear widening
+        # with two or three processes (t is 12.7 for one degree of freedom) crossed zero.
+        intervals.append(Interval(estimate, float(estimate * (low / estimate) ** factor),
+                                  float(estimate * (high / estimate) ** factor)))
     process_medians = np.nanmedian(matrix, axis=1)
     return CellEstimates(intervals[0], intervals[1], k, all_values.size,
                          _far_out(all_values), _far_out(process_medians))
