@@ -56,8 +56,8 @@ def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Meas
     if MEMORY in names:
         measured.memory = memory.measure(timed, timeout=timeout)
     if COUNTERS in names:
-        measured.counters_unsupported = counters.availability()
-        if measured.counters_unsupported is None or "not found" not in measured.counters_unsupported:
+        runs, measured.counters_unsupported = counters.probe()
+        if runs:  # kernel events are counted even where hardware counters are not
             measured.counters = counters.measure(timed, timeout=timeout)
     return measured
 

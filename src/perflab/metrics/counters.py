@@ -36,21 +36,21 @@ class CounterReading:
         return self.per_call["instructions"] / cycles if cycles and "instructions" in self.per_call else None
 
 
-def availability() -> str | None:
-    """None when perf counts hardware events here, else why not (for the one-line report)."""
+def probe() -> tuple[bool, str | None]:
+    """(whether ``perf stat`` runs here at all, why it has no hardware counters here or None)."""
     try:
         perf = require("perf", "linux-perf")
     except MetricUnavailable as missing:
-        return str(missing)
+        return False, str(missing)
     import subprocess
-    probe = subprocess.run([perf, "stat", "-x,", "-e", ",".join(HARDWARE), "true"],
-                           capture_output=True, text=True)
-    readings = parse(probe.stderr)
-    if probe.returncode != 0 or not readings:
-        lines = probe.stderr.strip().splitlines()
-        return lines[0] if lines else f"exit code {probe.returncode}"
+    completed = subprocess.run([perf, "stat", "-x,", "-e", ",".join(HARDWARE), "true"],
+                               capture_output=True, text=True)
+    readings = parse(completed.stderr)
+    if completed.returncode != 0 or not readings:  # e.g. perf_event_paranoid forbids it
+        lines = completed.stderr.strip().splitlines()
+        return False, lines[0] if lines else f"exit code {completed.returncode}"
     unsupported = [event for event in HARDWARE if readings.get(event) is None]
-    return f"<not supported> for {', '.join(unsupported)}" if len(unsupported) == len(HARDWARE) else None
+    return True, f"<not supported> for {', '.join(unsupported)}" if len(unsupported) == len(HARDWARE) else None
 
 
 def parse(text: str) -> dict[str, float | None]:
