@@ -233,7 +233,7 @@ def _peak_rss() -> int:
     """This process's peak resident memory in bytes.
 
     Linux's VmHWM belongs to this program alone; ``ru_maxrss`` there also keeps the peak of the
-    parent process that forked the worker (seen: 104 MB for a 12 MB worker), so it is the fallback.
+    parent process that forked the worker (seen: 104 MB for a 17 MB worker), so it is the fallback.
     """
     try:
         with open("/proc/self/status") as status:
