@@ -20,13 +20,18 @@ SCHEMA = "perflab.results/1"
 
 @dataclass
 class ProcessRun:
-    """One worker process: its round, loop count and values (seconds per call)."""
+    """One worker process: its round, loop count and values (seconds per call).
+
+    Calibration runs (round 0) only size the loop counts of later rounds: they are kept here but
+    left out of every estimate and comparison.
+    """
 
     round: int
     loops: int
     warmups: list[float]
     values: list[float]
     error: str | None = None
+    calibration: bool = False
 
 
 @dataclass
@@ -42,12 +47,15 @@ class Cell:
     estimates: CellEstimates | None = None
     target_reached: bool = False
 
+    def measured_runs(self) -> list[ProcessRun]:
+        return [run for run in self.runs if run.values and not run.calibration]
+
     def round_values(self) -> dict[int, list[float]]:
-        """Values of each process, keyed by round (for paired comparisons)."""
-        return {run.round: run.values for run in self.runs if run.values}
+        """Values of each measured process, keyed by round (for paired comparisons)."""
+        return {run.round: run.values for run in self.measured_runs()}
 
     def process_values(self) -> list[list[float]]:
-        return [run.values for run in self.runs if run.values]
+        return [run.values for run in self.measured_runs()]
 
 
 @dataclass

@@ -31,6 +31,9 @@ from perflab.sides import Side, contender_sides
 from perflab.spec import Benchmark
 
 
+CALIBRATION_ROUNDS = 1  # round 0 sizes the loop counts; its values are kept but not used
+
+
 @dataclass
 class Settings:
     precision: float = 0.01     # target 95% CI half-width, relative
@@ -143,9 +146,9 @@ def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], se
     round_number = 0
     while active:
         for case in active:
-            # The first round of every case runs whatever the budget: an unmeasured case is
-            # worth nothing, and the budget only decides how precise the others get.
-            if round_number > 0 and time.monotonic() - started >= settings.max_time:
+            # The calibration round and the first measured round of every case run whatever the
+            # budget: an unmeasured case is worth nothing; the budget decides how precise they get.
+            if round_number > CALIBRATION_ROUNDS and time.monotonic() - started >= settings.max_time:
                 return
             cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
             status.current, status.round = case, round_number + 1
@@ -157,7 +160,8 @@ def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], se
             precisions = _case_precisions(result, case)
             status.precision.update(precisions)
             precise = all(p <= settings.precision for p in precisions.values())
-            if (precise and round_number >= settings.min_rounds) or not _measurable(result, case):
+            measured_rounds = round_number - CALIBRATION_ROUNDS
+            if (precise and measured_rounds >= settings.min_rounds) or not _measurable(result, case):
                 active.remove(case)
         listener.update(status)
 
@@ -186,7 +190,8 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
             if ready:
                 cell.loops = ready["loops"]
                 result.metadata.setdefault("packages", {}).update(ready["packages"])
-            workers.append((cell, worker, ProcessRun(round_number, cell.loops or 0, [], [])))
+            workers.append((cell, worker, ProcessRun(round_number, cell.loops or 0, [], [],
+                                                     calibration=round_number < CALIBRATION_ROUNDS)))
         for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
             for index in range(count):
                 for cell, worker, run in workers[::-1] if index % 2 else workers:
@@ -199,8 +204,22 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
             run.error = outcome.error
             if run.values or run.error:
                 cell.runs.append(run)
+            if run.values:
+                cell.loops = _loops_for(run, settings.value_time)
             if outcome.error:
                 cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+
+
+def _loops_for(run: ProcessRun, value_time: float) -> int:
+    """Loops that make the next round's values last ``value_time``, judged by this round's median.
+
+    Re-sized every round from the median of many values rather than once from a few batches:
+    under load a one-off calibration can be off by 2x, and when two sides' values have different
+    lengths, other processes' time slices slow them unequally (in an A/A test on a loaded machine,
+    32 of 36 runs with a >= 2x loop mismatch called identical code faster or slower).
+    """
+    ordered = sorted(run.values)
+    return max(1, round(value_time / ordered[len(ordered) // 2]))
 
 
 def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], float]:
@@ -210,7 +229,7 @@ def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], floa
     interleaved, so they converge even when absolute times drift with the machine's load. A lone
     contender is held to its median. (All precisions are reported at the end either way.)
     """
-    cells = [c for c in result.cells if c.case == case and c.runs]
+    cells = [c for c in result.cells if c.case == case and c.measured_runs()]
     reference = next((c for c in cells if c.contender == result.reference), None)
     others = [c for c in cells if c is not reference]
     if reference is None or not others:
@@ -228,13 +247,13 @@ def _finish(result: RunResult, settings: Settings) -> None:
     for case in {cell.case for cell in result.cells}:
         watched = _case_precisions(result, case)
         for cell in result.cells:
-            if cell.case == case and cell.runs:
+            if cell.case == case and cell.measured_runs():
                 mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
                 cell.target_reached = all(p <= settings.precision for p in (mine or watched.values()))
     pending = []
     for cell in result.cells:
         reference = result.cell(cell.case, result.reference)
-        if cell is reference or not cell.runs or not reference.runs:
+        if cell is reference or not cell.measured_runs() or not reference.measured_runs():
             continue
         comparison = stats.compare_paired(reference.round_values(), cell.round_values())
         if comparison.pairs:

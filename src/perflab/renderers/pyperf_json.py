@@ -25,7 +25,7 @@ def export(result: RunResult, directory: str | Path) -> list[Path]:
             runs = [pyperf.Run(run.values, warmups=[(run.loops, w) for w in run.warmups],
                                metadata={"name": cell.case, "loops": run.loops, "unit": "second"},
                                collect_metadata=False)
-                    for run in cell.runs if run.values and run.loops]
+                    for run in cell.measured_runs() if run.loops]
             if runs:
                 benchmarks.append(pyperf.Benchmark(runs))
         if benchmarks:

@@ -156,10 +156,10 @@ def _busy_machine(result: RunResult) -> str | None:
 
 def _precision_line(result: RunResult) -> str:
     target = result.settings["precision"]
-    measured = [c for c in result.cells if c.runs]
+    measured = [c for c in result.cells if c.measured_runs()]
     missed = [c for c in measured if not c.target_reached]
-    rounds = max((len(c.runs) for c in measured), default=0)
-    summary = f"{rounds} rounds in {result.elapsed:.1f} s"
+    rounds = max((len(c.measured_runs()) for c in measured), default=0)
+    summary = f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s"
     if not missed:
         return f"[green]precision target ±{target:.1%} reached[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
