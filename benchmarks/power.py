@@ -18,6 +18,7 @@ Target: "slower" in >= 80% of trials, each within 60 s.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -25,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (by_loops_ratio, describe_decision, format_load, print_by_loops_ratio,
+from _common import (LOOPS_RATIO_GROUPS, RESULTS, by_loops_ratio, loops_ratio, describe_decision, format_load, print_by_loops_ratio,
                      BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
                      run_perflab, write_figure)
 
@@ -104,7 +105,17 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
     parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="busy-loop iterations to inject, instead of calibrating them")
+    parser.add_argument("--report", action="store_true",
+                        help="measure nothing: summarize and print benchmarks/results/power.json again")
     args = parser.parse_args()
+    if args.report:
+        figure = json.loads((RESULTS / f"{NAME}.json").read_text())
+        _summarize(figure)
+        write_figure(NAME, figure)
+        _print(figure)
+        return 0
 
     figure = {"figure": NAME, "machine": machine(), "start": conditions(),
               "settings": {"trials": args.trials, "max_time": args.max_time, "precision_percent": args.precision,
@@ -113,7 +124,10 @@ def main() -> int:
               "trials": []}
     if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    iterations, calibrated = calibrate(args.slowdown / 100)
+    if args.iterations is None:
+        iterations, calibrated = calibrate(args.slowdown / 100)
+    else:
+        iterations, calibrated = args.iterations, measured_slowdown(args.iterations)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
     figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
@@ -154,6 +168,10 @@ def _summarize(figure: dict) -> None:
         "verdicts": {v: sum(t["verdict"] == v for t in trials) for v in {t["verdict"] for t in trials}},
         "target": f">= {TARGET_RATE:.0%} detected within {max_time:g} s", "target_met": rate >= TARGET_RATE,
         "measured_slowdown_median": (quantiles([t["ratio"] for t in trials]).get("median", 1.0) - 1),
+        # Trials whose two contenders calibrated about the same loop count measure the injected
+        # slowdown without the bias that unequal value durations bring (see the A/A figure).
+        "measured_slowdown_median_matched_loops": (quantiles(
+            [t["ratio"] for t in trials if loops_ratio(t) < LOOPS_RATIO_GROUPS[1][1]]).get("median", 1.0) - 1),
         "ratio": quantiles([t["ratio"] for t in trials]),
         "ratio_precision": quantiles([t["ratio_precision"] for t in trials]),
         "time_to_verdict_wall_s": quantiles([t["wall_s"] for t in trials]),
@@ -173,7 +191,8 @@ def _print(figure: dict) -> None:
     print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
     print(f"  injected slowdown: {figure['calibration']['busy_iterations']} busy-loop iterations, "
           f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration, "
-          f"{s['measured_slowdown_median']:.2%} as measured by the trials (median ratio)")
+          f"{s['measured_slowdown_median']:.2%} as measured by the trials (median ratio; "
+          f"{s['measured_slowdown_median_matched_loops']:.2%} in trials whose loop counts differ < 2x)")
     low, high = s["rate_ci95_clopper_pearson"]
     print(f"  detected as slower: {s['detected_slower']}/{s['trials']} = {s['detection_rate']:.0%} "
           f"(95% CI {low:.0%}-{high:.0%}); target {s['target']}: {'met' if s['target_met'] else 'NOT met'}")
