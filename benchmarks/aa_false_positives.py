@@ -58,13 +58,15 @@ def main() -> int:
                         help="A/A pairs also measured with pyperf at its defaults (default 2; 0 skips)")
     parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                         help="start no new trial after this many seconds (the figure says how many ran)")
+    parser.add_argument("--name", default=NAME,
+                        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)")
     parser.add_argument("--report", action="store_true",
                         help="measure nothing: summarize and print benchmarks/results/aa_false_positives.json again")
     args = parser.parse_args()
     if args.report:
-        figure = json.loads((RESULTS / f"{NAME}.json").read_text())
+        figure = json.loads((RESULTS / f"{args.name}.json").read_text())
         _summarize(figure)
-        write_figure(NAME, figure)
+        write_figure(args.name, figure)
         _print(figure)
         return 0
 
@@ -92,13 +94,13 @@ def main() -> int:
                   f"{summary['wall_s']:.1f} s; loops A/B {summary['loops']['A']}/{summary['loops']['B']}",
                   flush=True)
             _summarize(figure)
-            write_figure(NAME, figure)  # after every trial: a long run stopped early keeps its data
+            write_figure(args.name, figure)  # after every trial: a long run stopped early keeps its data
         for pair in range(args.pyperf_pairs):
             figure["pyperf"].append(_pyperf_pair(Path(directory)))
             print(f"pyperf pair {pair + 1}: {figure['pyperf'][-1]['compare_to']}", flush=True)
     figure["end"] = conditions()
     _summarize(figure)
-    write_figure(NAME, figure)
+    write_figure(args.name, figure)
     _print(figure)
     return 0
 

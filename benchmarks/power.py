@@ -105,15 +105,19 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
     parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
+    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                        help="start no new trial after this many seconds (the figure says how many ran)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="busy-loop iterations to inject, instead of calibrating them")
+    parser.add_argument("--name", default=NAME,
+                        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)")
     parser.add_argument("--report", action="store_true",
                         help="measure nothing: summarize and print benchmarks/results/power.json again")
     args = parser.parse_args()
     if args.report:
-        figure = json.loads((RESULTS / f"{NAME}.json").read_text())
+        figure = json.loads((RESULTS / f"{args.name}.json").read_text())
         _summarize(figure)
-        write_figure(NAME, figure)
+        write_figure(args.name, figure)
         _print(figure)
         return 0
 
@@ -138,7 +142,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="perflab-power-") as directory:
         path = Path(directory) / "power.py"
         path.write_text(source)
+        started = time.monotonic()
         for trial in range(args.trials):
+            if args.budget is not None and time.monotonic() - started > args.budget:
+                print(f"budget of {args.budget:g} s spent: stopping after {trial} trials", flush=True)
+                break
             run = run_perflab(str(path), Path(directory) / "out.json",
                               "--max-time", str(args.max_time), "--precision", str(args.precision))
             summary = run.summary("slower")
@@ -149,10 +157,10 @@ def main() -> int:
                   f"{summary['wall_s']:.1f} s (timing {summary['timing_s']:.1f} s); "
                   f"loops {summary['loops']['json_stdlib']}/{summary['loops']['slower']}", flush=True)
             _summarize(figure)
-            write_figure(NAME, figure)
+            write_figure(args.name, figure)
     figure["end"] = conditions()
     _summarize(figure)
-    write_figure(NAME, figure)
+    write_figure(args.name, figure)
     _print(figure)
     return 0
 
@@ -176,6 +184,8 @@ def _summarize(figure: dict) -> None:
         "ratio_precision": quantiles([t["ratio_precision"] for t in trials]),
         "time_to_verdict_wall_s": quantiles([t["wall_s"] for t in trials]),
         "time_to_verdict_timing_s": quantiles([t["timing_s"] for t in trials]),
+        "time_to_verdict_wall_s_matched_loops": quantiles(
+            [t["wall_s"] for t in trials if loops_ratio(t) < LOOPS_RATIO_GROUPS[1][1]]),
         "precision_target_reached": sum(t["target_reached"] for t in trials),
         "by_loops_ratio": by_loops_ratio(trials, lambda t: t["verdict"] == SLOWER),
     }
@@ -202,6 +212,9 @@ def _print(figure: dict) -> None:
         print(f"  ratio: median {r['median']:.4f}, 5-95% {r['p5']:.4f}-{r['p95']:.4f}")
         print(f"  time to verdict: median {w['median']:.1f} s wall (timing phase {t['median']:.1f} s), "
               f"max {w['max']:.1f} s; 1% precision reached in {s['precision_target_reached']}/{s['trials']}")
+        matched = s["time_to_verdict_wall_s_matched_loops"]
+        if matched:
+            print(f"  time to verdict in trials whose loop counts differ < 2x: median {matched['median']:.1f} s wall")
         print_by_loops_ratio(s["by_loops_ratio"], "detected as slower")
 
 

@@ -45,6 +45,8 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=5, help="interleaved perflab/pyperf repetitions (default 5)")
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time (default 60)")
     parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
+    parser.add_argument("--name", default=NAME,
+                        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)")
     args = parser.parse_args()
 
     figure = {"figure": NAME, "machine": machine(), "start": conditions(),
@@ -64,10 +66,10 @@ def main() -> int:
                   f"medians ±{_medians(perflab)} | pyperf {pyperf['wall_s']:.1f} s, ratio ±{pyperf['ratio_precision']:.2%}, "
                   f"medians ±{_medians(pyperf)}", flush=True)
             _summarize(figure)
-            write_figure(NAME, figure)
+            write_figure(args.name, figure)
     figure["end"] = conditions()
     _summarize(figure)
-    write_figure(NAME, figure)
+    write_figure(args.name, figure)
     _print(figure)
     return 0
 
