@@ -1,7 +1,7 @@
 """The adaptive runner: equivalence first, then timing rounds until the estimates are precise.
 
 One round of a case starts one fresh worker process per contender, all pinned to the same CPU
-(rotating across CPUs from round to round), and asks them for values in turn, A B B A A B ..., so
+(a different CPU every two rounds), and asks them for values in turn, A B B A A B ..., so
 that they are never measured at the same time and every contender sees the same machine states.
 Each round is a block for the paired comparison in perflab.stats. (On a shared VM, the speed of
 a CPU changes by tens of percent over a fraction of a second; see benchmarks/README.md.)
@@ -40,8 +40,7 @@ class Settings:
     max_time: float = 60.0      # seconds for the timing phase of the whole run
     timeout: float = 60.0       # seconds one worker process may take
     # Many short values per process: adjacent values of two contenders are ~5 ms apart, so they
-    # see the same machine state (measured in benchmarks/README.md: 20 x 5 ms gives ~5x narrower
-    # ratio intervals than 6 x 20 ms in the same wall time on a shared VM).
+    # see the same machine state (the reasoning, and exploratory runs: docs/statistics.md).
     value_time: float = 0.005   # seconds one value should last (loops are calibrated to it)
     warmups: int = 2
     values: int = 20            # values per process
@@ -154,7 +153,10 @@ def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], se
             status.current, status.round = case, round_number + 1
             status.elapsed = time.monotonic() - started
             listener.update(status)
-            _time_one_round(result, sides, cells, round_number, cpus[round_number % len(cpus)], settings)
+            # Order flips every round and the CPU every two rounds, so that each CPU sees both
+            # orders (alternating both every round would tie "A first" to one CPU).
+            cpu = cpus[(round_number // 2) % len(cpus)]
+            _time_one_round(result, sides, cells, round_number, cpu, settings)
         round_number += 1
         for case in list(active):
             precisions = _case_precisions(result, case)
