@@ -104,9 +104,13 @@ def _verdict_table(result: RunResult) -> str:
         css = ""
         if comparison is not None:
             r = comparison.comparison.ratio
-            ratio = f"{r.value:.3f} [{r.low:.3f}, {r.high:.3f}]" if math.isfinite(r.low) else f"{r.value:.3f} [no interval]"
+            decided = math.isfinite(r.low) and math.isfinite(r.high)
+            # .3g: a ratio of 0.0002 (AES-NI vs pure Python) must not print as 0.000
+            ratio = f"{r.value:.3g} [{r.low:.3g}, {r.high:.3g}]" if decided else f"{r.value:.3g} [no interval]"
             if not comparison.valid:
                 verdict, css = "invalid: not equivalent", "invalid"
+            elif not decided:
+                verdict, css = "undecided: too few rounds for an interval", "same"
             else:
                 verdict = comparison.verdict + ("" if comparison.verdict in _VERDICT_CLASS
                                                 else f" (p={comparison.p_adjusted:.2g})")
