@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -36,3 +37,34 @@ def run_perflab(*args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
 
 def load_json(path):
     return json.loads(Path(path).read_text())
+
+
+def git_repository(path: Path) -> Callable[..., None]:
+    """A fresh git repository at ``path`` with a test identity; returns ``git(*args)`` for it."""
+    path.mkdir(parents=True, exist_ok=True)
+
+    def git(*args) -> None:
+        subprocess.run(["git", "-C", path, *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    return git
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Debian's chromium as root in a closed network: no sandbox, and no background connections.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian chromium driven by Playwright (never a browser Playwright downloads)."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from conftest import QUICK, run_perflab
+from conftest import git_repository, QUICK, run_perflab
 
 BENCH = """
 import perflab
@@ -28,11 +28,7 @@ SLOW = "def work(xs):\n    return sum(x * x for x in xs) + sum(x * x for x in xs
 def history(tmp_path):
     """Eight commits; the code doubles its work from commit 5 on."""
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git = lambda *args: subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)  # noqa: E731
-    git("init", "-q")
-    git("config", "user.email", "t@example.com")
-    git("config", "user.name", "t")
+    git = git_repository(repo)
     (repo / "bench.py").write_text(BENCH)
     for n in range(1, 9):
         (repo / "mylib.py").write_text((SLOW if n >= 5 else FAST).format(n=n))

@@ -1,6 +1,5 @@
 """The command line end to end, in real subprocesses: results, outputs and every bad input."""
 
-import json
 import signal
 import subprocess
 import sys

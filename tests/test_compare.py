@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import QUICK, load_json, run_perflab
+from conftest import git_repository, QUICK, load_json, run_perflab
 
 ID_CACHE = """
 import json
@@ -78,11 +78,7 @@ def lib(xs):
 def repository(tmp_path):
     """A real git repository with three commits: v1, the same code again, and a 3x slower version."""
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git = lambda *args: subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)  # noqa: E731
-    git("init", "-q")
-    git("config", "user.email", "t@example.com")
-    git("config", "user.name", "t")
+    git = git_repository(repo)
     (repo / "bench.py").write_text(REPO_BENCH)
     (repo / "mylib.py").write_text(SLOW_LIB.format(extra="0"))
     git("add", "-A")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUICK, run_perflab
+from conftest import git_repository, QUICK, run_perflab
 from perflab.metrics import counters, instructions, memory
 from perflab.metrics.common import Target
 from perflab.runner import Settings, run_benchmark
@@ -187,11 +187,7 @@ def lib(n):
 def test_compare_measures_each_revision_in_its_worktree(tmp_path):
     """v2 of the library keeps 1 kB per call: memory is measured on each revision's own code."""
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git = lambda *args: subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)  # noqa: E731
-    git("init", "-q")
-    git("config", "user.email", "t@example.com")
-    git("config", "user.name", "t")
+    git = git_repository(repo)
     (repo / "bench.py").write_text(REPO_BENCH)
     (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    return n\n")
     git("add", "-A")

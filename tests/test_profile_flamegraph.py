@@ -3,7 +3,6 @@
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -11,9 +10,6 @@ from perflab.profile.model import Profile
 from perflab.renderers.flamegraph_html import page_data, render_html, script_json
 from perflab.profile.shares import frame_shares
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 EVIL = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
 
 
@@ -52,17 +48,6 @@ def test_page_data_lists_each_frame_once_with_its_shares():
     assert self_share == pytest.approx(30 / 100) and low <= self_share <= high
     assert data["frames"]["line"][hot] == 20 and data["frames"]["file"][hot] == "<project>/bench.py"
     assert data["nodes"]["total"][0] == profile.samples
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
