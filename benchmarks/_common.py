@@ -219,3 +219,25 @@ def print_by_loops_ratio(groups: list[dict[str, Any]], what: str) -> None:
         low, high = group["loops_ratio"]
         ci = group["rate_ci95_clopper_pearson"]
         print(f"    loops ratio {low:g}-{high:g}: {group['hits']}/{group['trials']} {what} (95% CI {ci[0]:.0%}-{ci[1]:.0%})")
+
+
+def save_progress(name: str, figure: dict[str, Any], summarize) -> None:
+    """Summarize and write the figure after every trial: a long run stopped early keeps its data."""
+    summarize(figure)
+    write_figure(name, figure)
+
+
+def finish(name: str, figure: dict[str, Any], summarize, show) -> int:
+    """The end of a figure run: conditions at the end, the summary written and printed."""
+    figure["end"] = conditions()
+    save_progress(name, figure, summarize)
+    show(figure)
+    return 0
+
+
+def report_again(name: str, summarize, show) -> int:
+    """--report: measure nothing, summarize a saved figure again and print it."""
+    figure = json.loads((RESULTS / f"{name}.json").read_text())
+    save_progress(name, figure, summarize)
+    show(figure)
+    return 0

@@ -16,7 +16,6 @@ Target: <= 1% of trials declare a difference.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from _common import (by_loops_ratio, describe_decision, format_load, print_by_loops_ratio,
                      BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
-                     RESULTS, run_perflab, run_pyperf, write_figure)
+                     finish, report_again, run_perflab, run_pyperf, save_progress)
 
 NAME = "aa_false_positives"
 NO_DIFFERENCE = "no detectable difference"
@@ -64,11 +63,7 @@ def main() -> int:
                         help="measure nothing: summarize and print benchmarks/results/aa_false_positives.json again")
     args = parser.parse_args()
     if args.report:
-        figure = json.loads((RESULTS / f"{args.name}.json").read_text())
-        _summarize(figure)
-        write_figure(args.name, figure)
-        _print(figure)
-        return 0
+        return report_again(args.name, _summarize, _print)
 
     figure = {"figure": NAME, "machine": machine(), "start": conditions(),
               "settings": {"trials_requested": args.trials, "max_time": args.max_time,
@@ -93,16 +88,11 @@ def main() -> int:
                   f"±{summary['ratio_precision'] * 100:.2f}% in {summary['rounds']} rounds, "
                   f"{summary['wall_s']:.1f} s; loops A/B {summary['loops']['A']}/{summary['loops']['B']}",
                   flush=True)
-            _summarize(figure)
-            write_figure(args.name, figure)  # after every trial: a long run stopped early keeps its data
+            save_progress(args.name, figure, _summarize)  # after every trial: a long run stopped early keeps its data
         for pair in range(args.pyperf_pairs):
             figure["pyperf"].append(_pyperf_pair(Path(directory)))
             print(f"pyperf pair {pair + 1}: {figure['pyperf'][-1]['compare_to']}", flush=True)
-    figure["end"] = conditions()
-    _summarize(figure)
-    write_figure(args.name, figure)
-    _print(figure)
-    return 0
+    return finish(args.name, figure, _summarize, _print)
 
 
 def _pyperf_pair(directory: Path) -> dict:

@@ -18,17 +18,15 @@ Target: "slower" in >= 80% of trials, each within 60 s.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import (LOOPS_RATIO_GROUPS, RESULTS, by_loops_ratio, loops_ratio, describe_decision, format_load, print_by_loops_ratio,
+from _common import (LOOPS_RATIO_GROUPS, by_loops_ratio, loops_ratio, describe_decision, format_load, print_by_loops_ratio,
                      BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
-                     run_perflab, write_figure)
+                     finish, report_again, run_perflab, save_progress)
 
 NAME = "power"
 SLOWER = "slower"
@@ -115,11 +113,7 @@ def main() -> int:
                         help="measure nothing: summarize and print benchmarks/results/power.json again")
     args = parser.parse_args()
     if args.report:
-        figure = json.loads((RESULTS / f"{args.name}.json").read_text())
-        _summarize(figure)
-        write_figure(args.name, figure)
-        _print(figure)
-        return 0
+        return report_again(args.name, _summarize, _print)
 
     figure = {"figure": NAME, "machine": machine(), "start": conditions(),
               "settings": {"trials": args.trials, "max_time": args.max_time, "precision_percent": args.precision,
@@ -156,13 +150,8 @@ def main() -> int:
                   f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
                   f"{summary['wall_s']:.1f} s (timing {summary['timing_s']:.1f} s); "
                   f"loops {summary['loops']['json_stdlib']}/{summary['loops']['slower']}", flush=True)
-            _summarize(figure)
-            write_figure(args.name, figure)
-    figure["end"] = conditions()
-    _summarize(figure)
-    write_figure(args.name, figure)
-    _print(figure)
-    return 0
+            save_progress(args.name, figure, _summarize)
+    return finish(args.name, figure, _summarize, _print)
 
 
 def _summarize(figure: dict) -> None:

@@ -31,8 +31,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import (describe_decision, format_load,
-                     conditions, machine, pyperf_process_values, run_perflab, run_pyperf, write_figure)
+from _common import (format_load,
+                     conditions, finish, machine, pyperf_process_values, run_perflab, run_pyperf,
+                     save_progress)
 
 from perflab import stats
 
@@ -65,13 +66,8 @@ def main() -> int:
             print(f"repetition {trial + 1}: perflab {perflab['wall_s']:.1f} s, ratio ±{perflab['ratio_precision']:.2%}, "
                   f"medians ±{_medians(perflab)} | pyperf {pyperf['wall_s']:.1f} s, ratio ±{pyperf['ratio_precision']:.2%}, "
                   f"medians ±{_medians(pyperf)}", flush=True)
-            _summarize(figure)
-            write_figure(args.name, figure)
-    figure["end"] = conditions()
-    _summarize(figure)
-    write_figure(args.name, figure)
-    _print(figure)
-    return 0
+            save_progress(args.name, figure, _summarize)
+    return finish(args.name, figure, _summarize, _print)
 
 
 def _perflab(directory: Path, args: argparse.Namespace) -> dict:
