@@ -29,21 +29,13 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 PYPERF_SCRIPT = HERE / "_pyperf_json_dumps.py"
 
-# pyperformance's bm_json_dumps NESTED object (the same data as the json_dumps built-in).
+# The figures' benchmark files start with pyperformance's bm_json_dumps NESTED object, taken from the
+# json_dumps built-in so that every figure measures the same data.
 BENCHMARK_FILE_HEADER = '''\
 import json
 
 import perflab
-
-SIMPLE_DATA = {"key1": 0, "key2": True, "key3": "value", "key4": "foo", "key5": "string"}
-NESTED_DATA = {
-    "key1": 0,
-    "key2": SIMPLE_DATA,
-    "key3": "value",
-    "key4": SIMPLE_DATA,
-    "key5": SIMPLE_DATA,
-    "key": "\\u0105\\u0107\\u017c",
-}
+from perflab.builtins.json_dumps import NESTED_DATA
 '''
 
 

@@ -11,15 +11,7 @@ import json
 
 import pyperf
 
-SIMPLE_DATA = {"key1": 0, "key2": True, "key3": "value", "key4": "foo", "key5": "string"}
-NESTED_DATA = {
-    "key1": 0,
-    "key2": SIMPLE_DATA,
-    "key3": "value",
-    "key4": SIMPLE_DATA,
-    "key5": SIMPLE_DATA,
-    "key": "\u0105\u0107\u017c",
-}
+from perflab.builtins.json_dumps import NESTED_DATA  # the json_dumps built-in's data
 
 
 def function_named(name: str):

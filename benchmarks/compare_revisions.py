@@ -59,9 +59,7 @@ def encode(obj):
 BENCH = '''import perflab
 import mylib
 
-SIMPLE_DATA = {"key1": 0, "key2": True, "key3": "value", "key4": "foo", "key5": "string"}
-NESTED_DATA = {"key1": 0, "key2": SIMPLE_DATA, "key3": "value", "key4": SIMPLE_DATA,
-               "key5": SIMPLE_DATA, "key": "\\u0105\\u0107\\u017c"}
+from perflab.builtins.json_dumps import NESTED_DATA
 
 bench = perflab.Benchmark("mylib", description="mylib.encode across revisions", compare="exact")
 
