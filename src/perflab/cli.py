@@ -258,12 +258,15 @@ def _metric_names(requested: list[str] | None) -> list[str]:
 
 
 def _other_metrics(result, names: list[str], args: argparse.Namespace, err: Console):
-    """The metrics beside wall time, measured where the timing ran (None: only time requested)."""
+    """The metrics beside wall time, measured where the timing ran (None: only time requested), and
+    kept in ``result.metrics`` so that --json and the results store hold them."""
     from perflab import metrics
     if result.interrupted or not set(names) - {metrics.TIME}:
         return None
     err.print(f"measuring {', '.join(n for n in names if n != metrics.TIME)} ...", highlight=False)
-    return metrics.measure(result, names, timeout=max(args.timeout, 600.0))
+    measured = metrics.measure(result, names, timeout=max(args.timeout, 600.0))
+    result.metrics = measured.to_json()
+    return measured
 
 
 def _show_metrics(result, measured) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,10 @@ class RunResult:
     comparisons: list[CaseComparison] = field(default_factory=list)
     geometric_means: dict[str, Interval | None] = field(default_factory=dict)
     sides: dict[str, dict] = field(default_factory=dict)  # name -> file, contender, python, sys_path
+    # What ``--metric`` measured beside wall time, in the layout of perflab.metrics.Measured.to_json
+    # (None: only time); read it with perflab.metrics.stored / instruction_counts. Absent from
+    # files written before metrics were kept, hence the default.
+    metrics: dict[str, Any] | None = None
     elapsed: float = 0.0
     interrupted: bool = False
     schema: str = SCHEMA
@@ -145,6 +149,32 @@ class RunResult:
     @classmethod
     def load(cls, path: str | Path) -> RunResult:
         return cls.from_json(json.loads(Path(path).read_text()))
+
+    def per_side(self, benchmark_file: str) -> list[RunResult]:
+        """A comparison of git revisions or interpreters as one run per side, each as if measured by
+        ``perflab run`` there: its own commit and interpreter in the metadata, its column named by
+        its contender. A benchmark's history then holds measurements of its code at each commit,
+        never columns named after revisions. A run of one file's contenders is returned as it is.
+
+        ``benchmark_file``: the benchmark in the user's repository (a revision's worktree is gone
+        by the time the run is stored, and the commit's time is looked up from here)."""
+        sides_metadata = self.metadata.get("sides")
+        if not sides_metadata:
+            return [self]
+        runs = []
+        for name, side in self.sides.items():
+            git = (sides_metadata.get(name) or {}).get("git")
+            if git and git.get("branch") == "HEAD":   # a detached worktree is on no branch
+                git = {**git, "branch": None}
+            contender = side["contender"]
+            metadata = {key: value for key, value in self.metadata.items() if key != "sides"}
+            metadata.update(python=(sides_metadata.get(name) or {}).get("python"), git=git, compared_as=name)
+            runs.append(replace(
+                self, file=benchmark_file, reference=contender, metadata=metadata,
+                cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
+                equivalence=[], comparisons=[], geometric_means={}, metrics=None,
+                sides={contender: {**side, "name": contender}}))
+        return runs
 
 
 def _interval(data: dict) -> Interval:

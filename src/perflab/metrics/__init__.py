@@ -2,7 +2,8 @@
 
 Wall time is always measured first by perflab.runner at the user's budget; every other metric is
 then taken in separate worker processes ("count" jobs, perflab.worker.run_count) for each timed
-(case, contender), and shown next to it (perflab.renderers.metrics_terminal).
+(case, contender), shown next to it (perflab.renderers.metrics_terminal) and kept in the
+result's ``metrics`` field (``Measured.to_json``), so --json files and the results store hold them.
 
   instructions  instructions per call under valgrind's callgrind (perflab.metrics.instructions)
   memory        peak RSS and tracemalloc's peak and retained bytes (perflab.metrics.memory)
@@ -12,10 +13,12 @@ then taken in separate worker processes ("count" jobs, perflab.worker.run_count)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from perflab.metrics import counters, instructions, memory
 from perflab.metrics.common import MetricUnavailable, require, targets
+from perflab.metrics.instructions import InstructionsEstimate
 from perflab.results import RunResult
 
 TIME, INSTRUCTIONS, MEMORY, COUNTERS = "time", "instructions", "memory", "counters"
@@ -36,6 +39,38 @@ class Measured:
     def errors(self) -> list[str]:
         rows = [*(self.instructions or []), *(self.memory or []), *(self.counters or [])]
         return [f"{row.case}/{row.contender}: {row.error}" for row in rows if row.error]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``metrics`` field of a results file (docs/results-schema.md)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Measured:
+        """Inverse of ``to_json``; keys a later perflab may add are ignored."""
+        def rows(kind: type, key: str) -> list | None:
+            known = {f.name for f in fields(kind)}
+            items = data.get(key)
+            return None if items is None else [kind(**{k: v for k, v in item.items() if k in known})
+                                               for item in items]
+        return cls(instructions=rows(instructions.InstructionCount, "instructions"),
+                   disagreements=rows(instructions.Disagreement, "disagreements") or [],
+                   memory=rows(memory.MemoryUse, "memory"), counters=rows(counters.CounterReading, "counters"),
+                   counters_unsupported=data.get("counters_unsupported"))
+
+
+def stored(result: RunResult) -> Measured | None:
+    """What ``--metric`` measured in this run (None: only wall time, or a file from before metrics
+    were kept in results)."""
+    return Measured.from_json(result.metrics) if result.metrics else None
+
+
+def instruction_counts(result: RunResult) -> dict[tuple[str, str], InstructionsEstimate]:
+    """(case, contender) -> instructions per call, for every cell of the run that was counted
+    (``--metric instructions``); empty when none was. Each estimate carries every process's count
+    and their spread, e.g. for a gate on instructions or a history of them."""
+    measured = stored(result)
+    counts = (measured.instructions if measured else None) or []
+    return {(c.case, c.contender): c.estimate for c in counts if c.estimate is not None}
 
 
 def check_tools(names: list[str]) -> None:
@@ -62,4 +97,5 @@ def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Meas
     return measured
 
 
-__all__ = ["NAMES", "Measured", "MetricUnavailable", "check_tools", "measure"]
+__all__ = ["NAMES", "InstructionsEstimate", "Measured", "MetricUnavailable", "check_tools", "instruction_counts",
+           "measure", "stored"]

@@ -39,6 +39,25 @@ DISAGREEMENT_FACTOR = 2.0
 _TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
 
 
+@dataclass(frozen=True)
+class InstructionsEstimate:
+    """A cell's instructions per call: the median over its counted processes, and their range.
+
+    Counts are deterministic, so the range is the whole uncertainty: two counts differ by more
+    than their spreads only if the code (or what it runs on) changed."""
+
+    value: float                  # median over the processes
+    low: float                    # the smallest process's count
+    high: float                   # the largest
+    processes: tuple[float, ...]  # one count per separate valgrind process
+    loops: int                    # calls counted in each process
+
+    @property
+    def spread(self) -> float:
+        """(largest - smallest) / median over the processes: 0.0001 is 0.01%."""
+        return (self.high - self.low) / self.value if self.value else 0.0
+
+
 @dataclass
 class InstructionCount:
     """Instructions per call of one (case, contender), one value per repeated valgrind run."""
@@ -50,13 +69,20 @@ class InstructionCount:
     error: str | None = None
 
     @property
+    def estimate(self) -> InstructionsEstimate | None:
+        """Median and range over the processes that counted (None: none did)."""
+        if not self.per_call:
+            return None
+        return InstructionsEstimate(statistics.median(self.per_call), min(self.per_call), max(self.per_call),
+                                    tuple(self.per_call), self.loops)
+
+    @property
     def median(self) -> float:
         return statistics.median(self.per_call)
 
     @property
     def spread(self) -> float:
-        """(largest - smallest) / median over the repeated runs: 0.0001 is 0.01%."""
-        return (max(self.per_call) - min(self.per_call)) / self.median if self.median else 0.0
+        return self.estimate.spread if self.per_call else 0.0
 
 
 def measure(targets: list[Target], repeats: int = REPEATS, timeout: float = 600.0,
