@@ -6,10 +6,12 @@ import hashlib
 import os
 import sqlite3
 import subprocess
+from collections import Counter
 
 import pytest
 
 from perflab import store
+from perflab.profile.model import Profile
 from perflab.results import RunResult
 from perflab.store import Store, StoreError
 from test_store_helpers import perflab, synthetic_result
@@ -122,8 +124,29 @@ def test_old_databases_are_migrated_and_keep_their_runs(tmp_path, monkeypatch):
     with Store.open(path) as db:
         assert len(db.runs("bench")) == 1
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == len(store.MIGRATIONS)
     assert "note" in [row[1] for row in raw.execute("PRAGMA table_info(runs)")]
+
+
+def test_a_version_1_database_gains_the_profiles_table_and_keeps_everything(tmp_path, monkeypatch):
+    path = tmp_path / "perflab.db"
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])   # the perflab of schema version 1
+    with Store.open(path) as db:
+        run_id = db.save(synthetic_result(commit="c" * 40))
+    before = RunResult.from_json(synthetic_result(commit="c" * 40).to_json()).to_json()
+    monkeypatch.undo()
+    with Store.open(path) as db:
+        assert [run.id for run in db.runs("bench")] == [run_id] and db.result(run_id).to_json() == before
+        assert db.profile(run_id, "SMALL", "base") is None
+        profile = Profile([Counter({("encode (<project>/bench.py:3)", "pad (<project>/bench.py:9)"): 7})],
+                          {"case": "SMALL", "contender": "base"})
+        db.save_profile(run_id, "SMALL", "base", profile)
+        assert db.profile(run_id, "SMALL", "base").to_json() == profile.to_json()
+        assert db.profiled_runs("bench", "SMALL", "base") == {run_id}
+        with pytest.raises(StoreError, match="no stored run with id 99"):
+            db.save_profile(99, "SMALL", "base", profile)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2 == store.schema_version()
 
 
 def test_a_missing_database_is_not_created_by_readers(tmp_path):

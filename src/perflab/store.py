@@ -12,6 +12,9 @@ Safety rules, because a store collects months of measurements:
   writers; writers queue for up to ``BUSY_TIMEOUT_MS``).
 - The schema is versioned (``PRAGMA user_version``) and upgraded by the migrations in
   ``MIGRATIONS``, in code; an upgrade runs all pending steps in one transaction.
+
+Profiles taken by ``perflab run --profile`` are kept too (schema version 2), one per (run, case,
+contender), as the same JSON ``perflab profile --json`` writes.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI imports this module
+    from perflab.profile.model import Profile
     from perflab.results import RunResult
 
 ENV_VAR = "PERFLAB_DB"
@@ -82,6 +86,20 @@ def _migrate_to_1(db: sqlite3.Connection) -> None:
     """)
 
 
+def _migrate_to_2(db: sqlite3.Connection) -> None:
+    # Profiles taken by `perflab run --profile`, kept next to the run they belong to so that a
+    # history can diff the profiles of the commits around a change point.
+    _execute_script(db, """
+        CREATE TABLE profiles (
+            run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            case_name   TEXT NOT NULL,
+            contender   TEXT NOT NULL,
+            profile     TEXT NOT NULL,           -- perflab.profile/1 JSON, as `perflab profile --json` writes
+            PRIMARY KEY (run_id, case_name, contender)
+        )
+    """)
+
+
 def _execute_script(db: sqlite3.Connection, script: str) -> None:
     """Statements one by one (``executescript`` would commit the migration's open transaction)."""
     for statement in script.split(";"):
@@ -90,7 +108,7 @@ def _execute_script(db: sqlite3.Connection, script: str) -> None:
 
 
 # MIGRATIONS[i] upgrades a database at version i to version i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2]
 
 
 def schema_version() -> int:
@@ -302,11 +320,33 @@ class Store:
             raise StoreError(f"{self.path}: no stored run with id {run_id}")
         return RunResult.from_json(json.loads(row[0]))
 
-    def runs_at(self, benchmark: str, commit: str | None, branch: str) -> list[StoredRun]:
-        """Runs of ``benchmark`` at ``commit``, else on ``branch``; newest first."""
-        runs = self.runs(benchmark)[::-1]
-        at_commit = [r for r in runs if commit and r.git_commit == commit and not r.git_dirty]
-        return at_commit or [r for r in runs if r.git_branch == branch]
+    def save_profile(self, run_id: int, case: str, contender: str, profile: Profile) -> None:
+        """Keep the profile of one (case, contender) of a stored run (replacing an earlier one)."""
+        text = json.dumps(profile.to_json())
+        with self._errors():
+            try:
+                self._db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)",
+                                 [run_id, case, contender, text])
+            except sqlite3.IntegrityError:   # the foreign key: the run is not (or no longer) stored
+                raise StoreError(f"{self.path}: no stored run with id {run_id} to attach the profile of "
+                                 f"{case} / {contender} to") from None
+
+    def profiled_runs(self, benchmark: str, case: str, contender: str) -> set[int]:
+        """Ids of the runs of ``benchmark`` with a stored profile of (case, contender)."""
+        with self._errors():
+            rows = self._db.execute(
+                "SELECT p.run_id FROM profiles p JOIN runs r ON r.id = p.run_id "
+                "WHERE r.benchmark = ? AND p.case_name = ? AND p.contender = ?", [benchmark, case, contender])
+            return {row[0] for row in rows}
+
+    def profile(self, run_id: int, case: str, contender: str) -> Profile | None:
+        """The stored profile of (case, contender) in run ``run_id``, or None."""
+        from perflab.profile.model import Profile
+        with self._errors():
+            row = self._db.execute("SELECT profile FROM profiles WHERE run_id = ? AND case_name = ? AND contender = ?",
+                                   [run_id, case, contender]).fetchone()
+        return Profile.from_json(json.loads(row[0])) if row else None
+
 
 
 _RUN_COLUMNS = ("id, benchmark, created, source, git_commit, git_branch, git_dirty, commit_time, "
