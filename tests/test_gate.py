@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from perflab import gate
+from perflab import gate, stats
 from perflab.gate import REGRESSION, check, compare_unpaired
 from perflab.renderers.markdown import render_check
 from perflab.results import RunResult
@@ -114,3 +114,22 @@ def test_a_few_slow_processes_do_not_fake_a_regression():
     after = processes(rng, 20, within=0.01, between=0.005)
     after[:3] = [[v * 2 for v in values] for values in after[:3]]
     assert compare_unpaired(before, after, 0.05).p_regression > 0.05
+
+
+def paired_regression_rate(ratio: float, trials: int = 1000, rounds: int = 8, seed: int = 0) -> float:
+    """Rounds of interleaved values: the machine's speed drifts from round to round and moves both
+    sides alike (that is what pairing removes)."""
+    rng = np.random.default_rng(seed)
+    failed = 0
+    for _ in range(trials):
+        speed = np.exp(rng.normal(0, 0.2, rounds))
+        reference = {r: list(1e-5 * speed[r] * np.exp(rng.normal(0, 0.03, 10))) for r in range(rounds)}
+        contender = {r: list(1e-5 * ratio * speed[r] * np.exp(rng.normal(0, 0.03, 10))) for r in range(rounds)}
+        failed += gate.paired_comparison(stats.compare_paired(reference, contender), 0.05).p_regression <= 0.05
+    return failed / trials
+
+
+def test_paired_gate_fails_identical_code_never_and_the_threshold_at_most_alpha():
+    assert paired_regression_rate(1.0) == 0.0
+    assert paired_regression_rate(1.05) <= 0.075     # binomial 99.9% bound for a true 5%
+    assert paired_regression_rate(1.12, trials=200) >= 0.95   # drift of 20% between rounds does not hide it

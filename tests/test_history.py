@@ -84,9 +84,22 @@ def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(
                       cwd=repo, env=env)
     assert process.returncode == 1, process.stderr
     assert process.stdout.startswith("### :x: perflab: 1 regression(s) larger than 5% in `summing`")
-    assert f"stored run 2 at {commits['docs'][:8]}" in process.stdout
+    assert f"`main` at {commits['docs'][:8]}, measured now in a worktree, interleaved" in process.stdout
+    assert f"working tree at {commits['more'][:8]} (measured now)" in process.stdout
     assert "| SMALL | builtin_sum |" in process.stdout and "**REGRESSION**" in process.stdout
+    assert "Paired comparison" in process.stdout
     assert summary.read_text() == process.stdout
+
+
+def test_check_against_the_same_code_passes_and_stores_one_run_per_revision(repo):
+    repo, commits, env = repo
+    process = perflab("check", "bench.py", "--against", "HEAD", *QUICK, cwd=repo, env=env)
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert process.stdout.startswith("### :white_check_mark: perflab: no regression larger than 5%")
+    assert "stored as runs" in process.stderr
+    history = perflab("history", "bench.py", cwd=repo, env={**env, "COLUMNS": "200"})
+    # Both sides are runs of builtin_sum at commit "more": no column is named after a revision.
+    assert "summing / SMALL / builtin_sum" in history.stdout and "WORKTREE" not in history.stdout
 
 
 def test_check_against_a_results_file(repo, tmp_path):
@@ -102,7 +115,7 @@ def test_check_against_a_results_file(repo, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["history", "nothing"], "no stored runs of benchmark 'nothing' (stored: summing)"),
     (["history", "summing", "--case", "HUGE"], "no measurements of summing case 'HUGE'"),
-    (["check", "bench.py", "--against", "no-such-branch"], "no such file, and no stored run of summing"),
+    (["check", "bench.py", "--against", "no-such-branch"], "no such results file, and not a git revision"),
     (["history", "summing", "--db", "absent.db"], "no perflab database"),
 ])
 def test_bad_requests_are_one_line_errors(repo, args, message):
@@ -149,3 +162,39 @@ def test_import_refuses_a_file_that_is_not_results(tmp_path):
     process = perflab("import", str(tmp_path / "notes.json"), "--db", str(tmp_path / "x.db"))
     assert process.returncode == 2 and "neither a perflab results file" in process.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def test_check_against_a_revision_reports_what_is_new_and_refuses_a_missing_benchmark(tmp_path):
+    from conftest import git_repository
+    project = tmp_path / "project"
+    git = git_repository(project)
+    (project / "README").write_text("no benchmark yet\n")
+    git("add", "README")
+    git("commit", "-q", "-m", "before the benchmark")
+    (project / "bench.py").write_text(textwrap.dedent(BENCH.format(work=200, message="first")))
+    git("add", "bench.py")
+    git("commit", "-q", "-m", "benchmark")
+    # Uncommitted: a new case and a new contender that the committed revision does not declare.
+    (project / "bench.py").write_text(textwrap.dedent(BENCH.format(work=200, message="first")) + textwrap.dedent("""
+        @bench.case
+        def LARGE():
+            return 20 * WORK
+
+
+        @bench.contender
+        def loop_sum(n):
+            total = 0
+            for i in range(n):
+                total += i
+            return total
+        """))
+    env = {**os.environ, "PERFLAB_DB": str(tmp_path / "perflab.db")}
+    process = perflab("check", "bench.py", "--against", "HEAD", *QUICK, cwd=project, env=env)
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "| SMALL | builtin_sum |" in process.stdout
+    assert "LARGE/*" in process.stdout and "*/loop_sum" in process.stdout
+    assert "not declared at HEAD" in process.stdout
+    absent = perflab("check", "bench.py", "--against", "HEAD~1", *QUICK, cwd=project, env=env)
+    assert absent.returncode == 2 and absent.stdout == ""
+    assert "bench.py does not exist at revision 'HEAD~1'" in absent.stderr
+    assert len(absent.stderr.strip().splitlines()) == 1

@@ -10,6 +10,7 @@ import argparse
 import functools
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -18,9 +19,10 @@ from rich.console import Console
 from perflab import cli
 # The store needs only the standard library; everything that imports scipy (results, stats,
 # change points) is imported by the verbs that use it, so that `perflab --help` stays fast.
-from perflab.store import Store, StoreError, default_path, machine_fingerprint, resolve_ref
+from perflab.store import Store, StoreError, default_path, resolve_ref
 
 if TYPE_CHECKING:
+    from perflab import gate
     from perflab.results import RunResult
 
 
@@ -102,19 +104,31 @@ def _db_path(args: argparse.Namespace, benchmark_file: str | Path | None) -> Pat
     return Path(args.db) if args.db else default_path(benchmark_file)
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What became of a run: where it was stored (``run_id`` in the database at ``path``; None when
+    not stored, as with --no-store). False as a truth value only when the database refused it."""
+    refused: bool = False
+    run_id: int | None = None
+    path: Path | None = None
+
+    def __bool__(self) -> bool:
+        return not self.refused
+
+
 def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, err: Console,
-             source: str = "run") -> bool:
+             source: str = "run") -> Saved:
     """Keep the run in the database (unless --no-store). False if the database refused it; the run
     is then written to a JSON file so that nothing measured is lost."""
     if args.no_store:
-        return True
+        return Saved()
     if result.interrupted:
         err.print("[dim]interrupted run not stored (the history holds complete runs only)[/]")
-        return True
+        return Saved()
     path = _db_path(args, benchmark_file)
     try:
-        with Store.open(path) as store:
-            run_id = store.save(result, source)
+        with Store.open(path) as store:   # a comparison of revisions: one run per revision
+            run_ids = [store.save(run, source) for run in result.per_side(str(benchmark_file))]
     except StoreError as error:
         kept = Path(args.json) if getattr(args, "json", None) else Path(
             f"perflab-unsaved-{time.strftime('%Y%m%d-%H%M%S')}.json")
@@ -122,26 +136,26 @@ def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, 
             result.save(kept)
         err.print(f"perflab: error: {error}; this run is kept in {kept} (`perflab import {kept}` later)",
                   markup=False, soft_wrap=True)
-        return False
-    err.print(f"[dim]stored as run {run_id} in {path}[/]")
-    return True
+        return Saved(refused=True)
+    err.print(f"[dim]stored as run{'s' * (len(run_ids) > 1)} {', '.join(map(str, run_ids))} in {path}[/]")
+    return Saved(run_id=run_ids[0] if len(run_ids) == 1 else None, path=path)
 
 
 def _history(args: argparse.Namespace, err: Console) -> int:
     from perflab import changepoints, history
     from perflab.renderers import history_terminal, terminal
     name, file = _benchmark_name(args.benchmark)
-    with Store.open(_db_path(args, file), create=False) as store:
-        all_series = history.series(store, name, args.case, args.contender, args.any_machine, args.any_python)
     out = terminal.stdout_console()
-    for series in all_series:
-        notes = []
-        if series.hidden:
-            notes.append(f"{series.hidden} run(s) on other machines or interpreters not shown "
-                         "(--any-machine / --any-python to include them)")
-        history_terminal.render(out, f"{name} / {series.case} / {series.contender} — {len(series.points)} "
-                                f"run(s) on {series.description}", series.points, series.dates,
-                                changepoints.detect(series.points), notes)
+    with Store.open(_db_path(args, file), create=False) as store:   # open while rendering: profiles load per step
+        for series in history.series(store, name, args.case, args.contender, args.any_machine, args.any_python):
+            notes = []
+            if series.hidden:
+                notes.append(f"{series.hidden} run(s) on other machines or interpreters not shown "
+                             "(--any-machine / --any-python to include them)")
+            changes = changepoints.detect(series.points)
+            history_terminal.render(out, f"{name} / {series.case} / {series.contender} — {len(series.points)} "
+                                    f"run(s) on {series.description}", series.points, series.dates,
+                                    changes, notes, history.step_profiles(store, series, changes))
     return cli.EXIT_OK
 
 
@@ -159,22 +173,22 @@ def _check(args: argparse.Namespace, err: Console) -> int:
     from perflab.renderers import markdown
     path = cli.resolve_benchmark(args.benchmark)
     benchmark = cli.load_benchmark(path)
-    baseline, described = _baseline(args, path, benchmark.name)  # before measuring: fail fast
-    cases = cli._select(args.case, benchmark.cases, "case", str(path))
+    baseline = _baseline(args, path, benchmark.name)   # before measuring: fail fast
+    cases = cli._select(args.case, benchmark.cases, "case", str(path)) if args.case else None
     contenders = cli._select(args.contender, benchmark.contenders, "contender", str(path))
-    settings = cli._settings(args)
-    checked, result, stored, failed = None, None, True, False
+    checked, stored, failed = None, True, False
     for attempt in range(args.confirm + 1):   # re-measure what looks regressed before failing
         if checked is not None:
             cases = list(dict.fromkeys(cell.case for cell in checked.regressions))
+            contenders = list(dict.fromkeys(cell.contender for cell in checked.regressions))
             err.print(f"possible regression in {', '.join(cases)}: measuring again to confirm "
                       f"({attempt}/{args.confirm})", markup=False)
-        result = cli._measure(path, benchmark, cases, contenders, args, err)
-        if result.interrupted:
+        runs, again = baseline.measure(path, benchmark, cases, contenders, args, err)
+        if any(run.interrupted for run in runs):
             return cli.EXIT_INTERRUPTED
-        stored = save_run(result, path, args, err, source="check") and stored
-        failed = failed or bool(result.failures)
-        again = gate.check(baseline, result, args.threshold, settings.alpha, settings.min_effect)
+        for run in runs:
+            stored = save_run(run, path, args, err, source="check") and stored
+        failed = failed or any(baseline.problems(run) for run in runs)
         if checked is not None:
             again = gate.confirm(checked, again)
             again.notes.append(f"what looked like a regression was measured again ({attempt} time(s)); "
@@ -182,9 +196,7 @@ def _check(args: argparse.Namespace, err: Console) -> int:
         checked = again
         if not checked.regressions:
             break
-    git = result.metadata.get("git") or {}
-    current = f"{(git.get('commit') or 'working tree')[:8]}{'+' if git.get('dirty') else ''} (this run)"
-    summary = markdown.render_check(checked, benchmark.name, described, current)
+    summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
     sys.stdout.write(summary)
     if args.markdown:
         Path(args.markdown).write_text(summary)
@@ -196,30 +208,92 @@ def _check(args: argparse.Namespace, err: Console) -> int:
     return cli.EXIT_OK if stored else cli.EXIT_BAD_INPUT
 
 
-def _baseline(args: argparse.Namespace, path: Path, name: str) -> tuple[RunResult, str]:
-    """The run to compare with: a results file, or the newest stored run at a git ref/branch
-    (preferring one from this machine and interpreter)."""
-    from perflab import metadata
+class _ResultsFileBaseline:
+    """``--against FILE``: a run measured before; only the code under test is measured now."""
+
+    def __init__(self, result: RunResult, file: Path) -> None:
+        self.result, self.description = result, f"`{file}`"
+
+    def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
+                args: argparse.Namespace, err: Console) -> tuple[list[RunResult], gate.CheckResult]:
+        from perflab import gate
+        settings = cli._settings(args)
+        run = cli._measure(path, benchmark, cases or list(benchmark.cases), contenders, args, err)
+        return [run], gate.check(self.result, run, args.threshold, settings.alpha, settings.min_effect)
+
+    @staticmethod
+    def problems(run: RunResult) -> list[str]:
+        return run.failures
+
+    @staticmethod
+    def current(runs: list[RunResult]) -> str:
+        git = runs[0].metadata.get("git") or {}
+        return f"{(git.get('commit') or 'working tree')[:8]}{'+' if git.get('dirty') else ''} (this run)"
+
+
+class _RevisionBaseline:
+    """``--against REF``: the revision is checked out and measured now, interleaved with the working
+    tree (one paired run per contender, as ``perflab compare --rev REF --rev WORKTREE``)."""
+
+    def __init__(self, revision: str, commit: str) -> None:
+        self.revision = revision
+        self.description = f"`{revision}` at {commit[:8]}, measured now in a worktree, interleaved"
+
+    def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
+                args: argparse.Namespace, err: Console) -> tuple[list[RunResult], gate.CheckResult]:
+        from perflab import compare, gate
+        from perflab.progress import LiveProgress
+        from perflab.worktrees import CURRENT
+        settings = cli._settings(args)
+        runs, missing = [], []
+        for contender in contenders:
+            request = compare.Request(path, settings, cases=cases, revisions=[self.revision, CURRENT],
+                                      contender=contender, fuzz_examples=0)
+            try:
+                with LiveProgress(err, settings.max_time, settings.precision) as progress:
+                    runs.append(compare.compare(request, progress))
+            except compare.MissingContender:
+                missing.append(contender)
+            except compare.CompareError as error:
+                raise cli.UsageError(str(error)) from None
+            if runs and runs[-1].interrupted:
+                break
+        checked = gate.check_paired(runs, args.threshold, settings.alpha, settings.min_effect)
+        measured_cases = {cell.case for run in runs for cell in run.cells}
+        checked.not_compared += [f"{case}/*" for case in benchmark.cases
+                                 if case not in measured_cases and (cases is None or case in cases)]
+        checked.not_compared += [f"*/{contender}" for contender in missing]
+        if missing or len(measured_cases) < len(cases or benchmark.cases):
+            checked.notes.append(f"cases and contenders marked * are not declared at {self.revision}")
+        return runs, checked
+
+    @staticmethod
+    def problems(run: RunResult) -> list[str]:
+        """A contender that fails; output that differs from the baseline is a note, not a failure
+        (a pull request may change it on purpose)."""
+        return [f"{cell.case}/{cell.contender}: {cell.error}" for cell in run.cells if cell.error]
+
+    @staticmethod
+    def current(runs: list[RunResult]) -> str:
+        from perflab.worktrees import CURRENT
+        git = ((runs[0].metadata.get("sides") or {}).get(CURRENT) or {}).get("git") or {} if runs else {}
+        return f"working tree at {(git.get('commit') or '?')[:8]}{'+' if git.get('dirty') else ''} (measured now)"
+
+
+def _baseline(args: argparse.Namespace, path: Path, name: str) -> _ResultsFileBaseline | _RevisionBaseline:
+    """A results file, else a git revision of the benchmark's repository."""
     from perflab.interchange import load_file
     against = Path(args.against)
     if against.is_file():
         result = load_file(against, benchmark=name)   # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise cli.UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")
-        return result, f"`{against}`"
+        return _ResultsFileBaseline(result, against)
     commit = resolve_ref(path, args.against)
-    db = _db_path(args, path)
-    if not db.exists():
-        raise cli.UsageError(f"{args.against}: no such file, and no database at {db} to find a stored run in")
-    with Store.open(db, create=False) as store:
-        runs = store.runs_at(name, commit, args.against)
-        if not runs:
-            where = f"commit {commit[:8]}" if commit else "that ref"
-            raise cli.UsageError(f"{args.against}: no such file, and no stored run of {name} at {where} in {db} "
-                                 "(run `perflab run` on that revision first, or pass a results file)")
-        same = [r for r in runs if r.machine_id == machine_fingerprint(metadata.machine_info())]
-        chosen = (same or runs)[0]
-        return store.result(chosen.id), f"stored run {chosen.id} at {chosen.label} ({chosen.git_branch or 'no branch'})"
+    if commit is None:
+        raise cli.UsageError(f"--against {args.against}: no such results file, and not a git revision of "
+                             f"the repository holding {path}")
+    return _RevisionBaseline(args.against, commit)
 
 
 def _import(args: argparse.Namespace, err: Console) -> int:

@@ -28,6 +28,10 @@ class CompareError(Exception):
     """The comparison cannot be set up; one line naming what and why."""
 
 
+class MissingContender(CompareError):
+    """The contender to run is not declared on one of the sides (e.g. new since a revision)."""
+
+
 @dataclass
 class Request:
     benchmark: Path
@@ -100,7 +104,7 @@ def _describe(side: Side, settings: Settings) -> dict:
         raise CompareError(f"{outcome.error}{where}")
     described = outcome.of("describe")[0]
     if side.contender and side.contender not in described["contenders"]:
-        raise CompareError(f"{side.file}: no contender {side.contender!r} on side {side.name!r} "
+        raise MissingContender(f"{side.file}: no contender {side.contender!r} on side {side.name!r} "
                            f"(declared: {', '.join(described['contenders'])})")
     return described
 

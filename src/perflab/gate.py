@@ -1,22 +1,29 @@
-"""The CI gate: is the code under test slower than a baseline run by more than a threshold?
+"""The CI gate: is the code under test slower than a baseline by more than a threshold?
 
-The baseline was measured in another run (another job, maybe another day), so there are no
-time-adjacent pairs as in ``stats.compare_paired``: the comparison is unpaired. The unit of
-independence is still the worker process, so each process is reduced to the log of its median
-and the two groups of process log-medians are compared with Yuen's trimmed-means version of
-Welch's t (20% trimmed from each end, winsorized variances, Welch-Satterthwaite degrees of
-freedom): on a shared machine some processes of a run are slowed by other tenants, and plain
-means let two or three of them fake an 18% regression (seen on this project's VM). The ratio
-current/baseline is exp(difference of trimmed means) with a 95% t interval.
+Two kinds of baseline, two comparisons:
 
-A regression is reported only when the data support that the slowdown is *larger than the
-threshold*: the one-sided test of H0 "ratio <= 1 + threshold" is rejected at ``alpha`` after
-Benjamini-Hochberg correction across all compared cells. A machine that is a few percent slower
-during one of the two runs (which no unpaired method can tell from a code change) therefore does
-not fail the build unless it exceeds the threshold. A whole run slowed by a busy machine is
-beyond any statistic; ``perflab check`` re-measures before failing (``--confirm``). The
-false-positive rate is checked by simulation in tests/test_gate.py and on replayed real runs in
-benchmarks/changepoint_replay.py.
+- A git revision (``perflab check --against main``): the revision is checked out in a worktree and
+  measured *now*, interleaved with the working tree in one run of the runner (one live worker per
+  side, values alternating, paired per round), exactly as ``perflab compare --rev`` does. The
+  ratio is the foundation's paired one (``stats.compare_paired``): a machine that is slower during
+  the job slows both sides alike, so this is the comparison to use on shared CI runners.
+- A results file measured in another run (another job, maybe another day): there are no
+  time-adjacent pairs, so the comparison is unpaired. The unit of independence is still the
+  worker process, so each process is reduced to the log of its median and the two groups of
+  process log-medians are compared with Yuen's trimmed-means version of Welch's t (20% trimmed
+  from each end, winsorized variances, Welch-Satterthwaite degrees of freedom): on a shared
+  machine some processes of a run are slowed by other tenants, and plain means let two or three
+  of them fake an 18% regression (seen on this project's VM). The ratio current/baseline is
+  exp(difference of trimmed means) with a 95% t interval.
+
+Either way, a regression is reported only when the data support that the slowdown is *larger
+than the threshold*: the one-sided test of H0 "ratio <= 1 + threshold" is rejected at ``alpha``
+after Benjamini-Hochberg correction across all compared cells. A machine that is a few percent
+slower during one of two unpaired runs (which no unpaired method can tell from a code change)
+therefore does not fail the build unless it exceeds the threshold. A whole run slowed by a busy
+machine is beyond any statistic; ``perflab check`` re-measures before failing (``--confirm``).
+The false-positive rate is checked by simulation in tests/test_gate.py and on replayed real runs
+in benchmarks/changepoint_replay.py.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perflab import stats
-from perflab.results import RunResult
+from perflab.results import NOT_EQUIVALENT, Cell, RunResult
 from perflab.store import machine_fingerprint, python_fingerprint
 
 REGRESSION = "REGRESSION"
@@ -42,11 +49,11 @@ TRIM = 0.2
 
 
 @dataclass(frozen=True)
-class UnpairedComparison:
+class GateComparison:
     ratio: stats.Interval     # current / baseline
     p_change: float           # two-sided, H0: ratio = 1
     p_regression: float       # one-sided, H0: ratio <= 1 + threshold
-    processes: tuple[int, int]
+    processes: tuple[int, int]   # measured processes (baseline, current); paired: rounds on each side
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,7 @@ class CellCheck:
     contender: str
     baseline: float           # median seconds per call
     current: float
-    comparison: UnpairedComparison
+    comparison: GateComparison
     verdict: str
 
 
@@ -63,6 +70,7 @@ class CellCheck:
 class CheckResult:
     threshold: float
     alpha: float
+    paired: bool = False      # both measured in one interleaved run (a revision), not a results file
     cells: list[CellCheck] = field(default_factory=list)
     not_compared: list[str] = field(default_factory=list)   # cells measured on one side only
     notes: list[str] = field(default_factory=list)          # e.g. different machines
@@ -88,19 +96,19 @@ def _trimmed(sample: np.ndarray) -> tuple[float, float, int]:
 
 
 def compare_unpaired(baseline: Sequence[Sequence[float]], current: Sequence[Sequence[float]],
-                     threshold: float) -> UnpairedComparison:
+                     threshold: float) -> GateComparison:
     """Yuen-Welch t on per-process log medians: ratio current/baseline with a 95% interval."""
     before, after = process_log_medians(baseline), process_log_medians(current)
     counts = (len(before), len(after))
     if min(counts) < 2:
         centre = math.exp(np.median(after) - np.median(before)) if min(counts) else math.nan
-        return UnpairedComparison(stats.Interval(centre, -math.inf, math.inf), 1.0, 1.0, counts)
+        return GateComparison(stats.Interval(centre, -math.inf, math.inf), 1.0, 1.0, counts)
     (mean_before, var_before, kept_before), (mean_after, var_after, kept_after) = _trimmed(before), _trimmed(after)
     difference = mean_after - mean_before
     se = math.sqrt(var_before + var_after)
     if se == 0:
         exact = math.exp(difference)
-        return UnpairedComparison(stats.Interval(exact, exact, exact), 1.0 if difference == 0 else 0.0,
+        return GateComparison(stats.Interval(exact, exact, exact), 1.0 if difference == 0 else 0.0,
                                   1.0 if exact <= 1 + threshold else 0.0, counts)
     df = (var_before + var_after) ** 2 / (var_before ** 2 / (kept_before - 1) + var_after ** 2 / (kept_after - 1))
     t_crit = scipy_stats.t.ppf(0.5 + stats.CONFIDENCE / 2, df)
@@ -108,27 +116,74 @@ def compare_unpaired(baseline: Sequence[Sequence[float]], current: Sequence[Sequ
                            math.exp(difference + t_crit * se))
     p_change = float(2 * scipy_stats.t.sf(abs(difference) / se, df))
     p_regression = float(scipy_stats.t.sf((difference - math.log1p(threshold)) / se, df))
-    return UnpairedComparison(ratio, p_change, p_regression, counts)
+    return GateComparison(ratio, p_change, p_regression, counts)
 
 
 def check(baseline: RunResult, current: RunResult, threshold: float = 0.05, alpha: float = 0.05,
           min_effect: float = 0.01) -> CheckResult:
-    """Compare every (case, contender) measured in both runs; FDR-corrected verdicts."""
+    """Unpaired: every (case, contender) measured in both runs; FDR-corrected verdicts."""
     result = CheckResult(threshold, alpha, notes=comparability_notes(baseline, current))
     before = {(c.case, c.contender): c for c in baseline.cells if c.process_values()}
     after = {(c.case, c.contender): c for c in current.cells if c.process_values()}
     keys = [key for key in after if key in before]
     result.not_compared = [f"{case}/{contender}" for case, contender in [*before, *after]
                            if (case, contender) not in keys]
-    comparisons = [compare_unpaired(before[k].process_values(), after[k].process_values(), threshold)
-                   for k in keys]
-    p_changes = stats.benjamini_hochberg([c.p_change for c in comparisons])
-    p_regressions = stats.benjamini_hochberg([c.p_regression for c in comparisons])
-    for key, comparison, p_change, p_regression in zip(keys, comparisons, p_changes, p_regressions):
-        result.cells.append(CellCheck(*key, float(np.median(np.concatenate(before[key].process_values()))),
-                                      float(np.median(np.concatenate(after[key].process_values()))),
-                                      comparison, _verdict(comparison, p_change, p_regression, alpha, min_effect)))
+    _decide(result, [(*key, before[key], after[key],
+                      compare_unpaired(before[key].process_values(), after[key].process_values(), threshold))
+                     for key in keys], min_effect)
     return result
+
+
+def check_paired(runs: Sequence[RunResult], threshold: float = 0.05, alpha: float = 0.05,
+                 min_effect: float = 0.01) -> CheckResult:
+    """Paired: each run measured the baseline revision (its reference side) and the code under test
+    (its other side) interleaved, for one contender; FDR-corrected verdicts across all of them."""
+    result = CheckResult(threshold, alpha, paired=True)
+    rows = []
+    for run in runs:
+        compared = {(c.case, c.contender): c for c in run.comparisons}
+        for cell in run.cells:
+            if cell.contender == run.reference:
+                continue
+            contender = run.sides[cell.contender]["contender"]
+            found = compared.get((cell.case, cell.contender))
+            if found is None or found.comparison.pairs == 0:
+                result.not_compared.append(f"{cell.case}/{contender}")
+                continue
+            rows.append((cell.case, contender, run.cell(cell.case, run.reference), cell,
+                         paired_comparison(found.comparison, threshold)))
+        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: output differs from the baseline "
+                         f"revision: {e.difference}" for e in run.equivalence if e.status == NOT_EQUIVALENT]
+    _decide(result, rows, min_effect)
+    return result
+
+
+def paired_comparison(comparison: stats.Comparison, threshold: float) -> GateComparison:
+    """The foundation's paired ratio (t over rounds of per-round log ratios), with the one-sided
+    p-value of H0 "ratio <= 1 + threshold" on the same t distribution."""
+    n, se, centre = comparison.pairs, comparison.log_se, math.log(comparison.ratio.value)
+    if n < 2 or not math.isfinite(se):
+        return GateComparison(comparison.ratio, 1.0, 1.0, (n, n))
+    if se == 0:
+        return GateComparison(comparison.ratio, comparison.p_value,
+                              1.0 if centre <= math.log1p(threshold) else 0.0, (n, n))
+    p_regression = float(scipy_stats.t.sf((centre - math.log1p(threshold)) / se, n - 1))
+    return GateComparison(comparison.ratio, comparison.p_value, p_regression, (n, n))
+
+
+def _decide(result: CheckResult, rows: list[tuple[str, str, Cell, Cell, GateComparison]],
+            min_effect: float) -> None:
+    """Verdicts for (case, contender, baseline cell, current cell, comparison) rows, with the
+    Benjamini-Hochberg correction across all of them."""
+    p_changes = stats.benjamini_hochberg([row[4].p_change for row in rows])
+    p_regressions = stats.benjamini_hochberg([row[4].p_regression for row in rows])
+    for (case, contender, before, after, comparison), p_change, p_regression in zip(rows, p_changes, p_regressions):
+        result.cells.append(CellCheck(case, contender, _median(before), _median(after), comparison,
+                                      _verdict(comparison, p_change, p_regression, result.alpha, min_effect)))
+
+
+def _median(cell: Cell) -> float:
+    return float(np.median(np.concatenate(cell.process_values())))
 
 
 def confirm(first: CheckResult, again: CheckResult) -> CheckResult:

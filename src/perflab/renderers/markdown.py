@@ -34,9 +34,11 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     for note in check.notes:
         lines.append(f"> :warning: {_cell(note)}")
-    lines.append(f"<sub>Unpaired comparison: Welch's t on per-process log medians; a regression is a "
-                 f"slowdown larger than {check.threshold:.0%} at a false discovery rate of "
-                 f"{check.alpha:.0%} (Benjamini-Hochberg across cells).</sub>")
+    method = ("Paired comparison: both revisions measured in this job, interleaved, t interval over rounds of "
+              "per-round ratios" if check.paired else
+              "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)")
+    lines.append(f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
+                 f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells).</sub>")
     return "\n".join(lines) + "\n"
 
 
