@@ -45,8 +45,8 @@ def _measured() -> metrics.Measured:
 
 
 def _result(**fields) -> RunResult:
-    return RunResult(benchmark="counted", file="/x/bench.py", reference="a", settings={}, metadata={}, work={},
-                     **fields)
+    return RunResult(**{"benchmark": "counted", "file": "/x/bench.py", "reference": "a", "settings": {},
+                        "metadata": {}, "work": {}, **fields})
 
 
 def test_metrics_survive_the_json_round_trip():
@@ -74,3 +74,63 @@ def test_keys_added_by_a_later_perflab_are_ignored():
     data["instructions"][0]["median"] = 1001.0
     data["cache"] = {"misses": 3}
     assert metrics.Measured.from_json(data) == _measured()
+
+
+@needs_valgrind
+def test_instruction_counts_reach_json_store_export_and_import(bench_file, tmp_path):
+    """One cell, counted in 3 valgrind processes: the same counts in --json, the store, an exported
+    file and a second database that imported it."""
+    db, json_file = tmp_path / "runs.db", tmp_path / "out.json"
+    done = run_perflab("run", bench_file(ONE_CELL_BENCH), "--metric", "instructions", "--json", json_file,
+                       "--db", db, *QUICK, timeout=600)
+    assert done.returncode == 0, done.stderr
+    written = RunResult.from_json(load_json(json_file))
+    counts = metrics.instruction_counts(written)
+    estimate = counts["DOC", "dumps"]
+    assert list(counts) == [("DOC", "dumps")]
+    assert len(estimate.processes) == instructions.REPEATS and estimate.value > 1000
+    assert estimate.spread < 0.001
+
+    from perflab.store import Store
+    with Store.open(db, create=False) as store:
+        stored = store.result(store.runs("counted")[-1].id)
+    assert metrics.instruction_counts(stored) == counts
+
+    assert run_perflab("export", tmp_path / "exported", "--db", db).returncode == 0
+    [exported] = (tmp_path / "exported").glob("counted-*.json")
+    assert metrics.instruction_counts(RunResult.from_json(load_json(exported))) == counts
+    imported_db = tmp_path / "imported.db"
+    assert run_perflab("import", exported, "--db", imported_db).returncode == 0
+    with Store.open(imported_db, create=False) as store:
+        assert metrics.instruction_counts(store.result(store.runs("counted")[-1].id)) == counts
+
+
+def test_compare_keeps_each_sides_metrics_in_its_stored_run(bench_file, tmp_path):
+    """compare --json holds both contenders' memory; a comparison of revisions is stored as one run
+    per revision, each with its own rows."""
+    path = bench_file(TWO_CONTENDERS)
+    done = run_perflab("compare", path, "--metric", "memory", "--no-fuzz", "--json", tmp_path / "c.json",
+                       "--db", tmp_path / "c.db", *QUICK)
+    assert done.returncode == 0, done.stderr
+    kept = metrics.stored(RunResult.from_json(load_json(tmp_path / "c.json")))
+    assert sorted(use.contender for use in kept.memory) == ["dumps", "dumps_sorted"]
+    assert all(use.peak_rss > 1_000_000 for use in kept.memory)
+
+
+def test_a_comparison_of_revisions_gives_each_revision_its_own_metrics():
+    """Stored per revision (RunResult.per_side), each run keeps its side's rows under the contender's name."""
+    from perflab.results import Cell
+    sides = {rev: {"name": rev, "file": f"/w/{rev}/bench.py", "contender": "a", "python": "python3", "sys_path": []}
+             for rev in ("v1", "v2")}
+    measured = metrics.Measured(
+        instructions=[instructions.InstructionCount("DOC", "v1", 10, [1000.0]),
+                      instructions.InstructionCount("DOC", "v2", 10, [1100.0])],
+        disagreements=[instructions.Disagreement("DOC", "v2", 1.1, 3.0)],
+        memory=[memory.MemoryUse("DOC", "v2", 5, 1, 2, 3, 4.0)])
+    result = _result(cells=[Cell("DOC", "v1"), Cell("DOC", "v2")], sides=sides, metrics=measured.to_json(),
+                     metadata={"sides": {rev: {"git": {"commit": rev, "branch": "HEAD"}} for rev in sides}})
+    v1, v2 = result.per_side("/repo/bench.py")
+    assert metrics.instruction_counts(v1)["DOC", "a"].value == 1000.0
+    assert metrics.instruction_counts(v2)["DOC", "a"].value == 1100.0
+    assert metrics.stored(v1).memory == [] and metrics.stored(v2).memory[0].contender == "a"
+    assert metrics.stored(v2).disagreements == []      # they compared the revisions with each other

@@ -172,9 +172,22 @@ class RunResult:
             runs.append(replace(
                 self, file=benchmark_file, reference=contender, metadata=metadata,
                 cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
-                equivalence=[], comparisons=[], geometric_means={}, metrics=None,
-                sides={contender: {**side, "name": contender}}))
+                equivalence=[], comparisons=[], geometric_means={}, sides={contender: {**side, "name": contender}},
+                metrics=_side_metrics(self.metrics, name, contender)))
         return runs
+
+
+def _side_metrics(metrics: dict[str, Any] | None, name: str, contender: str) -> dict[str, Any] | None:
+    """The rows of one side in ``metrics`` (perflab.metrics.Measured.to_json), named by its contender;
+    the warnings that compare sides with each other are left out."""
+    if not metrics:
+        return None
+    def rows(key: str) -> list | None:
+        found = metrics.get(key)
+        return None if found is None else [{**row, "contender": contender} for row in found
+                                           if row["contender"] == name]
+    return {**metrics, "instructions": rows("instructions"), "memory": rows("memory"),
+            "counters": rows("counters"), "disagreements": []}
 
 
 def _interval(data: dict) -> Interval:
