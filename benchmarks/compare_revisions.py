@@ -77,18 +77,29 @@ def encode(obj):
 
 def make_repository(directory: Path, busy: int) -> None:
     """Commits v1, v1-docs (same code) and v2-slow (``busy`` iterations in pad), tagged."""
+    git = init_repository(directory)
+    for tag, note, iterations in (("v1", "first version", 0), ("v1-docs", "documented", 0),
+                                  ("v2-slow", "slower", busy)):
+        write_mylib(directory, note, iterations)
+        git("add", "-A")
+        git("commit", "-qm", tag)
+        git("tag", tag)
+
+
+def init_repository(directory: Path):
+    """A new git repository holding bench.py; returns ``git(*args)`` run in it (also for bisect_cost.py)."""
     git = lambda *args: subprocess.run(["git", "-C", str(directory), *args], check=True,  # noqa: E731
                                        capture_output=True)
     git("init", "-q")
     git("config", "user.email", "figure@example.com")
     git("config", "user.name", "figure")
     (directory / "bench.py").write_text(BENCH)
-    for tag, note, iterations in (("v1", "first version", 0), ("v1-docs", "documented", 0),
-                                  ("v2-slow", "slower", busy)):
-        (directory / "mylib.py").write_text(MYLIB.replace("@NOTE@", note).replace("@BUSY@", str(iterations)))
-        git("add", "-A")
-        git("commit", "-qm", tag)
-        git("tag", tag)
+    return git
+
+
+def write_mylib(directory: Path, note: str, busy: int) -> None:
+    """mylib.py with ``busy`` iterations in pad(); ``note`` only changes its docstring."""
+    (directory / "mylib.py").write_text(MYLIB.replace("@NOTE@", note).replace("@BUSY@", str(busy)))
 
 
 def run_compare(bench: Path, other: str, out: Path, max_time: float) -> dict:

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from conftest import git_repository, QUICK, run_perflab
+from conftest import git_repository, load_json, QUICK, run_perflab
 
 BENCH = """
 import perflab
@@ -37,12 +37,25 @@ def history(tmp_path):
     return repo
 
 
-def test_bisect_finds_the_first_slow_commit(history):
-    result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD", history / "bench.py", *QUICK, timeout=600)
+def test_bisect_finds_the_first_slow_commit(history, tmp_path):
+    out = tmp_path / "bisect.json"
+    result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD", history / "bench.py", *QUICK,
+                         "--json", out, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "first bad commit" in result.stdout and "commit 5" in result.stdout.split("first bad commit")[1]
     measurements = int(result.stdout.split("(")[-1].split(" measurements")[0])
     assert measurements <= 3 + 1 + 4   # log2(7) steps + confirmation + at most a few re-measurements
+
+    # --json: the same outcome, machine-readable
+    outcome = load_json(out)
+    fifth = subprocess.run(["git", "-C", history, "rev-parse", "HEAD~3"], capture_output=True, text=True).stdout.strip()
+    assert outcome["schema"] == "perflab.bisect/1" and outcome["first_bad"] == fifth
+    assert outcome["subject"] == "commit 5" and outcome["commits"] == 7 and outcome["case"] == "K"
+    assert outcome["measurements"] == measurements == 1 + sum(step["attempts"] for step in outcome["steps"])
+    assert isinstance(outcome["certain"], bool) and outcome["confirmed_ratio"]["value"] > 1
+    for step in outcome["steps"]:   # the work doubles: a 2x ratio, far from any noise
+        assert step["low"] <= step["ratio"] <= step["high"]
+        assert step["bad"] == (int(step["subject"].split()[-1]) >= 5) == (step["ratio"] > 1.4)
 
 
 def test_no_regression_means_nothing_to_bisect(history):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 import subprocess
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from perflab.compare import CompareError, Request, compare
-from perflab.results import RunResult
+from perflab.results import RunResult, _finite
 from perflab.runner import Listener, Settings
 from perflab.stats import SLOWER
 from perflab.worktrees import repository_root
@@ -41,7 +41,8 @@ class Step:
     regression: float     # ratio bad/good measured in the same run
     bad: bool
     certain: bool
-    budget: float         # --max-time used
+    budget: float         # --max-time of the last measurement
+    attempts: int = 1     # measurements this step took (re-measurements included)
 
 
 @dataclass
@@ -57,6 +58,14 @@ class Outcome:
     @property
     def certain(self) -> bool:
         return all(step.certain for step in self.steps)
+
+    def to_json(self) -> dict:
+        """The machine-readable outcome (``perflab bisect --json``), schema perflab.bisect/1."""
+        return _finite({
+            "schema": "perflab.bisect/1", "first_bad": self.first_bad, "subject": self.subject, "case": self.case,
+            "certain": self.certain, "measurements": self.measurements, "commits": self.commits,
+            "confirmed_ratio": dict(zip(("value", "low", "high"), self.confirmed_ratio)),
+            "steps": [asdict(step) for step in self.steps]})
 
 
 def bisect(benchmark: Path, good: str, bad: str, settings: Settings, listener: Listener,
@@ -108,7 +117,7 @@ def _classify(commit: str, subject: str, case: str, good: str, bad: str, measure
         certain = regression_seen and (middle.low > halfway or middle.high < halfway)
         if certain or attempt == max_remeasure:
             return Step(commit, subject, middle.value, middle.low, middle.high, regression.value,
-                        bad=middle.value > halfway, certain=certain, budget=budget)
+                        bad=middle.value > halfway, certain=certain, budget=budget, attempts=attempt + 1)
         attempt += 1
         budget *= 2
 

@@ -103,6 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     bisect.add_argument("--bad", required=True, metavar="REV", help="a later revision known to be slow")
     bisect.add_argument("--case", metavar="NAME", help="the case to follow (default: the one that regressed most)")
     bisect.add_argument("--contender", metavar="NAME", help="the contender to run (default the reference)")
+    bisect.add_argument("--json", metavar="FILE", help="write the outcome (perflab.bisect/1): first bad commit, "
+                        "each step's ratio, 95%% CI and certainty, measurements used")
     _timing_options(bisect, max_time=20.0, precision=0.01)
     bisect.set_defaults(handler=_bisect)
 
@@ -320,6 +322,8 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
 
 
 def _bisect(args: argparse.Namespace, err: Console) -> int:
+    import json
+
     from perflab import bisect
     from perflab.progress import LiveProgress
     from perflab.renderers import bisect_terminal, terminal
@@ -335,6 +339,9 @@ def _bisect(args: argparse.Namespace, err: Console) -> int:
     except (bisect.BisectError, RevisionError) as error:
         raise UsageError(str(error)) from None
     bisect_terminal.render(outcome, terminal.stdout_console())
+    if args.json:
+        Path(args.json).write_text(json.dumps(outcome.to_json(), indent=1) + "\n")
+        err.print(f"outcome written to {args.json}")
     return EXIT_OK
 
 

@@ -1,0 +1,201 @@
+"""Figure: what ``perflab bisect`` costs on a 64-commit history with one 5% regression, and whether it is right.
+
+Each trial makes a git repository (in a temporary directory) with compare_revisions.py's ``mylib.py``
+(``encode(obj)`` = json.dumps of pyperformance's NESTED object, then ``pad()``, a busy loop of
+``BUSY`` iterations) and ``bench.py``: a good commit (``BUSY = 0``) and ``--commits`` (64) commits
+after it. Most of them change only mylib's docstring or an unrelated file (NOTES.txt); one, at a
+position drawn at random per trial (``--seed``), sets ``BUSY`` to the iteration count calibrated once,
+as in benchmarks/power.py, to add ``--slowdown`` (5%) to a call. The trial then runs the real
+
+    perflab bisect --good GOOD --bad HEAD bench.py --json out.json --max-time T
+
+and records the measurements it used (each one good, the middle commit and bad timed interleaved,
+re-measurements included), whether the commit it reported is the injected one (and how many
+commits off if not), whether bisect called its answer certain, each step's verdict against the
+truth, the wall time and the load averages. Printed and written to benchmarks/results/bisect_cost.json
+(rewritten after every trial, so a stopped run keeps its data), with exact (Clopper-Pearson) 95%
+intervals.
+
+    python benchmarks/bisect_cost.py                          # 8 trials at --max-time 20
+    python benchmarks/bisect_cost.py --trials 1 --max-time 5  # smoke run
+    python benchmarks/bisect_cost.py --report                 # print the saved figure again
+
+Target (issue 6): the first bad commit found, in about log2(N) + 2 = 8 measurements for N = 64.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import (binomial_interval, conditions, finish, format_load, machine, quantiles, report_again,
+                     save_progress)
+from compare_revisions import init_repository, write_mylib
+from power import calibrate
+
+NAME = "bisect_cost"
+
+
+def make_history(directory: Path, commits: int, slow_at: int, busy: int) -> list[str]:
+    """The good commit, then ``commits`` more; commit number ``slow_at`` (1-based) adds the busy loop.
+
+    Returns the hashes, good first, so that index k is the k-th commit after good.
+    """
+    git = init_repository(directory)
+    write_mylib(directory, "version 0", 0)
+    git("add", "-A")
+    git("commit", "-qm", "good: version 0")
+    for number in range(1, commits + 1):
+        current = busy if number >= slow_at else 0
+        if number == slow_at:
+            write_mylib(directory, f"version {number}", current)   # the regression (its docstring changes too)
+        elif number % 2:
+            write_mylib(directory, f"version {number}", current)   # a docstring-only change
+        else:
+            (directory / "NOTES.txt").write_text(f"notes of commit {number}\n")  # an unrelated file
+        git("add", "-A")
+        git("commit", "-qm", f"commit {number}")
+    listed = subprocess.run(["git", "-C", str(directory), "rev-list", "--reverse", "HEAD"],
+                            capture_output=True, text=True, check=True)
+    return listed.stdout.split()
+
+
+def run_trial(directory: Path, commits: int, slow_at: int, busy: int, max_time: float) -> dict:
+    repo = directory / "repo"
+    repo.mkdir()
+    hashes = make_history(repo, commits, slow_at, busy)
+    out = directory / "bisect.json"
+    command = [sys.executable, "-m", "perflab.cli", "bisect", "--good", hashes[0], "--bad", "HEAD",
+               str(repo / "bench.py"), "--json", str(out), "--max-time", f"{max_time:g}"]
+    before = conditions()
+    started = time.monotonic()
+    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - started
+    trial = {"slow_at": slow_at, "injected": hashes[slow_at], "exit_code": completed.returncode,
+             "wall_s": round(wall, 1), "load_average_start": before["load_average"],
+             "load_average_end": conditions()["load_average"]}
+    if completed.returncode != 0 or not out.exists():
+        # e.g. the confirmation did not see the regression: bisect refused, nothing found
+        trial.update(found=False, reported=None, offset=None, certain=False, measurements=None,
+                     error=(completed.stderr.strip().splitlines() or ["no output"])[-1][:300])
+        return trial
+    outcome = json.loads(out.read_text())
+    index = {commit: number for number, commit in enumerate(hashes)}
+    reported = index[outcome["first_bad"]]
+    steps = [{**step, "index": index[step["commit"]], "truly_bad": index[step["commit"]] >= slow_at}
+             for step in outcome["steps"]]
+    trial.update(found=reported == slow_at, reported=reported, offset=reported - slow_at,
+                 certain=outcome["certain"], measurements=outcome["measurements"],
+                 confirmed_ratio=outcome["confirmed_ratio"], steps=steps,
+                 wrong_steps=sum(1 for s in steps if s["bad"] != s["truly_bad"]))
+    return trial
+
+
+def _summarize(figure: dict) -> None:
+    trials = figure["trials"]
+    found = sum(1 for t in trials if t["found"])
+    measured = [t["measurements"] for t in trials if t["measurements"] is not None]
+    steps = [s for t in trials for s in t.get("steps", [])]
+    target = math.log2(figure["settings"]["commits"]) + 2
+    certain = [t for t in trials if t["certain"]]
+    figure["summary"] = {
+        "trials": len(trials), "found": found, "hit_rate": found / len(trials) if trials else None,
+        "hit_rate_ci95_clopper_pearson": binomial_interval(found, len(trials)),
+        "refused": sum(1 for t in trials if t["measurements"] is None),
+        "certain": len(certain), "found_when_certain": sum(1 for t in certain if t["found"]),
+        "offsets_when_wrong": [t["offset"] for t in trials if not t["found"]],
+        "measurements": quantiles(measured), "target_measurements": target,
+        "within_target_measurements": sum(1 for m in measured if m <= target),
+        "steps": len(steps), "wrong_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"]),
+        "uncertain_steps": sum(1 for s in steps if not s["certain"]),
+        "wrong_uncertain_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"] and not s["certain"]),
+        "remeasured_steps": sum(1 for s in steps if s.get("attempts", 1) > 1),
+        "wall_s": quantiles([t["wall_s"] for t in trials]),
+        "load_average_1min": quantiles([t["load_average_start"][0] for t in trials]
+                                       + [t["load_average_end"][0] for t in trials]),
+    }
+
+
+def _print(figure: dict) -> None:
+    s, settings = figure["summary"], figure["settings"]
+    print()
+    print(f"Bisect cost: {settings['commits']} commits after good, one adding a calibrated "
+          f"{settings['slowdown_percent']:g}% slowdown at a random position (seed {settings['seed']}), "
+          f"{s['trials']} trials")
+    print(f"  each trial: {settings['command']}")
+    print(f"  injected: {figure['calibration']['busy_iterations']} busy-loop iterations, "
+          f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration; machine "
+          f"{figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs, shared with other work")
+    print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}; "
+          f"1-min load during trials {s['load_average_1min'].get('min', 0):.1f}-{s['load_average_1min'].get('max', 0):.1f}")
+    if not s["trials"]:
+        return
+    low, high = s["hit_rate_ci95_clopper_pearson"]
+    print(f"  right commit found: {s['found']}/{s['trials']} = {s['hit_rate']:.0%} (95% CI {low:.0%}-{high:.0%}); "
+          f"bisect called its answer certain in {s['certain']} trials, right in {s['found_when_certain']} of them; "
+          f"refused (no regression confirmed): {s['refused']}; offsets when wrong: {s['offsets_when_wrong']}")
+    m, w = s["measurements"], s["wall_s"]
+    if m:
+        print(f"  measurements: median {m['median']:g}, max {m['max']:g} (target log2({settings['commits']}) + 2 = "
+              f"{s['target_measurements']:g}; within it in {s['within_target_measurements']}/{s['trials']})")
+    print(f"  steps: {s['steps']}, wrong {s['wrong_steps']} (of which uncertain {s['wrong_uncertain_steps']}), "
+          f"uncertain {s['uncertain_steps']}, re-measured {s['remeasured_steps']}")
+    print(f"  time per trial: median {w['median'] / 60:.1f} min, max {w['max'] / 60:.1f} min (wall)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=8, help="bisections to run (default 8)")
+    parser.add_argument("--commits", type=int, default=64, help="commits after the good one (default 64)")
+    parser.add_argument("--max-time", type=float, default=20.0, help="perflab bisect --max-time (default 20)")
+    parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
+    parser.add_argument("--seed", type=int, default=6, help="seed of the regression's positions (default 6)")
+    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                        help="start no new trial after this many seconds (the figure says how many ran)")
+    parser.add_argument("--name", default=NAME, help=f"write benchmarks/results/NAME.json (default {NAME})")
+    parser.add_argument("--report", action="store_true",
+                        help="measure nothing: summarize and print the saved figure again")
+    args = parser.parse_args()
+    if args.report:
+        return report_again(args.name, _summarize, _print)
+
+    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
+              "settings": {"trials": args.trials, "commits": args.commits, "max_time": args.max_time,
+                           "slowdown_percent": args.slowdown, "seed": args.seed,
+                           "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json "
+                                      f"--max-time {args.max_time:g}"},
+              "trials": []}
+    iterations, calibrated = calibrate(args.slowdown / 100)
+    figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
+                             "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches"}
+    print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
+    positions = random.Random(args.seed)
+    started = time.monotonic()
+    for number in range(1, args.trials + 1):
+        if args.budget is not None and time.monotonic() - started > args.budget:
+            figure["stopped"] = f"budget of {args.budget:g} s spent after {number - 1} trials"
+            print(figure["stopped"], flush=True)
+            break
+        slow_at = positions.randint(1, args.commits)
+        with tempfile.TemporaryDirectory(prefix="perflab-bisect-cost-") as directory:
+            trial = run_trial(Path(directory), args.commits, slow_at, iterations, args.max_time)
+        figure["trials"].append(trial)
+        verdict = ("right" if trial["found"] else f"WRONG ({trial['offset']:+d})" if trial["reported"] is not None
+                   else f"refused: {trial['error']}")
+        print(f"trial {number}/{args.trials}: regression at commit {slow_at}, {verdict}, "
+              f"{trial['measurements']} measurements, certain {trial['certain']}, {trial['wall_s'] / 60:.1f} min, "
+              f"load {trial['load_average_start'][0]:.1f}-{trial['load_average_end'][0]:.1f}", flush=True)
+        figure["end"] = conditions()
+        save_progress(args.name, figure, _summarize)
+    return finish(args.name, figure, _summarize, _print)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
