@@ -133,3 +133,34 @@ def test_paired_gate_fails_identical_code_never_and_the_threshold_at_most_alpha(
     assert paired_regression_rate(1.0) == 0.0
     assert paired_regression_rate(1.05) <= 0.075     # binomial 99.9% bound for a true 5%
     assert paired_regression_rate(1.12, trials=200) >= 0.95   # drift of 20% between rounds does not hide it
+
+
+def counts(value: float, *others: float):
+    from perflab.metrics import InstructionsEstimate
+    processes = (value, *others)
+    return InstructionsEstimate(float(np.median(processes)), min(processes), max(processes), processes, 100)
+
+
+@pytest.mark.parametrize("before, after, verdict", [
+    (counts(1000.0), counts(1006.0), REGRESSION),                  # +0.6%, no spread
+    (counts(1000.0), counts(1003.0), gate.MORE_INSTRUCTIONS),      # +0.3%: real, under the threshold
+    (counts(1000.0, 1004.0), counts(1006.0), gate.MORE_INSTRUCTIONS),   # spread: at least +0.2% only
+    (counts(1000.0), counts(1000.0), gate.SAME_INSTRUCTIONS),
+    (counts(1000.0, 1002.0), counts(1001.0), gate.SAME_INSTRUCTIONS),   # within the spread
+    (counts(1000.0), counts(990.0), gate.FEWER_INSTRUCTIONS),
+])
+def test_instruction_verdicts_use_the_range_the_spreads_allow(before, after, verdict):
+    checked = gate.CheckResult(0.05, 0.05)
+    gate.check_instructions(checked, [("SMALL", "base", before, after)], threshold=0.005)
+    assert [cell.verdict for cell in checked.instructions] == [verdict]
+    assert bool(checked.instruction_regressions) == (verdict == REGRESSION)
+
+
+def test_instructions_and_time_that_disagree_are_called_out():
+    baseline = synthetic_result(processes=8, seed=1)
+    current = slowed(synthetic_result(processes=8, seed=2), "SMALL", 3.0)   # 3x the time ...
+    checked = check(baseline, current)
+    gate.check_instructions(checked, [("SMALL", "base", counts(1000.0), counts(1001.0))], 0.005)  # ... same work
+    assert any("instructions x1.001 but wall time x3" in note for note in checked.notes)
+    text = render_check(checked, "bench", "b", "c")
+    assert "| SMALL | base | 1,000.0 | 1,001.0 | +0.100% [+0.100%, +0.100%] |" in text

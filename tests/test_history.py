@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import textwrap
 
@@ -110,6 +111,8 @@ def test_check_against_a_results_file(repo, tmp_path):
     assert RunResult.load(baseline).metadata["git"]["commit"] == commits["first"]
     process = perflab("check", "bench.py", "--against", str(baseline), *QUICK, cwd=repo, env=env)
     assert process.returncode == 1 and "**REGRESSION**" in process.stdout
+    uncounted = perflab("check", "bench.py", "--against", str(baseline), "--metric", "instructions", cwd=repo, env=env)
+    assert uncounted.returncode == 2 and "has no instruction counts to compare with" in uncounted.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -198,3 +201,45 @@ def test_check_against_a_revision_reports_what_is_new_and_refuses_a_missing_benc
     assert absent.returncode == 2 and absent.stdout == ""
     assert "bench.py does not exist at revision 'HEAD~1'" in absent.stderr
     assert len(absent.stderr.strip().splitlines()) == 1
+
+
+COUNTING = """
+import perflab
+
+N = {n}
+
+bench = perflab.Benchmark("counting")
+
+
+@bench.case
+def LOOP():
+    return 1000
+
+
+@bench.contender
+def loop_sum(n):
+    total = 0
+    for i in range(n + N):
+        total += i
+    return total
+"""
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (apt-get install valgrind)")
+def test_check_fails_on_a_one_percent_increase_in_instructions_against_a_revision(tmp_path):
+    """~1% more work: too small for wall time at this budget, certain for callgrind's counts."""
+    from conftest import git_repository
+    project = tmp_path / "project"
+    git = git_repository(project)
+    (project / "bench.py").write_text(COUNTING.format(n=0))
+    git("add", "bench.py")
+    git("commit", "-q", "-m", "base")
+    (project / "bench.py").write_text(COUNTING.format(n=10))
+    env = {**os.environ, "PERFLAB_DB": str(tmp_path / "perflab.db")}
+    process = perflab("check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK,
+                      cwd=project, env=env)
+    assert process.returncode == 1, process.stdout + process.stderr
+    assert "in time or 0.50% in instructions" in process.stdout
+    row = next(line for line in process.stdout.splitlines() if line.startswith("| LOOP | loop_sum |") and "REGRESSION" in line)
+    assert "+1.0" in row   # +1.0x% instructions per call, a range of zero width
+    assert "output differs from the baseline revision" in process.stdout   # the sum changed, a note only

@@ -42,6 +42,9 @@ def add_verbs(verbs) -> None:
     history.add_argument("--contender", metavar="NAME", help="this contender (default: the reference)")
     history.add_argument("--any-machine", action="store_true", help="include runs from other machines")
     history.add_argument("--any-python", action="store_true", help="include runs from other interpreters")
+    history.add_argument("--metric", choices=("time", "instructions"), default="time",
+                         help="time per call (default), or instructions per call from the runs measured with "
+                              "--metric instructions")
     store_options(history, saves=False)
     history.set_defaults(handler=_guarded(_history))
 
@@ -59,6 +62,10 @@ def add_verbs(verbs) -> None:
     check.add_argument("--markdown", metavar="FILE", help="also write the Markdown summary to FILE")
     check.add_argument("--confirm", type=_count, default=1, metavar="N",
                        help="re-measure a regression N times before failing; each must show it (default 1)")
+    cli._metric_option(check)
+    check.add_argument("--instructions-threshold", type=cli._percentage, default=0.005, metavar="PCT",
+                       help="with --metric instructions: smallest increase in instructions per call, beyond "
+                            "the counts' spread, that fails the check (default 0.5%%)")
     cli._timing_options(check)
     store_options(check)
     check.set_defaults(handler=_guarded(_check))
@@ -147,15 +154,18 @@ def _history(args: argparse.Namespace, err: Console) -> int:
     name, file = _benchmark_name(args.benchmark)
     out = terminal.stdout_console()
     with Store.open(_db_path(args, file), create=False) as store:   # open while rendering: profiles load per step
-        for series in history.series(store, name, args.case, args.contender, args.any_machine, args.any_python):
+        for series in history.series(store, name, args.case, args.contender, args.any_machine, args.any_python,
+                                     args.metric):
             notes = []
             if series.hidden:
                 notes.append(f"{series.hidden} run(s) on other machines or interpreters not shown "
                              "(--any-machine / --any-python to include them)")
-            changes = changepoints.detect(series.points)
+            changes = changepoints.detect(series.points, min_step=series.min_step)
+            timed = series.metric == history.TIME   # profiles show where time went, at time steps
             history_terminal.render(out, f"{name} / {series.case} / {series.contender} — {len(series.points)} "
                                     f"run(s) on {series.description}", series.points, series.dates,
-                                    changes, notes, history.step_profiles(store, series, changes))
+                                    changes, notes, history.step_profiles(store, series, changes) if timed else None,
+                                    scale=history_terminal.TIME if timed else history_terminal.INSTRUCTIONS)
     return cli.EXIT_OK
 
 
@@ -169,26 +179,31 @@ def _benchmark_name(text: str) -> tuple[str, Path | None]:
 
 
 def _check(args: argparse.Namespace, err: Console) -> int:
-    from perflab import gate
+    from perflab import gate, metrics
     from perflab.renderers import markdown
     path = cli.resolve_benchmark(args.benchmark)
     benchmark = cli.load_benchmark(path)
-    baseline = _baseline(args, path, benchmark.name)   # before measuring: fail fast
+    metric_names = cli._metric_names(args.metric)       # before measuring: fail fast
+    counting = metrics.INSTRUCTIONS in metric_names
+    baseline = _baseline(args, path, benchmark.name, counting)
     cases = cli._select(args.case, benchmark.cases, "case", str(path)) if args.case else None
     contenders = cli._select(args.contender, benchmark.contenders, "contender", str(path))
-    checked, stored, failed = None, True, False
+    checked, stored, failed, counted = None, True, False, []
     for attempt in range(args.confirm + 1):   # re-measure what looks regressed before failing
         if checked is not None:
             cases = list(dict.fromkeys(cell.case for cell in checked.regressions))
             contenders = list(dict.fromkeys(cell.contender for cell in checked.regressions))
             err.print(f"possible regression in {', '.join(cases)}: measuring again to confirm "
                       f"({attempt}/{args.confirm})", markup=False)
-        runs, again = baseline.measure(path, benchmark, cases, contenders, args, err)
+        # Other metrics are measured once: instruction counts do not change when measured again.
+        runs, again = baseline.measure(path, benchmark, cases, contenders, args, err,
+                                       metric_names if attempt == 0 else [])
         if any(run.interrupted for run in runs):
             return cli.EXIT_INTERRUPTED
         for run in runs:
             stored = save_run(run, path, args, err, source="check") and stored
-        failed = failed or any(baseline.problems(run) for run in runs)
+        failed = failed or any(baseline.problems(run) or _metric_errors(run) for run in runs)
+        counted = counted if attempt else runs
         if checked is not None:
             again = gate.confirm(checked, again)
             again.notes.append(f"what looked like a regression was measured again ({attempt} time(s)); "
@@ -196,6 +211,8 @@ def _check(args: argparse.Namespace, err: Console) -> int:
         checked = again
         if not checked.regressions:
             break
+    if counting:
+        gate.check_instructions(checked, baseline.instruction_counts(counted), args.instructions_threshold)
     summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
     sys.stdout.write(summary)
     if args.markdown:
@@ -203,9 +220,15 @@ def _check(args: argparse.Namespace, err: Console) -> int:
     if not checked.cells:
         raise cli.UsageError(f"{args.against}: no (case, contender) in common with this run of "
                              f"{benchmark.name}; nothing to compare")
-    if checked.regressions or failed:
+    if checked.regressions or checked.instruction_regressions or failed:
         return cli.EXIT_FAILURES
     return cli.EXIT_OK if stored else cli.EXIT_BAD_INPUT
+
+
+def _metric_errors(run: RunResult) -> list[str]:
+    from perflab import metrics
+    measured = metrics.stored(run)
+    return measured.errors if measured else []
 
 
 class _ResultsFileBaseline:
@@ -215,11 +238,19 @@ class _ResultsFileBaseline:
         self.result, self.description = result, f"`{file}`"
 
     def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
-                args: argparse.Namespace, err: Console) -> tuple[list[RunResult], gate.CheckResult]:
+                args: argparse.Namespace, err: Console, metric_names: list[str]
+                ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab import gate
         settings = cli._settings(args)
         run = cli._measure(path, benchmark, cases or list(benchmark.cases), contenders, args, err)
+        cli._other_metrics(run, metric_names, args, err)
         return [run], gate.check(self.result, run, args.threshold, settings.alpha, settings.min_effect)
+
+    def instruction_counts(self, runs: list[RunResult]) -> list[tuple]:
+        """(case, contender, baseline count, current count) for cells counted in both."""
+        from perflab.metrics import instruction_counts
+        before, after = instruction_counts(self.result), instruction_counts(runs[0])
+        return [(*key, before[key], after[key]) for key in after if key in before]
 
     @staticmethod
     def problems(run: RunResult) -> list[str]:
@@ -240,7 +271,8 @@ class _RevisionBaseline:
         self.description = f"`{revision}` at {commit[:8]}, measured now in a worktree, interleaved"
 
     def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
-                args: argparse.Namespace, err: Console) -> tuple[list[RunResult], gate.CheckResult]:
+                args: argparse.Namespace, err: Console, metric_names: list[str]
+                ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab import compare, gate
         from perflab.progress import LiveProgress
         from perflab.worktrees import CURRENT
@@ -249,6 +281,8 @@ class _RevisionBaseline:
         for contender in contenders:
             request = compare.Request(path, settings, cases=cases, revisions=[self.revision, CURRENT],
                                       contender=contender, fuzz_examples=0)
+            # Counted while the revision's worktree still exists.
+            request.after_timing = lambda sides, measured_cases, run: cli._other_metrics(run, metric_names, args, err)
             try:
                 with LiveProgress(err, settings.max_time, settings.precision) as progress:
                     runs.append(compare.compare(request, progress))
@@ -268,6 +302,19 @@ class _RevisionBaseline:
         return runs, checked
 
     @staticmethod
+    def instruction_counts(runs: list[RunResult]) -> list[tuple]:
+        """(case, contender, count at the revision, count now) for cells counted on both sides."""
+        from perflab.metrics import instruction_counts
+        found = []
+        for run in runs:
+            counts = instruction_counts(run)
+            found += [(cell.case, run.sides[cell.contender]["contender"], counts[(cell.case, run.reference)],
+                       counts[(cell.case, cell.contender)])
+                      for cell in run.cells if cell.contender != run.reference
+                      and (cell.case, cell.contender) in counts and (cell.case, run.reference) in counts]
+        return found
+
+    @staticmethod
     def problems(run: RunResult) -> list[str]:
         """A contender that fails; output that differs from the baseline is a note, not a failure
         (a pull request may change it on purpose)."""
@@ -280,14 +327,19 @@ class _RevisionBaseline:
         return f"working tree at {(git.get('commit') or '?')[:8]}{'+' if git.get('dirty') else ''} (measured now)"
 
 
-def _baseline(args: argparse.Namespace, path: Path, name: str) -> _ResultsFileBaseline | _RevisionBaseline:
+def _baseline(args: argparse.Namespace, path: Path, name: str,
+              counting: bool) -> _ResultsFileBaseline | _RevisionBaseline:
     """A results file, else a git revision of the benchmark's repository."""
     from perflab.interchange import load_file
+    from perflab.metrics import instruction_counts
     against = Path(args.against)
     if against.is_file():
         result = load_file(against, benchmark=name)   # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise cli.UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")
+        if counting and not instruction_counts(result):
+            raise cli.UsageError(f"{against}: has no instruction counts to compare with; measure the "
+                                 "baseline with `perflab run --metric instructions --json FILE`")
         return _ResultsFileBaseline(result, against)
     commit = resolve_ref(path, args.against)
     if commit is None:

@@ -36,6 +36,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perflab import stats
+from perflab.metrics.instructions import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
 from perflab.results import NOT_EQUIVALENT, Cell, RunResult
 from perflab.store import machine_fingerprint, python_fingerprint
 
@@ -43,6 +44,9 @@ REGRESSION = "REGRESSION"
 SLOWER_WITHIN_THRESHOLD = "slower, within threshold"
 UNDECIDED = "undecided (fewer than 2 processes)"
 NOT_REPRODUCED = "slower once, not when re-measured"
+MORE_INSTRUCTIONS = "more instructions, within threshold"
+FEWER_INSTRUCTIONS = "fewer instructions"
+SAME_INSTRUCTIONS = "no change beyond the spread"
 # Share of processes trimmed from each end: a few processes slowed by a busy machine must not
 # move the comparison (Yuen's test; with fewer than 5 processes nothing is trimmed).
 TRIM = 0.2
@@ -66,6 +70,25 @@ class CellCheck:
     verdict: str
 
 
+@dataclass(frozen=True)
+class InstructionCheck:
+    """Instructions per call (callgrind) of one cell on both sides. Counts are deterministic up to
+    the spread between their processes, so the verdict needs no test: the change is the range of
+    ratios that the two sides' process counts allow."""
+
+    case: str
+    contender: str
+    baseline: InstructionsEstimate
+    current: InstructionsEstimate
+    verdict: str
+
+    @property
+    def change(self) -> stats.Interval:
+        """current / baseline: the median ratio, and the smallest and largest the spreads allow."""
+        return stats.Interval(self.current.value / self.baseline.value, self.current.low / self.baseline.high,
+                              self.current.high / self.baseline.low)
+
+
 @dataclass
 class CheckResult:
     threshold: float
@@ -74,10 +97,16 @@ class CheckResult:
     cells: list[CellCheck] = field(default_factory=list)
     not_compared: list[str] = field(default_factory=list)   # cells measured on one side only
     notes: list[str] = field(default_factory=list)          # e.g. different machines
+    instructions: list[InstructionCheck] = field(default_factory=list)   # with --metric instructions
+    instructions_threshold: float = 0.0
 
     @property
     def regressions(self) -> list[CellCheck]:
         return [cell for cell in self.cells if cell.verdict == REGRESSION]
+
+    @property
+    def instruction_regressions(self) -> list[InstructionCheck]:
+        return [cell for cell in self.instructions if cell.verdict == REGRESSION]
 
 
 def process_log_medians(processes: Sequence[Sequence[float]]) -> np.ndarray:
@@ -180,6 +209,30 @@ def _decide(result: CheckResult, rows: list[tuple[str, str, Cell, Cell, GateComp
     for (case, contender, before, after, comparison), p_change, p_regression in zip(rows, p_changes, p_regressions):
         result.cells.append(CellCheck(case, contender, _median(before), _median(after), comparison,
                                       _verdict(comparison, p_change, p_regression, result.alpha, min_effect)))
+
+
+def check_instructions(checked: CheckResult,
+                       counts: Sequence[tuple[str, str, InstructionsEstimate, InstructionsEstimate]],
+                       threshold: float) -> None:
+    """Add the instruction verdicts of (case, contender, baseline, current) counts to ``checked``: a
+    REGRESSION when even the smallest ratio the spreads allow exceeds 1 + ``threshold``. Each is
+    paired with the wall-time verdict of the same cell, and a note says when the two disagree by
+    more than DISAGREEMENT_FACTOR (instructions miss I/O, system calls and cache effects)."""
+    checked.instructions_threshold = threshold
+    times = {(cell.case, cell.contender): cell.comparison.ratio.value for cell in checked.cells}
+    for case, contender, before, after in counts:
+        low, high = after.low / before.high, after.high / before.low
+        verdict = (REGRESSION if low > 1 + threshold else MORE_INSTRUCTIONS if low > 1
+                   else FEWER_INSTRUCTIONS if high < 1 else SAME_INSTRUCTIONS)
+        checked.instructions.append(InstructionCheck(case, contender, before, after, verdict))
+        time_ratio = times.get((case, contender), math.nan)
+        if time_ratio > 0:
+            disagreement = Disagreement(case, contender, after.value / before.value, time_ratio)
+            if disagreement.factor > DISAGREEMENT_FACTOR:
+                checked.notes.append(
+                    f"{case}/{contender}: instructions x{disagreement.instruction_ratio:.3f} but wall time "
+                    f"x{time_ratio:.3f}: the difference is in what instructions do not see (I/O, system "
+                    "calls, waiting, cache misses)")
 
 
 def _median(cell: Cell) -> float:

@@ -11,12 +11,13 @@ from perflab.units import format_time
 
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
     """``baseline``/``current``: one-line descriptions of the two runs (commit, source)."""
-    regressions = check.regressions
+    regressions = len(check.regressions) + len(check.instruction_regressions)
+    thresholds = f"{check.threshold:.0%}" + (f" in time or {check.instructions_threshold:.2%} in instructions"
+                                             if check.instructions else "")
     if regressions:
-        headline = (f"### :x: perflab: {len(regressions)} regression(s) larger than "
-                    f"{check.threshold:.0%} in `{_cell(benchmark)}`")
+        headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in `{_cell(benchmark)}`"
     else:
-        headline = f"### :white_check_mark: perflab: no regression larger than {check.threshold:.0%} in `{_cell(benchmark)}`"
+        headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in `{_cell(benchmark)}`"
     lines = [headline, "", f"Baseline: {_cell(baseline)}  ", f"Current: {_cell(current)}", "",
              "| case | contender | baseline | current | change [95% CI] | verdict |",
              "|---|---|---:|---:|---:|---|"]
@@ -26,10 +27,18 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
             change = f"{_signed(ratio.value)} [{_signed(ratio.low)}, {_signed(ratio.high)}]"
         else:
             change = f"{_signed(ratio.value)} [no interval]" if math.isfinite(ratio.value) else "?"
-        verdict = f"**{REGRESSION}**" if cell.verdict == REGRESSION else cell.verdict
         lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
-                     f"{format_time(cell.current)} | {change} | {verdict} |")
+                     f"{format_time(cell.current)} | {change} | {_verdict(cell.verdict)} |")
     lines.append("")
+    if check.instructions:
+        lines += ["Instructions per call (valgrind callgrind; range over the counted processes):", "",
+                  "| case | contender | baseline | current | change [range] | verdict |", "|---|---|---:|---:|---:|---|"]
+        for cell in check.instructions:
+            change = cell.change
+            lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {cell.baseline.value:,.1f} | "
+                         f"{cell.current.value:,.1f} | {_signed(change.value, 3)} [{_signed(change.low, 3)}, "
+                         f"{_signed(change.high, 3)}] | {_verdict(cell.verdict)} |")
+        lines.append("")
     if check.not_compared:
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     for note in check.notes:
@@ -38,12 +47,18 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
               "per-round ratios" if check.paired else
               "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)")
     lines.append(f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
-                 f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells).</sub>")
+                 f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
+                 + (f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' "
+                    "spread" if check.instructions else "") + ".</sub>")
     return "\n".join(lines) + "\n"
 
 
-def _signed(ratio: float) -> str:
-    return f"{ratio - 1:+.1%}"
+def _verdict(verdict: str) -> str:
+    return f"**{REGRESSION}**" if verdict == REGRESSION else verdict
+
+
+def _signed(ratio: float, decimals: int = 1) -> str:
+    return f"{ratio - 1:+.{decimals}%}"
 
 
 def _cell(text: str) -> str:
