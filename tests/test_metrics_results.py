@@ -104,6 +104,10 @@ def test_instruction_counts_reach_json_store_export_and_import(bench_file, tmp_p
     with Store.open(imported_db, create=False) as store:
         assert metrics.instruction_counts(store.result(store.runs("counted")[-1].id)) == counts
 
+    shown = run_perflab("history", "counted", "--metric", "instructions", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    assert f"{estimate.value:,.0f} ± 0.00%" in shown.stdout and "instructions/call" in shown.stdout
+
 
 def test_compare_keeps_each_sides_metrics_in_its_stored_run(bench_file, tmp_path):
     """compare --json holds both contenders' memory; a comparison of revisions is stored as one run
@@ -134,3 +138,32 @@ def test_a_comparison_of_revisions_gives_each_revision_its_own_metrics():
     assert metrics.instruction_counts(v2)["DOC", "a"].value == 1100.0
     assert metrics.stored(v1).memory == [] and metrics.stored(v2).memory[0].contender == "a"
     assert metrics.stored(v2).disagreements == []      # they compared the revisions with each other
+
+
+def test_history_of_instruction_counts_finds_a_half_percent_step(tmp_path):
+    """Ten stored runs whose counts step up by 0.5% (a step the 3% floor for times would hide);
+    runs without counts are left out of the series."""
+    from perflab.store import Store
+    db = tmp_path / "history.db"
+    with Store.open(db) as store:
+        store.save(_result())                                  # timed only: not in the series
+        for index in range(10):
+            value = 50_000.0 if index < 5 else 50_250.0
+            count = instructions.InstructionCount("DOC", "a", 100, [value, value, value])
+            store.save(_result(metrics=metrics.Measured(instructions=[count]).to_json()))
+    done = run_perflab("history", "counted", "--metric", "instructions", "--db", db)
+    assert done.returncode == 0, done.stderr
+    output = " ".join(done.stdout.split())
+    assert "10 run(s)" in output and "50,250 ± 0.00%" in output
+    assert "▲ more instructions +0.50%" in output
+    assert "change point: +0.50% [95% CI" in output and "after run 6, at or before run 7" in output
+
+
+def test_history_without_counts_says_how_to_get_them(tmp_path):
+    from perflab.store import Store
+    db = tmp_path / "history.db"
+    with Store.open(db) as store:
+        store.save(_result())
+    done = run_perflab("history", "counted", "--metric", "instructions", "--db", db)
+    assert done.returncode == 2
+    assert "no instruction counts of counted" in done.stderr and "perflab run --metric instructions" in done.stderr

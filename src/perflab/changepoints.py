@@ -87,8 +87,10 @@ class Changes:
     transients: list[Transient] = field(default_factory=list)
 
 
-def detect(points: Sequence[Point], penalty: float | None = None, min_segment: int = MIN_SEGMENT) -> Changes:
-    """Steps and transients in the series, oldest first."""
+def detect(points: Sequence[Point], penalty: float | None = None, min_segment: int = MIN_SEGMENT,
+           min_step: float = MIN_STEP) -> Changes:
+    """Steps and transients in the series, oldest first; steps smaller than ``min_step`` are not
+    reported (a deterministic measure such as instruction counts passes a smaller one)."""
     n = len(points)
     if n < 2 * min_segment:
         return Changes()
@@ -121,7 +123,7 @@ def detect(points: Sequence[Point], penalty: float | None = None, min_segment: i
                                                _level(y[end:right], weights[end:right])]
     for index, split in enumerate(bounds[1:-1], start=1):
         (old, v_old), (new, v_new) = levels[index - 1], levels[index]
-        if abs(new - old) < math.log1p(MIN_STEP):
+        if abs(new - old) < math.log1p(min_step):
             continue
         half = _Z * math.sqrt(v_old + v_new)
         changes.steps.append(Step(split, points[last_before.get(split, split - 1)].label, points[split].label,

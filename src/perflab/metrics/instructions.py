@@ -36,6 +36,11 @@ REPEATS = 3
 NATIVE_SECONDS = 0.02
 # Disagreement threshold between the instruction ratio and the time ratio of two contenders.
 DISAGREEMENT_FACTOR = 2.0
+# Smallest change point in a history of instruction counts (perflab history --metric instructions).
+# Counts of the same code repeat exactly here (0.000% over 5 runs; 0.04% with address-space
+# randomization on: benchmarks/instruction_stability.py), so sub-percent steps are real; the 3%
+# floor for times (the machine's drift) would hide them.
+MIN_HISTORY_STEP = 0.002
 _TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
 
 

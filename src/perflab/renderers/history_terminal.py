@@ -8,7 +8,8 @@ terminal and CI log, and needs no extra dependency.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -21,54 +22,75 @@ from perflab.units import format_time
 CHART_WIDTH = 48
 
 
+@dataclass(frozen=True)
+class Scale:
+    """What a history's values are: the column's name, how one prints, what a step up or down
+    means, and the decimals of percentages (instruction counts repeat exactly: 0.3% matters)."""
+
+    column: str
+    format: Callable[[float], str]
+    up: str
+    down: str
+    decimals: int = 1
+
+
+TIME = Scale("time/call ±95% CI", format_time, "slower", "faster")
+INSTRUCTIONS = Scale("instructions/call ± range", lambda value: f"{value:,.0f}", "more instructions",
+                     "fewer instructions", decimals=2)
+
+
 def render(console: Console, title: str, points: Sequence[Point], dates: Sequence[str],
-           changes: Changes, notes: Sequence[str] = ()) -> None:
+           changes: Changes, notes: Sequence[str] = (), scale: Scale = TIME) -> None:
+    """``scale``: what the points are (TIME, or INSTRUCTIONS per call)."""
     low, high = _axis(points)
     table = Table(title=escape(title), title_justify="left", show_edge=False)
-    for column in ("commit", "date", "time/call ±95% CI"):
+    for column in ("commit", "date", scale.column):
         table.add_column(column, no_wrap=True)
-    table.add_column(f"{format_time(low)} … {format_time(high)} (log scale)", no_wrap=True)
+    table.add_column(f"{scale.format(low)} … {scale.format(high)} (log scale)", no_wrap=True)
     steps_at = {step.index: step for step in changes.steps}
     for index, (point, date) in enumerate(zip(points, dates)):
         step = steps_at.get(index)
         if step is not None:
-            table.add_row("", "", "", _step_text(step), end_section=False)
-        table.add_row(escape(point.label), date, _value_text(point), _bar(point, low, high))
+            table.add_row("", "", "", _step_text(step, scale), end_section=False)
+        table.add_row(escape(point.label), date, _value_text(point, scale), _bar(point, low, high))
     console.print(table)
     for step in changes.steps:
-        console.print(f"change point: {_describe(step)}", highlight=False)
+        console.print(f"change point: {_describe(step, scale.decimals)}", highlight=False)
     if not changes.steps:
         console.print("no change point: the series is consistent with one level", highlight=False)
     for transient in changes.transients:
-        console.print(f"[dim]transient (not a change point): {_signed(transient.ratio)} from {escape(transient.first)} "
+        console.print(f"[dim]transient (not a change point): {_signed(transient.ratio, scale.decimals)} from "
+                      f"{escape(transient.first)} "
                       f"to {escape(transient.last)}, then back to the previous level[/]", highlight=False)
     for note in notes:
         console.print(f"[dim]{escape(note)}[/]", highlight=False)
 
 
-def _describe(step: Step) -> str:
+def _describe(step: Step, decimals: int = 1) -> str:
     tentative = " (tentative: too few runs at the new level to confirm it yet)" if step.tentative else ""
-    return (f"{_signed(step.ratio.value)} [95% CI {_signed(step.ratio.low)}, {_signed(step.ratio.high)}] "
+    ratio = step.ratio
+    return (f"{_signed(ratio.value, decimals)} [95% CI {_signed(ratio.low, decimals)}, "
+            f"{_signed(ratio.high, decimals)}] "
             f"after {escape(step.before)}, at or before {escape(step.after)}{tentative}")
 
 
-def _step_text(step: Step) -> Text:
+def _step_text(step: Step, scale: Scale = TIME) -> Text:
     """A short marker between the rows; the full description follows the table."""
-    slower = step.ratio.value > 1
-    text = (f"{'▲ slower' if slower else '▼ faster'} {_signed(step.ratio.value)} "
-            f"[{_signed(step.ratio.low)}, {_signed(step.ratio.high)}]{' ?' if step.tentative else ''}")
+    slower, d = step.ratio.value > 1, scale.decimals
+    text = (f"{'▲ ' + scale.up if slower else '▼ ' + scale.down} {_signed(step.ratio.value, d)} "
+            f"[{_signed(step.ratio.low, d)}, {_signed(step.ratio.high, d)}]{' ?' if step.tentative else ''}")
     return Text(text, style="bold red" if slower else "bold green")
 
 
-def _signed(ratio: float) -> str:
-    return f"{ratio - 1:+.1%}"
+def _signed(ratio: float, decimals: int = 1) -> str:
+    return f"{ratio - 1:+.{decimals}%}"
 
 
-def _value_text(point: Point) -> str:
+def _value_text(point: Point, scale: Scale = TIME) -> str:
     if point.low is None or point.high is None:
-        return f"{format_time(point.value)} ± ?"
+        return f"{scale.format(point.value)} ± ?"
     half = max(point.high - point.value, point.value - point.low) / point.value
-    return f"{format_time(point.value)} ± {half:.1%}"
+    return f"{scale.format(point.value)} ± {half:.{scale.decimals}%}"
 
 
 def _axis(points: Sequence[Point]) -> tuple[float, float]:
