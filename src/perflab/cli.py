@@ -232,10 +232,11 @@ def _run(args: argparse.Namespace, err: Console) -> int:
     if args.pyperf:
         for written in pyperf_json.export(result, args.pyperf):
             err.print(f"pyperf results written to {written}")
-    if not cli_guard.save_run(result, path, args, err):  # every run goes to the results store
+    saved = cli_guard.save_run(result, path, args, err)  # every run goes to the results store
+    if not saved:
         return EXIT_BAD_INPUT
     from perflab.profile import commands as profile_commands
-    profiled = profile_commands.after_run(result, path, benchmark.name, args, err)
+    profiled = profile_commands.after_run(result, path, benchmark.name, args, err, saved)
     return max(_exit_code(result, err), profiled, EXIT_FAILURES if metrics_failed else EXIT_OK)
 
 

@@ -3,6 +3,9 @@
 Timings from another machine or another interpreter build differ for reasons that are not the
 code, so a series holds only runs with the same machine and interpreter fingerprints as the most
 recent run (unless told otherwise); the others are counted, not mixed in.
+
+Where a series steps, the profiles stored with the runs on either side of the step (``perflab
+run --profile``) are diffed, to show where in the call tree the time went.
 """
 
 from __future__ import annotations
@@ -10,10 +13,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from perflab.changepoints import MIN_STEP, Point
+from perflab.changepoints import MIN_STEP, Changes, Point, Step
 from perflab.metrics import INSTRUCTIONS, TIME, instruction_counts
 from perflab.metrics.instructions import MIN_HISTORY_STEP
-from perflab.store import Measurement, Store
+from perflab.profile.diff import ProfileDiff, diff_profiles
+from perflab.profile.model import IncomparableProfiles
+from perflab.stats import Interval
+from perflab.store import Measurement, Store, StoredRun
 
 
 class HistoryError(Exception):
@@ -91,3 +97,52 @@ def instruction_measurements(store: Store, benchmark: str, case: str | None = No
             if case in (None, name) and contender in (None, who):
                 found.append(Measurement(run, name, who, count.value, count.low, count.high, len(count.processes)))
     return found
+
+
+@dataclass
+class StepProfile:
+    """The differential profile of the runs around a change point, or why there is none."""
+    before: StoredRun | None   # the runs whose profiles were diffed
+    after: StoredRun | None
+    diff: ProfileDiff | None = None
+    note: str = ""
+
+
+def step_profiles(store: Store, series: Series, changes: Changes) -> dict[int, StepProfile]:
+    """For each step (by its index in the series): the profiles of the closest runs on each side of
+    it that have one (not beyond the neighbouring steps), diffed."""
+    profiled = store.profiled_runs(series.benchmark, series.case, series.contender)
+    runs = [m.run for m in series.measurements]
+    starts = [0, *(step.index for step in changes.steps), len(runs)]
+    found = {}
+    for number, step in enumerate(changes.steps, start=1):
+        last_old = _last_old(runs, step, starts[number - 1])
+        before = next((i for i in range(last_old, starts[number - 1] - 1, -1) if runs[i].id in profiled), None)
+        after = next((i for i in range(step.index, starts[number + 1]) if runs[i].id in profiled), None)
+        found[step.index] = _diff_around(store, series, step, before, after)
+    return found
+
+
+def _last_old(runs: list[StoredRun], step: Step, floor: int) -> int:
+    """Index of the last run at the old level (before a transient, when one sits at the step)."""
+    return next((i for i in range(step.index - 1, floor - 1, -1) if runs[i].label == step.before), step.index - 1)
+
+
+def _diff_around(store: Store, series: Series, step: Step, before: int | None, after: int | None) -> StepProfile:
+    if before is None or after is None:
+        missing = " and ".join(label for label, index in ((step.before, before), (step.after, after)) if index is None)
+        return StepProfile(None, None, note=f"no stored profile at {missing}: `perflab run --profile` at those "
+                                            "commits attaches the differential profile of this step")
+    old, new = series.measurements[before], series.measurements[after]
+    profiles = [store.profile(m.run.id, series.case, series.contender) for m in (old, new)]
+    # Scaled as compare scales its differential profiles: the old run's time per call and the
+    # step's ratio (more precise than any two runs) give each side's time; the profiles split it.
+    base, ratio = old.median, step.ratio
+    timed = (base, base * ratio.value)
+    difference = Interval(base * (ratio.value - 1), base * (ratio.low - 1), base * (ratio.high - 1))
+    try:
+        diff = diff_profiles(*profiles, (old.run.label, new.run.label), timed=timed, timed_difference=difference)
+    except (IncomparableProfiles, ValueError) as error:
+        return StepProfile(old.run, new.run, note=f"profiles of {old.run.label} and {new.run.label} not diffed: "
+                                                  f"{str(error).split('; refusing')[0]}")
+    return StepProfile(old.run, new.run, diff)

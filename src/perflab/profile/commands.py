@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from rich.console import Console
 
@@ -22,6 +22,9 @@ from perflab.profile.session import AUTO, DEFAULT_RATE, DEFAULT_SAMPLES, INPROCE
 from perflab.profile.shares import frame_shares
 from perflab.profile.whatif import WhatIf, WhatIfError, parse_what_if, predict
 from perflab.spec import load_benchmark
+
+if TYPE_CHECKING:
+    from perflab.cli_guard import Saved
 
 
 def add_verbs(verbs) -> None:
@@ -209,8 +212,10 @@ def _merge(args: argparse.Namespace, err: Console) -> int:
     return _report(ProfileOutcome(merged), args, err)
 
 
-def after_run(result, path: Path, benchmark_name: str, args: argparse.Namespace, err: Console) -> int:
-    """``run --profile``: profile each measured (case, contender) after timing; the worst exit code."""
+def after_run(result, path: Path, benchmark_name: str, args: argparse.Namespace, err: Console,
+              saved: Saved | None = None) -> int:
+    """``run --profile``: profile each measured (case, contender) after timing, keeping each profile
+    next to the stored run (``saved``) for ``perflab history``; the worst exit code."""
     wanted = args.profile or args.profile_dir or args.profile_native or args.profile_samples != DEFAULT_SAMPLES
     if result.interrupted or not wanted:
         return cli.EXIT_OK
@@ -230,7 +235,25 @@ def after_run(result, path: Path, benchmark_name: str, args: argparse.Namespace,
         worst = max(worst, _report(outcome, view, err))
         if outcome.interrupted:
             break
+        if saved is not None and saved.run_id is not None and outcome.profile.runs:
+            worst = max(worst, _store_profile(outcome.profile, cell.case, cell.contender, saved, err))
     return worst
+
+
+def _store_profile(profile: Profile, case: str, contender: str, saved: Saved, err: Console) -> int:
+    """Keep a profile in the database next to its run; if the database refuses it, in a file (the
+    run itself is stored already and stays so)."""
+    from perflab.store import Store, StoreError
+    try:
+        with Store.open(saved.path, create=False) as store:
+            store.save_profile(saved.run_id, case, contender, profile)
+    except StoreError as error:
+        kept = Path(f"perflab-unsaved-run{saved.run_id}-{_safe(f'{case}-{contender}')}.profile.json")
+        profile.save(kept)
+        _say(err, f"perflab: error: {error}; the profile is kept in {kept} (run {saved.run_id} is stored without it)")
+        return cli.EXIT_BAD_INPUT
+    err.print(f"[dim]profile stored with run {saved.run_id}[/]", highlight=False)
+    return cli.EXIT_OK
 
 
 def _say(err: Console, text: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,9 +17,15 @@ from rich.table import Table
 from rich.text import Text
 
 from perflab.changepoints import Changes, Point, Step
+from perflab.profile.diff import _signed_time
+from perflab.profile.frames import parse_frame
 from perflab.units import format_time
 
+if TYPE_CHECKING:
+    from perflab.history import StepProfile
+
 CHART_WIDTH = 48
+TOP_NODES = 4   # call paths listed under a step's differential profile
 
 
 @dataclass(frozen=True)
@@ -40,8 +46,10 @@ INSTRUCTIONS = Scale("instructions/call ± range", lambda value: f"{value:,.0f}"
 
 
 def render(console: Console, title: str, points: Sequence[Point], dates: Sequence[str],
-           changes: Changes, notes: Sequence[str] = (), scale: Scale = TIME) -> None:
-    """``scale``: what the points are (TIME, or INSTRUCTIONS per call)."""
+           changes: Changes, notes: Sequence[str] = (), profiles: Mapping[int, StepProfile] | None = None,
+           scale: Scale = TIME) -> None:
+    """``profiles``: the differential profile around each step (by the step's index), shown under it.
+    ``scale``: what the points are (TIME, or INSTRUCTIONS per call)."""
     low, high = _axis(points)
     table = Table(title=escape(title), title_justify="left", show_edge=False)
     for column in ("commit", "date", scale.column):
@@ -56,6 +64,8 @@ def render(console: Console, title: str, points: Sequence[Point], dates: Sequenc
     console.print(table)
     for step in changes.steps:
         console.print(f"change point: {_describe(step, scale.decimals)}", highlight=False)
+        if profiles and step.index in profiles:
+            _profile_lines(console, profiles[step.index])
     if not changes.steps:
         console.print("no change point: the series is consistent with one level", highlight=False)
     for transient in changes.transients:
@@ -72,6 +82,21 @@ def _describe(step: Step, decimals: int = 1) -> str:
     return (f"{_signed(ratio.value, decimals)} [95% CI {_signed(ratio.low, decimals)}, "
             f"{_signed(ratio.high, decimals)}] "
             f"after {escape(step.before)}, at or before {escape(step.after)}{tentative}")
+
+
+def _profile_lines(console: Console, found: StepProfile) -> None:
+    """Where the step's time went (the diff's one-sentence explanation, then the call paths whose
+    time per call changed most), or one dim line saying how to get profiles."""
+    if found.diff is None:
+        console.print(f"  [dim]{escape(found.note)}[/]", highlight=False)
+        return
+    console.print(f"  profiles: {escape(found.diff.explain())}", highlight=False)
+    nodes = sorted((n for n in found.diff.nodes.values() if n.path and n.difference.value),
+                   key=lambda n: -abs(n.difference.value))
+    for node in nodes[:TOP_NODES]:
+        d = node.difference
+        console.print(f"    {_signed_time(d.value):>10} [95% CI {_signed_time(d.low)}, {_signed_time(d.high)}]  "
+                      f"{escape(' > '.join(parse_frame(label).name for label in node.path))}", highlight=False)
 
 
 def _step_text(step: Step, scale: Scale = TIME) -> Text:
