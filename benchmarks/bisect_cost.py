@@ -105,6 +105,7 @@ def _summarize(figure: dict) -> None:
     steps = [s for t in trials for s in t.get("steps", [])]
     target = math.log2(figure["settings"]["commits"]) + 2
     certain = [t for t in trials if t["certain"]]
+    misled = [t for t in trials if any(s["bad"] != s["truly_bad"] for s in t.get("steps", []) if not s.get("check"))]
     figure["summary"] = {
         "trials": len(trials), "found": found, "hit_rate": found / len(trials) if trials else None,
         "hit_rate_ci95_clopper_pearson": binomial_interval(found, len(trials)),
@@ -117,6 +118,11 @@ def _summarize(figure: dict) -> None:
         "uncertain_steps": sum(1 for s in steps if not s["certain"]),
         "wrong_uncertain_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"] and not s["certain"]),
         "remeasured_steps": sum(1 for s in steps if s.get("attempts", 1) > 1),
+        "check_steps": sum(1 for s in steps if s.get("check")),
+        # A wrong search step used to be fatal; the final check (bisect.py) should recover from it.
+        "trials_with_a_wrong_search_step": len(misled),
+        "right_despite_a_wrong_search_step": sum(1 for t in misled if t["found"]),
+        "measured_slowdown": quantiles([t["confirmed_ratio"]["value"] for t in trials if t.get("confirmed_ratio")]),
         "wall_s": quantiles([t["wall_s"] for t in trials]),
         "load_average_1min": quantiles([t["load_average_start"][0] for t in trials]
                                        + [t["load_average_end"][0] for t in trials]),
@@ -147,6 +153,11 @@ def _print(figure: dict) -> None:
               f"{s['target_measurements']:g}; within it in {s['within_target_measurements']}/{s['trials']})")
     print(f"  steps: {s['steps']}, wrong {s['wrong_steps']} (of which uncertain {s['wrong_uncertain_steps']}), "
           f"uncertain {s['uncertain_steps']}, re-measured {s['remeasured_steps']}")
+    print(f"  trials with a wrong search step: {s['trials_with_a_wrong_search_step']}, right in the end in "
+          f"{s['right_despite_a_wrong_search_step']} (the final check re-opens the search); check steps {s['check_steps']}")
+    if s["measured_slowdown"]:
+        print(f"  slowdown as bisect confirmed it (bad/good): median x{s['measured_slowdown']['median']:.3f}, "
+              f"{s['measured_slowdown']['min']:.3f}-{s['measured_slowdown']['max']:.3f}")
     print(f"  time per trial: median {w['median'] / 60:.1f} min, max {w['max'] / 60:.1f} min (wall)")
 
 

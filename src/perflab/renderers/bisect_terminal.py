@@ -15,7 +15,8 @@ def render(outcome: Outcome, console: Console) -> None:
                   f"[{low:.3f}–{high:.3f}] (time ratio, 95% CI); {outcome.commits} commits to search")
     table = Table("commit", "subject", "time vs good [95% CI]", "bad/good in the same run", "verdict")
     for step in outcome.steps:
-        verdict = ("bad" if step.bad else "good") + ("" if step.certain else " [yellow](uncertain)[/]")
+        verdict = (("check: " if step.check else "") + ("bad" if step.bad else "good")
+                   + ("" if step.certain else " [yellow](uncertain)[/]"))
         table.add_row(step.commit[:12], escape(step.subject), f"x{step.ratio:.3f} [{step.low:.3f}–{step.high:.3f}]",
                       f"x{step.regression:.3f}", verdict)
     if outcome.steps:
@@ -23,5 +24,5 @@ def render(outcome: Outcome, console: Console) -> None:
     console.print(f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
                   f"({outcome.measurements} measurements)")
     if not outcome.certain:
-        console.print("[yellow]some steps stayed uncertain after re-measuring: the commit above is the most "
-                      "likely one, not a proven one; raise --max-time to decide them[/]")
+        console.print("[yellow]the final check of this commit against the one before it stayed uncertain (or "
+                      "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]")
