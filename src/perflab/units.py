@@ -21,6 +21,13 @@ def format_time(seconds: float, scale_of: float | None = None) -> str:
     return f"{seconds / scale:.3g} {name}" if math.isfinite(seconds) else "?"
 
 
+def format_signed_time(seconds: float) -> str:
+    """'+3.1 us', '-250 ns': a difference of times."""
+    if not math.isfinite(seconds):
+        return "?"
+    return ("+" if seconds >= 0 else "-") + format_time(abs(seconds))
+
+
 def format_rate(per_second: float, unit: str) -> str:
     """'123 MB/s', '4.5 k items/s'."""
     for scale, prefix in _RATE_PREFIXES:

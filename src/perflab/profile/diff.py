@@ -35,7 +35,7 @@ from perflab.profile.model import IncomparableProfiles, Profile
 from perflab.profile.session import ProfileOutcome, ProfileSettings, profile_operation
 from perflab.sides import Side
 from perflab.stats import CONFIDENCE, Interval
-from perflab.units import format_time
+from perflab.units import format_signed_time, format_time
 
 Path_ = tuple[str, ...]   # a calling context: function keys from the operation's top frame down
 OPERATION: Path_ = ()
@@ -100,10 +100,10 @@ class ProfileDiff:
         total = self.operation.difference
         verb = "added" if total.value >= 0 else "saved"
         head = (f"{self.b_name} vs {self.a_name}: {format_time(self.operation.a)} -> {format_time(self.operation.b)} "
-                f"per call ({_signed_time(total.value)}, 95% CI {_signed_time(total.low)} to "
-                f"{_signed_time(total.high)})")
+                f"per call ({format_signed_time(total.value)}, 95% CI {format_signed_time(total.low)} to "
+                f"{format_signed_time(total.high)})")
         if not math.isfinite(total.low) or total.low <= 0 <= total.high:
-            changes = ", ".join(f"{n.name} {_signed_time(n.b_self - n.a_self)}" for n in self.largest_self_changes(3))
+            changes = ", ".join(f"{n.name} {format_signed_time(n.b_self - n.a_self)}" for n in self.largest_self_changes(3))
             return f"{head}; no detectable difference in the profiles" + (
                 f" (largest self-time changes: {changes})" if changes else "")
         path = self.dominant_path()
@@ -311,10 +311,3 @@ def _interpreter(profile: Profile) -> str:
 def _arrow(nodes: Sequence[NodeDiff], keep: int = 3) -> str:
     names = [n.name for n in nodes]
     return " -> ".join((["..."] if len(names) > keep else []) + names[-keep:])
-
-
-def _signed_time(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    return ("+" if seconds >= 0 else "-") + format_time(abs(seconds))
-

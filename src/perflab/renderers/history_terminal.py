@@ -17,9 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from perflab.changepoints import Changes, Point, Step
-from perflab.profile.diff import _signed_time
 from perflab.profile.frames import parse_frame
-from perflab.units import format_time
+from perflab.units import format_signed_time, format_time
 
 if TYPE_CHECKING:
     from perflab.history import StepProfile
@@ -95,7 +94,7 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
                    key=lambda n: -abs(n.difference.value))
     for node in nodes[:TOP_NODES]:
         d = node.difference
-        console.print(f"    {_signed_time(d.value):>10} [95% CI {_signed_time(d.low)}, {_signed_time(d.high)}]  "
+        console.print(f"    {format_signed_time(d.value):>10} [95% CI {format_signed_time(d.low)}, {format_signed_time(d.high)}]  "
                       f"{escape(' > '.join(parse_frame(label).name for label in node.path))}", highlight=False)
 
 
