@@ -65,6 +65,7 @@ def test_no_regression_means_nothing_to_bisect(history):
     result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD~4", history / "bench.py", *QUICK, timeout=300)
     assert result.returncode == 2
     assert "no statistically supported slowdown" in result.stderr and "nothing to bisect" in result.stderr
+    assert "in 3 measurement(s)" in result.stderr   # re-measured twice, with doubled budgets, before giving up
 
 
 @pytest.mark.parametrize("good, bad, message", [

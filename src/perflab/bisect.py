@@ -1,7 +1,8 @@
 """perflab bisect: the first commit where a benchmark got slower, with the A/B verdict as oracle.
 
-1. Confirm: good and bad are measured interleaved; the bad side must be statistically slower
-   (otherwise there is nothing to find, and the error says so with the ratio).
+1. Confirm: good and bad are measured interleaved; the bad side must be statistically slower,
+   if need be after re-measuring with a doubled budget (otherwise there is nothing to find, and
+   the error says so with the ratio).
 2. Search: the commits between them (``git rev-list --ancestry-path``) are bisected. Each step
    measures good, the middle commit and bad in one interleaved run, so the machine's drift since
    the last step cannot move the goalposts, and classifies the middle commit as bad when its
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from perflab.compare import CompareError, Request, compare
-from perflab.results import RunResult, _finite
+from perflab.results import CaseComparison, RunResult, _finite
 from perflab.runner import Listener, Settings
 from perflab.stats import SLOWER
 from perflab.worktrees import repository_root
@@ -99,10 +100,16 @@ def bisect(benchmark: Path, good: str, bad: str, settings: Settings, listener: L
         outcome.steps.extend(steps)
         return steps
 
-    confirmation = measure([good, bad], settings.max_time)
-    followed, (value, low, high) = _regressed_case(confirmation, bad, good)
+    # A 5% regression is often not significant in one short run on a busy machine: re-measure
+    # with a doubled budget before concluding there is nothing to find.
+    budget, confirmations = settings.max_time, 1
+    confirmation = measure([good, bad], budget)
+    while not _slower(confirmation, bad) and confirmations <= max_remeasure:
+        budget, confirmations = budget * 2, confirmations + 1
+        confirmation = measure([good, bad], budget)
+    followed, (value, low, high) = _regressed_case(confirmation, bad, good, confirmations)
     outcome = Outcome(commits[-1], _subject(root, commits[-1]), followed, (value, low, high),
-                      measurements=1, commits=len(commits))
+                      measurements=confirmations, commits=len(commits))
     first_bad, outcome.certain = search(len(commits), classify, max_reopen)
     outcome.first_bad, outcome.subject = commits[first_bad], _subject(root, commits[first_bad])
     return outcome
@@ -202,14 +209,19 @@ def _classify(commits: list[str], subjects: list[str], case: str, good: str, bad
         budget *= 2
 
 
-def _regressed_case(result: RunResult, bad: str, good: str) -> tuple[str, tuple[float, float, float]]:
+def _slower(result: RunResult, bad: str) -> list[CaseComparison]:
+    return [c for c in result.comparisons if c.contender == bad and c.verdict == SLOWER]
+
+
+def _regressed_case(result: RunResult, bad: str, good: str,
+                    measurements: int) -> tuple[str, tuple[float, float, float]]:
     """The case whose slowdown good->bad is largest among those called slower."""
-    slower = [c for c in result.comparisons if c.contender == bad and c.verdict == SLOWER]
+    slower = _slower(result, bad)
     if not slower:
         found = "; ".join(f"{c.case}: x{c.comparison.ratio.value:.3f} ({c.verdict})"
                           for c in result.comparisons) or "nothing measured"
-        raise BisectError(f"no statistically supported slowdown from {good} to {bad} ({found}); "
-                          "nothing to bisect")
+        raise BisectError(f"no statistically supported slowdown from {good} to {bad} in {measurements} "
+                          f"measurement(s), the last one {found}; nothing to bisect (or raise --max-time)")
     worst = max(slower, key=lambda c: c.comparison.ratio.value)
     ratio = worst.comparison.ratio
     return worst.case, (ratio.value, ratio.low, ratio.high)
