@@ -38,7 +38,7 @@ from pathlib import Path
 from _common import (binomial_interval, conditions, finish, format_load, machine, quantiles, report_again,
                      save_progress)
 from compare_revisions import init_repository, write_mylib
-from power import calibrate
+from power import calibrate, measured_slowdown
 
 NAME = "bisect_cost"
 
@@ -111,7 +111,7 @@ def _summarize(figure: dict) -> None:
         "hit_rate_ci95_clopper_pearson": binomial_interval(found, len(trials)),
         "refused": sum(1 for t in trials if t["measurements"] is None),
         "certain": len(certain), "found_when_certain": sum(1 for t in certain if t["found"]),
-        "offsets_when_wrong": [t["offset"] for t in trials if not t["found"]],
+        "offsets_when_wrong": [t["offset"] for t in trials if not t["found"] and t["offset"] is not None],
         "measurements": quantiles(measured), "target_measurements": target,
         "within_target_measurements": sum(1 for m in measured if m <= target),
         "steps": len(steps), "wrong_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"]),
@@ -148,9 +148,11 @@ def _print(figure: dict) -> None:
           f"bisect called its answer certain in {s['certain']} trials, right in {s['found_when_certain']} of them; "
           f"refused (no regression confirmed): {s['refused']}; offsets when wrong: {s['offsets_when_wrong']}")
     m, w = s["measurements"], s["wall_s"]
+    measured = [t for t in figure["trials"] if t["measurements"] is not None]
     if m:
         print(f"  measurements: median {m['median']:g}, max {m['max']:g} (target log2({settings['commits']}) + 2 = "
-              f"{s['target_measurements']:g}; within it in {s['within_target_measurements']}/{s['trials']})")
+              f"{s['target_measurements']:g}; within it in {s['within_target_measurements']}/{len(measured)} bisections "
+              f"that ran)")
     print(f"  steps: {s['steps']}, wrong {s['wrong_steps']} (of which uncertain {s['wrong_uncertain_steps']}), "
           f"uncertain {s['uncertain_steps']}, re-measured {s['remeasured_steps']}")
     print(f"  trials with a wrong search step: {s['trials_with_a_wrong_search_step']}, right in the end in "
@@ -168,6 +170,9 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=20.0, help="perflab bisect --max-time (default 20)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
     parser.add_argument("--seed", type=int, default=6, help="seed of the regression's positions (default 6)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="busy-loop iterations to inject instead of calibrating them (calibration on this "
+                             "shared machine varied 12-27 for the same 5%%; the bisections' own ratios tell the truth)")
     parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                         help="start no new trial after this many seconds (the figure says how many ran)")
     parser.add_argument("--name", default=NAME, help=f"write benchmarks/results/NAME.json (default {NAME})")
@@ -183,9 +188,13 @@ def main() -> int:
                            "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json "
                                       f"--max-time {args.max_time:g}"},
               "trials": []}
-    iterations, calibrated = calibrate(args.slowdown / 100)
+    if args.iterations is None:
+        iterations, calibrated = calibrate(args.slowdown / 100)
+    else:
+        iterations, calibrated = args.iterations, measured_slowdown(args.iterations)
     figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
-                             "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches"}
+                             "method": ("given by --iterations" if args.iterations else "benchmarks/power.py calibrate()")
+                             + "; slowdown checked by power.py measured_slowdown(): min of alternating 1 ms batches"}
     print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
     positions = random.Random(args.seed)
     started = time.monotonic()

@@ -88,9 +88,12 @@ def bisect(benchmark: Path, good: str, bad: str, settings: Settings, listener: L
         request = Request(benchmark, replace(settings, max_time=budget), cases=[case] if case else None,
                           revisions=revisions, contender=contender, fuzz_examples=0)
         try:
-            return compare(request, listener)
+            result = compare(request, listener)
         except CompareError as error:
             raise BisectError(str(error)) from None
+        if result.interrupted:   # the runner keeps what it measured on Ctrl-C; bisect stops
+            raise KeyboardInterrupt
+        return result
 
     evidence: dict[str, list[_Distance]] = {}   # commit -> each of its measurements
 
