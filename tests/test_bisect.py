@@ -1,6 +1,9 @@
 """perflab bisect on a real git history made in the test."""
 
+import signal
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -83,3 +86,15 @@ def test_benchmark_missing_at_one_end(history):
     subprocess.run(["git", "-C", history, "commit", "-qm", "late"], check=True)
     result = run_perflab("bisect", "--good", "HEAD~3", "--bad", "HEAD", history / "late.py")
     assert result.returncode == 2 and "late.py does not exist at revision 'HEAD~3'" in result.stderr
+
+
+def test_ctrl_c_stops_the_bisection_and_removes_its_worktrees(history):
+    process = subprocess.Popen([sys.executable, "-m", "perflab.cli", "bisect", "--good", "HEAD~7", "--bad", "HEAD",
+                                str(history / "bench.py"), "--max-time", "60", "--precision", "0.1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)   # inside a measurement (the runner keeps what it measured on Ctrl-C)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    worktrees = subprocess.run(["git", "-C", history, "worktree", "list"], capture_output=True, text=True).stdout
+    assert len(worktrees.strip().splitlines()) == 1, worktrees
