@@ -17,6 +17,7 @@ after every trial, with exact (Clopper-Pearson) 95% intervals and the load avera
     python benchmarks/check_gate.py                                    # 20 A/A + 20 slowdown trials
     python benchmarks/check_gate.py --aa-trials 1 --slow-trials 1 --max-time 5   # smoke run
     python benchmarks/check_gate.py --report                           # print the saved figure
+    python benchmarks/check_gate.py --aa-trials 80 --slow-trials 0 --name check_gate_aa   # more A/A
 
 Targets (the gate's promise): no false alarm on identical code; a regression of twice the
 threshold caught in >= 80% of trials.
@@ -84,7 +85,7 @@ def summarize(figure: dict) -> None:
 def show(figure: dict) -> None:
     s, c = figure["summary"], figure["calibration"]
     aa_ci, caught_ci = s["aa_false_alarm_ci95_clopper_pearson"], s["caught_ci95_clopper_pearson"]
-    print(f"\n{NAME}: {figure['settings']['command']}, {figure['start']['utc']}")
+    print(f"\n{figure['figure']}: {figure['settings']['command']}, {figure['start']['utc']}")
     print(f"  load average at start {format_load(figure['start'])}, at end {format_load(figure.get('end', figure['start']))}; "
           f"1-min load during trials median {s['load_average_during_trials'].get('median', 0):.2f}")
     print(f"  identical code (v1-docs): {s['aa_false_alarms']}/{s['aa_trials']} false alarms (exit 1; 95% CI "
@@ -103,11 +104,12 @@ def main() -> int:
     parser.add_argument("--slow-trials", type=int, default=20, help="trials with the slowdown (default 20)")
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per check (default 60)")
     parser.add_argument("--slowdown", type=float, default=10.0, help="injected slowdown in percent (default 10)")
+    parser.add_argument("--name", default=NAME, help=f"results file name (default {NAME})")
     parser.add_argument("--report", action="store_true", help="print the saved figure, measure nothing")
     args = parser.parse_args()
     if args.report:
-        return report_again(NAME, summarize, show)
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
+        return report_again(args.name, summarize, show)
+    figure = {"figure": args.name, "machine": machine(), "start": conditions(),
               "settings": {"max_time": args.max_time, "slowdown_percent": args.slowdown,
                            "command": f"perflab check bench.py --against v1 --no-store --max-time {args.max_time:g}"},
               "trials": []}
@@ -125,11 +127,11 @@ def main() -> int:
         for number, other in enumerate(plan, 1):
             trial = run_check(repo, other, args.max_time)
             figure["trials"].append(trial)
-            save_progress(NAME, figure, summarize)
+            save_progress(args.name, figure, summarize)
             print(f"trial {number}/{len(plan)} {trial['kind']}: exit {trial['exit']}, change {trial['change']:+.2%} "
                   f"[{trial['change_ci'][0]:+.2%}, {trial['change_ci'][1]:+.2%}] {trial['verdict']}, "
                   f"{trial['wall_s']:.0f} s, load {trial['load_average'][0]:.1f}", flush=True)
-    return finish(NAME, figure, summarize, show)
+    return finish(args.name, figure, summarize, show)
 
 
 if __name__ == "__main__":
