@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from _common import conditions, format_load, machine, quantiles, write_figure
-from compare_revisions import BENCH, MYLIB
+from compare_revisions import init_repository, write_mylib
 from power import calibrate
 from rich.console import Console
 
@@ -44,14 +43,9 @@ TARGET = 0.80
 
 
 def make_repository(directory: Path, revisions: dict[str, int]) -> None:
-    git = lambda *args: subprocess.run(["git", "-C", str(directory), *args], check=True,  # noqa: E731
-                                       capture_output=True)
-    git("init", "-q")
-    git("config", "user.email", "figure@example.com")
-    git("config", "user.name", "figure")
-    (directory / "bench.py").write_text(BENCH)
+    git = init_repository(directory)
     for tag, iterations in revisions.items():
-        (directory / "mylib.py").write_text(MYLIB.replace("@NOTE@", tag).replace("@BUSY@", str(iterations)))
+        write_mylib(directory, tag, iterations)
         git("add", "-A")
         git("commit", "-qm", tag, "--allow-empty")
         git("tag", tag)
