@@ -90,10 +90,11 @@ def show(figure: dict) -> None:
           f"1-min load during trials median {s['load_average_during_trials'].get('median', 0):.2f}")
     print(f"  identical code (v1-docs): {s['aa_false_alarms']}/{s['aa_trials']} false alarms (exit 1; 95% CI "
           f"{aa_ci[0]:.0%}-{aa_ci[1]:.0%}); median change {s['aa_change'].get('median', 0):+.2%}; verdicts {s['aa_verdicts']}")
-    print(f"  injected slowdown: {c['busy_iterations']} busy-loop iterations, {c['slowdown_at_calibration']:.2%} at "
-          f"calibration; median measured change {s['slowdown_change'].get('median', 0):+.2%}")
-    print(f"  regression caught (exit 1): {s['slowdown_caught']}/{s['slowdown_trials']} (95% CI {caught_ci[0]:.0%}-"
-          f"{caught_ci[1]:.0%}); target >= 80%; verdicts {s['slowdown_verdicts']}")
+    if s["slowdown_trials"]:
+        print(f"  injected slowdown: {c['busy_iterations']} busy-loop iterations, {c['slowdown_at_calibration']:.2%} at "
+              f"calibration; median measured change {s['slowdown_change'].get('median', 0):+.2%}")
+        print(f"  regression caught (exit 1): {s['slowdown_caught']}/{s['slowdown_trials']} (95% CI {caught_ci[0]:.0%}-"
+              f"{caught_ci[1]:.0%}); target >= 80%; verdicts {s['slowdown_verdicts']}")
     print(f"  trials that re-measured before deciding: {s['re_measured']}; wall time per check: median "
           f"{s['wall_s'].get('median', 0):.0f} s")
 
