@@ -50,11 +50,13 @@ def add_verbs(verbs) -> None:
 
     check = cli._verb(verbs, "check", "CI gate: run the benchmark and fail only on a regression larger "
                                       "than --threshold against a baseline",
-                      "perflab check bench.py --against baseline.json",
-                      "perflab check bench.py --against main --threshold 3 >> \"$GITHUB_STEP_SUMMARY\"")
+                      "perflab check bench.py --against main >> \"$GITHUB_STEP_SUMMARY\"",
+                      "perflab check bench.py --against main --metric instructions --instructions-threshold 0.2",
+                      "perflab check bench.py --against baseline.json --threshold 3")
     check.add_argument("benchmark", help="a benchmark file, or the name of a built-in")
-    check.add_argument("--against", required=True, metavar="FILE_OR_REF",
-                       help="a perflab results JSON file, or a git ref/branch whose run is in the database")
+    check.add_argument("--against", required=True, metavar="REF_OR_FILE",
+                       help="a git branch/tag/commit, measured now in a worktree interleaved with the working "
+                            "tree (paired); or a perflab results JSON file measured before (unpaired)")
     check.add_argument("--threshold", type=cli._percentage, default=0.05, metavar="PCT",
                        help="smallest slowdown that fails the check (default 5%%)")
     check.add_argument("--case", action="append", metavar="NAME", help="only these cases")
