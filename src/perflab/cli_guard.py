@@ -190,7 +190,7 @@ def _check(args: argparse.Namespace, err: Console) -> int:
     baseline = _baseline(args, path, benchmark.name, counting)
     cases = cli._select(args.case, benchmark.cases, "case", str(path)) if args.case else None
     contenders = cli._select(args.contender, benchmark.contenders, "contender", str(path))
-    checked, stored, failed, counted = None, True, False, []
+    checked, stored, failed, first_runs = None, True, False, []
     for attempt in range(args.confirm + 1):   # re-measure what looks regressed before failing
         if checked is not None:
             cases = list(dict.fromkeys(cell.case for cell in checked.regressions))
@@ -205,7 +205,8 @@ def _check(args: argparse.Namespace, err: Console) -> int:
         for run in runs:
             stored = save_run(run, path, args, err, source="check") and stored
         failed = failed or any(baseline.problems(run) or _metric_errors(run) for run in runs)
-        counted = counted if attempt else runs
+        if attempt == 0:   # the runs whose instructions were counted
+            first_runs = runs
         if checked is not None:
             again = gate.confirm(checked, again)
             again.notes.append(f"what looked like a regression was measured again ({attempt} time(s)); "
@@ -214,7 +215,7 @@ def _check(args: argparse.Namespace, err: Console) -> int:
         if not checked.regressions:
             break
     if counting:
-        gate.check_instructions(checked, baseline.instruction_counts(counted), args.instructions_threshold)
+        gate.check_instructions(checked, baseline.instruction_counts(first_runs), args.instructions_threshold)
     summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
     sys.stdout.write(summary)
     if args.markdown:

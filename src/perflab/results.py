@@ -163,12 +163,13 @@ class RunResult:
             return [self]
         runs = []
         for name, side in self.sides.items():
-            git = (sides_metadata.get(name) or {}).get("git")
+            measured_on = sides_metadata.get(name) or {}
+            git = measured_on.get("git")
             if git and git.get("branch") == "HEAD":   # a detached worktree is on no branch
                 git = {**git, "branch": None}
             contender = side["contender"]
             metadata = {key: value for key, value in self.metadata.items() if key != "sides"}
-            metadata.update(python=(sides_metadata.get(name) or {}).get("python"), git=git, compared_as=name)
+            metadata.update(python=measured_on.get("python"), git=git, compared_as=name)
             runs.append(replace(
                 self, file=benchmark_file, reference=contender, metadata=metadata,
                 cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
