@@ -22,8 +22,8 @@ from typing import Any
 
 from scipy import stats as scipy_stats
 
-from perflab import stats
-from perflab.metadata import git_info, machine_info
+from perflab.analysis import estimates as stats
+from perflab.measure.metadata import git_info, machine_info
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"

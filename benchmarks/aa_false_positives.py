@@ -22,9 +22,22 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (by_loops_ratio, describe_decision, format_load, print_by_loops_ratio,
-                     BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
-                     finish, report_again, run_perflab, run_pyperf, save_progress)
+from _common import (
+    BENCHMARK_FILE_HEADER,
+    binomial_interval,
+    by_loops_ratio,
+    conditions,
+    describe_decision,
+    finish,
+    format_load,
+    machine,
+    print_by_loops_ratio,
+    quantiles,
+    report_again,
+    run_perflab,
+    run_pyperf,
+    save_progress,
+)
 
 NAME = "aa_false_positives"
 NO_DIFFERENCE = "no detectable difference"

@@ -35,8 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (binomial_interval, conditions, finish, format_load, machine, quantiles, report_again,
-                     save_progress)
+from _common import binomial_interval, conditions, finish, format_load, machine, quantiles, report_again, save_progress
 from compare_revisions import init_repository, write_mylib
 from power import calibrate, measured_slowdown
 

@@ -8,8 +8,8 @@ description starts with "control:" are correct optimizations of the same operati
 stay equivalent, so that "caught" is not bought with false alarms.
 
 Every contender goes through the checks ``perflab compare`` runs before timing, in real worker
-processes: the declared cases (perflab.equivalence.check_case) and equivalence fuzzing
-(perflab.fuzzing.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
+processes: the declared cases (perflab.measure.equivalence.check_case) and equivalence fuzzing
+(perflab.measure.fuzzing.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
 patterns). Then, to show what each part catches on its own, each contender is fuzzed again
 once per part: generated inputs only, and each stateful pattern alone on the declared cases.
 Printed as a table and written to benchmarks/results/broken_optimizations.json.
@@ -30,12 +30,11 @@ from pathlib import Path
 
 from _common import HERE, conditions, machine, write_figure
 
-from perflab.equivalence import check_case
-from perflab.fuzz import STATEFUL_PATTERNS
-from perflab.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
-from perflab.launcher import run_job
-from perflab.results import EQUIVALENT, NOT_EQUIVALENT, SKIPPED
-from perflab.sides import contender_sides
+from perflab.measure.equivalence import check_case
+from perflab.measure.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
+from perflab.measure.launcher import run_job
+from perflab.measure.sides import contender_sides
+from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, SKIPPED
 from perflab.spec import load_benchmark
 
 NAME = "broken_optimizations"
@@ -60,8 +59,8 @@ def main() -> int:
     figure = {
         "name": NAME,
         "how": {"command": " ".join(["python", *sys.argv]), "examples": args.examples, "seed": args.seed,
-                "checks": "declared cases: perflab.equivalence.check_case (one worker per case and "
-                          "contender); fuzzing: perflab.fuzzing.fuzz_contender (one worker per contender)"},
+                "checks": "declared cases: perflab.measure.equivalence.check_case (one worker per case and "
+                          "contender); fuzzing: perflab.measure.fuzzing.fuzz_contender (one worker per contender)"},
         "machine": machine(), "start": start, "end": conditions(),
         "summary": summarize(rows), "rows": rows,
     }

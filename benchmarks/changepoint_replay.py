@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, binomial_interval, conditions, machine, run_perflab, write_figure  # noqa: E402
 
 from perflab import changepoints, gate, stats  # noqa: E402
-from perflab.results import RunResult  # noqa: E402
+from perflab.results.model import RunResult  # noqa: E402
 
 MEASUREMENTS = RESULTS / "changepoint_measurements.json"
 PRE_STEP = 40

@@ -24,9 +24,23 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (LOOPS_RATIO_GROUPS, by_loops_ratio, loops_ratio, describe_decision, format_load, print_by_loops_ratio,
-                     BENCHMARK_FILE_HEADER, binomial_interval, conditions, machine, quantiles,
-                     finish, report_again, run_perflab, save_progress)
+from _common import (
+    BENCHMARK_FILE_HEADER,
+    LOOPS_RATIO_GROUPS,
+    binomial_interval,
+    by_loops_ratio,
+    conditions,
+    describe_decision,
+    finish,
+    format_load,
+    loops_ratio,
+    machine,
+    print_by_loops_ratio,
+    quantiles,
+    report_again,
+    run_perflab,
+    save_progress,
+)
 
 NAME = "power"
 SLOWER = "slower"

@@ -29,7 +29,7 @@ from _common import conditions, machine, write_figure  # noqa: E402
 
 from perflab.profile.model import Profile  # noqa: E402
 from perflab.profile.shares import frame_shares  # noqa: E402
-from perflab.renderers.flamegraph_html import render_html  # noqa: E402
+from perflab.render.html.flamegraph import render as render_html  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

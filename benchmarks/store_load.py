@@ -35,8 +35,8 @@ WRITERS, RUNS_EACH, KILL_AT = 4, 200, 100
 
 WRITER = """
 import sys, time
-from perflab.results import RunResult
-from perflab.store import Store
+from perflab.results.model import RunResult
+from perflab.results.store import Store
 
 path, template, count, name = sys.argv[1:]
 result = RunResult.load(template)

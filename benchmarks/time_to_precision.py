@@ -9,9 +9,9 @@ Each repetition runs, back to back in this session:
    ``-o file``), timed the same way; pyperf's wall time is the sum of the two.
 
 Precision is computed the same way for both, with perflab's estimators: the per-function median's
-95% interval is perflab.stats.estimate_cell over the processes' values (pyperf's runs are processes
+95% interval is perflab.analysis.estimates.estimate_cell over the processes' values (pyperf's runs are processes
 too). The two differ in what their design lets them measure: perflab's stopping rule watches the
-*ratio* orjson/json_stdlib, measured in interleaved rounds (paired; perflab.runner._case_precisions),
+*ratio* orjson/json_stdlib, measured in interleaved rounds (paired; perflab.measure.runner._case_precisions),
 while pyperf measures each function on its own, so its ratio interval can only combine the two
 independent medians (delta method on the log ratio: half-widths added in quadrature). Both the ratio
 precision and the per-function median precisions are reported.
@@ -31,11 +31,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import (format_load,
-                     conditions, finish, machine, pyperf_process_values, run_perflab, run_pyperf,
-                     save_progress)
+from _common import (
+    conditions,
+    finish,
+    format_load,
+    machine,
+    pyperf_process_values,
+    run_perflab,
+    run_pyperf,
+    save_progress,
+)
 
-from perflab import stats
+from perflab.analysis import estimates as stats
 
 NAME = "time_to_precision"
 FUNCTIONS = ("json_stdlib", "orjson")

@@ -17,7 +17,7 @@ def perflab_run(tmp_path: Path, benchmark: str | Path, *options: str) -> tuple[i
     output = tmp_path / "result.json"
     output.unlink(missing_ok=True)
     process = subprocess.run(
-        [sys.executable, "-m", "perflab.cli", "run", str(benchmark), *options,
+        [sys.executable, "-m", "perflab", "run", str(benchmark), *options,
          "--max-time", "0.01", "--precision", "50", "--json", str(output)],
         capture_output=True, text=True, timeout=600)
     assert output.exists(), f"no results written: {process.stderr[-2000:]}"

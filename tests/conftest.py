@@ -31,7 +31,7 @@ def bench_file(tmp_path):
 
 def run_perflab(*args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
     """The real command line, in a real subprocess."""
-    return subprocess.run([sys.executable, "-m", "perflab.cli", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "perflab", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"}, **kwargs)
 
 

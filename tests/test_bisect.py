@@ -6,8 +6,7 @@ import sys
 import time
 
 import pytest
-
-from conftest import git_repository, load_json, QUICK, run_perflab
+from conftest import QUICK, git_repository, load_json, run_perflab
 
 BENCH = """
 import perflab
@@ -73,11 +72,20 @@ def test_no_regression_means_nothing_to_bisect(history):
 
 @pytest.mark.parametrize("good, bad, message", [
     ("HEAD", "HEAD~3", "not a descendant"),
-    ("no-such-rev", "HEAD", "cannot list commits"),
+    ("no-such-rev", "HEAD", "--good no-such-rev: no such revision"),
+    ("HEAD", "HEAD", "are the same commit"),
 ])
 def test_bad_ranges(history, good, bad, message):
     result = run_perflab("bisect", "--good", good, "--bad", bad, history / "bench.py")
     assert result.returncode == 2 and message in result.stderr
+
+
+def test_revisions_never_reach_git_as_options(history, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    result = run_perflab("bisect", f"--good=--output={victim}", "--bad=HEAD", history / "bench.py")
+    assert result.returncode == 2 and "no such revision" in result.stderr
+    assert victim.read_text() == "keep me"
 
 
 def test_benchmark_missing_at_one_end(history):
@@ -89,7 +97,7 @@ def test_benchmark_missing_at_one_end(history):
 
 
 def test_ctrl_c_stops_the_bisection_and_removes_its_worktrees(history):
-    process = subprocess.Popen([sys.executable, "-m", "perflab.cli", "bisect", "--good", "HEAD~7", "--bad", "HEAD",
+    process = subprocess.Popen([sys.executable, "-m", "perflab", "bisect", "--good", "HEAD~7", "--bad", "HEAD",
                                 str(history / "bench.py"), "--max-time", "60", "--precision", "0.1"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4)   # inside a measurement (the runner keeps what it measured on Ctrl-C)

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from perflab.bisect import Step, _Distance, _pooled_verdict, search
-from perflab.stats import Interval
+from perflab.measure.bisect import Step, _Distance, _pooled_verdict, search
+from perflab.results.quantities import Interval
 
 
 class Oracle:

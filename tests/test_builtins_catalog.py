@@ -15,7 +15,7 @@ CASE_STUDIES = ["json_dumps", "json_loads", "logging_messages", "crypto_aes",
 
 
 def test_perflab_list_shows_every_case_study_with_one_line():
-    listing = subprocess.run([sys.executable, "-m", "perflab.cli", "list"], capture_output=True,
+    listing = subprocess.run([sys.executable, "-m", "perflab", "list"], capture_output=True,
                              text=True, check=True).stdout
     for name in CASE_STUDIES:
         line = next(line for line in listing.splitlines() if line.split()[0] == name)

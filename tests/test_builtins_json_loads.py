@@ -4,8 +4,8 @@ the incremental contender gives the same value wherever the input is cut."""
 import json
 
 import pytest
-
 from _builtin_checks import perflab_run, with_wrong_contender
+
 from perflab.builtins import json_loads
 from perflab.comparators import first_difference
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from perflab.changepoints import Point, between_run_variance, detect
+from perflab.analysis.changepoints import Point, between_run_variance, detect
 
 
 def series(rng, n, steps=(), noise=0.01, ci=0.01, slow_runs=0.0):

@@ -6,9 +6,9 @@ import sys
 import time
 
 import pytest
-
 from conftest import QUICK, load_json, run_perflab
-from perflab.results import RunResult
+
+from perflab.results.model import RunResult
 
 SUM_BENCH = """
 import perflab
@@ -184,7 +184,7 @@ def test_missing_optional_package_is_skipped_not_a_crash(bench_file):
 
 def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
     out = tmp_path / "r.json"
-    process = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(bench_file(sums())),
+    process = subprocess.Popen([sys.executable, "-m", "perflab", "run", str(bench_file(sums())),
                                 "--max-time", "60", "--precision", "0.01", "--json", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Interrupt once a round has been recorded (the live display is off when not a terminal, so
@@ -202,7 +202,7 @@ def test_a_benchmark_file_edited_during_the_run_is_called_out(bench_file, tmp_pa
     path = bench_file(sums())
     out = tmp_path / "r.json"
     long_run = ["--precision", "0.01", "--max-time", "20", "--values", "5", "--value-time", "0.002"]
-    process = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(path), *long_run, "--json", str(out)],
+    process = subprocess.Popen([sys.executable, "-m", "perflab", "run", str(path), *long_run, "--json", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(5)
     path.write_text(sums("# edited while perflab was measuring\n"))

@@ -2,8 +2,13 @@ import math
 
 import pytest
 
-from perflab.comparators import (ExactComparator, FunctionComparator, JsonComparator, first_difference,
-                                 resolve_comparator)
+from perflab.comparators import (
+    ExactComparator,
+    FunctionComparator,
+    JsonComparator,
+    first_difference,
+    resolve_comparator,
+)
 
 
 @pytest.mark.parametrize("left, right", [(1, 1), ("a", "a"), ([1, {"a": 2.5}], [1, {"a": 2.5}]),

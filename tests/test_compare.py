@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 import pytest
-
-from conftest import git_repository, QUICK, load_json, run_perflab
+from conftest import QUICK, git_repository, load_json, run_perflab
 
 ID_CACHE = """
 import json

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from perflab.fuzz import fresh_copy, variant
-from perflab.fuzzing import fuzz_contender
-from perflab.launcher import run_job
+from perflab.measure.fuzzing import fuzz_contender
+from perflab.measure.launcher import run_job
 from perflab.spec import BenchmarkFileError, load_benchmark
+from perflab.worker.fuzz import fresh_copy, variant
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

@@ -6,12 +6,13 @@ import math
 
 import numpy as np
 import pytest
-
-from perflab import gate, stats
-from perflab.gate import REGRESSION, check, compare_unpaired
-from perflab.renderers.markdown import render_check
-from perflab.results import RunResult
 from test_store_helpers import synthetic_result
+
+from perflab.analysis import estimates as stats
+from perflab.analysis import gate
+from perflab.analysis.gate import REGRESSION, check, compare_unpaired
+from perflab.render.markdown import render_check
+from perflab.results.model import RunResult
 
 
 def processes(rng, k, ratio=1.0, between=0.03, within=0.05, values=10):

@@ -11,9 +11,9 @@ import textwrap
 
 import pyperf
 import pytest
-
-from perflab.results import RunResult
 from test_store_helpers import QUICK, perflab
+
+from perflab.results.model import RunResult
 
 BENCH = """
 # {message}

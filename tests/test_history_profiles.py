@@ -5,14 +5,14 @@ from __future__ import annotations
 import io
 from collections import Counter
 
-from rich.console import Console
-
 from conftest import git_repository, run_perflab
-from perflab.cli_guard import Saved
-from perflab.profile import commands
-from perflab.profile.model import Profile
-from perflab.store import Store
+from rich.console import Console
 from test_store_helpers import synthetic_result
+
+from perflab.cli.measuring import Saved
+from perflab.cli.profile import store_profile
+from perflab.profile.model import Profile
+from perflab.results.store import Store
 
 # Two steps of the operation; `render` does ten times more work from the third commit on.
 BENCH = """\
@@ -89,7 +89,7 @@ def test_a_profile_the_database_refuses_is_kept_in_a_file_and_the_run_stays(tmp_
     monkeypatch.chdir(tmp_path)
     profile = Profile([Counter({("f (<project>/bench.py:1)",): 5})], {"case": "SMALL", "contender": "base"})
     err = Console(file=io.StringIO(), width=300)
-    code = commands._store_profile(profile, "SMALL", "base", Saved(run_id=run_id + 1, path=db), err)
+    code = store_profile(profile, "SMALL", "base", Saved(run_id=run_id + 1, path=db), err)
     assert code == 2
     message = err.file.getvalue()
     assert f"no stored run with id {run_id + 1}" in message and len(message.strip().splitlines()) == 1

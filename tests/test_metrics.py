@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import QUICK, git_repository, run_perflab
 
-from conftest import git_repository, QUICK, run_perflab
+from perflab.measure.runner import run_benchmark
+from perflab.measure.settings import Settings
 from perflab.metrics import counters, instructions, memory
 from perflab.metrics.common import Target
-from perflab.runner import Settings, run_benchmark
 from perflab.spec import load_benchmark
 
 WORK_BENCH = """
@@ -75,7 +76,7 @@ def _path_without(tmp_path: Path, *tools: str) -> str:
 
 def _perflab_with_path(path: str, *args) -> subprocess.CompletedProcess:
     """The real command line with PATH replaced."""
-    return subprocess.run([sys.executable, "-m", "perflab.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "perflab", *map(str, args)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "COLUMNS": "200", "PATH": path})
 
 

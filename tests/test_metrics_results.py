@@ -5,11 +5,11 @@ import json
 import shutil
 
 import pytest
-
 from conftest import QUICK, load_json, run_perflab
+
 from perflab import metrics
 from perflab.metrics import counters, instructions, memory
-from perflab.results import RunResult
+from perflab.results.model import RunResult
 
 ONE_CELL_BENCH = """
 import json
@@ -91,7 +91,7 @@ def test_instruction_counts_reach_json_store_export_and_import(bench_file, tmp_p
     assert len(estimate.processes) == instructions.REPEATS and estimate.value > 1000
     assert estimate.spread < 0.001
 
-    from perflab.store import Store
+    from perflab.results.store import Store
     with Store.open(db, create=False) as store:
         stored = store.result(store.runs("counted")[-1].id)
     assert metrics.instruction_counts(stored) == counts
@@ -123,7 +123,7 @@ def test_compare_keeps_each_sides_metrics_in_its_stored_run(bench_file, tmp_path
 
 def test_a_comparison_of_revisions_gives_each_revision_its_own_metrics():
     """Stored per revision (RunResult.per_side), each run keeps its side's rows under the contender's name."""
-    from perflab.results import Cell
+    from perflab.results.model import Cell
     sides = {rev: {"name": rev, "file": f"/w/{rev}/bench.py", "contender": "a", "python": "python3", "sys_path": []}
              for rev in ("v1", "v2")}
     measured = metrics.Measured(
@@ -143,7 +143,7 @@ def test_a_comparison_of_revisions_gives_each_revision_its_own_metrics():
 def test_history_of_instruction_counts_finds_a_half_percent_step(tmp_path):
     """Ten stored runs whose counts step up by 0.5% (a step the 3% floor for times would hide);
     runs without counts are left out of the series."""
-    from perflab.store import Store
+    from perflab.results.store import Store
     db = tmp_path / "history.db"
     with Store.open(db) as store:
         store.save(_result())                                  # timed only: not in the series
@@ -160,7 +160,7 @@ def test_history_of_instruction_counts_finds_a_half_percent_step(tmp_path):
 
 
 def test_history_without_counts_says_how_to_get_them(tmp_path):
-    from perflab.store import Store
+    from perflab.results.store import Store
     db = tmp_path / "history.db"
     with Store.open(db) as store:
         store.save(_result())

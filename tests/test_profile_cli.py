@@ -50,7 +50,7 @@ QUICK = ["--samples", "200", "--rate", "200", "--runs", "2", "--timeout", "30"]
 
 
 def perflab(*args, env=None, cwd=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "perflab.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "perflab", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, cwd=cwd, env={**os.environ, "COLUMNS": "200", **(env or {})})
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from perflab.profile.diff import CONTENDER, diff_profiles, paired_interval, welch_interval
 from perflab.profile.model import IncomparableProfiles, Profile
-from perflab.renderers import report_html
+from perflab.render.html import report as report_html
 
 PY = {"implementation": "CPython", "version": "3.11.7", "executable": "/usr/bin/python3"}
 ENC = "encode (<project>/lib.py:10)"
@@ -75,7 +75,7 @@ def test_refuses_different_instruments_unless_asked(key, value, said):
 def test_timed_scale_uses_the_timing_phase_and_widens_intervals():
     a = profile([{(ENC, PAD): 50, (ENC,): 50}] * 4, [99.0] * 4)   # profiled times ignored when timed
     b = profile([{(ENC, PAD): 75, (ENC,): 25}] * 4, [99.0] * 4)
-    from perflab.stats import Interval
+    from perflab.analysis.estimates import Interval
     diff = diff_profiles(a, b, timed=(2e-6, 4e-6), timed_difference=Interval(2e-6, 1.5e-6, 2.5e-6))
     assert diff.operation.a == pytest.approx(2e-6) and diff.operation.difference.low == pytest.approx(1.5e-6)
     pad = diff.nodes[("encode (<project>/lib.py)", "pad (<project>/lib.py)")]
@@ -102,7 +102,7 @@ def test_one_run_has_no_interval():
 
 def test_report_escapes_user_text(tmp_path):
     from perflab.profile.comparison import CaseProfiles
-    from perflab.results import Cell, Equivalence, RunResult
+    from perflab.results.model import Cell, Equivalence, RunResult
     evil = "</script><img src=x onerror=alert(1)>"
     result = RunResult(benchmark=evil, file="/x/bench.py", reference="base", settings={}, metadata={}, work={},
                        cells=[Cell(evil, "base")], equivalence=[Equivalence(evil, "base", "reference")])

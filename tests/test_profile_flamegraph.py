@@ -7,8 +7,9 @@ from collections import Counter
 import pytest
 
 from perflab.profile.model import Profile
-from perflab.renderers.flamegraph_html import page_data, render_html, script_json
 from perflab.profile.shares import frame_shares
+from perflab.render.html.flamegraph import page_data, script_json
+from perflab.render.html.flamegraph import render as render_html
 
 EVIL = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
 

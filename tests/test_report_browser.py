@@ -8,7 +8,6 @@ that tries to inject markup.
 import re
 
 import pytest
-
 from conftest import QUICK, run_perflab
 
 EVIL = "E<img src=x onerror=window.pwned=1>"

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from perflab import stats
+from perflab.analysis import estimates as stats
+from perflab.analysis import intervals
 
 
 def hierarchical_processes(rng, processes, values, centre=1e-6, between=0.05, within=0.03):
@@ -118,7 +119,7 @@ def test_benjamini_hochberg_controls_the_false_discovery_rate():
     for _ in range(trials):
         null_p = rng.uniform(size=m - true_effects)
         real_p = rng.uniform(size=true_effects) * 1e-4
-        adjusted = stats.benjamini_hochberg(list(null_p) + list(real_p))
+        adjusted = intervals.benjamini_hochberg(list(null_p) + list(real_p))
         rejected = [p <= 0.05 for p in adjusted]
         false = sum(rejected[: m - true_effects])
         false_discovery_proportions.append(false / max(1, sum(rejected)))
@@ -126,7 +127,7 @@ def test_benjamini_hochberg_controls_the_false_discovery_rate():
 
 
 def test_benjamini_hochberg_matches_the_textbook_example():
-    adjusted = stats.benjamini_hochberg([0.01, 0.04, 0.03, 0.005])
+    adjusted = intervals.benjamini_hochberg([0.01, 0.04, 0.03, 0.005])
     assert adjusted == pytest.approx([0.02, 0.04, 0.04, 0.02])
 
 

@@ -9,12 +9,12 @@ import subprocess
 from collections import Counter
 
 import pytest
-
-from perflab import store
-from perflab.profile.model import Profile
-from perflab.results import RunResult
-from perflab.store import Store, StoreError
 from test_store_helpers import perflab, synthetic_result
+
+from perflab.profile.model import Profile
+from perflab.results import store
+from perflab.results.model import RunResult
+from perflab.results.store import Store, StoreError
 
 
 def digest(path) -> str:

@@ -12,8 +12,8 @@ from test_store_helpers import synthetic_result
 
 WRITER = """
 import sys
-from perflab.results import RunResult
-from perflab.store import Store
+from perflab.results.model import RunResult
+from perflab.results.store import Store
 
 path, template, count, name = sys.argv[1:]
 result = RunResult.load(template)

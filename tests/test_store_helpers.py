@@ -1,6 +1,6 @@
 """Helpers shared by the regression-guard tests: synthetic results and a perflab subprocess.
 
-Synthetic results are real ``RunResult`` objects (estimated by perflab.stats) built from
+Synthetic results are real ``RunResult`` objects (estimated by perflab.analysis.estimates) built from
 simulated process values, for tests of storage and statistics that need no timing.
 """
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from perflab import metadata, stats
-from perflab.results import Cell, Equivalence, ProcessRun, RunResult
+from perflab.analysis import estimates as stats
+from perflab.measure import metadata
+from perflab.results.model import Cell, Equivalence, ProcessRun, RunResult
 
 # Stop by the rule (5 rounds at a loose precision), not by the clock: a loaded machine gets the
 # same number of processes, only later.
@@ -43,5 +44,5 @@ def synthetic_result(benchmark: str = "bench", time: float = 1e-5, processes: in
 
 def perflab(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """The real command line, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "perflab.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "perflab", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=600)

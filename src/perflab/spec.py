@@ -22,7 +22,7 @@ A benchmark file is a plain Python module holding one ``perflab.Benchmark``::
         return st.dictionaries(st.text(), st.integers())
 
 ``Benchmark(..., fuzz=False)`` opts out of generated inputs (e.g. when an input cannot be
-generated); the stateful patterns of perflab.fuzz still run on the declared cases.
+generated); the stateful patterns of perflab.worker.fuzz still run on the declared cases.
 
 This module is imported by worker processes, possibly under another interpreter, so it only
 uses the standard library.
@@ -91,16 +91,16 @@ class Benchmark:
     compare: Any = "exact"
     cases: dict[str, Case] = field(default_factory=dict)
     contenders: dict[str, Contender] = field(default_factory=dict)
-    fuzz: bool = True                 # False: no generated inputs (perflab.fuzz)
+    fuzz: bool = True                 # False: no generated inputs (perflab.worker.fuzz)
     comparator: Comparator = field(init=False)
-    # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.fuzz's JSON-like default.
+    # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.worker.fuzz's JSON-like default.
     input_strategy: Callable[[Any], Any] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.comparator = resolve_comparator(self.compare)
 
     def case(self, function: Callable | None = None, *, name: str | None = None,
-             bytes: int | Callable | None = None, items: int | Callable | None = None):
+             bytes: int | Callable | None = None, items: int | Callable | None = None) -> Any:
         """Declare a case. ``bytes``/``items``: work per call (a number or a function of the input)."""
         if bytes is not None and items is not None:
             raise BenchmarkFileError("a case declares either bytes or items of work, not both")
@@ -114,7 +114,7 @@ class Benchmark:
         return register(function) if function is not None else register
 
     def contender(self, function: Callable | None = None, *, name: str | None = None,
-                  setup: bool = False, reference: bool = False, description: str = ""):
+                  setup: bool = False, reference: bool = False, description: str = "") -> Any:
         """Declare a contender; the first one, or the one with ``reference=True``, is the reference."""
 
         def register(fn: Callable) -> Callable:

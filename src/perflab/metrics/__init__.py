@@ -1,8 +1,8 @@
 """Metrics beside wall time (``perflab run --metric``): instructions, memory, hardware counters.
 
-Wall time is always measured first by perflab.runner at the user's budget; every other metric is
-then taken in separate worker processes ("count" jobs, perflab.worker.run_count) for each timed
-(case, contender), shown next to it (perflab.renderers.metrics_terminal) and kept in the
+Wall time is always measured first by perflab.measure.runner at the user's budget; every other metric is
+then taken in separate worker processes ("count" jobs, perflab.worker.jobs.run_count) for each timed
+(case, contender), shown next to it (perflab.render.terminal.metrics) and kept in the
 result's ``metrics`` field (``Measured.to_json``), so --json files and the results store hold them.
 
   instructions  instructions per call under valgrind's callgrind (perflab.metrics.instructions)
@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from perflab.analysis.counts import Disagreement, InstructionsEstimate
 from perflab.metrics import counters, instructions, memory
 from perflab.metrics.common import MetricUnavailable, require, targets
-from perflab.metrics.instructions import InstructionsEstimate
-from perflab.results import RunResult
+from perflab.results.model import RunResult
 
 TIME, INSTRUCTIONS, MEMORY, COUNTERS = "time", "instructions", "memory", "counters"
 NAMES = (TIME, INSTRUCTIONS, MEMORY, COUNTERS)
@@ -30,14 +30,15 @@ class Measured:
     """Everything the requested metrics measured for one run."""
 
     instructions: list[instructions.InstructionCount] | None = None
-    disagreements: list[instructions.Disagreement] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
     memory: list[memory.MemoryUse] | None = None
     counters: list[counters.CounterReading] | None = None
     counters_unsupported: str | None = None   # why perf stat has no hardware counters here
 
     @property
     def errors(self) -> list[str]:
-        rows = [*(self.instructions or []), *(self.memory or []), *(self.counters or [])]
+        rows: list[instructions.InstructionCount | memory.MemoryUse | counters.CounterReading] = [
+            *(self.instructions or []), *(self.memory or []), *(self.counters or [])]
         return [f"{row.case}/{row.contender}: {row.error}" for row in rows if row.error]
 
     def to_json(self) -> dict[str, Any]:

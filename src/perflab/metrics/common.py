@@ -1,8 +1,8 @@
 """What every metric shares: which cells to measure, and running a worker under a measuring tool.
 
-A metric runs the worker's "count" job (perflab.worker.run_count) once per (case, contender),
+A metric runs the worker's "count" job (perflab.worker.jobs.run_count) once per (case, contender),
 possibly under a tool that wraps the process (valgrind, perf stat), and turns what the tool and
-the worker report into numbers per call. Timing stays with perflab.runner; a metric only adds
+the worker report into numbers per call. Timing stays with perflab.measure.runner; a metric only adds
 its numbers next to the timed ones.
 """
 
@@ -14,11 +14,11 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
-from perflab.launcher import worker_environment
-from perflab.results import RunResult
-from perflab.sides import Side
+from perflab.measure.launcher import worker_environment
+from perflab.measure.sides import Side
+from perflab.results.model import RunResult
 
 # Sources of run-to-run variation pinned in every counted worker: string hashing (set and dict
 # layouts, hence instructions), and the environment. Every variable is allocated before the
@@ -40,7 +40,7 @@ class Target:
     """One measured (case, side) and its wall time per call from the timing run.
 
     A side is a contender of the benchmark file, or the benchmark on a git revision or under an
-    interpreter (perflab.sides): the metric's worker runs exactly where the timed one ran."""
+    interpreter (perflab.measure.sides): the metric's worker runs exactly where the timed one ran."""
 
     case: str
     side: Side
@@ -96,9 +96,9 @@ def warmups_for(loops: int) -> int:
     return max(1, min(WARMUP_CALLS, loops))
 
 
-def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: list[str] = (),
+def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: Sequence[str] = (),
                        memory: bool = False, warmups: int | None = None) -> WorkerReport:
-    """Run the worker's one-shot "count" job (perflab.worker.run_count) for ``target`` with
+    """Run the worker's one-shot "count" job (perflab.worker.jobs.run_count) for ``target`` with
     ``loops`` calls, with ``wrapper`` (e.g. valgrind and its options) in front."""
     warmups = warmups_for(loops) if warmups is None else warmups
     job = target.side.job("count", case=target.case, loops=loops, warmups=warmups, memory=memory)

@@ -82,10 +82,11 @@ def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = N
         else:
             (full, _), (empty, _) = runs
             for event in EVENTS:
-                if full.get(event) is None or empty.get(event) is None:
+                counted, baseline = full.get(event), empty.get(event)
+                if counted is None or baseline is None:
                     reading.unsupported.append(event)
                 else:
-                    reading.per_call[event] = (full[event] - empty[event]) / reading.loops
+                    reading.per_call[event] = (counted - baseline) / reading.loops
         results.append(reading)
     return results
 

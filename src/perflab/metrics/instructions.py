@@ -2,7 +2,7 @@
 
 How: the worker runs under ``valgrind --tool=callgrind --dump-before=_PyEval_GetSwitchInterval``.
 It warms up, then calls ``measured_region`` with 0 calls and with N calls, each between two calls
-of ``perflab.worker.region_marker`` (whose C function is that symbol). Callgrind writes a dump at
+of ``perflab.worker.jobs.region_marker`` (whose C function is that symbol). Callgrind writes a dump at
 every marker, so two dumps hold exactly the two regions, and
 
     instructions per call = (instructions of the N-call region - of the 0-call region) / N
@@ -27,40 +27,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
 from perflab.metrics.common import Target, loops_for, require, run_counted_worker
-from perflab.results import RunResult
+from perflab.results.model import RunResult
 
-MARKER_SYMBOL = "_PyEval_GetSwitchInterval"  # the C function behind perflab.worker.region_marker
+MARKER_SYMBOL = "_PyEval_GetSwitchInterval"  # the C function behind perflab.worker.jobs.region_marker
 REPEATS = 3
 # Callgrind runs Python ~50-100x slower: ~20 ms of native calls is a couple of seconds counted.
 NATIVE_SECONDS = 0.02
-# Disagreement threshold between the instruction ratio and the time ratio of two contenders.
-DISAGREEMENT_FACTOR = 2.0
-# Smallest change point in a history of instruction counts (perflab history --metric instructions).
-# Counts of the same code repeat exactly here (0.000% over 5 runs; 0.04% with address-space
-# randomization on: benchmarks/instruction_stability.py), so sub-percent steps are real; the 3%
-# floor for times (the machine's drift) would hide them.
-MIN_HISTORY_STEP = 0.002
 _TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class InstructionsEstimate:
-    """A cell's instructions per call: the median over its counted processes, and their range.
-
-    Counts are deterministic, so the range is the whole uncertainty: two counts differ by more
-    than their spreads only if the code (or what it runs on) changed."""
-
-    value: float                  # median over the processes
-    low: float                    # the smallest process's count
-    high: float                   # the largest
-    processes: tuple[float, ...]  # one count per separate valgrind process
-    loops: int                    # calls counted in each process
-
-    @property
-    def spread(self) -> float:
-        """(largest - smallest) / median over the processes: 0.0001 is 0.01%."""
-        return (self.high - self.low) / self.value if self.value else 0.0
 
 
 @dataclass
@@ -87,7 +62,8 @@ class InstructionCount:
 
     @property
     def spread(self) -> float:
-        return self.estimate.spread if self.per_call else 0.0
+        estimate = self.estimate
+        return estimate.spread if estimate else 0.0
 
 
 def measure(targets: list[Target], repeats: int = REPEATS, timeout: float = 600.0,
@@ -150,20 +126,6 @@ def region_totals(directory: Path) -> tuple[int, int] | None:
 def _total(path: Path) -> int:
     match = _TOTALS.search(path.read_text(errors="replace"))
     return int(match.group(1)) if match else 0
-
-
-@dataclass
-class Disagreement:
-    """A contender whose instruction ratio and time ratio to the reference differ by > 2x."""
-
-    case: str
-    contender: str
-    instruction_ratio: float   # contender's instructions per call / the reference's
-    time_ratio: float          # contender's time per call / the reference's (paired estimate)
-
-    @property
-    def factor(self) -> float:
-        return max(self.instruction_ratio / self.time_ratio, self.time_ratio / self.instruction_ratio)
 
 
 def disagreements(result: RunResult, counts: list[InstructionCount]) -> list[Disagreement]:

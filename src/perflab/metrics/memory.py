@@ -44,7 +44,8 @@ def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = N
         if report.error:
             use.error = report.error
         else:
-            count, traced = report.count, report.count["traced"]
+            count = report.count or {}
+            traced = count["traced"]
             use.peak_rss = count["peak_rss_after"]
             use.rss_growth = count["peak_rss_after"] - count["peak_rss_before"]
             use.peak_traced = traced["peak"] - traced["start"]

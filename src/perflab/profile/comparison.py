@@ -15,14 +15,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles, profile_pair
+from perflab.measure.sides import Side
+from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles
 from perflab.profile.model import IncomparableProfiles, Profile
-from perflab.profile.session import ProfileSettings
-from perflab.results import RunResult
-from perflab.sides import Side
-from perflab.stats import Interval
+from perflab.profile.pairing import profile_pair
+from perflab.profile.settings import ProfileSettings
+from perflab.results.model import RunResult
+from perflab.results.quantities import Interval
 
-REPORT_SAMPLES = 2000   # per side and case: the issue's budget for a report
+INTERPRETER_NOTE = ("--python sides differ in interpreter by design: each side is profiled, but the "
+                    "differential profile is skipped unless --allow-mismatch is given")
 
 
 @dataclass
@@ -41,6 +43,17 @@ def pairs_to_profile(result: RunResult) -> list[tuple[str, str]]:
     timed = {(c.case, c.contender) for c in result.cells if c.estimates is not None}
     return [(c.case, c.contender) for c in result.comparisons
             if (c.case, c.contender) in timed and (c.case, result.reference) in timed]
+
+
+def fastest_of_first_case(result: RunResult) -> list[tuple[str, str]]:
+    """The reference and its fastest valid (equivalent) contender on the first case measured."""
+    timed = {(c.case, c.contender) for c in result.cells if c.estimates is not None}
+    for case in dict.fromkeys(c.case for c in result.cells):
+        candidates = [c for c in result.comparisons if c.case == case and c.valid and (case, c.contender) in timed
+                      and (case, result.reference) in timed]
+        if candidates:
+            return [(case, min(candidates, key=lambda c: c.comparison.ratio.value).contender)]
+    return []
 
 
 def profile_comparison(sides: Sequence[Side], result: RunResult, settings: ProfileSettings,
@@ -93,3 +106,29 @@ def _timed(result: RunResult, case: str, other: str) -> tuple[tuple[float, float
     if not all(math.isfinite(x) for x in (ratio.value, ratio.low, ratio.high)):
         return None, None
     return (base, base * ratio.value), Interval(base * (ratio.value - 1), base * (ratio.low - 1), base * (ratio.high - 1))
+
+
+@dataclass
+class Profiler:
+    """The hook that ``perflab compare`` calls after timing (while a revision's worktree still
+    exists): profiles the pairs of the comparison into ``profiles``."""
+
+    settings: ProfileSettings
+    allow_mismatch: bool = False
+    # (RunResult) -> [(case, side)] to profile; default every pair timed with the reference.
+    pick: Callable[[RunResult], list[tuple[str, str]]] | None = None
+    on_progress: Callable[[str], None] = lambda message: None
+    profiles: list[CaseProfiles] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    interrupted: bool = False    # Ctrl-C while profiling: what was profiled is kept
+
+    def __call__(self, sides: list[Side], cases: list[str], result: RunResult) -> None:
+        if len({side.python for side in sides}) > 1 and not self.allow_mismatch:
+            self.notes.append(INTERPRETER_NOTE)
+        pairs = self.pick(result) if self.pick is not None else None
+        self.profiles = profile_comparison(sides, result, self.settings, pairs, self.allow_mismatch,
+                                           self.on_progress)
+        self.interrupted = any("interrupted" in entry.notes for entry in self.profiles)
+        for entry in self.profiles:
+            if entry.diff is not None:
+                self.on_progress(f"  {entry.case}: {entry.diff.explain()}")

@@ -25,16 +25,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
-from scipy import stats as scipy_stats
 
+from perflab.analysis import intervals
 from perflab.profile.frames import Frame, parse_frame
 from perflab.profile.model import IncomparableProfiles, Profile
-from perflab.profile.session import ProfileOutcome, ProfileSettings, profile_operation
-from perflab.sides import Side
-from perflab.stats import CONFIDENCE, Interval
+from perflab.results.quantities import Interval
 from perflab.units import format_signed_time, format_time
 
 Path_ = tuple[str, ...]   # a calling context: function keys from the operation's top frame down
@@ -232,75 +230,12 @@ def function_key(label: str) -> str:
 
 def welch_interval(a: np.ndarray, b: np.ndarray) -> Interval:
     """95% Welch t interval of mean(b) - mean(a); infinite with fewer than two values on a side."""
-    difference = float(b.mean() - a.mean())
-    if len(a) < 2 or len(b) < 2:
-        return Interval(difference, -math.inf, math.inf)
-    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return Interval(difference, difference, difference)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    half = float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, df)) * se
-    return Interval(difference, difference - half, difference + half)
+    return intervals.welch(a, b).interval
 
 
 def paired_interval(a: np.ndarray, b: np.ndarray) -> Interval:
     """95% t interval of the mean of b - a over rounds (each round: both sides, close in time)."""
-    d = b - a
-    difference = float(d.mean())
-    if len(d) < 2:
-        return Interval(difference, -math.inf, math.inf)
-    se = float(d.std(ddof=1)) / math.sqrt(len(d))
-    half = float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, len(d) - 1)) * se
-    return Interval(difference, difference - half, difference + half)
-
-
-def profile_pair(a: Side, b: Side, case: str, settings: ProfileSettings, benchmark: str = "",
-                 on_run: Callable[[str], None] = lambda message: None) -> tuple[ProfileOutcome, ProfileOutcome]:
-    """Profile two sides in alternating rounds (A B, B A, ...), ``settings.min_runs`` rounds at least,
-    each side's budget split evenly over them: the machine's drift hits both sides of a round alike."""
-    rounds = settings.min_runs
-    per_round = replace(settings, samples=max(1, settings.samples // rounds), min_runs=1,
-                        max_time=settings.max_time / (2 * rounds))
-    outcomes: dict[str, ProfileOutcome] = {}
-    for number in range(rounds):
-        for side in (a, b) if number % 2 == 0 else (b, a):
-            got = profile_side(side, case, per_round, benchmark)
-            for info in got.profile.metadata.get("run_info", []):
-                info["round"] = number
-            kept = outcomes.get(side.name)
-            if kept is None:
-                outcomes[side.name] = kept = got
-            else:
-                kept.profile.runs.extend(got.profile.runs)
-                kept.profile.metadata.setdefault("run_info", []).extend(got.profile.metadata.get("run_info", []))
-                kept.notes.extend(note for note in got.notes if note not in kept.notes)
-                kept.error = kept.error or got.error
-                kept.interrupted = got.interrupted
-            on_run(f"round {number + 1}/{rounds}: {side.name} {got.profile.samples} samples")
-            if got.error or got.interrupted:
-                return _finish(outcomes.get(a.name), settings.samples), _finish(outcomes.get(b.name), settings.samples)
-    return _finish(outcomes[a.name], settings.samples), _finish(outcomes[b.name], settings.samples)
-
-
-def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
-    if outcome is None:
-        return ProfileOutcome(Profile(), error="not profiled")
-    profile = outcome.profile
-    profile.metadata.update(runs=len(profile.runs), samples=profile.samples, sample_budget=budget)
-    return outcome
-
-
-def profile_side(side: Side, case: str, settings: ProfileSettings, benchmark: str = "") -> ProfileOutcome:
-    """Profile one side of a comparison: its file, contender, interpreter and import roots."""
-    return profile_operation(side.file, case, side.contender,
-                             replace(settings, python=side.python, sys_path=list(side.sys_path)), benchmark)
-
-
-def flame_rows(diff: ProfileDiff) -> Mapping[str, Sequence]:
-    """The differential tree as columns in depth-first order (siblings by name), for the report."""
-    paths = sorted(diff.nodes)  # tuples sort parents first, then children by name: depth-first order
-    return {"path": paths, "depth": [len(p) for p in paths], "nodes": [diff.nodes[p] for p in paths]}
+    return intervals.paired(a, b).interval
 
 
 def _interpreter(profile: Profile) -> str:

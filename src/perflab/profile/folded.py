@@ -58,10 +58,6 @@ def _foldable(label: str) -> str:
     return label.replace(";", ":").replace("\r", " ").replace("\n", " ")
 
 
-def write_folded(stacks: Mapping[Stack, int], path: str | Path) -> None:
-    Path(path).write_text(format_folded(stacks), encoding="utf-8")
-
-
 def _preview(line: str, limit: int = 60) -> str:
     return repr(line if len(line) <= limit else line[:limit] + "...")
 

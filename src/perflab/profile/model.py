@@ -15,8 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from perflab.profile.folded import FoldedFormatError, Stack, merge_stacks, read_folded
-from perflab.profile.processors import (is_measured_region, normalize_stacks, path_roots, project_root,
-                                        trim_to_operation, without_operation_frame)
+from perflab.profile.processors import (
+    is_measured_region,
+    normalize_stacks,
+    path_roots,
+    project_root,
+    trim_to_operation,
+    without_operation_frame,
+)
 
 SCHEMA = "perflab.profile/1"
 # Metadata that must agree for two profiles to be merged or compared: a profile with native frames

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from perflab import git
 from perflab.profile.folded import Stack
 from perflab.profile.frames import Frame, parse_frame
 
@@ -26,7 +26,8 @@ MEASURED_REGION = "measured_region"
 # a format needs a frame: the harness loop, or C code the operation called directly when native
 # frames were not collected.
 OPERATION_SELF = "[measured_region]"
-_WORKER_FILE = os.path.join("perflab", "worker.py")
+# Where measured_region is defined; profiles saved before the worker became a package name the old file.
+_WORKER_FILES = (os.path.join("perflab", "worker", "jobs.py"), os.path.join("perflab", "worker.py"))
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 
@@ -70,7 +71,7 @@ def without_operation_frame(stacks: Mapping[Stack, int]) -> Counter[Stack]:
 
 def is_measured_region(label: str) -> bool:
     frame = parse_frame(label)
-    return frame.name == MEASURED_REGION and frame.file.endswith(_WORKER_FILE)
+    return frame.name == MEASURED_REGION and frame.file.endswith(_WORKER_FILES)
 
 
 def path_roots(project: str | None, interpreter_paths: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -127,9 +128,5 @@ def normalize_stacks(stacks: Mapping[Stack, int], roots: list[tuple[str, str]]) 
 def project_root(directory: str | Path) -> str:
     """The git work tree holding ``directory`` (or a file's directory), else that directory: ``<project>``."""
     directory = Path(directory).resolve()
-    directory = str(directory if directory.is_dir() else directory.parent)
-    try:
-        return subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"], capture_output=True,
-                              text=True, check=True, timeout=30).stdout.strip() or directory
-    except (OSError, subprocess.SubprocessError):
-        return directory
+    directory = directory if directory.is_dir() else directory.parent
+    return str(git.top_level(directory) or directory)

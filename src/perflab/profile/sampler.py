@@ -5,7 +5,7 @@ unmodified, and with ``--native`` it unwinds C frames too (``encoder_call (_json
 driven as a subprocess: ``py-spy record --pid PID --format raw`` until perflab interrupts it
 (SIGINT makes it write its folded stacks). When it cannot attach (no ptrace permission, as in
 containers without SYS_PTRACE) or is missing, ``inprocess`` describes the fallback: a timer signal
-inside the worker (perflab.profile.inprocess), Python frames only.
+inside the worker (perflab.worker.inprocess_sampler), Python frames only.
 """
 
 from __future__ import annotations
@@ -80,13 +80,15 @@ class PySpyRecording:
         deadline = time.monotonic() + _ATTACH_TIMEOUT
         pending = b""
         with selectors.DefaultSelector() as selector:
-            selector.register(self._process.stdout, selectors.EVENT_READ)
+            stdout = self._process.stdout
+            assert stdout is not None   # started with stdout=PIPE
+            selector.register(stdout, selectors.EVENT_READ)
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not selector.select(remaining):
                     self._messages.append(f"no word from py-spy within {_ATTACH_TIMEOUT:g} s")
                     break
-                chunk = os.read(self._process.stdout.fileno(), 4096)
+                chunk = os.read(stdout.fileno(), 4096)
                 if not chunk:  # py-spy exited
                     break
                 pending += chunk

@@ -9,49 +9,19 @@ between runs (fresh processes) is what the intervals of per-frame shares need.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from perflab import metadata
-from perflab.launcher import Worker
+from perflab.measure import metadata
+from perflab.measure.launcher import Worker
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
-
-AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
-DEFAULT_SAMPLES = 2000
-# Sampling rates that keep the target's slowdown small (measured in benchmarks/profile_distortion.py):
-# unwinding native stacks costs py-spy more per sample, so it samples less often.
-DEFAULT_RATE = {False: 200, True: 100}
-INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
-
-
-@dataclass
-class ProfileSettings:
-    samples: int = DEFAULT_SAMPLES   # budget of samples of the operation, over all runs
-    rate: int | None = None          # samples per second; None: DEFAULT_RATE for the frames collected
-    native: bool = False             # also collect C frames (py-spy only)
-    mode: str = "cpu"                # "cpu": running threads only; "wall": waiting threads too
-    sampler: str = AUTO              # AUTO: py-spy, falling back to INPROCESS when it cannot attach
-    # py-spy pauses the target for each sample unless --nonblocking (Python frames only: it cannot
-    # unwind native stacks of a running process). Not pausing slows the target less and was as
-    # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
-    blocking: bool = False
-    min_runs: int = 5                # runs (fresh processes) at least: the unit of the share intervals
-    max_time: float = 300.0          # seconds for the whole session
-    timeout: float = 60.0            # seconds a worker may take to set up
-    value_time: float = 0.005        # seconds per batch of calls inside measured_region
-    python: str = sys.executable
-    sys_path: list[str] = field(default_factory=list)  # imported first: a revision's worktree
-
-    @property
-    def effective_rate(self) -> int:
-        return self.rate or DEFAULT_RATE[self.native]
+from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY, ProfileSettings
 
 
 @dataclass
@@ -154,7 +124,7 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
         if ready is None:
             return None, {}, worker.outcome.error
         if sampler == PY_SPY:
-            spy = PySpyRecording(find_py_spy(), ready["pid"], rate, settings.native, settings.mode,
+            spy = PySpyRecording(_py_spy(), ready["pid"], rate, settings.native, settings.mode,
                                  nonblocking=not settings.blocking)
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
@@ -182,9 +152,17 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
     return stacks, info, outcome.error
 
 
+def _py_spy() -> str:
+    """py-spy's path, once _choose_sampler has chosen it (it is chosen only where it is found)."""
+    found = find_py_spy()
+    if found is None:
+        raise SamplerUnavailable("py-spy is not installed")
+    return found
+
+
 def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
     if sampler == PY_SPY:
-        return {"sampler": "py-spy", "sampler_version": py_spy_version(find_py_spy()),
+        return {"sampler": "py-spy", "sampler_version": py_spy_version(_py_spy()),
                 "nonblocking": not settings.blocking and not settings.native, "sampler_reason": None}
     return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False,
             "sampler_reason": reason}

@@ -7,7 +7,7 @@
 The estimate pools all runs (samples of frame / all samples). Its interval must cover two sources
 of error: sampling (a few hundred samples of a 2% frame say little) and the process itself (each
 run is a fresh process with its own memory layout and machine state; runs are the independent
-unit, as in perflab.stats). So the interval is the envelope of
+unit, as in perflab.analysis.estimates). So the interval is the envelope of
   - a ratio-estimator t interval over runs (cluster-robust: the between-run spread), and
   - a Wilson score interval on the pooled counts (which never collapses to a point at 0% or 100%).
 Coverage is checked by simulation in tests/test_profile_shares.py.
@@ -15,19 +15,16 @@ Coverage is checked by simulation in tests/test_profile_shares.py.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
-from scipy import stats as scipy_stats
 
+from perflab.analysis.intervals import Z, t_quantile
 from perflab.profile.folded import Stack
 from perflab.profile.processors import OPERATION_SELF
-from perflab.stats import CONFIDENCE, Interval
-
-_Z = float(scipy_stats.norm.ppf(0.5 + CONFIDENCE / 2))
+from perflab.results.quantities import Interval
 
 
 @dataclass(frozen=True)
@@ -84,20 +81,15 @@ def share_intervals(counts: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray
     if runs >= 2:
         residuals = counts - share[:, None] * samples[None, :]
         variance = runs / (runs - 1) * (residuals ** 2).sum(axis=1) / n_total ** 2
-        half = _t_quantile(runs - 1) * np.sqrt(variance)
+        half = t_quantile(runs - 1) * np.sqrt(variance)
         low, high = np.minimum(low, share - half), np.maximum(high, share + half)
     return share, np.clip(low, 0, 1), np.clip(high, 0, 1)
 
 
-@functools.lru_cache(maxsize=None)
-def _t_quantile(degrees_of_freedom: int) -> float:
-    return float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, degrees_of_freedom))
-
-
 def _wilson(share: np.ndarray, n: float) -> tuple[np.ndarray, np.ndarray]:
-    z2 = _Z * _Z
+    z2 = Z * Z
     center = (share + z2 / (2 * n)) / (1 + z2 / n)
-    half = _Z * np.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    half = Z * np.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return center - half, center + half
 
 

@@ -14,11 +14,10 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-
 from perflab.profile.folded import Stack
 from perflab.profile.frames import parse_frame
 from perflab.profile.shares import per_run_counts, share_intervals
-from perflab.stats import Interval
+from perflab.results.quantities import Interval
 
 
 class WhatIfError(Exception):

@@ -1,0 +1,128 @@
+"""Statistics that respect how timings are produced: values nested in worker processes.
+
+Values from one process share its memory layout, hash seed and the machine's state at that
+moment, so they are not independent; the process is the unit of independence.
+
+- Estimates of one (case, contender) cell: median and mean of all values, with 95% intervals from
+  a cluster bootstrap that resamples whole processes, widened on the log scale for small numbers
+  of processes by the Student-t factor (the percentile bootstrap alone is too narrow with few
+  clusters).
+- Comparisons of two contenders: processes are run in rounds (one process of each contender per
+  round, on one CPU, values alternating), so each round is a block and its values come in
+  time-adjacent pairs. A round's log ratio is the median of its pairs' log ratios; the ratio of
+  times is the exponential of the mean over rounds, with a t interval: changes of the machine's
+  speed within and between rounds cancel out.
+- Many comparisons: Benjamini-Hochberg adjusted p-values control the false discovery rate.
+- Across cases: the geometric mean of ratios, with an interval from the per-case standard errors.
+
+Coverage and false-positive rates are checked by simulation in tests/test_stats.py.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from perflab.analysis.intervals import Z, one_sample, t_quantile
+from perflab.results.quantities import CONFIDENCE, FASTER, NO_DIFFERENCE, SLOWER, CellEstimates, Comparison, Interval
+
+# The cluster bootstrap (resampling whole processes) and its small-sample widening are written
+# here: no library resamples clusters of unequal size and widens on the log scale as timings need.
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def _small_sample_factor(clusters: int) -> float:
+    """Widening of a bootstrap interval so that it has t-interval coverage with few clusters."""
+    return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters - 1) / Z
+
+
+def estimate_cell(processes: Sequence[Sequence[float]], seed: int = 0,
+                  resamples: int = BOOTSTRAP_RESAMPLES) -> CellEstimates:
+    """Median and mean over all values, with 95% cluster-bootstrap intervals."""
+    processes = [list(p) for p in processes if len(p)]
+    if not processes:
+        raise ValueError("no values to estimate from")
+    width = max(len(p) for p in processes)
+    matrix = np.full((len(processes), width), np.nan)
+    for row, values in zip(matrix, processes):
+        row[:len(values)] = values
+    all_values = matrix[~np.isnan(matrix)]
+    median = float(np.median(all_values))
+    mean = float(np.mean(all_values))
+    k = len(processes)
+    if k < 2:
+        no_interval = (-math.inf, math.inf)
+        return CellEstimates(Interval(median, *no_interval), Interval(mean, *no_interval), k,
+                             all_values.size, _far_out(all_values), 0)
+    rng = np.random.default_rng(seed)
+    picks = matrix[rng.integers(0, k, size=(resamples, k))].reshape(resamples, -1)
+    factor = _small_sample_factor(k)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    intervals = []
+    for estimate, replicates in ((median, np.nanmedian(picks, axis=1)), (mean, np.nanmean(picks, axis=1))):
+        low, high = np.percentile(replicates, [tail, 100 - tail])
+        # Widened on the log scale: times are positive and vary by factors, and a linear widening
+        # with two or three processes (t is 12.7 for one degree of freedom) crossed zero.
+        intervals.append(Interval(estimate, float(estimate * (low / estimate) ** factor),
+                                  float(estimate * (high / estimate) ** factor)))
+    process_medians = np.nanmedian(matrix, axis=1)
+    return CellEstimates(intervals[0], intervals[1], k, all_values.size,
+                         _far_out(all_values), _far_out(process_medians))
+
+
+def _far_out(values: np.ndarray) -> int:
+    q1, q3 = np.percentile(values, [25, 75])
+    spread = 3 * (q3 - q1)
+    return int(np.sum((values < q1 - spread) | (values > q3 + spread)))
+
+
+def round_log_ratio(reference: Sequence[float], contender: Sequence[float]) -> float:
+    """The log time ratio of one round: the median over time-adjacent value pairs.
+
+    Value i of every worker in a round is measured right after (or before) value i of the others
+    on the same CPU, so each pair saw the same machine state; the median keeps the pairs whose
+    two halves straddled a change of state from moving the estimate.
+    """
+    pairs = [math.log(c / r) for r, c in zip(reference, contender)]
+    return float(np.median(pairs))
+
+
+def compare_paired(reference: Mapping[int, Sequence[float]], contender: Mapping[int, Sequence[float]]) -> Comparison:
+    """Ratio contender/reference: a t interval over rounds of the per-round log ratios."""
+    rounds = sorted(r for r in set(reference) & set(contender) if len(reference[r]) and len(contender[r]))
+    logs = np.array([round_log_ratio(reference[r], contender[r]) for r in rounds])
+    n = len(logs)
+    if n == 0:
+        return Comparison(Interval(math.nan, -math.inf, math.inf), 1.0, 0, math.inf)
+    if n < 2:
+        return Comparison(Interval(math.exp(float(logs[0])), -math.inf, math.inf), 1.0, n, math.inf)
+    test = one_sample(logs)
+    log_ratio = test.interval
+    ratio = Interval(math.exp(log_ratio.value), math.exp(log_ratio.low), math.exp(log_ratio.high))
+    return Comparison(ratio, test.p_value, n, test.se)
+
+
+def geometric_mean(comparisons: Sequence[Comparison]) -> Interval | None:
+    """Geometric mean of ratios across cases; the interval combines per-case standard errors
+    (cases are measured in separate processes, so independent) with Welch-Satterthwaite df."""
+    usable = [c for c in comparisons if c.pairs >= 2 and math.isfinite(c.log_se)]
+    if not usable:
+        return None
+    m = len(usable)
+    centre = sum(math.log(c.ratio.value) for c in usable) / m
+    variances = [c.log_se ** 2 for c in usable]
+    se = math.sqrt(sum(variances)) / m
+    if se == 0:
+        return Interval(math.exp(centre), math.exp(centre), math.exp(centre))
+    df = sum(variances) ** 2 / sum(v ** 2 / (c.pairs - 1) for v, c in zip(variances, usable) if v > 0)
+    half = t_quantile(df) * se
+    return Interval(math.exp(centre), math.exp(centre - half), math.exp(centre + half))
+
+
+def verdict(ratio: float, p_adjusted: float, alpha: float, min_effect: float) -> str:
+    """Faster/slower only when significant after FDR correction and beyond ``min_effect``."""
+    if p_adjusted > alpha or abs(ratio - 1) < min_effect:
+        return NO_DIFFERENCE
+    return FASTER if ratio < 1 else SLOWER

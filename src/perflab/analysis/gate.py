@@ -1,0 +1,255 @@
+"""The CI gate: is the code under test slower than a baseline by more than a threshold?
+
+Two kinds of baseline, two comparisons:
+
+- A git revision (``perflab check --against main``): the revision is checked out in a worktree and
+  measured *now*, interleaved with the working tree in one run of the runner (one live worker per
+  side, values alternating, paired per round), exactly as ``perflab compare --rev`` does. The
+  ratio is the foundation's paired one (``estimates.compare_paired``): a machine that is slower during
+  the job slows both sides alike, so this is the comparison to use on shared CI runners.
+- A results file measured in another run (another job, maybe another day): there are no
+  time-adjacent pairs, so the comparison is unpaired. The unit of independence is still the
+  worker process, so each process is reduced to the log of its median and the two groups of
+  process log-medians are compared with Yuen's trimmed-means version of Welch's t (20% trimmed
+  from each end, winsorized variances, Welch-Satterthwaite degrees of freedom): on a shared
+  machine some processes of a run are slowed by other tenants, and plain means let two or three
+  of them fake an 18% regression (seen on this project's VM). The ratio current/baseline is
+  exp(difference of trimmed means) with a 95% t interval.
+
+Either way, a regression is reported only when the data support that the slowdown is *larger
+than the threshold*: the one-sided test of H0 "ratio <= 1 + threshold" is rejected at ``alpha``
+after Benjamini-Hochberg correction across all compared cells. A machine that is a few percent
+slower during one of two unpaired runs (which no unpaired method can tell from a code change)
+therefore does not fail the build unless it exceeds the threshold. A whole run slowed by a busy
+machine is beyond any statistic; ``perflab check`` re-measures before failing (``--confirm``).
+The false-positive rate is checked by simulation in tests/test_gate.py and on replayed real runs
+in benchmarks/changepoint_replay.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+
+from perflab.analysis import estimates, intervals
+from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
+from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
+from perflab.results.model import NOT_EQUIVALENT, Cell, RunResult
+from perflab.results.quantities import SLOWER, Comparison, Interval
+
+REGRESSION = "REGRESSION"
+SLOWER_WITHIN_THRESHOLD = "slower, within threshold"
+UNDECIDED = "undecided (fewer than 2 processes)"
+NOT_REPRODUCED = "slower once, not when re-measured"
+MORE_INSTRUCTIONS = "more instructions, within threshold"
+FEWER_INSTRUCTIONS = "fewer instructions"
+SAME_INSTRUCTIONS = "no change beyond the spread"
+# Share of processes trimmed from each end: a few processes slowed by a busy machine must not
+# move the comparison (Yuen's test; with fewer than 5 processes nothing is trimmed).
+TRIM = 0.2
+
+
+@dataclass(frozen=True)
+class GateComparison:
+    ratio: Interval           # current / baseline
+    p_change: float           # two-sided, H0: ratio = 1
+    p_regression: float       # one-sided, H0: ratio <= 1 + threshold
+    processes: tuple[int, int]   # measured processes (baseline, current); paired: rounds on each side
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    case: str
+    contender: str
+    baseline: float           # median seconds per call
+    current: float
+    comparison: GateComparison
+    verdict: str
+
+
+@dataclass(frozen=True)
+class InstructionCheck:
+    """Instructions per call (callgrind) of one cell on both sides. Counts are deterministic up to
+    the spread between their processes, so the verdict needs no test: the change is the range of
+    ratios that the two sides' process counts allow."""
+
+    case: str
+    contender: str
+    baseline: InstructionsEstimate
+    current: InstructionsEstimate
+    verdict: str
+
+    @property
+    def change(self) -> Interval:
+        """current / baseline: the median ratio, and the smallest and largest the spreads allow."""
+        return Interval(self.current.value / self.baseline.value, self.current.low / self.baseline.high,
+                              self.current.high / self.baseline.low)
+
+
+@dataclass
+class CheckResult:
+    threshold: float
+    alpha: float
+    paired: bool = False      # both measured in one interleaved run (a revision), not a results file
+    cells: list[CellCheck] = field(default_factory=list)
+    not_compared: list[str] = field(default_factory=list)   # cells measured on one side only
+    notes: list[str] = field(default_factory=list)          # e.g. different machines
+    instructions: list[InstructionCheck] = field(default_factory=list)   # with --metric instructions
+    instructions_threshold: float = 0.0
+
+    @property
+    def regressions(self) -> list[CellCheck]:
+        return [cell for cell in self.cells if cell.verdict == REGRESSION]
+
+    @property
+    def instruction_regressions(self) -> list[InstructionCheck]:
+        return [cell for cell in self.instructions if cell.verdict == REGRESSION]
+
+
+def process_log_medians(processes: Sequence[Sequence[float]]) -> np.ndarray:
+    return np.array([math.log(float(np.median(values))) for values in processes if len(values)])
+
+
+def compare_unpaired(baseline: Sequence[Sequence[float]], current: Sequence[Sequence[float]],
+                     threshold: float) -> GateComparison:
+    """Yuen-Welch t on per-process log medians: ratio current/baseline with a 95% interval."""
+    before, after = process_log_medians(baseline), process_log_medians(current)
+    counts = (len(before), len(after))
+    if min(counts) < 2:
+        centre = math.exp(np.median(after) - np.median(before)) if min(counts) else math.nan
+        return GateComparison(Interval(centre, -math.inf, math.inf), 1.0, 1.0, counts)
+    test = intervals.welch(before, after, trim=TRIM)
+    difference = test.interval
+    ratio = Interval(math.exp(difference.value), math.exp(difference.low), math.exp(difference.high))
+    return GateComparison(ratio, test.p_value, test.p_above(math.log1p(threshold)), counts)
+
+
+def check(baseline: RunResult, current: RunResult, threshold: float = 0.05, alpha: float = 0.05,
+          min_effect: float = 0.01) -> CheckResult:
+    """Unpaired: every (case, contender) measured in both runs; FDR-corrected verdicts."""
+    result = CheckResult(threshold, alpha, notes=comparability_notes(baseline, current))
+    before = {(c.case, c.contender): c for c in baseline.cells if c.process_values()}
+    after = {(c.case, c.contender): c for c in current.cells if c.process_values()}
+    keys = [key for key in after if key in before]
+    result.not_compared = [f"{case}/{contender}" for case, contender in [*before, *after]
+                           if (case, contender) not in keys]
+    _decide(result, [(*key, before[key], after[key],
+                      compare_unpaired(before[key].process_values(), after[key].process_values(), threshold))
+                     for key in keys], min_effect)
+    return result
+
+
+def check_paired(runs: Sequence[RunResult], threshold: float = 0.05, alpha: float = 0.05,
+                 min_effect: float = 0.01) -> CheckResult:
+    """Paired: each run measured the baseline revision (its reference side) and the code under test
+    (its other side) interleaved, for one contender; FDR-corrected verdicts across all of them."""
+    result = CheckResult(threshold, alpha, paired=True)
+    rows = []
+    for run in runs:
+        compared = {(c.case, c.contender): c for c in run.comparisons}
+        for cell in run.cells:
+            if cell.contender == run.reference:
+                continue
+            contender = run.sides[cell.contender]["contender"]
+            found = compared.get((cell.case, cell.contender))
+            if found is None or found.comparison.pairs == 0:
+                result.not_compared.append(f"{cell.case}/{contender}")
+                continue
+            rows.append((cell.case, contender, run.cell(cell.case, run.reference), cell,
+                         paired_comparison(found.comparison, threshold)))
+        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: output differs from the baseline "
+                         f"revision: {e.difference}" for e in run.equivalence if e.status == NOT_EQUIVALENT]
+    _decide(result, rows, min_effect)
+    return result
+
+
+def paired_comparison(comparison: Comparison, threshold: float) -> GateComparison:
+    """The foundation's paired ratio (t over rounds of per-round log ratios), with the one-sided
+    p-value of H0 "ratio <= 1 + threshold" on the same t distribution."""
+    n, se, centre = comparison.pairs, comparison.log_se, math.log(comparison.ratio.value)
+    if n < 2 or not math.isfinite(se):
+        return GateComparison(comparison.ratio, 1.0, 1.0, (n, n))
+    test = intervals.MeanTest(Interval(centre, math.nan, math.nan), se, n - 1, comparison.p_value)
+    return GateComparison(comparison.ratio, comparison.p_value, test.p_above(math.log1p(threshold)), (n, n))
+
+
+def _decide(result: CheckResult, rows: list[tuple[str, str, Cell, Cell, GateComparison]],
+            min_effect: float) -> None:
+    """Verdicts for (case, contender, baseline cell, current cell, comparison) rows, with the
+    Benjamini-Hochberg correction across all of them."""
+    p_changes = intervals.benjamini_hochberg([row[4].p_change for row in rows])
+    p_regressions = intervals.benjamini_hochberg([row[4].p_regression for row in rows])
+    for (case, contender, before, after, comparison), p_change, p_regression in zip(rows, p_changes, p_regressions):
+        result.cells.append(CellCheck(case, contender, _median(before), _median(after), comparison,
+                                      _verdict(comparison, p_change, p_regression, result.alpha, min_effect)))
+
+
+def check_instructions(checked: CheckResult,
+                       counts: Sequence[tuple[str, str, InstructionsEstimate, InstructionsEstimate]],
+                       threshold: float) -> None:
+    """Add the instruction verdicts of (case, contender, baseline, current) counts to ``checked``: a
+    REGRESSION when even the smallest ratio the spreads allow exceeds 1 + ``threshold``. Each is
+    paired with the wall-time verdict of the same cell, and a note says when the two disagree by
+    more than DISAGREEMENT_FACTOR (instructions miss I/O, system calls and cache effects)."""
+    checked.instructions_threshold = threshold
+    times = {(cell.case, cell.contender): cell.comparison.ratio.value for cell in checked.cells}
+    for case, contender, before, after in counts:
+        low, high = after.low / before.high, after.high / before.low
+        verdict = (REGRESSION if low > 1 + threshold else MORE_INSTRUCTIONS if low > 1
+                   else FEWER_INSTRUCTIONS if high < 1 else SAME_INSTRUCTIONS)
+        checked.instructions.append(InstructionCheck(case, contender, before, after, verdict))
+        time_ratio = times.get((case, contender), math.nan)
+        if time_ratio > 0:
+            disagreement = Disagreement(case, contender, after.value / before.value, time_ratio)
+            if disagreement.factor > DISAGREEMENT_FACTOR:
+                checked.notes.append(
+                    f"{case}/{contender}: instructions x{disagreement.instruction_ratio:.3f} but wall time "
+                    f"x{time_ratio:.3f}: the difference is in what instructions do not see (I/O, system "
+                    "calls, waiting, cache misses)")
+
+
+def _median(cell: Cell) -> float:
+    return float(np.median(np.concatenate(cell.process_values())))
+
+
+def confirm(first: CheckResult, again: CheckResult) -> CheckResult:
+    """A regression stands only if a fresh measurement of the current code shows it again: a run
+    slowed from start to end by a busy machine is rarely followed by another one."""
+    second = {(cell.case, cell.contender): cell for cell in again.cells}
+    cells = []
+    for cell in first.cells:
+        repeat = second.get((cell.case, cell.contender))
+        if cell.verdict == REGRESSION and (repeat is None or repeat.verdict != REGRESSION):
+            cell = replace(cell, verdict=NOT_REPRODUCED)
+        elif (cell.verdict == REGRESSION and repeat is not None
+              and repeat.comparison.ratio.low < cell.comparison.ratio.low):
+            cell = repeat        # the more conservative of the two measurements
+        cells.append(cell)
+    return replace(first, cells=cells)
+
+
+def _verdict(comparison: GateComparison, p_change: float, p_regression: float, alpha: float,
+             min_effect: float) -> str:
+    if min(comparison.processes) < 2:
+        return UNDECIDED
+    if p_regression <= alpha:
+        return REGRESSION
+    verdict = estimates.verdict(comparison.ratio.value, p_change, alpha, min_effect)
+    return SLOWER_WITHIN_THRESHOLD if verdict == SLOWER else verdict
+
+
+def comparability_notes(baseline: RunResult, current: RunResult) -> list[str]:
+    """Warnings when the two runs were not measured on the same machine and interpreter."""
+    notes = []
+    for what, key, fingerprint in (("machine", "machine", machine_fingerprint),
+                                   ("interpreter", "python", python_fingerprint)):
+        old, new = baseline.metadata.get(key) or {}, current.metadata.get(key) or {}
+        if fingerprint(old) != fingerprint(new):
+            describe = (lambda m: f"{m.get('cpu_model')}, {m.get('cpu_count')} cores, {m.get('os')}") \
+                if key == "machine" else (lambda p: f"{p.get('implementation')} {p.get('version')}")
+            notes.append(f"different {what}: baseline {describe(old)}; current {describe(new)} "
+                         "(timings may differ for reasons other than the code)")
+    return notes

@@ -1,0 +1,88 @@
+"""Interval maths in one place: Student-t intervals and tests of means, and the false discovery
+rate correction, computed by scipy.stats (the reference implementation).
+
+Every function here takes plain arrays and returns plain numbers; callers decide what the values
+are (per-round log ratios, per-process log medians, per-run times). Degenerate inputs (fewer than
+two values, zero spread), where scipy returns NaN, get the answers perflab has always given:
+an unbounded interval for too little data, a point interval for no spread.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from perflab.results.quantities import CONFIDENCE, Interval
+
+Z = float(scipy_stats.norm.ppf(0.5 + CONFIDENCE / 2))   # the normal quantile of a two-sided 95% interval
+
+
+@functools.lru_cache(maxsize=None)
+def t_quantile(degrees_of_freedom: float) -> float:
+    """The Student-t quantile of a two-sided 95% interval."""
+    return float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, degrees_of_freedom))
+
+
+@dataclass(frozen=True)
+class MeanTest:
+    """A t interval of a mean (or a difference of means) and its tests."""
+
+    interval: Interval     # the mean with its 95% interval
+    se: float              # its standard error
+    df: float              # degrees of freedom of the t distribution
+    p_value: float         # two-sided, H0: mean = 0
+
+    def p_above(self, bound: float) -> float:
+        """One-sided p-value of H0 "mean <= bound", on the same t distribution."""
+        if self.se == 0:
+            return 1.0 if self.interval.value <= bound else 0.0
+        return float(scipy_stats.t.sf((self.interval.value - bound) / self.se, self.df))
+
+
+def one_sample(values: Sequence[float] | np.ndarray) -> MeanTest:
+    """t interval of the mean of ``values`` and the test of mean = 0 (``scipy.stats.ttest_1samp``)."""
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean())
+    if len(values) < 2:
+        return MeanTest(Interval(mean, -math.inf, math.inf), math.inf, 0, 1.0)
+    se = float(values.std(ddof=1)) / math.sqrt(len(values))
+    if se == 0:
+        return MeanTest(Interval(mean, mean, mean), 0.0, len(values) - 1, 1.0 if mean == 0 else 0.0)
+    test = scipy_stats.ttest_1samp(values, 0.0)
+    bounds = test.confidence_interval(CONFIDENCE)
+    return MeanTest(Interval(mean, float(bounds.low), float(bounds.high)), se, float(test.df), float(test.pvalue))
+
+
+def paired(a: np.ndarray, b: np.ndarray) -> MeanTest:
+    """t interval of the mean of b - a over pairs (each pair measured close in time)."""
+    return one_sample(np.asarray(b, dtype=float) - np.asarray(a, dtype=float))
+
+
+def welch(a: np.ndarray, b: np.ndarray, trim: float = 0.0) -> MeanTest:
+    """Welch's t interval of mean(b) - mean(a); with ``trim``, Yuen's test on trimmed means
+    (``scipy.stats.ttest_ind(equal_var=False, trim=...)``). Unbounded with fewer than two values
+    on a side."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    difference = float(scipy_stats.trim_mean(b, trim) - scipy_stats.trim_mean(a, trim))
+    if len(a) < 2 or len(b) < 2:
+        return MeanTest(Interval(difference, -math.inf, math.inf), math.inf, 0, 1.0)
+    if np.ptp(a) == 0 and np.ptp(b) == 0:   # no spread on either side: scipy would divide by zero
+        return MeanTest(Interval(difference, difference, difference), 0.0, len(a) + len(b) - 2,
+                        1.0 if difference == 0 else 0.0)
+    test = scipy_stats.ttest_ind(b, a, equal_var=False, trim=trim)
+    bounds = test.confidence_interval(CONFIDENCE)
+    se = float(bounds.high - bounds.low) / (2 * t_quantile(float(test.df)))   # the interval is difference ± t·se
+    return MeanTest(Interval(difference, float(bounds.low), float(bounds.high)), se, float(test.df),
+                    float(test.pvalue))
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Adjusted p-values; rejecting those <= alpha controls the false discovery rate at alpha."""
+    if len(p_values) == 0:
+        return []
+    return [float(p) for p in scipy_stats.false_discovery_control(np.asarray(p_values, dtype=float), method="bh")]

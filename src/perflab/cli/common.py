@@ -1,0 +1,213 @@
+"""What the verbs of the command line share: errors and exit codes, option validators, the shared
+options (timing, store, outputs) and the typed settings they become.
+
+A leaf of the cli package: every verb module imports it, it imports no verb module. Heavy
+libraries (scipy, numpy, Hypothesis) are not imported here, so that ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import textwrap
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from perflab import builtins
+from perflab.measure.settings import Settings
+
+if TYPE_CHECKING:
+    from perflab.results.model import RunResult
+
+EXIT_OK, EXIT_FAILURES, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+# ---- verbs and their help -----------------------------------------------------------------------
+
+def add_verb(verbs: argparse._SubParsersAction, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
+    """A subcommand with its summary and examples in ``--help``."""
+    # ``help`` is %-formatted by argparse, ``description`` is printed as written.
+    return verbs.add_parser(name, help=summary, description=summary.replace("%%", "%"),
+                            epilog=examples_text(*examples), formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def examples_text(*lines: str) -> str:
+    return "examples:\n" + textwrap.indent("\n".join(lines), "  ")
+
+
+# ---- option validators (argparse ``type=``): finite numbers in range, whole numbers -----------------
+
+def percentage(text: str) -> float:
+    """A percentage in (0, 100), returned as a fraction: '1' and '0.5%' are 0.01 and 0.005."""
+    value = _finite(text.rstrip("%"), f"{text!r} is not a percentage (e.g. 1 or 0.5%)") / 100
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 percent")
+    return value
+
+
+# A budget or timeout beyond this is a typo, not a plan (and time.monotonic() + 1e300 overflows).
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
+def seconds(text: str) -> float:
+    """A positive, finite duration in seconds, at most a week."""
+    value = _finite(text, f"{text!r} is not a number of seconds")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than a week ({MAX_SECONDS:g} s)")
+    return value
+
+
+def whole_number(minimum: int, maximum: int = 10**7) -> Callable[[str], int]:
+    """A validator for a whole number in [minimum, maximum]."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from {minimum} to {maximum:,}")
+        return value
+    parse.__name__ = "whole number"  # what argparse names in its own messages
+    return parse
+
+
+def _finite(text: str, message: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(message) from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
+    return value
+
+
+def names(items: Iterable[str] | None) -> list[str]:
+    """Names given as repeated and/or comma-separated options, in order, without blanks."""
+    return [name.strip() for item in items or [] for name in item.split(",") if name.strip()]
+
+
+def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, where: str) -> list[str]:
+    """The requested names (all declared ones if none), each checked against the declared ones."""
+    declared = list(declared)
+    wanted = names(requested)
+    if not wanted:
+        return declared
+    unknown = [name for name in wanted if name not in declared]
+    if unknown:
+        raise UsageError(f"{where}: unknown {kind} {unknown[0]!r} (declared: {', '.join(declared)})")
+    return list(dict.fromkeys(wanted))
+
+
+# ---- benchmarks ---------------------------------------------------------------------------------
+
+def resolve_benchmark(name_or_path: str) -> Path:
+    """A path to a benchmark file, or a built-in's name."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path.resolve()
+    builtin = builtins.path_of(name_or_path)
+    if builtin is not None and not path.suffix:
+        return builtin
+    raise UsageError(f"{name_or_path}: no such benchmark file or built-in benchmark "
+                     f"(built-ins: {', '.join(builtins.names())})")
+
+
+# ---- timing -------------------------------------------------------------------------------------
+
+def timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, precision: float = 0.01) -> None:
+    parser.add_argument("--precision", type=percentage, default=precision, metavar="PCT",
+                        help=f"target 95%% CI half-width in percent (default {precision * 100:g}%%)")
+    parser.add_argument("--max-time", type=seconds, default=max_time, metavar="SECONDS",
+                        help=f"time budget for the timing phase (default {max_time:g})")
+    parser.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
+                        help="limit for each wait on a worker process (default 60)")
+    parser.add_argument("--min-effect", type=percentage, default=0.01, metavar="PCT",
+                        help="smaller differences are reported as no detectable difference (default 1%%)")
+    parser.add_argument("--values", type=whole_number(2, 100_000), default=20, metavar="N",
+                        help="values per worker process (default 20)")
+    parser.add_argument("--value-time", type=seconds, default=0.005, metavar="SECONDS",
+                        help="calibrated duration of one value (default 0.005)")
+    parser.add_argument("--alpha", type=percentage, default=0.01, metavar="PCT",
+                        help="false discovery rate for faster/slower verdicts, in percent (default 1%%)")
+
+
+def timing_settings(args: argparse.Namespace) -> Settings:
+    return Settings(precision=args.precision, max_time=args.max_time, timeout=args.timeout,
+                    min_effect=args.min_effect, alpha=args.alpha, values=args.values,
+                    value_time=args.value_time)
+
+
+# ---- the results store --------------------------------------------------------------------------
+
+def store_options(parser: argparse.ArgumentParser, saves: bool = True) -> None:
+    parser.add_argument("--db", metavar="PATH",
+                        help="results database (default: $PERFLAB_DB, else .perflab/perflab.db at the git "
+                             "top level of the benchmark file, else in the current directory)")
+    if saves:
+        parser.add_argument("--no-store", action="store_true", help="do not save this run in the database")
+
+
+def db_path(args: argparse.Namespace, benchmark_file: str | Path | None) -> Path:
+    from perflab.results.store import default_path
+    return Path(args.db) if args.db else default_path(benchmark_file)
+
+
+# ---- outputs ------------------------------------------------------------------------------------
+
+def check_outputs(args: argparse.Namespace, *options: str) -> None:
+    """Refuse an output path that cannot be written before measuring, not after."""
+    for option in options:
+        target = getattr(args, option.lstrip("-").replace("-", "_"), None)
+        if target and not Path(target).resolve().parent.is_dir():
+            raise UsageError(f"{option} {target}: directory {Path(target).parent} does not exist")
+
+
+def write_output(path: str, text: str, what: str, err: Console, shown: str | None = None) -> None:
+    """Write one output file (UTF-8) and say where it went (as ``shown``, default the path given)."""
+    Path(path).write_text(text, encoding="utf-8")
+    say(err, f"{what} written to {shown or path}")
+
+
+def say(err: Console, text: str) -> None:
+    """One message on standard error, as plain text on one line however narrow the terminal."""
+    err.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def exit_code(result: RunResult, err: Console) -> int:
+    """A run's exit code; its failures are named on standard error."""
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    if result.failures:
+        say(err, f"perflab: {len(result.failures)} problem(s): " + "; ".join(result.failures))
+        return EXIT_FAILURES
+    return EXIT_OK
+
+
+# ---- errors from the store and results files ----------------------------------------------------
+
+Handler = Callable[[argparse.Namespace, Console], int]
+
+
+def store_errors_are_bad_input(handler: Handler) -> Handler:
+    """The handler, with store, history and results-file errors turned into usage errors (bad input:
+    one line, exit code 2)."""
+    @functools.wraps(handler)
+    def guarded(args: argparse.Namespace, err: Console) -> int:
+        from perflab.results.files import ResultsFileError
+        from perflab.results.history import HistoryError
+        from perflab.results.store import StoreError
+        try:
+            return handler(args, err)
+        except (StoreError, HistoryError, ResultsFileError) as error:
+            raise UsageError(str(error)) from None
+    return guarded

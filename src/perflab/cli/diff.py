@@ -1,0 +1,60 @@
+"""``perflab diff``: the differential profile of two saved profiles, time per call per call path."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from perflab.cli.common import EXIT_OK, UsageError, add_verb, check_outputs, say, write_output
+
+
+def register(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(verbs, "diff", "differential profile of two saved profiles: time per call per call path",
+                      "perflab profile bench.py --case C --contender a --json a.json",
+                      "perflab profile bench.py --case C --contender b --json b.json",
+                      "perflab diff a.json b.json --html diff.html")
+    parser.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
+    parser.add_argument("after", help="profile B")
+    parser.add_argument("--html", metavar="FILE", help="write the differential flame graph and both flame graphs")
+    parser.add_argument("--allow-mismatch", action="store_true",
+                        help="diff even when the sampler, mode, frames or interpreter differ")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.profile.comparison import CaseProfiles
+    from perflab.profile.diff import diff_profiles
+    from perflab.profile.frames import parse_frame
+    from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile
+    from perflab.render.html import report
+    from perflab.units import format_time
+    check_outputs(args, "--html")
+    try:
+        a, b = load_profile(args.before), load_profile(args.after)
+        labels = (_profile_name(a.metadata, args.before), _profile_name(b.metadata, args.after))
+        if labels[0] == labels[1]:
+            labels = (args.before, args.after)
+        diff = diff_profiles(a, b, labels, args.allow_mismatch)
+    except (ProfileFileError, IncomparableProfiles, ValueError) as error:
+        raise UsageError(f"{args.before} vs {args.after}: {error}") from None
+    out = Console(highlight=False, soft_wrap=True)
+    out.print(diff.explain(), markup=False)
+    for node in diff.largest_self_changes(8):
+        change = node.b_self - node.a_self
+        if change == 0:
+            continue
+        out.print(f"  {'+' if change >= 0 else '-'}{format_time(abs(change)):>9}  "
+                  f"{' > '.join(parse_frame(p).name for p in node.path)}", markup=False)
+    for note in diff.notes:
+        say(err, f"note: {note}")
+    if args.html:
+        entry = CaseProfiles(str(a.metadata.get("case", "")), labels[0], labels[1], a, b, diff)
+        page = report.render_profiles(entry, f"perflab diff: {labels[1]} vs {labels[0]}")
+        write_output(args.html, page, "differential profile", err, shown=str(Path(args.html).resolve()))
+    return EXIT_OK
+
+
+def _profile_name(metadata: dict, path: str) -> str:
+    return str(metadata.get("contender") or Path(path).stem)

@@ -1,0 +1,23 @@
+"""``perflab list``: the built-in benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.markup import escape
+
+from perflab import builtins
+from perflab.cli.common import EXIT_OK, add_verb
+
+
+def register(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(verbs, "list", "list the built-in benchmarks", "perflab list")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, err: Console) -> int:
+    out = Console()
+    for name in builtins.names():
+        out.print(f"[bold]{escape(name):<24}[/] {escape(builtins.summary(name))}", highlight=False)
+    return EXIT_OK

@@ -1,0 +1,74 @@
+"""``perflab run``: time every contender of every case, adaptively, with 95% CIs."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from perflab.cli import profile as profile_verb
+from perflab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILURES,
+    EXIT_OK,
+    add_verb,
+    check_outputs,
+    exit_code,
+    resolve_benchmark,
+    say,
+    select,
+    store_options,
+    timing_options,
+    timing_settings,
+)
+from perflab.cli.measuring import measure, measure_metrics, metric_names, metric_option, save_run, show_metrics
+from perflab.spec import load_benchmark
+
+
+def register(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(verbs, "run", "time every contender of every case, adaptively, with 95%% CIs",
+                   "perflab run bench.py",
+                   "perflab run json_dumps --case NESTED --contender json_stdlib,orjson",
+                   "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
+                   "perflab run bench.py --pyperf pyperf-out/  &&  "
+                   "pyperf compare_to pyperf-out/a.json pyperf-out/b.json")
+    parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
+    parser.add_argument("--contender", action="append", metavar="NAME",
+                     help="only these contenders (repeat or comma-separate); the reference is always kept")
+    timing_options(parser)
+    parser.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/1)")
+    parser.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
+    store_options(parser)
+    profile_verb.after_run_options(parser)  # --profile: profile after timing
+    metric_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.render.terminal import results as results_terminal
+    from perflab.render.terminal.console import stdout_console
+    from perflab.results import pyperf
+    path = resolve_benchmark(args.benchmark)
+    benchmark = load_benchmark(path)
+    cases = select(args.case, benchmark.cases, "case", str(path))
+    contenders = select(args.contender, benchmark.contenders, "contender", str(path))
+    if benchmark.reference.name not in contenders:  # everything is measured against it
+        contenders.insert(0, benchmark.reference.name)
+    wanted_metrics = metric_names(args.metric)  # a missing tool fails here, before anything is measured
+    check_outputs(args, "--json")
+    settings = timing_settings(args)
+    result = measure(path, benchmark, cases, contenders, settings, err)
+    results_terminal.render(result, stdout_console())
+    metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))
+    if args.json:
+        result.save(args.json)
+        say(err, f"results written to {args.json}")
+    if args.pyperf:
+        for written in pyperf.export(result, args.pyperf):
+            say(err, f"pyperf results written to {written}")
+    saved = save_run(result, path, args, err)  # every run goes to the results store
+    if not saved:
+        return EXIT_BAD_INPUT
+    profiled = profile_verb.after_run(result, path, benchmark.name, args, err, saved)
+    return max(exit_code(result, err), profiled, EXIT_FAILURES if metrics_failed else EXIT_OK)

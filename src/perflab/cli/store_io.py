@@ -1,0 +1,57 @@
+"""``perflab import`` and ``perflab export``: results files (perflab's JSON, pyperf JSON) into and
+out of the results database."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from perflab.cli.common import EXIT_OK, UsageError, add_verb, db_path, store_errors_are_bad_input, store_options
+
+
+def register_import(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(verbs, "import", "load perflab results files or pyperf JSON files into the database",
+                      "perflab import results.json", "perflab import pyperf-out/orjson.json --benchmark json_dumps")
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.add_argument("--benchmark", metavar="NAME", help="benchmark name for pyperf files (default: file name)")
+    parser.add_argument("--contender", metavar="NAME", help="contender name for pyperf files (default: file name)")
+    store_options(parser, saves=False)
+    parser.set_defaults(handler=store_errors_are_bad_input(run_import))
+
+
+def register_export(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(verbs, "export", "write stored runs out as perflab results files or pyperf JSON",
+                      "perflab export out/", "perflab export out/ --benchmark json_dumps --pyperf")
+    parser.add_argument("directory", metavar="DIR")
+    parser.add_argument("--benchmark", metavar="NAME", help="only runs of this benchmark")
+    parser.add_argument("--run", type=int, action="append", metavar="ID", help="only these run ids")
+    parser.add_argument("--pyperf", action="store_true", help="pyperf JSON (one folder per run) instead of perflab's")
+    store_options(parser, saves=False)
+    parser.set_defaults(handler=store_errors_are_bad_input(run_export))
+
+
+def run_import(args: argparse.Namespace, err: Console) -> int:
+    from perflab.results.files import load_file
+    from perflab.results.store import Store
+    results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
+    path = db_path(args, None)
+    with Store.open(path) as store:
+        for file, result in results:
+            run_id = store.save(result, source="import")
+            err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}", markup=False)
+    return EXIT_OK
+
+
+def run_export(args: argparse.Namespace, err: Console) -> int:
+    from perflab.results.files import export
+    from perflab.results.store import Store
+    path = db_path(args, None)
+    with Store.open(path, create=False) as store:
+        runs = [r for r in store.runs(args.benchmark) if not args.run or r.id in args.run]
+        if not runs:
+            raise UsageError(f"{path}: no stored run matches (benchmarks: {', '.join(store.benchmarks()) or 'none'})")
+        for run in runs:
+            for written in export(store.result(run.id), run.id, args.directory, args.pyperf):
+                err.print(f"run {run.id} written to {written}", markup=False)
+    return EXIT_OK

@@ -1,0 +1,89 @@
+"""Every git command perflab runs, in one place, failing the same way everywhere.
+
+A user's revision name (``--rev``, ``--against``, ``--good``/``--bad``) never reaches git where it
+could be read as an option: it is resolved first with ``rev-parse --verify --end-of-options``
+to a commit hash, and only hashes are passed on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+TIMEOUT = 120.0   # seconds for one git command (a worktree checkout of a large repository included)
+
+
+class GitError(Exception):
+    """git failed, or is not installed: one line, git's own last word."""
+
+
+def run(directory: str | Path, *args: str) -> str:
+    """Run ``git -C directory ARGS``; its standard output, stripped."""
+    try:
+        done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True,
+                              timeout=TIMEOUT)
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} took more than {TIMEOUT:g} s") from None
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()
+        raise GitError(said[-1] if said else f"git {args[0]} failed")
+    return done.stdout.strip()
+
+
+def answer(directory: str | Path, *args: str) -> str | None:
+    """Like ``run``, for optional facts: None where git fails or has nothing to say."""
+    try:
+        return run(directory, *args) or None
+    except GitError:
+        return None
+
+
+def top_level(path: str | Path) -> Path | None:
+    """The work tree holding ``path`` (a directory, or a file's directory); None outside git."""
+    path = Path(path).resolve()
+    found = answer(path if path.is_dir() else path.parent, "rev-parse", "--show-toplevel")
+    return Path(found) if found else None
+
+
+def resolve_commit(directory: str | Path, revision: str) -> str | None:
+    """The commit hash a revision (branch, tag, hash, ``HEAD~3``) names; None if it names none."""
+    return answer(directory, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
+
+
+def head(directory: str | Path) -> dict[str, object] | None:
+    """Commit, branch and dirty flag of the repository holding ``directory``; None outside git."""
+    commit = answer(directory, "rev-parse", "HEAD")
+    if commit is None:
+        return None
+    return {"commit": commit, "branch": answer(directory, "rev-parse", "--abbrev-ref", "HEAD"),
+            "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no"))}
+
+
+def commit_time(directory: str | Path, commit: str) -> float | None:
+    """Committer time of a commit (hash), in seconds since the epoch."""
+    text = answer(directory, "show", "-s", "--format=%ct", commit)
+    return float(text) if text else None
+
+
+def subject(directory: str | Path, commit: str) -> str:
+    """The first line of a commit's message."""
+    return answer(directory, "log", "-1", "--format=%s", commit) or ""
+
+
+def commits_between(directory: str | Path, good: str, bad: str) -> list[str]:
+    """Commits after ``good`` up to and including ``bad`` (both hashes) on the ancestry path,
+    oldest first."""
+    return run(directory, "rev-list", "--reverse", "--ancestry-path", f"{good}..{bad}").split()
+
+
+def add_worktree(root: str | Path, directory: str | Path, commit: str) -> None:
+    """A detached worktree of ``commit`` (a hash) at ``directory``."""
+    run(root, "worktree", "add", "--detach", "--quiet", str(directory), commit)
+
+
+def remove_worktree(root: str | Path, directory: str | Path) -> None:
+    """Remove a worktree (even with changes in it) and forget any whose directory is gone."""
+    answer(root, "worktree", "remove", "--force", str(directory))
+    answer(root, "worktree", "prune")

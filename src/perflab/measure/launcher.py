@@ -1,0 +1,170 @@
+"""Worker processes seen from the parent: start one, talk to it, and read back what it reported.
+
+Every failure mode of user code ends here as data, never as an exception: the contender raised,
+the process was killed by a signal, it exceeded its time limit, or it exited without a word.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import perflab
+
+_STDERR_TAIL_LINES = 5
+
+
+@dataclass
+class JobOutcome:
+    events: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None         # one line: what went wrong, None when the job succeeded
+    location: str | None = None      # file:line in user code, when known
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [event for event in self.events if event["event"] == kind]
+
+
+class Worker:
+    """A live ``python -m perflab.worker`` process that answers one request at a time.
+
+    Every wait has a deadline of ``timeout`` seconds; a worker that misses it is killed (with its
+    children) and the outcome says so. Standard error goes to a file, so a chatty benchmark can
+    never block on a full pipe.
+    """
+
+    def __init__(self, job: dict[str, Any], timeout: float, python: str = sys.executable):
+        self.timeout = timeout
+        self.outcome = JobOutcome()
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._buffer = b""
+        self._done = False
+        self._process = subprocess.Popen(
+            [python, "-m", "perflab.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self._stderr, env=worker_environment(python),
+            start_new_session=True)  # own process group: a kill takes its children
+        self._send(job)
+
+    def wait_for(self, kind: str) -> dict[str, Any] | None:
+        """Read events until one of ``kind`` arrives; None (and ``outcome.error`` set) on failure."""
+        deadline = time.monotonic() + self.timeout
+        while self.outcome.ok:
+            event = self._next_event(deadline)
+            if event is None:
+                return None
+            self.outcome.events.append(event)
+            if event["event"] == "error":
+                self.outcome.error, self.outcome.location = event["message"], event.get("location")
+            elif event["event"] == kind:
+                self._done = kind == "done"
+                return event
+        return None
+
+    def request(self, kind: str) -> float | None:
+        """Ask for one measurement ("warmup" or "value"); its seconds per call, or None on failure."""
+        if not self.outcome.ok or not self._send({"do": kind}):
+            self.wait_for(kind)  # collects the reason the worker is gone
+            return None
+        event = self.wait_for(kind)
+        return event["value"] if event else None
+
+    def close(self) -> JobOutcome:
+        """Let the worker exit (or kill it) and return everything it reported."""
+        if self.outcome.ok and not self._done:
+            self._send({"do": "exit"})
+            self.wait_for("done")
+        self._kill()
+        self._process.wait()
+        self._stderr.close()
+        return self.outcome
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        try:
+            assert self._process.stdin is not None   # started with stdin=PIPE
+            self._process.stdin.write((json.dumps(message) + "\n").encode())
+            self._process.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def _next_event(self, deadline: float) -> dict[str, Any] | None:
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            chunk = self._read_chunk(remaining) if remaining > 0 else None
+            if chunk is None:
+                self._kill()
+                self.outcome.error = f"timed out after {self.timeout:g} s (per-job timeout, see --timeout)"
+                return None
+            if chunk == b"":
+                self._process.wait()
+                self.outcome.error = self._exit_reason()
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _read_chunk(self, timeout: float) -> bytes | None:
+        """Bytes from the worker's stdout, b'' at end of file, None if nothing came in time."""
+        stdout = self._process.stdout
+        assert stdout is not None   # started with stdout=PIPE
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)
+            if not selector.select(timeout):
+                return None
+        return os.read(stdout.fileno(), 65536)
+
+    def _exit_reason(self) -> str:
+        code = self._process.returncode
+        if code is not None and code < 0:
+            return f"worker killed by signal {signal.Signals(-code).name}"
+        self._stderr.seek(0)
+        tail = " | ".join(self._stderr.read().strip().splitlines()[-_STDERR_TAIL_LINES:])
+        return f"worker exited with code {code}" + (f": {tail}" if tail else "")
+
+    def _kill(self) -> None:
+        try:
+            os.killpg(self._process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@functools.lru_cache(maxsize=None)
+def worker_environment(python: str) -> dict[str, str] | None:
+    """The environment for workers under ``python``: None (inherit) for perflab's own
+    interpreter; for another one, a PYTHONPATH that exposes only the perflab package (the
+    worker side is standard library only), not this interpreter's site-packages.
+
+    Paths are compared without resolving links: a virtual environment's python is a link to its
+    base interpreter, but it is another environment, one that need not have perflab installed."""
+    if os.path.abspath(shutil.which(python) or python) == os.path.abspath(sys.executable):
+        return None
+    exposed = tempfile.mkdtemp(prefix="perflab-worker-path-")
+    atexit.register(shutil.rmtree, exposed, ignore_errors=True)
+    os.symlink(Path(perflab.__file__).resolve().parent, Path(exposed) / "perflab")
+    inherited = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": exposed + (os.pathsep + inherited if inherited else "")}
+
+
+def run_job(job: dict[str, Any], timeout: float, python: str = sys.executable) -> JobOutcome:
+    """Run a one-shot job (such as an equivalence check) to completion."""
+    worker = Worker(job, timeout, python)
+    try:
+        worker.wait_for("done")
+    finally:  # also on Ctrl-C: never leave a worker behind
+        outcome = worker.close()
+    return outcome

@@ -1,0 +1,87 @@
+"""What a result needs to be interpreted later: interpreter, machine, code revision."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import perflab
+from perflab import git
+
+# Run under the worker interpreter, which may not be the one running perflab.
+_INTERPRETER_PROBE = """
+import json, platform, sys, sysconfig
+print(json.dumps({
+    "executable": sys.executable,
+    "version": platform.python_version(),
+    "implementation": platform.python_implementation(),
+    "build": sys.version.replace("\\n", " "),
+    "compiler": platform.python_compiler(),
+    "debug_build": bool(sysconfig.get_config_var("Py_DEBUG")),
+    "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+    "jit": bool(getattr(getattr(sys, "_jit", None), "is_enabled", lambda: False)()),
+}))
+"""
+
+
+def interpreter_info(python: str = sys.executable) -> dict[str, Any]:
+    """Version and build of the interpreter that runs the workers."""
+    output = subprocess.run([python, "-c", _INTERPRETER_PROBE], capture_output=True, text=True,
+                            check=True, timeout=60).stdout
+    return json.loads(output)
+
+
+def machine_info() -> dict[str, Any]:
+    return {
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "os": platform.platform(),
+        "kernel": platform.release(),
+        "hostname": platform.node(),
+    }
+
+
+def busy_processes() -> float | None:
+    """The 1-minute load average: runnable processes competing for the CPUs."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def git_info(directory: str | Path) -> dict[str, Any] | None:
+    """Commit, branch and dirty flag of the repository holding ``directory``, if any."""
+    return git.head(directory)
+
+
+def side_info(benchmark_file: str | Path, python: str) -> dict[str, Any]:
+    """What differs between sides: the interpreter and the revision of the benchmark's code."""
+    return {"python": interpreter_info(python), "git": git_info(Path(benchmark_file).resolve().parent)}
+
+
+def collect(benchmark_file: str | Path, python: str = sys.executable) -> dict[str, Any]:
+    return {
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "perflab_version": perflab.__version__,
+        "python": interpreter_info(python),
+        "machine": machine_info(),
+        "git": git_info(Path(benchmark_file).resolve().parent),
+        "load_average_at_start": busy_processes(),
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+    }

@@ -1,0 +1,264 @@
+"""The adaptive runner: equivalence first, then timing rounds until the estimates are precise.
+
+One round of a case starts one fresh worker process per contender, all pinned to the same CPU
+(a different CPU every two rounds), and asks them for values in turn, A B B A A B ..., so
+that they are never measured at the same time and every contender sees the same machine states.
+Each round is a block for the paired comparison in perflab.analysis.estimates. (On a shared VM, the speed of
+a CPU changes by tens of percent over a fraction of a second; see benchmarks/README.md.)
+
+Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
+once the 95% interval of every ratio to the reference (or, alone, of its median) is within
+``precision``; the whole run stops when all cases have, or when ``max_time`` is spent (after one
+round of every case).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from perflab.analysis import estimates as stats
+from perflab.analysis.intervals import benjamini_hochberg
+from perflab.measure import metadata
+from perflab.measure.equivalence import check_case
+from perflab.measure.launcher import JobOutcome, Worker, run_job
+from perflab.measure.settings import Settings
+from perflab.measure.sides import Side, contender_sides
+from perflab.results.model import (
+    EQUIVALENT,
+    FUZZING_CASE,
+    NOT_EQUIVALENT,
+    REFERENCE,
+    SKIPPED,
+    CaseComparison,
+    Cell,
+    Equivalence,
+    ProcessRun,
+    RunResult,
+)
+from perflab.spec import Benchmark
+
+CALIBRATION_ROUNDS = 1  # round 0 sizes the loop counts; its values are kept but not used
+
+
+@dataclass
+class Status:
+    """What the live display shows."""
+
+    phase: str
+    current: str = ""
+    round: int = 0
+    elapsed: float = 0.0
+    precision: dict[tuple[str, str], float] = field(default_factory=dict)
+
+
+class Listener(Protocol):
+    def update(self, status: Status) -> None: ...
+
+
+class _Silent:
+    def update(self, status: Status) -> None:
+        pass
+
+
+def run_benchmark(file: str, benchmark: Benchmark, cases: list[str], contenders: list[str],
+                  settings: Settings, listener: Listener = _Silent()) -> RunResult:
+    """Contenders of one benchmark file, against its reference."""
+    reference = benchmark.reference.name
+    ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
+    return run_sides(benchmark.name, contender_sides(file, ordered, settings.python), cases, settings, listener)
+
+
+def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings: Settings,
+              listener: Listener = _Silent(), prior_equivalence: Sequence[Equivalence] = ()) -> RunResult:
+    """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
+
+    ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
+    there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
+    """
+    reference = sides[0]
+    result = RunResult(benchmark=benchmark_name, file=reference.file, reference=reference.name,
+                       settings=asdict(settings), metadata=metadata.collect(reference.file, reference.python),
+                       work={}, cells=[Cell(case, side.name) for case in cases for side in sides],
+                       sides={side.name: asdict(side) for side in sides}, equivalence=list(prior_equivalence))
+    if any(not side.shares_process_with(reference) for side in sides):
+        result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
+    status = Status("checking equivalence")
+    started = time.monotonic()
+    # Every worker loads the file afresh, so an edit during the run would mix two versions.
+    hashes = {side.file: _file_hash(side.file) for side in sides}
+
+    def job(spec: dict, side: Side) -> JobOutcome:
+        return run_job(spec, settings.timeout, side.python)
+
+    try:
+        for case in cases:
+            status.current = case
+            listener.update(status)
+            verdicts, result.work[case] = check_case(case, sides, job)
+            result.equivalence.extend(verdicts)
+        _mark_unmeasurable(result)
+        status.phase = "timing"
+        _time_rounds(result, {side.name: side for side in sides}, cases, settings, listener, status, started)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    result.elapsed = time.monotonic() - started
+    result.metadata["load_average_at_end"] = metadata.busy_processes()
+    result.metadata["changed_during_run"] = [f for f, digest in hashes.items() if _file_hash(f) != digest]
+    _finish(result, settings)
+    return result
+
+
+def _file_hash(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _mark_unmeasurable(result: RunResult) -> None:
+    """Contenders that were skipped or failed their check are not timed on that case."""
+    for verdict in result.equivalence:
+        if verdict.case == FUZZING_CASE:
+            continue
+        if verdict.status == SKIPPED:
+            result.cell(verdict.case, verdict.contender).skipped = verdict.difference
+        elif verdict.status not in (EQUIVALENT, REFERENCE, NOT_EQUIVALENT):
+            result.cell(verdict.case, verdict.contender).error = verdict.difference
+
+
+def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], settings: Settings,
+                 listener: Listener, status: Status, started: float) -> None:
+    active = [case for case in cases if _measurable(result, case)]
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
+    round_number = 0
+    while active:
+        for case in active:
+            # The calibration round and the first measured round of every case run whatever the
+            # budget: an unmeasured case is worth nothing; the budget decides how precise they get.
+            if round_number > CALIBRATION_ROUNDS and time.monotonic() - started >= settings.max_time:
+                return
+            cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
+            status.current, status.round = case, round_number + 1
+            status.elapsed = time.monotonic() - started
+            listener.update(status)
+            # Order flips every round and the CPU every two rounds, so that each CPU sees both
+            # orders (alternating both every round would tie "A first" to one CPU).
+            cpu = cpus[(round_number // 2) % len(cpus)]
+            _time_one_round(result, sides, cells, round_number, cpu, settings)
+        round_number += 1
+        for case in list(active):
+            precisions = _case_precisions(result, case)
+            status.precision.update(precisions)
+            precise = all(p <= settings.precision for p in precisions.values())
+            measured_rounds = round_number - CALIBRATION_ROUNDS
+            if (precise and measured_rounds >= settings.min_rounds) or not _measurable(result, case):
+                active.remove(case)
+        listener.update(status)
+
+
+def _measurable(result: RunResult, case: str) -> bool:
+    return any(not c.error and not c.skipped for c in result.cells if c.case == case)
+
+
+def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell], round_number: int,
+                    cpu: int | None, settings: Settings) -> None:
+    """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
+
+    The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
+    makes every contender see the same states, so the per-round ratio cancels them.
+    """
+    if round_number % 2:
+        cells = cells[::-1]
+    workers = []
+    try:
+        for cell in cells:  # started one by one, so calibrations do not overlap
+            side = sides[cell.contender]
+            worker = Worker(side.job("time", case=cell.case, loops=cell.loops, cpu=cpu,
+                                     value_time=settings.value_time, report_packages=cell.loops is None),
+                            settings.timeout, side.python)
+            ready = worker.wait_for("ready")
+            if ready:
+                cell.loops = ready["loops"]
+                result.metadata.setdefault("packages", {}).update(ready["packages"])
+            workers.append((cell, worker, ProcessRun(round_number, cell.loops or 0, [], [],
+                                                     calibration=round_number < CALIBRATION_ROUNDS)))
+        for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
+            for index in range(count):
+                for cell, worker, run in workers[::-1] if index % 2 else workers:
+                    value = worker.request(kind)
+                    if value is not None:
+                        (run.warmups if kind == "warmup" else run.values).append(value)
+    finally:  # Ctrl-C included: close every worker and keep what it measured
+        for cell, worker, run in workers:
+            outcome = worker.close()
+            run.error = outcome.error
+            if run.values or run.error:
+                cell.runs.append(run)
+            if run.values:
+                cell.loops = _loops_for(run, settings.value_time)
+            if outcome.error:
+                cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+
+
+def _loops_for(run: ProcessRun, value_time: float) -> int:
+    """Loops that make the next round's values last ``value_time``, judged by this round's median.
+
+    Re-sized every round from the median of many values rather than once from a few batches:
+    under load a one-off calibration can be off by 2x, and when two sides' values have different
+    lengths, other processes' time slices slow them unequally (in an A/A test on a loaded machine,
+    32 of 36 runs with a >= 2x loop mismatch called identical code faster or slower).
+    """
+    ordered = sorted(run.values)
+    return max(1, round(value_time / ordered[len(ordered) // 2]))
+
+
+def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], float]:
+    """Relative 95% CI half-width of what the stopping rule watches on ``case``.
+
+    With a reference to compare against, that is every ratio to it: ratios are measured
+    interleaved, so they converge even when absolute times drift with the machine's load. A lone
+    contender is held to its median. (All precisions are reported at the end either way.)
+    """
+    cells = [c for c in result.cells if c.case == case and c.measured_runs()]
+    reference = next((c for c in cells if c.contender == result.reference), None)
+    others = [c for c in cells if c is not reference]
+    if reference is None or not others:
+        return {(case, c.contender): stats.estimate_cell(c.process_values()).median.relative_half_width
+                for c in cells if c.process_values()}
+    return {(case, c.contender): stats.compare_paired(reference.round_values(), c.round_values())
+            .ratio.relative_half_width for c in others}
+
+
+def _finish(result: RunResult, settings: Settings) -> None:
+    """Final estimates, comparisons with FDR-adjusted verdicts, and geometric means."""
+    for cell in result.cells:
+        if cell.process_values():
+            cell.estimates = stats.estimate_cell(cell.process_values())
+    for case in {cell.case for cell in result.cells}:
+        watched = _case_precisions(result, case)
+        for cell in result.cells:
+            if cell.case == case and cell.measured_runs():
+                mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
+                cell.target_reached = all(p <= settings.precision for p in (mine or watched.values()))
+    pending = []
+    for cell in result.cells:
+        reference = result.cell(cell.case, result.reference)
+        if cell is reference or not cell.measured_runs() or not reference.measured_runs():
+            continue
+        comparison = stats.compare_paired(reference.round_values(), cell.round_values())
+        if comparison.pairs:
+            pending.append((cell, comparison))
+    adjusted = benjamini_hochberg([comparison.p_value for _, comparison in pending])
+    for (cell, comparison), p_adjusted in zip(pending, adjusted):
+        result.comparisons.append(CaseComparison(
+            cell.case, cell.contender, result.reference, comparison, p_adjusted,
+            stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
+            valid=result.equivalent(cell.case, cell.contender)))
+    for contender in {c.contender for c in result.comparisons}:
+        result.geometric_means[contender] = stats.geometric_mean(
+            [c.comparison for c in result.comparisons if c.contender == contender])

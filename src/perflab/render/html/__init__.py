@@ -1,0 +1,2 @@
+"""Self-contained offline HTML: the comparison report and the flame graph viewer (assets/).
+"""

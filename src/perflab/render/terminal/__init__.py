@@ -1,0 +1,2 @@
+"""Terminal views on a rich console: ``render(subject, console, ...)``.
+"""

@@ -1,0 +1,162 @@
+"""The terminal view of a run: one table of estimates and verdicts, then what needs attention."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, REFERENCE, CaseComparison, Cell, RunResult
+from perflab.results.quantities import FASTER, SLOWER
+from perflab.units import format_rate, format_time
+
+_VERDICT_STYLE = {FASTER: "green", SLOWER: "red"}
+
+
+def render(result: RunResult, console: Console) -> None:
+    table = Table(title=f"{escape(result.benchmark)} ({escape(result.file)})", title_justify="left")
+    for column in ("case", "contender", "time/call ±95% CI", "throughput",
+                   f"speedup vs {result.reference} [95% CI]", "verdict", "equivalence"):
+        table.add_column(escape(column))
+    comparisons = {(c.case, c.contender): c for c in result.comparisons}
+    previous_case = None
+    for cell in result.cells:
+        table.add_row(escape(cell.case) if cell.case != previous_case else "", escape(cell.contender),
+                      _time(cell), _throughput(cell, result.work.get(cell.case)),
+                      *_comparison(comparisons.get((cell.case, cell.contender))),
+                      _equivalence(result, cell), end_section=False)
+        previous_case = cell.case
+    console.print(table)
+    for line in _notes(result):
+        console.print(line, highlight=False)
+
+
+def _time(cell: Cell) -> str:
+    if cell.skipped:
+        return "[dim]skipped[/]"
+    if cell.estimates is None:
+        return "[red]failed[/]" if cell.error else "[dim]not measured[/]"
+    median = cell.estimates.median
+    text = f"{format_time(median.value)} ± {_percent(median.relative_half_width)}"
+    return text if cell.target_reached else f"{text} [yellow]![/]"
+
+
+def _throughput(cell: Cell, work: list | None) -> str:
+    if not work or cell.estimates is None:
+        return ""
+    unit, amount = work
+    median = cell.estimates.median
+    return f"{format_rate(amount / median.value, unit)} ± {_percent(median.relative_half_width)}"
+
+
+def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
+    if comparison is None:
+        return "", ""
+    ratio = comparison.comparison.ratio
+    if not math.isfinite(ratio.low) or not math.isfinite(ratio.high):
+        text, undecided = f"{_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
+    else:
+        text, undecided = f"{_speedup(ratio.value)} [{_speedup(ratio.high, True)}–{_speedup(ratio.low, True)}]", None
+    if not comparison.valid:
+        return f"[dim strike]{text}[/]", "[bold red]invalid: not equivalent[/]"
+    if undecided:
+        return text, undecided
+    style = _VERDICT_STYLE.get(comparison.verdict, "")
+    if style:
+        return text, f"[{style}]{comparison.verdict}[/]"
+    # Say why: not significant after FDR correction, or smaller than the minimum effect.
+    return text, f"{comparison.verdict} [dim](p={comparison.p_adjusted:.2g})[/]"
+
+
+def _speedup(ratio: float, bare: bool = False) -> str:
+    """A time ratio as a speedup factor: 0.1 -> 'x10.0 faster'."""
+    factor = 1 / ratio
+    return f"{factor:.3g}" if bare else f"x{factor:.3g}"
+
+
+def _equivalence(result: RunResult, cell: Cell) -> str:
+    verdict = result.equivalence_of(cell.case, cell.contender)
+    if verdict is None:
+        return ""
+    if verdict.status == EQUIVALENT and not result.equivalent(cell.case, cell.contender):
+        return "[bold red]NOT EQUIVALENT (fuzzing)[/]"
+    if verdict.status == EQUIVALENT:
+        return "[green]equivalent[/]" + (" [dim](note)[/]" if verdict.note else "")
+    if verdict.status == NOT_EQUIVALENT:
+        return "[bold red]NOT EQUIVALENT[/]"
+    if verdict.status == REFERENCE:
+        return "[dim]reference[/]"
+    return f"[dim]{verdict.status}[/]"
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction:.1%}" if math.isfinite(fraction) else "?"
+
+
+def _notes(result: RunResult) -> list[str]:
+    lines = []
+    notes: dict[tuple[str, str], list[str]] = {}
+    for verdict in result.equivalence:
+        where = f"{escape(verdict.case)}/{escape(verdict.contender)}"
+        if verdict.status == NOT_EQUIVALENT:
+            lines.append(f"[bold red]NOT EQUIVALENT[/] {where}: {escape(verdict.difference or '')} "
+                         "(its speedup is not a valid result)")
+        elif verdict.note:
+            notes.setdefault((verdict.contender, verdict.note), []).append(verdict.case)
+    for (contender, note), cases in notes.items():
+        lines.append(f"[dim]note[/] {escape(contender)} \\[{escape(', '.join(cases))}]: {escape(note)}")
+    outliers = []
+    for cell in result.cells:
+        where = f"{escape(cell.case)}/{escape(cell.contender)}"
+        if cell.error:
+            lines.append(f"[red]error[/] {where}: {escape(cell.error)}")
+        elif cell.skipped:
+            lines.append(f"[dim]skipped[/] {where}: {escape(cell.skipped)}")
+        elif cell.estimates and (cell.estimates.outlier_values or cell.estimates.outlier_processes):
+            outliers.append(f"{where} {cell.estimates.outlier_values}/{cell.estimates.values} values, "
+                            f"{cell.estimates.outlier_processes}/{cell.estimates.processes} processes")
+    if outliers:
+        lines.append("[dim]outliers beyond 3 IQR, kept in every estimate:[/] " + "; ".join(outliers))
+    for contender, mean in result.geometric_means.items():
+        if mean is not None:
+            invalid = any(not c.valid for c in result.comparisons if c.contender == contender)
+            lines.append(f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: "
+                         f"{_speedup(mean.value)} [{_speedup(mean.high, True)}–{_speedup(mean.low, True)}]"
+                         + (" [red](includes cases where it is not equivalent)[/]" if invalid else ""))
+    lines.append(_precision_line(result))
+    for path in result.metadata.get("changed_during_run", []):
+        lines.append(f"[bold red]{escape(path)} changed during the run[/]: workers of different rounds "
+                     "loaded different versions of it, so these results mix them; run again")
+    busy = _busy_machine(result)
+    if busy:
+        lines.append(busy)
+    if result.interrupted:
+        lines.append("[yellow]interrupted: the results above cover what was measured before Ctrl-C[/]")
+    return lines
+
+
+def _busy_machine(result: RunResult) -> str | None:
+    """Other processes competing for the CPUs make values of different lengths unequally slow."""
+    cpus = result.metadata["machine"].get("cpu_count") or 1
+    loads = [result.metadata.get(k) for k in ("load_average_at_start", "load_average_at_end")]
+    worst = max((load for load in loads if load is not None), default=None)
+    if worst is None or worst < cpus:
+        return None
+    return (f"[yellow]busy machine: load average {worst:.1f} on {cpus} CPUs while measuring; other "
+            "processes took CPU time from the workers, so even ratios may be off: measure again when it is idle[/]")
+
+
+def _precision_line(result: RunResult) -> str:
+    target = result.settings["precision"]
+    measured = [c for c in result.cells if c.measured_runs()]
+    missed = [c for c in measured if not c.target_reached]
+    rounds = max((len(c.measured_runs()) for c in measured), default=0)
+    summary = f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s"
+    if not missed:
+        return f"[green]precision target ±{target:.1%} reached[/] ({summary})"
+    names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
+    return (f"[yellow]precision target ±{target:.1%} NOT reached[/] for {names} ({summary}, budget "
+            f"{result.settings['max_time']:g} s; raise --max-time or relax --precision) [yellow]![/] marks them")
+

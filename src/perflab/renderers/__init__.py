@@ -1,1 +1,0 @@
-"""Renderers turn a RunResult into one output format each; none of them measures anything."""

@@ -1,0 +1,45 @@
+"""Results files in and out of the store: perflab's own JSON, and pyperf JSON (perflab.results.pyperf)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from perflab.results import pyperf
+from perflab.results.model import SCHEMA, RunResult
+
+
+class ResultsFileError(Exception):
+    """A file that cannot be read as results; the message names it."""
+
+
+def load_file(path: str | Path, benchmark: str | None = None, contender: str | None = None) -> RunResult:
+    """A perflab results file, or a pyperf JSON file (``benchmark``/``contender`` name it)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ResultsFileError(f"{path}: not a readable JSON results file ({error})") from None
+    if isinstance(data, dict) and data.get("schema", "").startswith("perflab.results/"):
+        try:
+            return RunResult.from_json(data)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ResultsFileError(f"{path}: {error}") from None
+    try:
+        return pyperf.load(path, benchmark or path.stem, contender or path.stem)
+    except pyperf.NotPyperf as error:
+        raise ResultsFileError(f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON "
+                               f"file ({error})") from None
+
+
+def export(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:
+    """Write one stored run: ``<benchmark>-<id>.json`` (perflab), or a folder of pyperf files."""
+    directory = Path(directory)
+    name = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', result.benchmark)}-{run_id}"
+    if pyperf_format:
+        return pyperf.export(result, directory / name)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    result.save(path)
+    return [path]

@@ -1,0 +1,227 @@
+"""The result of a run: every raw value, the estimates, comparisons and metadata.
+
+This is the one structure that renderers read and that ``--json`` writes. The JSON layout is
+versioned (``SCHEMA``) and documented in docs/results-schema.md; ``to_json``/``from_json`` are
+inverse so that saved results can be rendered, compared and imported later.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from perflab.results.quantities import CellEstimates, Comparison, Interval
+
+SCHEMA = "perflab.results/1"
+
+
+@dataclass
+class ProcessRun:
+    """One worker process: its round, loop count and values (seconds per call).
+
+    Calibration runs (round 0) only size the loop counts of later rounds: they are kept here but
+    left out of every estimate and comparison.
+    """
+
+    round: int
+    loops: int
+    warmups: list[float]
+    values: list[float]
+    error: str | None = None
+    calibration: bool = False
+
+
+@dataclass
+class Cell:
+    """One (case, contender) pair and everything measured for it."""
+
+    case: str
+    contender: str
+    runs: list[ProcessRun] = field(default_factory=list)
+    loops: int | None = None
+    error: str | None = None          # the job that failed: what happened and where
+    skipped: str | None = None        # why it was not measured (e.g. not installed)
+    estimates: CellEstimates | None = None
+    target_reached: bool = False
+
+    def measured_runs(self) -> list[ProcessRun]:
+        return [run for run in self.runs if run.values and not run.calibration]
+
+    def round_values(self) -> dict[int, list[float]]:
+        """Values of each measured process, keyed by round (for paired comparisons)."""
+        return {run.round: run.values for run in self.measured_runs()}
+
+    def process_values(self) -> list[list[float]]:
+        return [run.values for run in self.measured_runs()]
+
+
+@dataclass
+class Equivalence:
+    case: str
+    contender: str
+    status: str                       # "equivalent" | "not equivalent" | "error" | "skipped" | "reference"
+    difference: str | None = None     # first difference, or the error
+    note: str | None = None           # e.g. "equal as JSON; bytes differ: compact separators"
+    comparator: str | None = None
+
+
+EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
+    "equivalent", "not equivalent", "error", "skipped", "reference")
+FUZZING_CASE = "fuzzing"  # the case of equivalence entries found on generated inputs and call patterns
+
+
+@dataclass
+class CaseComparison:
+    case: str
+    contender: str
+    reference: str
+    comparison: Comparison
+    p_adjusted: float
+    verdict: str
+    valid: bool                       # False when the contender is not equivalent on this case
+
+
+@dataclass
+class RunResult:
+    benchmark: str
+    file: str
+    reference: str
+    settings: dict[str, Any]
+    metadata: dict[str, Any]
+    work: dict[str, list | None]       # case -> [unit, amount per call], if declared
+    cells: list[Cell] = field(default_factory=list)
+    equivalence: list[Equivalence] = field(default_factory=list)
+    comparisons: list[CaseComparison] = field(default_factory=list)
+    geometric_means: dict[str, Interval | None] = field(default_factory=dict)
+    sides: dict[str, dict] = field(default_factory=dict)  # name -> file, contender, python, sys_path
+    # What ``--metric`` measured beside wall time, in the layout of perflab.metrics.Measured.to_json
+    # (None: only time); read it with perflab.metrics.stored / instruction_counts. Absent from
+    # files written before metrics were kept, hence the default.
+    metrics: dict[str, Any] | None = None
+    elapsed: float = 0.0
+    interrupted: bool = False
+    schema: str = SCHEMA
+
+    def cell(self, case: str, contender: str) -> Cell:
+        return next(c for c in self.cells if c.case == case and c.contender == contender)
+
+    def equivalence_of(self, case: str, contender: str) -> Equivalence | None:
+        return next((e for e in self.equivalence if e.case == case and e.contender == contender), None)
+
+    def equivalent(self, case: str, contender: str) -> bool:
+        """Equivalent on ``case`` and not shown to differ by fuzzing: only then a speedup counts."""
+        on_case = self.equivalence_of(case, contender)
+        fuzzed = self.equivalence_of(FUZZING_CASE, contender)
+        return (on_case is not None and on_case.status == EQUIVALENT
+                and (fuzzed is None or fuzzed.status != NOT_EQUIVALENT))
+
+    @property
+    def failures(self) -> list[str]:
+        """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
+        lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
+        lines += [f"{e.case}/{e.contender}: NOT EQUIVALENT: {e.difference}"
+                  for e in self.equivalence if e.status == NOT_EQUIVALENT]
+        lines += [f"{path} changed during the run: its rounds mix two versions; run again"
+                  for path in self.metadata.get("changed_during_run", [])]
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return json_numbers(asdict(self))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunResult:
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"unsupported results schema {data.get('schema')!r} (this perflab reads {SCHEMA})")
+        data = dict(data)
+        data["cells"] = [_cell_from_json(c) for c in data["cells"]]
+        data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
+        data["comparisons"] = [CaseComparison(**{**c, "comparison": _comparison_from_json(c["comparison"])})
+                               for c in data["comparisons"]]
+        data["geometric_means"] = {k: _interval(v) if v else None for k, v in data["geometric_means"].items()}
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunResult:
+        return cls.from_json(json.loads(Path(path).read_text()))
+
+    def per_side(self, benchmark_file: str) -> list[RunResult]:
+        """A comparison of git revisions or interpreters as one run per side, each as if measured by
+        ``perflab run`` there: its own commit and interpreter in the metadata, its column named by
+        its contender. A benchmark's history then holds measurements of its code at each commit,
+        never columns named after revisions. A run of one file's contenders is returned as it is.
+
+        ``benchmark_file``: the benchmark in the user's repository (a revision's worktree is gone
+        by the time the run is stored, and the commit's time is looked up from here)."""
+        sides_metadata = self.metadata.get("sides")
+        if not sides_metadata:
+            return [self]
+        runs = []
+        for name, side in self.sides.items():
+            measured_on = sides_metadata.get(name) or {}
+            git = measured_on.get("git")
+            if git and git.get("branch") == "HEAD":   # a detached worktree is on no branch
+                git = {**git, "branch": None}
+            contender = side["contender"]
+            metadata = {key: value for key, value in self.metadata.items() if key != "sides"}
+            metadata.update(python=measured_on.get("python"), git=git, compared_as=name)
+            runs.append(replace(
+                self, file=benchmark_file, reference=contender, metadata=metadata,
+                cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
+                equivalence=[], comparisons=[], geometric_means={}, sides={contender: {**side, "name": contender}},
+                metrics=_side_metrics(self.metrics, name, contender)))
+        return runs
+
+
+def _side_metrics(metrics: dict[str, Any] | None, name: str, contender: str) -> dict[str, Any] | None:
+    """The rows of one side in ``metrics`` (perflab.metrics.Measured.to_json), named by its contender;
+    the warnings that compare sides with each other are left out."""
+    if not metrics:
+        return None
+    def rows(key: str) -> list | None:
+        found = metrics.get(key)
+        return None if found is None else [{**row, "contender": contender} for row in found
+                                           if row["contender"] == name]
+    return {**metrics, "instructions": rows("instructions"), "memory": rows("memory"),
+            "counters": rows("counters"), "disagreements": []}
+
+
+def _interval(data: dict) -> Interval:
+    return Interval(**{k: _number(v) for k, v in data.items()})
+
+
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def _number(value: Any) -> float:
+    return _NON_FINITE[value] if isinstance(value, str) and value in _NON_FINITE else value
+
+
+def _comparison_from_json(data: dict) -> Comparison:
+    return Comparison(_interval(data["ratio"]), data["p_value"], data["pairs"], _number(data["log_se"]))
+
+
+def _cell_from_json(data: dict) -> Cell:
+    data = dict(data)
+    data["runs"] = [ProcessRun(**r) for r in data["runs"]]
+    if data["estimates"]:
+        estimates = dict(data["estimates"])
+        estimates["median"], estimates["mean"] = _interval(estimates["median"]), _interval(estimates["mean"])
+        data["estimates"] = CellEstimates(**estimates)
+    return Cell(**data)
+
+
+def json_numbers(value: Any) -> Any:
+    """JSON has no infinities: write them as strings that ``_number`` reads back."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: json_numbers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_numbers(v) for v in value]
+    return value

@@ -1,0 +1,87 @@
+"""pyperf's JSON format, both ways, through pyperf's own classes.
+
+Out (``perflab run --pyperf DIR``, ``perflab export --pyperf``): one file per contender, so that
+``pyperf compare_to DIR/a.json DIR/b.json`` compares contenders case by case and
+``pyperf stats DIR/a.json`` describes one. Each perflab process becomes one pyperf run with its
+warmups and values (seconds per call) and its loop count.
+
+In (``perflab import``, ``perflab check --against FILE``): read with ``pyperf.BenchmarkSuite.load``
+and mapped the same way back: one pyperf benchmark per case, one pyperf run per process.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pyperf
+
+from perflab.analysis import estimates
+from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
+
+
+def export(result: RunResult, directory: str | Path) -> list[Path]:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for contender in dict.fromkeys(cell.contender for cell in result.cells):
+        benchmarks = []
+        for cell in (c for c in result.cells if c.contender == contender):
+            runs = [pyperf.Run(run.values, warmups=[(run.loops, w) for w in run.warmups],
+                               metadata={"name": cell.case, "loops": run.loops, "unit": "second"},
+                               collect_metadata=False)
+                    for run in cell.measured_runs() if run.loops]
+            if runs:
+                benchmarks.append(pyperf.Benchmark(runs))
+        if benchmarks:
+            path = directory / f"{_safe(contender)}.json"
+            suite = pyperf.BenchmarkSuite(benchmarks)
+            suite.dump(str(path), replace=True)
+            written.append(path)
+    return written
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+class NotPyperf(Exception):
+    """The file is not pyperf JSON; the message says what pyperf said."""
+
+
+def load(path: Path, benchmark: str, contender: str) -> RunResult:
+    """A pyperf JSON file as a run of ``benchmark`` with one contender."""
+    try:
+        suite = pyperf.BenchmarkSuite.load(str(path))
+    except Exception as error:  # noqa: BLE001 - pyperf raises many types on foreign JSON
+        raise NotPyperf(f"{type(error).__name__}: {error}") from None
+    return from_suite(suite, benchmark, contender, str(path))
+
+
+def from_suite(suite: pyperf.BenchmarkSuite, benchmark: str, contender: str, file: str) -> RunResult:
+    first = suite.get_benchmarks()[0]
+    meta = first.get_metadata()
+    metadata = {
+        "python": {"implementation": meta.get("python_implementation"),
+                   "version": str(meta.get("python_version", "")).split(" ")[0] or None,
+                   "build": meta.get("python_compiler")},
+        "machine": {"cpu_model": meta.get("cpu_model_name"), "cpu_count": meta.get("cpu_count"),
+                    "os": meta.get("platform"), "kernel": None, "hostname": meta.get("hostname")},
+        "git": None, "packages": {}, "imported_from": "pyperf", "date": meta.get("date"),
+    }
+    result = RunResult(benchmark=benchmark, file=file, reference=contender, settings={}, metadata=metadata,
+                       work={})
+    for bench in suite.get_benchmarks():
+        cell = Cell(bench.get_name(), contender)
+        for index, run in enumerate(bench.get_runs()):
+            if run.values:
+                loops = run.get_loops()
+                cell.runs.append(ProcessRun(index, loops, [value for _, value in run.warmups or ()],
+                                            list(run.values)))
+        if cell.process_values():
+            cell.estimates = estimates.estimate_cell(cell.process_values())
+            cell.loops = cell.runs[0].loops
+        result.cells.append(cell)
+        result.equivalence.append(Equivalence(cell.case, contender, REFERENCE))
+        result.work[cell.case] = None
+    return result

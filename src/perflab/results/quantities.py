@@ -1,0 +1,50 @@
+"""The numbers a result is made of: an estimate with its interval, a cell's estimates, a
+comparison's ratio, and the words of a verdict.
+
+Plain values with no statistics library behind them, so that the results model, the store and
+the renderers can hold and show numbers without importing numpy or scipy. How they are computed
+is perflab.analysis.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+CONFIDENCE = 0.95
+FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no detectable difference"
+
+
+@dataclass(frozen=True)
+class Interval:
+    value: float
+    low: float
+    high: float
+
+    @property
+    def relative_half_width(self) -> float:
+        """The larger distance from the estimate to a bound, as a fraction of the estimate."""
+        if not math.isfinite(self.low) or not math.isfinite(self.high) or self.value == 0:
+            return math.inf
+        return max(self.high - self.value, self.value - self.low) / abs(self.value)
+
+    def contains(self, x: float) -> bool:
+        return self.low <= x <= self.high
+
+
+@dataclass(frozen=True)
+class CellEstimates:
+    median: Interval
+    mean: Interval
+    processes: int
+    values: int
+    outlier_values: int       # values beyond Tukey's far-out fences (3 IQR), kept in every estimate
+    outlier_processes: int    # processes whose median is beyond the fences of all process medians
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ratio: Interval           # time of the contender / time of the reference
+    p_value: float
+    pairs: int
+    log_se: float             # standard error of the mean log ratio (for combining across cases)

@@ -1,0 +1,360 @@
+"""The worker process: runs one job on one (case, contender) and streams events back.
+
+Run as ``python -m perflab.worker`` with a JSON job as the first line of standard input. Events are JSON lines on
+the original standard output; the benchmark's own prints are sent to standard error so they can
+never corrupt the stream. Each value is written as soon as it is measured, so a worker that is
+killed half-way still hands over what it measured.
+
+Jobs (any job may carry "sys_path": directories to import from first, e.g. a revision's worktree):
+  {"mode": "check", "file", "case", "contender", "reference" | "expected"}
+      run the contender on the case input and compare its output with the reference's output,
+      computed here, or given pickled and base64-encoded as "expected".
+  {"mode": "describe", "file"}
+      send the names of the cases and contenders and the reference.
+  {"mode": "output", "file", "case", "contender"}
+      send the contender's output, pickled, for a check on another side.
+  {"mode": "time", "file", "case", "contender", "loops" (null: calibrate), "value_time", "cpu"}
+      set up the contender (pinned to ``cpu``), report "ready", then answer each command line
+      {"do": "warmup"} or {"do": "value"} with one value: the mean time per call over ``loops``
+      calls. {"do": "exit"} ends it. The parent alternates commands between the workers of
+      several contenders, so their values are interleaved in time on the same CPU.
+  {"mode": "profile", "file", "case", "contender", "value_time", "duration", "inprocess"}
+      set up and calibrate, report "ready" (with the pid a sampler attaches to and the
+      interpreter's paths), then answer each {"do": "profile"} by calling ``measured_region``
+      over and over for ``duration`` seconds and replying with the values measured meanwhile.
+      With ``inprocess`` ({"rate", "mode"}), the worker samples itself (perflab.worker.inprocess_sampler)
+      and the reply carries the folded stacks. {"do": "exit"} ends it.
+  {"mode": "count", "file", "case", "contender", "loops", "warmups", "memory"}
+      for perflab.metrics: set up, warm up (``warmups`` calls), then call ``measured_region`` with
+      0 and with ``loops`` calls (``loops`` may be 0), each between two region markers, and exit
+      with one "count" event: the peak RSS of this process before and after the calls and, with
+      ``memory``, tracemalloc's view of a further ``loops`` calls.
+  {"mode": "fuzz", "file", "contender", "reference", "examples", "seed", "patterns" (null: all)}
+      equivalence fuzzing (perflab.worker.fuzz): ``examples`` generated inputs (0: none) and stateful
+      call patterns; one "fuzz" event (equivalent, difference, counterexample, pattern,
+      examples_run, calls, notes). A strategy that raises is an error of kind "strategy".
+
+Standard library only: this module also runs under interpreters where perflab is not installed.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+import pickle
+import sys
+import time
+import traceback
+from typing import Any, Callable, TextIO
+
+from perflab.spec import BenchmarkFileError, load_benchmark
+from perflab.worker import fuzz
+
+# Calibration stops doubling once one batch of calls lasts this fraction of the target.
+_CALIBRATION_FRACTION = 0.25
+_CALIBRATION_BATCHES = 4
+_MAX_LOOPS = 10**9
+
+
+def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) -> float:
+    """Call ``operation(argument)`` ``loops`` times and return the elapsed seconds.
+
+    Profilers trim stacks to what runs below this function, so its name is part of the protocol.
+    """
+    timer = time.perf_counter
+    start = timer()
+    for _ in itertools.repeat(None, loops):
+        operation(argument)
+    return timer() - start
+
+
+def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
+    """The number of calls that makes one value last about ``value_time`` seconds."""
+    loops = 1
+    while True:
+        elapsed = measured_region(operation, argument, loops)
+        if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= _MAX_LOOPS:
+            break
+        loops *= 2 if elapsed > 0 else 10
+    # The fastest of a few batches: one batch that lost the CPU half-way would cut the loop count
+    # (seen: 6 loops instead of ~100 under load), and values of very different lengths on two
+    # sides are not hit alike by other processes' time slices.
+    elapsed = min([elapsed] + [measured_region(operation, argument, loops) for _ in range(_CALIBRATION_BATCHES)])
+    return max(1, min(_MAX_LOOPS, round(loops * value_time / max(elapsed, 1e-9))))
+
+
+class EventStream:
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def send(self, event: str, **fields: Any) -> None:
+        self.stream.write(json.dumps({"event": event, **fields}) + "\n")
+        self.stream.flush()
+
+
+def run_check(job: dict, events: EventStream) -> None:
+    """Compare the contender's output with the reference's: computed here from the same file,
+    or, for a reference on another side (revision, interpreter), given pickled as "expected"."""
+    benchmark, case, argument = _load_case(job)
+    events.send("work", work=case.work(argument))
+    if "expected" in job:
+        reference_output = pickle.loads(base64.b64decode(job["expected"]))
+    else:
+        reference_output = _call(benchmark.contenders[job["reference"]], argument, job["file"], "reference")
+    output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "contender")
+    outcome = benchmark.comparator.check(reference_output, output)
+    events.send("check", equivalent=outcome.equivalent, difference=outcome.difference,
+                note=outcome.note, comparator=benchmark.comparator.name)
+
+
+def run_describe(job: dict, events: EventStream) -> None:
+    """Names of the cases and contenders, as this side's file and interpreter see them."""
+    benchmark = load_benchmark(job["file"])
+    events.send("describe", name=benchmark.name, cases=list(benchmark.cases),
+                contenders=list(benchmark.contenders), reference=benchmark.reference.name)
+
+
+def run_output(job: dict, events: EventStream) -> None:
+    """Send the contender's output on the case, pickled, for a check on another side."""
+    benchmark, case, argument = _load_case(job)
+    events.send("work", work=case.work(argument))
+    output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "reference")
+    try:  # protocol 4 is read by every Python perflab supports, whichever side wrote it
+        pickled = pickle.dumps(output, protocol=4)
+    except Exception as error:
+        raise UserCodeError("reference", job["contender"], TypeError(
+            f"its output cannot be pickled for comparison with another side: {error}"), job["file"]) from error
+    events.send("output", pickled=base64.b64encode(pickled).decode())
+
+
+def _load_case(job: dict) -> tuple[Any, Any, Any]:
+    """The benchmark, the job's case and its input (built here, outside any timed region)."""
+    benchmark = load_benchmark(job["file"])
+    case = benchmark.cases[job["case"]]
+    return benchmark, case, _build_input(case, job["file"])
+
+
+def _build_input(case, path: str) -> Any:
+    try:
+        return case.build()
+    except Exception as error:
+        raise UserCodeError("case", case.name, error, path) from error
+
+
+def _call(contender, argument: Any, path: str, role: str) -> Any:
+    try:
+        return contender.build()(argument)
+    except Exception as error:
+        raise UserCodeError(role, contender.name, error, path) from error
+
+
+def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
+    """Set up, report "ready", then measure one warmup or value per command until "exit"."""
+    if job.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {job["cpu"]})
+    modules_before = set(sys.modules)
+    benchmark, case, argument = _load_case(job)
+    contender = benchmark.contenders[job["contender"]]
+    try:
+        operation = contender.build()
+        loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
+        events.send("ready", loops=loops, packages=_imported_packages(modules_before) if job.get("report_packages") else {})
+        for line in commands:
+            kind = json.loads(line)["do"]
+            if kind == "exit":
+                return
+            events.send(kind, value=measured_region(operation, argument, loops) / loops)
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+
+
+def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
+    """Set up, report "ready", then keep the operation running for ``duration`` per command."""
+    import sysconfig
+    benchmark, case, argument = _load_case(job)
+    contender = benchmark.contenders[job["contender"]]
+    try:
+        operation = contender.build()
+        loops = calibrate(operation, argument, job["value_time"])
+        events.send("ready", loops=loops, pid=os.getpid(), paths=sysconfig.get_paths())
+        for line in commands:
+            if json.loads(line)["do"] == "exit":
+                return
+            sampler = None
+            if job.get("inprocess"):
+                from perflab.worker.inprocess_sampler import InProcessSampler
+                sampler = InProcessSampler(job["inprocess"]["rate"], job["inprocess"]["mode"])
+                sampler.start()
+            values = []
+            deadline = time.perf_counter() + job["duration"]
+            while time.perf_counter() < deadline:
+                values.append(measured_region(operation, argument, loops) / loops)
+            events.send("profile", value=sorted(values)[len(values) // 2], values=values,
+                        stacks=sampler.stop() if sampler else None)
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+
+
+def region_marker() -> None:
+    """Marks the start and end of a counted region for a tool watching this process.
+
+    A call that costs nothing and that benchmarks never make, so that ``valgrind --tool=callgrind
+    --dump-before=_PyEval_GetSwitchInterval`` (the C function behind it, exported even by stripped
+    interpreters) dumps its counts exactly at region boundaries (perflab.metrics.instructions).
+    """
+    sys.getswitchinterval()
+
+
+def run_count(job: dict, events: EventStream) -> None:
+    """Warm up, then 0 calls and ``loops`` calls between region markers; report peak memory."""
+    import gc
+    benchmark, case, argument = _load_case(job)
+    contender = benchmark.contenders[job["contender"]]
+    loops = job["loops"]
+    try:
+        operation = contender.build()
+        measured_region(operation, argument, job.get("warmups", 1))
+        gc.collect()  # the same collector state in every repeated run
+        rss_before = _peak_rss()
+        for calls in (0, loops):  # the 0-call region is the fixed cost, subtracted by the parent
+            region_marker()
+            measured_region(operation, argument, calls)
+            region_marker()
+        rss_after = _peak_rss()
+        traced = _traced_memory(operation, argument, loops) if job.get("memory") else None
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+    events.send("count", loops=loops, peak_rss_before=rss_before, peak_rss_after=rss_after, traced=traced)
+
+
+def _peak_rss() -> int:
+    """This process's peak resident memory in bytes.
+
+    Linux's VmHWM belongs to this program alone; ``ru_maxrss`` there also keeps the peak of the
+    parent process that forked the worker (seen: 104 MB for a 17 MB worker), so it is the fallback.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # KiB on Linux, bytes on macOS
+
+
+def _traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> dict[str, int]:
+    """tracemalloc over ``loops`` calls: the peak above the start and what was still held after."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        start, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        measured_region(operation, argument, loops)
+        end, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return {"start": start, "end": end, "peak": peak}
+
+
+def run_fuzz(job: dict, events: EventStream) -> None:
+    """Generated inputs and stateful call patterns beyond the declared cases (perflab.worker.fuzz)."""
+    path = job["file"]
+    benchmark = load_benchmark(path)
+    declared = {name: _build_input(case, path) for name, case in benchmark.cases.items()}
+    reference = benchmark.contenders[job["reference"]]
+    contender = benchmark.contenders[job["contender"]]
+    try:  # the reference first: a contender's setup may change process-wide state
+        reference_function = reference.build()
+    except Exception as error:
+        raise UserCodeError("reference", reference.name, error, path) from error
+
+    def build_contender() -> Callable[[Any], Any]:
+        try:
+            return contender.build()
+        except Exception as error:
+            raise UserCodeError("contender", contender.name, error, path) from error
+
+    examples = job.get("examples", 200) if benchmark.fuzz else 0
+    report = fuzz.run(benchmark.comparator, reference_function, build_contender, contender.setup, declared,
+                      benchmark.input_strategy, examples, job.get("seed", 0), path, job.get("patterns"))
+    if not benchmark.fuzz:
+        report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")
+    events.send("fuzz", **report.to_event())
+
+
+class UserCodeError(Exception):
+    """User code (a case builder, the reference or a contender) raised; carries where."""
+
+    def __init__(self, role: str, name: str, error: Exception, path: str):
+        self.role, self.name, self.error = role, name, error
+        self.location = _location_in(error, path)
+        super().__init__(f"{role} {name!r} raised {type(error).__name__}: {error}")
+
+
+def _location_in(error: BaseException, path: str) -> str | None:
+    """'file:line' of the deepest frame in the benchmark file, else of the deepest frame."""
+    frames = traceback.extract_tb(error.__traceback__)
+    in_file = [f for f in frames if os.path.abspath(f.filename) == os.path.abspath(path)]
+    deepest = (in_file or frames)[-1:]
+    return f"{deepest[0].filename}:{deepest[0].lineno}" if deepest else None
+
+
+def _imported_packages(modules_before: set[str]) -> dict[str, str]:
+    """Versions of the distributions whose modules the benchmark imported."""
+    try:
+        from importlib.metadata import packages_distributions, version
+    except ImportError:  # Python < 3.10
+        return {}
+    top_level = {name.partition(".")[0] for name in set(sys.modules) - modules_before}
+    distributions = packages_distributions()
+    versions = {}
+    for module in sorted(top_level):
+        for dist in distributions.get(module, []):
+            try:
+                versions[dist] = version(dist)
+            except Exception:  # noqa: BLE001 - a broken installation only loses this one line
+                continue
+    return versions
+
+
+def main() -> int:
+    # Keep the protocol on a private copy of stdout; user prints go to stderr.
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    events = EventStream(protocol)
+    try:
+        job = json.loads(sys.stdin.readline())
+        sys.path[:0] = job.get("sys_path", [])  # a revision's worktree comes before installed code
+        if job["mode"] == "check":
+            run_check(job, events)
+        elif job["mode"] == "output":
+            run_output(job, events)
+        elif job["mode"] == "describe":
+            run_describe(job, events)
+        elif job["mode"] == "profile":
+            run_profile(job, events, sys.stdin)
+        elif job["mode"] == "fuzz":
+            run_fuzz(job, events)
+        elif job["mode"] == "count":
+            run_count(job, events)
+        else:
+            run_timing(job, events, sys.stdin)
+    except BenchmarkFileError as error:
+        events.send("error", kind="file", message=str(error))
+        return 1
+    except fuzz.FuzzError as error:
+        events.send("error", kind=error.kind, message=str(error))
+        return 1
+    except UserCodeError as error:
+        events.send("error", kind=error.role, message=str(error), location=error.location,
+                    exception=type(error.error).__name__, detail=str(error.error))
+        return 1
+    events.send("done")
+    return 0
+
