@@ -1,0 +1,95 @@
+"""The rules of the code's layout, checked rather than trusted: ruff (lint and format), mypy, the
+import-linter layer contracts (pyproject.toml), no import cycles, and no module reaching into
+another module's private names."""
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = [path for path in (ROOT / "src" / "perflab").rglob("*.py") if "builtins" not in path.parts]
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install -e '.[test]'")
+    return found
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_ruff_lint_is_clean():
+    result = run(tool("ruff"), "check", "src", "tests", "benchmarks")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean():
+    result = run(tool("ruff"), "format", "--check", "src", "tests", "benchmarks")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_is_clean():
+    result = run(tool("mypy"))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_linter_contracts_are_kept():
+    result = run(tool("lint-imports"))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_import_cycles():
+    graph = grimp.build_graph("perflab", exclude_type_checking_imports=True)
+    modules = [m for m in graph.modules if m.startswith("perflab") and not m.startswith("perflab.builtins")]
+    imports = {m: {d for d in graph.find_modules_directly_imported_by(m) if d in modules} for m in modules}
+    # A module importing its own package's __init__ is how Python loads it, not a cycle.
+    imports = {m: {d for d in found if not m.startswith(d + ".")} for m, found in imports.items()}
+    visiting, done, cycles = set(), set(), []
+
+    def visit(module: str, path: list[str]) -> None:
+        visiting.add(module)
+        for target in sorted(imports[module]):
+            if target in visiting:
+                cycles.append(path[path.index(target):] + [target] if target in path else [module, target])
+            elif target not in done:
+                visit(target, path + [target])
+        visiting.discard(module)
+        done.add(module)
+
+    for module in sorted(modules):
+        if module not in done:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_no_module_uses_another_modules_private_names():
+    found = []
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(), str(path))
+        modules = set()   # local names bound to perflab modules
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("perflab"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports {node.module}.{alias.name}")
+                    modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("perflab"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: uses {node.value.id}.{node.attr}")
+    assert found == []
+
+
+def test_python_dash_m_perflab_works():
+    result = run(sys.executable, "-m", "perflab", "--help")
+    assert result.returncode == 0 and "commands:" in result.stdout, result.stderr

@@ -1,0 +1,82 @@
+"""The worker side runs under the measured interpreter, which may have nothing but its standard
+library: perflab.worker, perflab.spec and perflab.comparators are run here under other CPython
+versions in isolated mode with no site-packages (``-I -S``), through a real job."""
+
+import json
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import perflab
+
+SOURCE_ROOT = str(Path(perflab.__file__).resolve().parent.parent)   # the directory holding perflab/
+INTERPRETERS = ["python3.10", "python3.12", "python3.13"]
+BENCH = textwrap.dedent("""
+    import perflab
+    bench = perflab.Benchmark("boundary", compare="json")
+    @bench.case
+    def SMALL():
+        return [3, 1, 2]
+    @bench.contender
+    def builtin(xs):
+        return sorted(xs)
+    @bench.contender
+    def by_hand(xs):
+        return [min(xs), *sorted(xs)[1:]]
+""")
+# Runs the worker package as `python -m perflab.worker` would, with only SOURCE_ROOT importable,
+# then lists every module the job imported that is not in the standard library.
+PROBE = textwrap.dedent("""
+    import json, runpy, sys
+    sys.path.insert(0, {root!r})
+    before = set(sys.modules)
+    try:
+        runpy.run_module("perflab.worker", run_name="__main__")
+    except SystemExit as stop:
+        code = stop.code
+    loaded = {{name.partition(".")[0] for name in set(sys.modules) - before}}
+    foreign = sorted(name for name in loaded
+                     if name not in sys.stdlib_module_names and name not in ("perflab", "boundary_bench", "__main__")
+                     and not name.startswith("_"))
+    sys.stderr.write("FOREIGN " + json.dumps(foreign) + "\\n")
+    sys.exit(code)
+""")
+
+
+def interpreter(name: str) -> str:
+    found = shutil.which(name)
+    if found is None or subprocess.run([found, "-c", "pass"], capture_output=True).returncode != 0:
+        pytest.skip(f"{name} is not installed here")
+    return found
+
+
+@pytest.mark.parametrize("name", INTERPRETERS)
+@pytest.mark.parametrize("job", [{"mode": "describe"},
+                                 {"mode": "check", "case": "SMALL", "contender": "by_hand", "reference": "builtin"}])
+def test_worker_runs_with_only_the_standard_library(name, job, tmp_path):
+    python = interpreter(name)
+    bench = tmp_path / "boundary_bench.py"
+    bench.write_text(BENCH)
+    process = subprocess.run([python, "-I", "-S", "-c", PROBE.format(root=SOURCE_ROOT)],
+                             input=json.dumps({**job, "file": str(bench)}) + "\n",
+                             capture_output=True, text=True, timeout=60)
+    events = [json.loads(line) for line in process.stdout.splitlines()]
+    assert process.returncode == 0, process.stderr
+    assert events[-1]["event"] == "done" and not any(e["event"] == "error" for e in events), events
+    foreign = json.loads(process.stderr.rsplit("FOREIGN ", 1)[1])
+    assert foreign == [], f"the worker imported modules outside the standard library under {name}: {foreign}"
+
+
+def test_the_benchmark_file_api_imports_only_the_standard_library():
+    python = interpreter("python3.12")
+    probe = (f"import sys; sys.path.insert(0, {SOURCE_ROOT!r}); before = set(sys.modules); "
+             "import perflab, perflab.spec, perflab.comparators, perflab.worker.jobs, perflab.worker.fuzz, "
+             "perflab.worker.inprocess_sampler; "
+             "print(sorted({m.partition('.')[0] for m in set(sys.modules) - before} "
+             "- set(sys.stdlib_module_names) - {'perflab'}))")
+    process = subprocess.run([python, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=60)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.strip() == "[]"
