@@ -46,7 +46,7 @@ def check_case(case: str, sides: list[Side], run: JobRunner) -> tuple[list[Equiv
 
 def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> Equivalence:
     if not outcome.ok:
-        skipped = _not_installed(outcome)
+        skipped = not_installed(outcome)
         status = SKIPPED if skipped else ERROR
         where = f" ({outcome.location})" if outcome.location and not skipped else ""
         return Equivalence(case, name, status, (skipped or outcome.error or "") + where)
@@ -60,7 +60,8 @@ def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> E
     return Equivalence(case, name, NOT_EQUIVALENT, difference, comparator=check["comparator"])
 
 
-def _not_installed(outcome: JobOutcome) -> str | None:
+def not_installed(outcome: JobOutcome) -> str | None:
+    """"skipped: not installed (...)" when the contender could not import a module; else None."""
     errors = outcome.of("error")
     if errors and errors[0].get("exception") in ("ImportError", "ModuleNotFoundError"):
         return f"skipped: not installed ({errors[0]['detail']})"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from perflab.measure.equivalence import _not_installed
+from perflab.measure.equivalence import not_installed
 from perflab.measure.launcher import JobOutcome
 from perflab.results.model import EQUIVALENT, ERROR, NOT_EQUIVALENT, SKIPPED
 from perflab.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
@@ -59,7 +59,7 @@ def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Ca
            "examples": examples, "seed": seed, "sys_path": sys_path or [], "patterns": patterns}
     outcome = run_job(job)
     if not outcome.ok:
-        skipped = _not_installed(outcome)
+        skipped = not_installed(outcome)
         if skipped:
             return FuzzResult(contender, SKIPPED, skipped)
         where = f" ({outcome.location})" if outcome.location else ""
