@@ -2,7 +2,9 @@
 library: perflab.worker, perflab.spec and perflab.comparators are run here under other CPython
 versions in isolated mode with no site-packages (``-I -S``), through a real job."""
 
+import glob
 import json
+import os
 import shutil
 import subprocess
 import textwrap
@@ -38,8 +40,8 @@ PROBE = textwrap.dedent("""
     except SystemExit as stop:
         code = stop.code
     loaded = {{name.partition(".")[0] for name in set(sys.modules) - before}}
-    foreign = sorted(name for name in loaded
-                     if name not in sys.stdlib_module_names and name not in ("perflab", "boundary_bench", "__main__")
+    foreign = sorted(name for name in loaded   # the benchmark file loads as perflab_benchmark_<stem>
+                     if name not in sys.stdlib_module_names and not name.startswith("perflab") and name != "__main__"
                      and not name.startswith("_"))
     sys.stderr.write("FOREIGN " + json.dumps(foreign) + "\\n")
     sys.exit(code)
@@ -47,10 +49,14 @@ PROBE = textwrap.dedent("""
 
 
 def interpreter(name: str) -> str:
-    found = shutil.which(name)
-    if found is None or subprocess.run([found, "-c", "pass"], capture_output=True).returncode != 0:
-        pytest.skip(f"{name} is not installed here")
-    return found
+    """``name`` (python3.12) from PATH, else from pyenv's versions (whose shims run only the
+    selected version)."""
+    version = name.removeprefix("python")
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    for candidate in [shutil.which(name), *sorted(glob.glob(f"{pyenv}/versions/{version}.*/bin/{name}"))]:
+        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True).returncode == 0:
+            return candidate
+    pytest.skip(f"{name} is not installed here")
 
 
 @pytest.mark.parametrize("name", INTERPRETERS)
