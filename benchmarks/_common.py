@@ -48,7 +48,7 @@ def conditions() -> dict[str, Any]:
 def machine() -> dict[str, Any]:
     """The machine, and which perflab source the figure measured.
 
-    The figures run ``python -m perflab.cli`` with this process's environment, so
+    The figures run ``python -m perflab`` with this process's environment, so
     ``PYTHONPATH=SNAPSHOT/src`` (a ``git archive`` of one commit, with its hash in SNAPSHOT/COMMIT)
     pins them to one commit while the working tree changes under them.
     """
@@ -116,7 +116,7 @@ def _relative_half_width(interval: dict[str, Any]) -> float:
 
 def run_perflab(benchmark: str, out: Path, *options: str) -> PerflabRun:
     """``perflab run BENCHMARK --json OUT OPTIONS``; the table it prints is discarded."""
-    command = [sys.executable, "-m", "perflab.cli", "run", benchmark, "--json", str(out), *options]
+    command = [sys.executable, "-m", "perflab", "run", benchmark, "--json", str(out), *options]
     started = time.monotonic()
     completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started

@@ -71,7 +71,7 @@ def run_trial(directory: Path, commits: int, slow_at: int, busy: int, max_time: 
     repo.mkdir()
     hashes = make_history(repo, commits, slow_at, busy)
     out = directory / "bisect.json"
-    command = [sys.executable, "-m", "perflab.cli", "bisect", "--good", hashes[0], "--bad", "HEAD",
+    command = [sys.executable, "-m", "perflab", "bisect", "--good", hashes[0], "--bad", "HEAD",
                str(repo / "bench.py"), "--json", str(out), "--max-time", f"{max_time:g}"]
     before = conditions()
     started = time.monotonic()

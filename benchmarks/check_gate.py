@@ -45,7 +45,7 @@ ROW = re.compile(r"^\| NESTED \| encode \| .*? \| .*? \| ([+-][\d.]+)% \[([+-][\
 
 def run_check(repo: Path, other: str, max_time: float) -> dict:
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", other], check=True)
-    command = [sys.executable, "-m", "perflab.cli", "check", "bench.py", "--against", "v1", "--no-store",
+    command = [sys.executable, "-m", "perflab", "check", "bench.py", "--against", "v1", "--no-store",
                "--max-time", f"{max_time:g}"]
     started = time.monotonic()
     completed = subprocess.run(command, cwd=repo, capture_output=True, text=True)

@@ -103,7 +103,7 @@ def write_mylib(directory: Path, note: str, busy: int) -> None:
 
 
 def run_compare(bench: Path, other: str, out: Path, max_time: float) -> dict:
-    command = [sys.executable, "-m", "perflab.cli", "compare", str(bench), "--rev", "v1", "--rev", other,
+    command = [sys.executable, "-m", "perflab", "compare", str(bench), "--rev", "v1", "--rev", other,
                "--no-fuzz", "--no-store", "--json", str(out), "--max-time", f"{max_time:g}"]
     out.unlink(missing_ok=True)
     started = time.monotonic()

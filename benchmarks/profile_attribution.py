@@ -99,7 +99,7 @@ SAMPLERS = {"py-spy (default: --nonblocking)": ["--sampler", "py-spy"], "py-spy 
 
 
 def profile_once(bench: Path, out: Path, samples: int, options: list[str]) -> Profile:
-    command = [sys.executable, "-m", "perflab.cli", "profile", str(bench), "--samples", str(samples), *options,
+    command = [sys.executable, "-m", "perflab", "profile", str(bench), "--samples", str(samples), *options,
                "--json", str(out)]
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0:

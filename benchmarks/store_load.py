@@ -107,7 +107,7 @@ def main() -> None:
         db.close()
         latencies = np.array([latency for runs in saved.values() for _, _, latency in runs])
         history_started, cpu_before = time.monotonic(), _children_cpu()
-        history = subprocess.run([sys.executable, "-m", "perflab.cli", "history", "writer1", "--db", str(db_path)],
+        history = subprocess.run([sys.executable, "-m", "perflab", "history", "writer1", "--db", str(db_path)],
                                  capture_output=True, text=True)
         history_wall = time.monotonic() - history_started
         history_cpu = _children_cpu() - cpu_before
