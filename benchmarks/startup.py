@@ -1,0 +1,73 @@
+"""Start-up time of the command line: ``perflab --help`` and ``perflab run --help`` beside
+``python -m pyperf --help`` (the anchor of issue 13), measured interleaved in one run.
+
+Each trial starts the three commands once each, in a rotating order, as fresh processes (the
+way a user types them), and times each from spawn to exit with time.perf_counter. The figure is
+the median over trials with a 95% interval (a distribution-free interval for the median from
+order statistics, scipy.stats.binom), and the ratio perflab/pyperf from the per-trial ratios
+(same trial = same machine state).
+
+    python benchmarks/startup.py --trials 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from _common import conditions, format_load, machine, write_figure
+
+COMMANDS = {
+    "perflab --help": [sys.executable, "-m", "perflab", "--help"],
+    "perflab run --help": [sys.executable, "-m", "perflab", "run", "--help"],
+    "python -m pyperf --help": [sys.executable, "-m", "pyperf", "--help"],
+}
+
+
+def median_interval(values: list[float]) -> tuple[float, float, float]:
+    """The median and a 95% distribution-free interval from order statistics."""
+    ordered = np.sort(values)
+    n = len(ordered)
+    low = int(scipy_stats.binom.ppf(0.025, n, 0.5))
+    high = int(scipy_stats.binom.isf(0.025, n, 0.5))
+    return float(np.median(ordered)), float(ordered[max(low - 1, 0)]), float(ordered[min(high, n - 1)])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=40)
+    args = parser.parse_args()
+    before = conditions()
+    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    names = list(COMMANDS)
+    for trial in range(args.trials):
+        for name in names[trial % len(names):] + names[:trial % len(names)]:
+            start = time.perf_counter()
+            subprocess.run(COMMANDS[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            times[name].append(time.perf_counter() - start)
+    after = conditions()
+    figure = {"machine": machine(), "conditions": {"before": before, "after": after}, "trials": args.trials,
+              "method": "fresh process per command, rotating order, spawn to exit; median with order-statistic "
+                        "95% interval; ratio = median over trials of perflab/pyperf in the same trial",
+              "seconds": {name: median_interval(values) for name, values in times.items()}, "raw": times}
+    pyperf = np.array(times["python -m pyperf --help"])
+    for name in ("perflab --help", "perflab run --help"):
+        figure[f"ratio {name} / pyperf"] = median_interval(list(np.array(times[name]) / pyperf))
+    write_figure("startup", figure)
+    print(f"start-up, {args.trials} trials each, interleaved ({format_load(before)} -> {format_load(after)}):")
+    for name, (median, low, high) in figure["seconds"].items():
+        print(f"  {name:<26} {median * 1000:6.0f} ms  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]")
+    for name in ("perflab --help", "perflab run --help"):
+        median, low, high = figure[f"ratio {name} / pyperf"]
+        print(f"  {name} / pyperf: x{median:.2f} [{low:.2f}-{high:.2f}]")
+    return 0 if all(math.isfinite(v[0]) for v in figure["seconds"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
