@@ -75,7 +75,7 @@ def run_trial(directory: Path, commits: int, slow_at: int, busy: int, max_time: 
                str(repo / "bench.py"), "--json", str(out), "--max-time", f"{max_time:g}"]
     before = conditions()
     started = time.monotonic()
-    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    completed = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - started
     trial = {"slow_at": slow_at, "injected": hashes[slow_at], "exit_code": completed.returncode,
              "wall_s": round(wall, 1), "load_average_start": before["load_average"],

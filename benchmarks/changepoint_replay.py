@@ -37,10 +37,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, binomial_interval, conditions, machine, run_perflab, write_figure  # noqa: E402
+from _common import RESULTS, binomial_interval, conditions, machine, run_perflab, write_figure
 
-from perflab import changepoints, gate, stats  # noqa: E402
-from perflab.results.model import RunResult  # noqa: E402
+from perflab import changepoints, gate, stats
+from perflab.results.model import RunResult
 
 MEASUREMENTS = RESULTS / "changepoint_measurements.json"
 PRE_STEP = 40

@@ -88,7 +88,7 @@ def make_repository(directory: Path, busy: int) -> None:
 
 def init_repository(directory: Path):
     """A new git repository holding bench.py; returns ``git(*args)`` run in it (also for bisect_cost.py)."""
-    git = lambda *args: subprocess.run(["git", "-C", str(directory), *args], check=True,  # noqa: E731
+    git = lambda *args: subprocess.run(["git", "-C", str(directory), *args], check=True,
                                        capture_output=True)
     git("init", "-q")
     git("config", "user.email", "figure@example.com")

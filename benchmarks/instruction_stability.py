@@ -30,11 +30,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, run_perflab, write_figure  # noqa: E402
+from _common import conditions, machine, run_perflab, write_figure
 
-from perflab import builtins  # noqa: E402
-from perflab.metrics import instructions  # noqa: E402
-from perflab.metrics.common import Target, require  # noqa: E402
+from perflab import builtins
+from perflab.metrics import instructions
+from perflab.metrics.common import Target, require
 
 REPEATS = 5
 WALL_RUNS = 3

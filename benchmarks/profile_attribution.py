@@ -31,12 +31,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure  # noqa: E402
+from _common import conditions, machine, write_figure
 
-from perflab.profile.calltree import build_tree  # noqa: E402
-from perflab.profile.frames import parse_frame  # noqa: E402
-from perflab.profile.model import Profile  # noqa: E402
-from perflab.profile.shares import frame_shares  # noqa: E402
+from perflab.profile.calltree import build_tree
+from perflab.profile.frames import parse_frame
+from perflab.profile.model import Profile
+from perflab.profile.shares import frame_shares
 
 UNIT = 4000  # loop iterations per unit of work
 PROGRAM = f'''\

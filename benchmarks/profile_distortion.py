@@ -30,12 +30,12 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure  # noqa: E402
+from _common import conditions, machine, write_figure
 
-from perflab import builtins  # noqa: E402
-from perflab.measure.launcher import Worker  # noqa: E402
-from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version  # noqa: E402
-from perflab.profile.settings import DEFAULT_RATE  # noqa: E402
+from perflab import builtins
+from perflab.measure.launcher import Worker
+from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
+from perflab.profile.settings import DEFAULT_RATE
 
 CONFIGS = [  # name, native, rate, nonblocking
     (f"python, default ({DEFAULT_RATE[False]} Hz, nonblocking)", False, DEFAULT_RATE[False], True),

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure  # noqa: E402
+from _common import conditions, machine, write_figure
 
-from perflab.profile.model import Profile  # noqa: E402
-from perflab.profile.shares import frame_shares  # noqa: E402
-from perflab.render.html.flamegraph import render as render_html  # noqa: E402
+from perflab.profile.model import Profile
+from perflab.profile.shares import frame_shares
+from perflab.render.html.flamegraph import render as render_html
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -19,9 +19,8 @@ import sys
 import time
 
 import numpy as np
-from scipy import stats as scipy_stats
-
 from _common import conditions, format_load, machine, write_figure
+from scipy import stats as scipy_stats
 
 COMMANDS = {
     "perflab --help": [sys.executable, "-m", "perflab", "--help"],

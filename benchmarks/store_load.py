@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, conditions, machine, run_perflab, write_figure  # noqa: E402
+from _common import RESULTS, conditions, machine, run_perflab, write_figure
 
 WRITERS, RUNS_EACH, KILL_AT = 4, 200, 100
 
@@ -94,7 +94,8 @@ def main() -> None:
             assert writer.returncode == 0, f"writer {n} failed"
         wall = time.monotonic() - started
 
-        saved = {n: [(int(l[1]), int(l[2]), float(l[3])) for l in ls if l[0] == "saved"] for n, ls in lines.items()}
+        saved = {n: [(int(f[1]), int(f[2]), float(f[3])) for f in fields if f[0] == "saved"]
+                 for n, fields in lines.items()}
         db = sqlite3.connect(db_path)
         integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
         stored = {(name, json.loads(result)["settings"]["sequence"]): run_id
@@ -116,7 +117,7 @@ def main() -> None:
     total = sum(len(runs) for runs in saved.values())
     # The kill lands a little after "saving KILL_AT" is read: the run the victim was saving when it
     # died is the last one it announced.
-    last_started = max(int(l[1]) for l in lines[0] if l and l[0] == "saving")
+    last_started = max(int(f[1]) for f in lines[0] if f and f[0] == "saving")
     killed_mid_save = last_started not in [seq for seq, _, _ in saved[0]]
     figure = {
         "what": __doc__.split("\n\n")[0], "machine": machine(), "conditions": {"start": before, "end": conditions()},

@@ -122,7 +122,7 @@ def _summarize(figure: dict) -> None:
             "wall_s_all": [t[tool]["wall_s"] for t in trials],
             "ratio_median": median_of(tool, lambda s: s["ratio"]),
             "ratio_precision_median": median_of(tool, lambda s: s["ratio_precision"]),
-            "median_precision_median": {f: median_of(tool, lambda s: s["median_precision"][f]) for f in FUNCTIONS},
+            "median_precision_median": {f: median_of(tool, lambda s, f=f: s["median_precision"][f]) for f in FUNCTIONS},
             "ratio_precision_within_1pct": sum(t[tool]["ratio_precision"] <= 0.01 for t in trials),
         }
     perflab, pyperf = summary["perflab"], summary["pyperf"]

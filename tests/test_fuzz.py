@@ -124,7 +124,7 @@ def test_a_generated_difference_is_shrunk_to_a_small_counterexample(bench_file):
     assert result.status == "not equivalent" and result.pattern is None
     assert result.caught_by == "generated inputs"
     assert len(result.counterexample) <= 12, result.counterexample  # e.g. 1000001.0
-    assert float(result.counterexample) != float("%.6g" % float(result.counterexample))
+    assert float(result.counterexample) != float(f"{float(result.counterexample):.6g}")
 
 
 def test_a_contender_that_raises_where_the_reference_does_not_is_not_equivalent(bench_file):

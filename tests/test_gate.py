@@ -93,7 +93,7 @@ def test_the_threshold_moves_the_boundary(threshold):
     before, after = processes(rng, 10, within=0.01, between=0.005), processes(rng, 10, 1.06, 0.01, 0.005)
     comparison = compare_unpaired(before, after, threshold)
     assert (comparison.p_regression <= 0.05) == (threshold < 0.06)
-    assert gate.SLOWER_WITHIN_THRESHOLD == gate._verdict(comparison, 0.0, 1.0, 0.05, 0.01)
+    assert gate._verdict(comparison, 0.0, 1.0, 0.05, 0.01) == gate.SLOWER_WITHIN_THRESHOLD
 
 
 def test_a_regression_must_show_again_when_re_measured():

@@ -9,7 +9,7 @@ from scipy import stats as scipy_stats
 
 from perflab.analysis import intervals
 
-T = lambda df: scipy_stats.t.ppf(0.975, df)  # noqa: E731
+T = lambda df: scipy_stats.t.ppf(0.975, df)
 
 
 def hand_one_sample(x):

@@ -191,7 +191,7 @@ def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
     merged = perflab("merge", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "a.folded",
                      "--json", tmp_path / "m.json")
     assert merged.returncode == 0, merged.stderr
-    runs = lambda name: len(json.loads((tmp_path / name).read_text())["runs"])  # noqa: E731
+    runs = lambda name: len(json.loads((tmp_path / name).read_text())["runs"])
     assert runs("m.json") == runs("a.json") + runs("b.json") + 1
     broken = tmp_path / "broken.folded"
     broken.write_text((tmp_path / "a.folded").read_text()[:-3])

@@ -16,8 +16,8 @@ for verb in sys.argv[1:]:
             parser.parse_args([verb, "--help"])
         except SystemExit:
             pass
-print(" ".join(sorted({name.partition(".")[0] for name in sys.modules} & set(%r))))
-""" % (HEAVY,)
+print(" ".join(sorted({name.partition(".")[0] for name in sys.modules} & set(HEAVY))))
+""".replace("HEAVY", repr(HEAVY))
 VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import", "export", "profile", "merge",
          "diff"]
 

@@ -102,9 +102,9 @@ def test_the_command_line_refuses_a_bad_database_in_one_line_and_keeps_the_run(t
         def square(x):
             return x * x
     """)
-    process = perflab("run", str(bench), *"--max-time 1 --precision 50".split(), "--db", str(path), cwd=tmp_path)
+    process = perflab("run", str(bench), *["--max-time", "1", "--precision", "50"], "--db", str(path), cwd=tmp_path)
     assert process.returncode == 2
-    [line] = [l for l in process.stderr.splitlines() if "error" in l]
+    [line] = [said for said in process.stderr.splitlines() if "error" in said]
     assert "not a perflab database" in line and "kept in" in line
     kept = next(tmp_path.glob("perflab-unsaved-*.json"))
     assert RunResult.load(kept).benchmark == "tiny"
