@@ -35,8 +35,8 @@ CHECK_EVERY = BLOCKS      # the stopping rule looks at the interval once per thi
 class SamplingSettings:
     """The stopping rule of one benchmark, fixed before any value is seen."""
 
-    max_time: float = 1.0        # seconds of timing per benchmark (pytest-benchmark's --benchmark-max-time)
-    min_rounds: int = 5          # values at least, whatever the clock says
+    max_time: float = 1.0        # seconds of values per benchmark (pytest-benchmark's --benchmark-max-time)
+    min_rounds: int = 5          # values at least (and never fewer than 2), whatever the clock says
     precision: float = 0.01      # stop early once the median's 95% CI half-width is within this
     value_time: float = 0.005    # seconds one value should last (loops are calibrated to it)
     warmups: int = 2             # values thrown away after calibration
@@ -46,8 +46,10 @@ class SamplingSettings:
     def __post_init__(self) -> None:
         for name in ("max_time", "precision", "value_time"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{name}={value!r}: must be a positive number")
+            least = 0 if name == "max_time" else math.ulp(0)   # max_time=0: min_rounds values only
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < least:
+                raise ValueError(f"{name}={value!r}: must be a {'non-negative' if least == 0 else 'positive'} number")
         for name in ("min_rounds", "warmups"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "min_rounds" else 0):
