@@ -180,6 +180,9 @@ def resolve_benchmark(name_or_path: str) -> Path:
     path = Path(name_or_path)
     if path.is_file():
         return path.resolve()
+    from perflab import pyperformance_benchmarks  # pyperformance:NAME, a script of the installed suite
+    if name_or_path.startswith(pyperformance_benchmarks.PREFIX):
+        return pyperformance_benchmarks.path_of(name_or_path, UsageError)
     builtin = builtins.path_of(name_or_path)
     if builtin is not None and not path.suffix:
         return builtin

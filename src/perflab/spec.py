@@ -159,6 +159,9 @@ def load_benchmark(path: str | Path) -> Benchmark:
     path = Path(path).resolve()
     if not path.is_file():
         raise BenchmarkFileError(f"{path}: no such benchmark file")
+    from perflab import pyperf_script   # imports this module: imported here, not at the top
+    if pyperf_script.is_pyperf_script(path):
+        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(path))
     module_name = f"perflab_benchmark_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -166,15 +169,7 @@ def load_benchmark(path: str | Path) -> Benchmark:
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))
     sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as error:
-        raise BenchmarkFileError(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
-    except BenchmarkFileError as error:
-        raise BenchmarkFileError(f"{path}: {error}") from None
-    except BaseException as error:  # noqa: BLE001 - any failure of user code is reported, not raised
-        line = _user_line(error, path)
-        raise BenchmarkFileError(f"{path}{line}: {type(error).__name__} while importing: {error}") from None
+    _run_user_code(path, "importing", lambda: spec.loader.exec_module(module))
     found = [value for value in vars(module).values() if isinstance(value, Benchmark)]
     if len(found) != 1:
         raise BenchmarkFileError(f"{path}: expected exactly one perflab.Benchmark, found {len(found)}")
@@ -184,6 +179,19 @@ def load_benchmark(path: str | Path) -> Benchmark:
     if not benchmark.contenders:
         raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no contender")
     return benchmark
+
+
+def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:
+    """``run()``, with every failure of the user's code as a BenchmarkFileError naming the file."""
+    try:
+        return run()
+    except SyntaxError as error:
+        raise BenchmarkFileError(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
+    except BenchmarkFileError as error:
+        raise BenchmarkFileError(error if str(error).startswith(str(path)) else f"{path}: {error}") from None
+    except BaseException as error:  # noqa: BLE001 - any failure of user code is reported, not raised
+        line = _user_line(error, path)
+        raise BenchmarkFileError(f"{path}{line}: {type(error).__name__} while {doing}: {error}") from None
 
 
 def _user_line(error: BaseException, path: Path) -> str:

@@ -62,7 +62,12 @@ def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) 
     """Call ``operation(argument)`` ``loops`` times and return the elapsed seconds.
 
     Profilers trim stacks to what runs below this function, so its name is part of the protocol.
+    An operation with a ``times_itself(argument, loops)`` method (a pyperf script's
+    ``bench_time_func``, perflab.pyperf_script) measures the calls itself.
     """
+    times_itself = getattr(operation, "times_itself", None)
+    if times_itself is not None:
+        return times_itself(argument, loops)
     timer = time.perf_counter
     start = timer()
     for _ in itertools.repeat(None, loops):
