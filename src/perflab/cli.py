@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 
 from perflab import __version__, builtins
+from perflab.option_types import percentage as _percentage, positive_seconds as _positive
 from perflab.spec import Benchmark, BenchmarkFileError, load_benchmark
 
 EXIT_OK, EXIT_FAILURES, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -147,26 +148,6 @@ def _timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, pre
                         help="calibrated duration of one value (default 0.005)")
     parser.add_argument("--alpha", type=_percentage, default=0.01, metavar="PCT",
                         help="false discovery rate for faster/slower verdicts, in percent (default 1%%)")
-
-
-def _percentage(text: str) -> float:
-    try:
-        value = float(text.rstrip("%")) / 100
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 1 or 0.5%)") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 percent")
-    return value
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
 
 
 def _count(text: str) -> int:

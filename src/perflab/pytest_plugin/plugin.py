@@ -13,13 +13,14 @@ heavy; numpy and scipy come in only when a benchmark is measured.
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from perflab.option_types import percentage, positive_seconds
 
 PYTEST_BENCHMARK_PLUGIN = "benchmark"          # pytest-benchmark's entry point name
 PYTEST_BENCHMARK_SESSION = "pytest-benchmark"  # the session object it registers in pytest_configure
@@ -45,23 +46,23 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     group.addoption("--perflab-against", metavar="REF|FILE",
                     help="fail the session when a benchmark is slower than in FILE (written by --perflab-json) "
                          "or than the stored runs at git revision REF, by more than --perflab-threshold")
-    group.addoption("--perflab-threshold", metavar="PCT", type=_percentage, default=0.05,
+    group.addoption("--perflab-threshold", metavar="PCT", type=percentage, default=0.05,
                     help="slowdown that --perflab-against tolerates, in percent (default 5)")
     group.addoption("--perflab-json", metavar="FILE", help="write the session's perflab results (every value)")
     group.addoption("--perflab-db", metavar="FILE",
                     help="the perflab results store (default $PERFLAB_DB, else .perflab/perflab.db at the git top level)")
     group.addoption("--perflab-no-store", action="store_true", default=False,
                     help="do not save the benchmarks to the perflab results store")
-    group.addoption("--perflab-precision", metavar="PCT", type=_percentage, default=0.01,
+    group.addoption("--perflab-precision", metavar="PCT", type=percentage, default=0.01,
                     help="stop a benchmark early once its median's 95%% CI half-width is within PCT (default 1)")
-    group.addoption("--perflab-value-time", metavar="SECONDS", type=_seconds, default=0.005,
+    group.addoption("--perflab-value-time", metavar="SECONDS", type=positive_seconds, default=0.005,
                     help="calibrated duration of one value (default 0.005)")
     if not _pytest_benchmark_available(pluginmanager):
         # pytest-benchmark's own options, so that command lines and CI scripts written for it work.
         bench = parser.getgroup("benchmark")
         bench.addoption("--benchmark-json", metavar="PATH", type=Path,
                         help="write pytest-benchmark's JSON report (all values) into PATH")
-        bench.addoption("--benchmark-max-time", metavar="SECONDS", type=_seconds, default=1.0,
+        bench.addoption("--benchmark-max-time", metavar="SECONDS", type=positive_seconds, default=1.0,
                         help="time budget of each benchmark (default 1.0)")
         bench.addoption("--benchmark-min-rounds", metavar="NUM", type=_rounds, default=5,
                         help="values at least, whatever the time (default 5)")
@@ -73,28 +74,6 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                         help="override --benchmark-disable")
         bench.addoption("--benchmark-skip", action="store_true", default=False, help="skip tests that benchmark")
         bench.addoption("--benchmark-only", action="store_true", default=False, help="only run tests that benchmark")
-
-
-def _percentage(text: str) -> float:
-    import argparse
-    try:
-        value = float(text.rstrip("%")) / 100
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 5 or 0.5%)") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 percent")
-    return value
-
-
-def _seconds(text: str) -> float:
-    import argparse
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
-    return value
 
 
 def _rounds(text: str) -> int:
