@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
 
-from perflab.pytest_plugin.fixture import BenchmarkFixture
 from perflab.pytest_plugin.plugin import SESSION_PLUGIN
+
+if TYPE_CHECKING:
+    from perflab.pytest_plugin.fixture import BenchmarkFixture
 
 
 @pytest.fixture

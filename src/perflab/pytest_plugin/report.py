@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -178,6 +177,3 @@ def summary_lines(records: list[Record]) -> list[str]:
             lines.append(line)
     return lines
 
-
-def python_label() -> str:
-    return f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})"

@@ -6,13 +6,14 @@ from __future__ import annotations
 import importlib
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pytest
 
-from perflab.pytest_plugin.fixture import BenchmarkFixture, Record
 from perflab.pytest_plugin.plugin import option, warn, xdist_worker
-from perflab.pytest_plugin.sampling import SamplingSettings
+
+if TYPE_CHECKING:   # numpy and scipy come in with the first benchmark, not with every pytest run
+    from perflab.pytest_plugin.fixture import BenchmarkFixture, Record
 
 # @pytest.mark.benchmark keywords: pytest-benchmark's, and perflab's own (precision, value_time).
 # Those pytest-benchmark tunes its own calibration with have no meaning here and are accepted as
@@ -35,6 +36,8 @@ class BenchmarkSession:
             raise pytest.UsageError("--benchmark-only and --benchmark-disable contradict each other")
 
     def fixture_for(self, node: Any, keywords: dict[str, Any]) -> BenchmarkFixture:
+        from perflab.pytest_plugin.fixture import BenchmarkFixture
+        from perflab.pytest_plugin.sampling import SamplingSettings
         unknown = sorted(set(keywords) - KEYWORDS)
         if unknown:
             raise TypeError(f"@pytest.mark.benchmark: unknown keyword {unknown[0]!r} "
