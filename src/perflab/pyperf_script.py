@@ -14,7 +14,7 @@ same way, so the timed calls run in perflab's fresh, pinned, interleaved worker 
 - ``bench_time_func(name, time_func, *args)``: the script times itself: ``time_func(loops, *args)``
   returns the seconds that ``loops`` iterations took, and perflab uses that (the worker's
   ``measured_region`` hands the loop count over through ``times_itself``).
-- ``inner_loops=N``: values are divided by N, as pyperf does.
+- ``inner_loops=N``: times are per inner iteration, as pyperf reports them (``Recorded.seconds_for``).
 - Arguments: ``runner.argparser`` accepts pyperf's own options (parsed and ignored: perflab's
   stopping rule decides processes, values and loops) and the script's; the script's options are
   given in ``PERFLAB_PYPERF_ARGS`` (e.g. ``PERFLAB_PYPERF_ARGS="--cases NESTED" perflab run bm.py``).
@@ -82,14 +82,22 @@ class Recorded:
     """One benchmark the script asked for: how to time ``loops`` iterations, and how to run one."""
 
     name: str
-    time_loops: Callable[[int], float]      # seconds for ``loops`` iterations (before inner_loops)
+    time_loops: Callable[[int], float]      # seconds for ``loops`` calls of the benchmark
     run_once: Callable[[], Any]             # one iteration, for its output
     inner_loops: int = 1
     metadata: dict[str, Any] = field(default_factory=dict)
 
-    def seconds_per_iteration(self, loops: int) -> float:
-        """Seconds ``loops`` iterations took, divided by inner_loops (the worker divides by loops)."""
-        return self.time_loops(loops) / self.inner_loops
+    def seconds_for(self, loops: int) -> float:
+        """Seconds that ``loops`` *inner* iterations take, as the worker's measured_region returns them.
+
+        pyperf's ``inner_loops=N`` says one call of the benchmark does N iterations, and reports
+        time per iteration. Counting loops in inner iterations keeps that meaning and lets the
+        worker's calibration size values as usual: ``loops / N`` calls are made (at least one),
+        and their time is scaled to ``loops`` iterations."""
+        if loops <= 0:
+            return 0.0
+        calls = max(1, round(loops / self.inner_loops))
+        return self.time_loops(calls) * loops / (calls * self.inner_loops)
 
 
 class Runner:
@@ -134,7 +142,9 @@ class Runner:
                         inner_loops: int | None = None, metadata: dict | None = None) -> None:
         def time_loops(loops: int) -> float:
             return float(time_func(loops, *args)) if loops else 0.0
-        self._record(name, time_loops, lambda: (time_func(1, *args), None)[1], inner_loops, metadata)
+        def run_once() -> None:   # the script's function returns a time, not an output to compare
+            time_func(1, *args)
+        self._record(name, time_loops, run_once, inner_loops, metadata)
 
     def bench_async_func(self, name: str, func: Callable[..., Any], *args: Any, inner_loops: int | None = None,
                          metadata: dict | None = None, loop_factory: Callable[[], Any] | None = None) -> None:
@@ -166,8 +176,12 @@ class Runner:
                globals: dict | None = None) -> None:
         import timeit as stdlib_timeit
         namespace = dict(globals or {})
-        timer = stdlib_timeit.Timer(name if stmt is None else stmt, setup, timer=time.perf_counter,
-                                    globals=namespace)
+        stmt = name if stmt is None else stmt
+        if duplicate and duplicate > 1:   # pyperf repeats the statement inside the loop, and divides
+            if not isinstance(stmt, str):
+                raise ValueError("timeit: duplicate needs the statement as a string")
+            stmt = "\n".join([stmt] * duplicate)
+        timer = stdlib_timeit.Timer(stmt, setup, timer=time.perf_counter, globals=namespace)
         finish = compile(teardown, "<teardown>", "exec") if isinstance(teardown, str) else teardown
 
         def time_loops(loops: int) -> float:
@@ -176,8 +190,9 @@ class Runner:
             elapsed = timer.timeit(loops)
             exec(finish, namespace) if isinstance(teardown, str) else finish()
             return elapsed
-        self._record(name, time_loops, lambda: (timer.timeit(1), None)[1],
-                     (inner_loops or 1) * (duplicate or 1), metadata)
+        def run_once() -> None:
+            time_loops(1)
+        self._record(name, time_loops, run_once, (inner_loops or 1) * (duplicate or 1), metadata)
 
     def bench_command(self, name: str, command: list[str]) -> None:
         def time_loops(loops: int) -> float:
@@ -186,7 +201,9 @@ class Runner:
             for _ in range(loops):
                 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             return timer() - start
-        self._record(name, time_loops, lambda: (time_loops(1), None)[1], None, None)
+        def run_once() -> None:
+            time_loops(1)
+        self._record(name, time_loops, run_once, None, None)
 
     def _record(self, name: str, time_loops: Callable[[int], float], run_once: Callable[[], Any],
                 inner_loops: int | None, metadata: dict | None) -> None:
@@ -236,12 +253,13 @@ class _TimesItself:
 
     @staticmethod
     def times_itself(recorded: Recorded, loops: int) -> float:
-        return recorded.seconds_per_iteration(loops)
+        return recorded.seconds_for(loops)
 
 
 def load(path: Path) -> Benchmark:
     """Run the script as ``__main__`` with the recording Runner and return it as a Benchmark."""
     argv = [str(path), *shlex.split(os.environ.get(ARGS_VARIABLE, ""))]
+    sys.path.insert(0, str(path.parent))   # as `python script.py` would: it may import its neighbours
     Runner.recorded = []
     with _recording_pyperf(), _argv(argv):
         runpy.run_path(str(path), run_name="__main__")
