@@ -144,3 +144,23 @@ def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
     result = load_json(out)
     assert result["benchmark"] == name
     assert result["cells"] and all(cell["estimates"]["median"]["value"] > 0 for cell in result["cells"])
+
+
+def test_profile_reaches_the_scripts_function(tmp_path):
+    """perflab profile samples the benchmarked function, below the recording Runner's frames."""
+    script = write_script(tmp_path, """
+        import json
+        import pyperf
+
+        def encode(obj):
+            return json.dumps(obj)
+
+        if __name__ == "__main__":
+            pyperf.Runner().bench_func("encode", encode, {"a": list(range(200))})
+    """)
+    done = run_perflab("profile", script, "--case", "encode", "--contender", "script", "--samples", "200",
+                       "--rate", "200", "--runs", "2", "--timeout", "30", "--folded", tmp_path / "p.folded")
+    assert done.returncode == 0, done.stderr
+    samples = [line.rsplit(" ", 1) for line in (tmp_path / "p.folded").read_text().splitlines()]
+    in_encode = sum(int(count) for stack, count in samples if "encode (<project>/bm_script.py" in stack)
+    assert in_encode >= 0.9 * sum(int(count) for _, count in samples)
