@@ -37,9 +37,11 @@ def examples(tmp_path):
     return tmp_path
 
 
-def test_pytest_benchmark_examples_run_unchanged(examples):
-    """pytest-benchmark disabled (-p no:benchmark): perflab provides the fixture by itself."""
-    done = run_pytest(examples, "-p", "no:benchmark", *FAST, "--doctest-glob=*.rst", "--doctest-modules",
+@pytest.mark.parametrize("mode", [["-p", "no:benchmark"], ["--perflab"]], ids=["alone", "taking-over"])
+def test_pytest_benchmark_examples_run_unchanged(examples, mode):
+    """perflab provides the fixture by itself (pytest-benchmark disabled), or takes it over from an
+    installed pytest-benchmark (--perflab, its options then declared by pytest-benchmark)."""
+    done = run_pytest(examples, *mode, *FAST, "--doctest-glob=*.rst", "--doctest-modules",
                       "--junitxml", examples / "junit.xml")
     outcomes = _outcomes(examples / "junit.xml")
     unexpected = {node: outcome for node, outcome in outcomes.items()
