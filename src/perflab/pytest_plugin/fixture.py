@@ -161,10 +161,6 @@ class BenchmarkFixture:
     def enabled(self) -> bool:
         return not self.disabled
 
-    @property
-    def used(self) -> bool:
-        return self._mode is not None
-
     def _claim(self, mode: str) -> None:
         if self._mode:
             raise FixtureAlreadyUsed(f"the benchmark fixture can only be used once per test; it was used in "

@@ -106,7 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _xdist_parallel(config: pytest.Config) -> bool:
-    return bool(os.environ.get("PYTEST_XDIST_WORKER")) or (config.getoption("numprocesses", None) or 0) != 0 \
+    return bool(xdist_worker()) or (config.getoption("numprocesses", None) or 0) != 0 \
         or getattr(config.option, "dist", "no") != "no"
 
 
