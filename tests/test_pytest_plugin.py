@@ -238,3 +238,16 @@ def test_skip_and_only_select_tests(tmp_path):
     assert "1 passed, 1 skipped" in only.stdout
     disabled = run_pytest(tmp_path, "-p", "no:benchmark", "--benchmark-disable", check=True)
     assert "2 passed" in disabled.stdout and "perflab benchmarks" not in disabled.stdout
+
+
+def test_the_baseline_file_is_never_overwritten(tmp_path):
+    write(tmp_path, FIXTURE_TYPE)
+    baseline = tmp_path / "base.json"
+    baseline.write_text("{}")
+    done = run_pytest(tmp_path, "--perflab", "--perflab-against", baseline, "--perflab-json", baseline)
+    assert done.returncode == 4
+    assert "is the --perflab-against baseline" in done.stderr
+    assert baseline.read_text() == "{}"
+    unreadable = run_pytest(tmp_path, "--perflab", *FAST, "--perflab-against", baseline)
+    assert unreadable.returncode == 4
+    assert "not a perflab results file" in unreadable.stdout and baseline.read_text() == "{}"

@@ -92,7 +92,13 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("--perflab-against needs perflab's benchmark fixture: add --perflab "
                                     "(pytest-benchmark is installed and times the benchmarks otherwise)")
         return
-    if config.getoption("perflab_against") and _xdist_parallel(config):
+    against = config.getoption("perflab_against")
+    for output in ("perflab_json", "benchmark_json"):
+        written = config.getoption(output, None)
+        if against and written and Path(written).resolve() == Path(against).resolve():
+            raise pytest.UsageError(f"--{output.replace('_', '-')} {written} is the --perflab-against baseline; "
+                                    "write the results to another file")
+    if against and _xdist_parallel(config):
         raise pytest.UsageError("--perflab-against cannot gate tests run by pytest-xdist workers (they would be "
                                 "timed in parallel on shared CPUs); run the benchmarks with -p no:xdist or -n 0")
     if has_pytest_benchmark:

@@ -89,6 +89,9 @@ class BenchmarkSession:
         collected = metadata.collect(measured[0].test_file)
         runs = report.run_results(measured, rootdir, collected)
         self.lines += report.summary_lines(measured) + [f"({report.IN_PROCESS_NOTE})"]
+        store_path = self._store_path(measured[0].test_file)
+        if against:   # before anything is written: the baseline is read as it was
+            self._gate(session, against, runs, store_path, gate)
         json_path = option(self.config, "benchmark_json")
         if json_path:
             Path(json_path).write_text(_dumps(report.pytest_benchmark_json(measured, collected)))
@@ -96,9 +99,6 @@ class BenchmarkSession:
         if option(self.config, "perflab_json"):
             report.save_session(runs, option(self.config, "perflab_json"))
             self.lines.append(f"perflab results written to {option(self.config, 'perflab_json')}")
-        store_path = self._store_path(measured[0].test_file)
-        if against:
-            self._gate(session, against, runs, store_path, gate)
         if not option(self.config, "perflab_no_store"):
             self._store(runs, store_path)
 
