@@ -66,6 +66,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                         help="time budget of each benchmark (default 1.0)")
         bench.addoption("--benchmark-min-rounds", metavar="NUM", type=_rounds, default=5,
                         help="values at least, whatever the time (default 5)")
+        bench.addoption("--benchmark-timer", metavar="FUNC", default=None,
+                        help="timer as a dotted name (default time.perf_counter)")
         bench.addoption("--benchmark-disable-gc", action="store_true", default=False,
                         help="disable the garbage collector while timing")
         bench.addoption("--benchmark-disable", action="store_true", default=False,
