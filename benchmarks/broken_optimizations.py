@@ -30,12 +30,12 @@ from pathlib import Path
 
 from _common import HERE, conditions, machine, write_figure
 
+from perflab.loading import load_benchmark
 from perflab.measure.equivalence import check_case
 from perflab.measure.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
 from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, SKIPPED
-from perflab.spec import load_benchmark
 
 NAME = "broken_optimizations"
 BROKEN_DIR = HERE / "broken"

@@ -12,6 +12,10 @@ import pytest
 # a loaded CI machine gets the same number of rounds, only later.
 QUICK = ["--precision", "50", "--max-time", "60", "--values", "5", "--value-time", "0.002", "--timeout", "30"]
 
+# pytest-benchmark's example tests (tests/data/pytest_benchmark_examples/) are run by
+# test_pytest_plugin_peer.py in a scratch directory, under the plugin; not collected here.
+collect_ignore_glob = ["data/*"]
+
 
 @pytest.fixture(autouse=True, scope="session")
 def private_results_store(tmp_path_factory):

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from perflab.loading import load_benchmark
 from perflab.measure.fuzzing import fuzz_contender
 from perflab.measure.launcher import run_job
-from perflab.spec import BenchmarkFileError, load_benchmark
+from perflab.spec import BenchmarkFileError
 from perflab.worker.fuzz import fresh_copy, variant
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -294,7 +295,7 @@ def test_without_hypothesis_generated_inputs_are_skipped_and_patterns_still_run(
 
 def test_declaring_a_strategy_does_not_import_hypothesis(bench_file):
     path = bench_file(STRINGS)
-    code = ("import sys; from perflab.spec import load_benchmark; b = load_benchmark(sys.argv[1]); "
+    code = ("import sys; from perflab.loading import load_benchmark; b = load_benchmark(sys.argv[1]); "
             "assert b.input_strategy.__name__ == 'titles'; assert 'hypothesis' not in sys.modules")
     subprocess.run([sys.executable, "-c", code, str(path)], check=True)
 

@@ -1,6 +1,7 @@
 import pytest
 
-from perflab.spec import BenchmarkFileError, load_benchmark
+from perflab.loading import load_benchmark
+from perflab.spec import BenchmarkFileError
 
 MINIMAL = """
 import perflab

@@ -30,10 +30,7 @@ uses the standard library.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 from perflab.comparators import Comparator, resolve_comparator
@@ -148,50 +145,3 @@ class Benchmark:
 def _check_new_name(existing: dict, name: str, kind: str) -> None:
     if name in existing:
         raise BenchmarkFileError(f"{kind} {name!r} is declared twice")
-
-
-def load_benchmark(path: str | Path) -> Benchmark:
-    """Import a benchmark file and return the one ``Benchmark`` it declares.
-
-    The file's directory goes first on ``sys.path`` so that it can import its neighbours.
-    Every failure becomes a ``BenchmarkFileError`` whose message names the file.
-    """
-    path = Path(path).resolve()
-    if not path.is_file():
-        raise BenchmarkFileError(f"{path}: no such benchmark file")
-    module_name = f"perflab_benchmark_{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise BenchmarkFileError(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as error:
-        raise BenchmarkFileError(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
-    except BenchmarkFileError as error:
-        raise BenchmarkFileError(f"{path}: {error}") from None
-    except BaseException as error:  # noqa: BLE001 - any failure of user code is reported, not raised
-        line = _user_line(error, path)
-        raise BenchmarkFileError(f"{path}{line}: {type(error).__name__} while importing: {error}") from None
-    found = [value for value in vars(module).values() if isinstance(value, Benchmark)]
-    if len(found) != 1:
-        raise BenchmarkFileError(f"{path}: expected exactly one perflab.Benchmark, found {len(found)}")
-    benchmark = found[0]
-    if not benchmark.cases:
-        raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no case")
-    if not benchmark.contenders:
-        raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no contender")
-    return benchmark
-
-
-def _user_line(error: BaseException, path: Path) -> str:
-    """':LINE' of the deepest traceback frame inside the benchmark file, or ''."""
-    line = ""
-    tb = error.__traceback__
-    while tb is not None:
-        if Path(tb.tb_frame.f_code.co_filename).resolve() == path:
-            line = f":{tb.tb_lineno}"
-        tb = tb.tb_next
-    return line

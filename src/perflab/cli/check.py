@@ -20,17 +20,16 @@ from perflab.cli.common import (
     UsageError,
     add_verb,
     check_outputs,
-    percentage,
     resolve_benchmark,
     select,
     store_errors_are_bad_input,
     store_options,
     timing_options,
     timing_settings,
-    whole_number,
 )
 from perflab.cli.measuring import measure, measure_metrics, metric_names, metric_option, save_run
-from perflab.spec import load_benchmark
+from perflab.loading import load_benchmark
+from perflab.option_types import percentage, whole_number
 
 if TYPE_CHECKING:
     from perflab.analysis import gate

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import textwrap
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from perflab import builtins
+from perflab import builtins, pyperformance_benchmarks
 from perflab.measure.settings import Settings
+from perflab.option_types import percentage, seconds, whole_number
 
 if TYPE_CHECKING:
     from perflab.results.model import RunResult
@@ -43,54 +43,6 @@ def examples_text(*lines: str) -> str:
     return "examples:\n" + textwrap.indent("\n".join(lines), "  ")
 
 
-# ---- option validators (argparse ``type=``): finite numbers in range, whole numbers -----------------
-
-def percentage(text: str) -> float:
-    """A percentage in (0, 100), returned as a fraction: '1' and '0.5%' are 0.01 and 0.005."""
-    value = _finite(text.rstrip("%"), f"{text!r} is not a percentage (e.g. 1 or 0.5%)") / 100
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 percent")
-    return value
-
-
-# A budget or timeout beyond this is a typo, not a plan (and time.monotonic() + 1e300 overflows).
-MAX_SECONDS = 7 * 24 * 3600.0
-
-
-def seconds(text: str) -> float:
-    """A positive, finite duration in seconds, at most a week."""
-    value = _finite(text, f"{text!r} is not a number of seconds")
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    if value > MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"{text!r} is more than a week ({MAX_SECONDS:g} s)")
-    return value
-
-
-def whole_number(minimum: int, maximum: int = 10**7) -> Callable[[str], int]:
-    """A validator for a whole number in [minimum, maximum]."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not minimum <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from {minimum} to {maximum:,}")
-        return value
-    parse.__name__ = "whole number"  # what argparse names in its own messages
-    return parse
-
-
-def _finite(text: str, message: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(message) from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
-    return value
-
-
 def names(items: Iterable[str] | None) -> list[str]:
     """Names given as repeated and/or comma-separated options, in order, without blanks."""
     return [name.strip() for item in items or [] for name in item.split(",") if name.strip()]
@@ -111,10 +63,12 @@ def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, 
 # ---- benchmarks ---------------------------------------------------------------------------------
 
 def resolve_benchmark(name_or_path: str) -> Path:
-    """A path to a benchmark file, or a built-in's name."""
+    """A path to a benchmark file (or pyperf script), ``pyperformance:NAME``, or a built-in's name."""
     path = Path(name_or_path)
     if path.is_file():
         return path.resolve()
+    if name_or_path.startswith(pyperformance_benchmarks.PREFIX):   # a script of the installed suite
+        return pyperformance_benchmarks.path_of(name_or_path, UsageError)
     builtin = builtins.path_of(name_or_path)
     if builtin is not None and not path.suffix:
         return builtin

@@ -26,10 +26,10 @@ from perflab.cli.common import (
     store_options,
     timing_options,
     timing_settings,
-    whole_number,
     write_output,
 )
 from perflab.cli.measuring import measure_metrics, metric_names, metric_option, save_run, show_metrics
+from perflab.option_types import whole_number
 from perflab.profile.settings import REPORT_SAMPLES, ProfileSettings
 
 

@@ -16,7 +16,7 @@ from perflab.cli.common import (
     store_errors_are_bad_input,
     store_options,
 )
-from perflab.spec import load_benchmark
+from perflab.loading import load_benchmark
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -22,13 +22,12 @@ from perflab.cli.common import (
     check_outputs,
     resolve_benchmark,
     say,
-    seconds,
     select,
-    whole_number,
     write_output,
 )
+from perflab.loading import load_benchmark
+from perflab.option_types import seconds, whole_number
 from perflab.profile.settings import AUTO, DEFAULT_RATE, DEFAULT_SAMPLES, INPROCESS, PY_SPY, ProfileSettings
-from perflab.spec import load_benchmark
 
 if TYPE_CHECKING:
     from perflab.cli.measuring import Saved

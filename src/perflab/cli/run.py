@@ -22,7 +22,7 @@ from perflab.cli.common import (
     timing_settings,
 )
 from perflab.cli.measuring import measure, measure_metrics, metric_names, metric_option, save_run, show_metrics
-from perflab.spec import load_benchmark
+from perflab.loading import load_benchmark
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

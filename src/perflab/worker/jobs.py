@@ -47,9 +47,10 @@ import pickle
 import sys
 import time
 import traceback
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Generator, TextIO
 
-from perflab.spec import BenchmarkFileError, load_benchmark
+from perflab.loading import load_benchmark
+from perflab.spec import BenchmarkFileError
 from perflab.worker import fuzz
 
 # Calibration stops doubling once one batch of calls lasts this fraction of the target.
@@ -62,7 +63,12 @@ def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) 
     """Call ``operation(argument)`` ``loops`` times and return the elapsed seconds.
 
     Profilers trim stacks to what runs below this function, so its name is part of the protocol.
+    An operation with a ``times_itself(argument, loops)`` method (a pyperf script's
+    ``bench_time_func``, perflab.pyperf_script) measures the calls itself.
     """
+    times_itself = getattr(operation, "times_itself", None)
+    if times_itself is not None:
+        return times_itself(argument, loops)
     timer = time.perf_counter
     start = timer()
     for _ in itertools.repeat(None, loops):
@@ -72,16 +78,31 @@ def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) 
 
 def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
     """The number of calls that makes one value last about ``value_time`` seconds."""
+    steps = calibration_steps(value_time)
+    loops = next(steps)
+    try:
+        while True:
+            loops = steps.send(measured_region(operation, argument, loops))
+    except StopIteration as done:
+        return done.value
+
+
+def calibration_steps(value_time: float) -> Generator[int, float, int]:
+    """The calibration rule as a generator: it yields a loop count to time, is sent the seconds
+    those calls took, and returns the calibrated loop count. (A generator, so that code that
+    cannot call a timing function directly, e.g. a coroutine inside a running event loop in
+    perflab.pytest_plugin, follows the same rule.)"""
     loops = 1
     while True:
-        elapsed = measured_region(operation, argument, loops)
+        elapsed = yield loops
         if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= _MAX_LOOPS:
             break
         loops *= 2 if elapsed > 0 else 10
     # The fastest of a few batches: one batch that lost the CPU half-way would cut the loop count
     # (seen: 6 loops instead of ~100 under load), and values of very different lengths on two
     # sides are not hit alike by other processes' time slices.
-    elapsed = min([elapsed] + [measured_region(operation, argument, loops) for _ in range(_CALIBRATION_BATCHES)])
+    for _ in range(_CALIBRATION_BATCHES):
+        elapsed = min(elapsed, (yield loops))
     return max(1, min(_MAX_LOOPS, round(loops * value_time / max(elapsed, 1e-9))))
 
 

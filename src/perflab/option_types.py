@@ -1,0 +1,57 @@
+"""argparse types for perflab's options, shared by the command line and the pytest plugin.
+
+Each turns the text of one option into a value or raises ``argparse.ArgumentTypeError`` with one
+line saying what is accepted; non-finite numbers (nan, inf) are refused everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def percentage(text: str) -> float:
+    """A percentage in (0, 100), returned as a fraction: '1' and '0.5%' are 0.01 and 0.005."""
+    value = _finite(text.rstrip("%"), f"{text!r} is not a percentage (e.g. 1 or 0.5%)") / 100
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 percent")
+    return value
+
+
+# A budget or timeout beyond this is a typo, not a plan (and time.monotonic() + 1e300 overflows).
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
+def seconds(text: str) -> float:
+    """A positive, finite duration in seconds, at most a week."""
+    value = _finite(text, f"{text!r} is not a number of seconds")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than a week ({MAX_SECONDS:g} s)")
+    return value
+
+
+def whole_number(minimum: int, maximum: int = 10**7) -> Callable[[str], int]:
+    """A validator for a whole number in [minimum, maximum]."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from {minimum} to {maximum:,}")
+        return value
+    parse.__name__ = "whole number"  # what argparse names in its own messages
+    return parse
+
+
+def _finite(text: str, message: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(message) from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
+    return value
