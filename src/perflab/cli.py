@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from perflab import cli_guard, reporting
+    from perflab import cli_guard, cli_publish, cli_serve, reporting
     from perflab.profile import commands as profile_commands
     parser = argparse.ArgumentParser(
         prog="perflab", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -119,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     cli_guard.add_verbs(verbs)  # history, check, import, export
     profile_commands.add_verbs(verbs)  # profile, merge
     reporting.add_verbs(verbs)  # diff
+    cli_serve.register(verbs)
+    cli_publish.register(verbs)
     return parser
 
 

@@ -77,6 +77,7 @@ def git_info(directory: str | Path) -> dict[str, Any] | None:
         "commit": commit,
         "branch": git("rev-parse", "--abbrev-ref", "HEAD"),
         "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "subject": git("log", "-1", "--format=%s"),   # shown beside the commit in histories
     }
 
 

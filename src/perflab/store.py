@@ -107,6 +107,8 @@ def _migrate_to_3(db: sqlite3.Connection) -> None:
     # Instructions and memory per call, one row per (run, case, contender, metric), for histories
     # and the web view without reading every run's JSON; filled from the runs already stored.
     # change_marks: a person's word on a change point (the only thing the web view writes).
+    # runs.git_subject: the commit's subject line, for history tooltips (no comment in the ALTER:
+    # SQLite appends the column's text to the table's stored CREATE statement).
     _execute_script(db, """
         CREATE TABLE metric_values (
             run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -131,11 +133,16 @@ def _migrate_to_3(db: sqlite3.Connection) -> None:
             note        TEXT NOT NULL DEFAULT '',
             marked      REAL NOT NULL,           -- unix time
             PRIMARY KEY (benchmark, case_name, contender, machine_id, python_id, after_label)
-        )
+        );
+        ALTER TABLE runs ADD COLUMN git_subject TEXT
     """)
-    rows = db.execute("SELECT id, result FROM runs").fetchall()
-    db.executemany("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   [(run_id, *row) for run_id, text in rows for row in metric_rows(json.loads(text))])
+    for run_id, text in db.execute("SELECT id, result FROM runs").fetchall():
+        result = json.loads(text)
+        db.executemany("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(run_id, *row) for row in metric_rows(result)])
+        subject = ((result.get("metadata") or {}).get("git") or {}).get("subject")
+        if subject:
+            db.execute("UPDATE runs SET git_subject = ? WHERE id = ?", [subject, run_id])
 
 
 def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, float | None, float | None, int]]:
@@ -374,6 +381,8 @@ class Store:
             "packages": json.dumps(meta.get("packages") or {}, sort_keys=True),
             "result": json.dumps(result.to_json()),
         }
+        if git.get("subject"):        # recorded since schema 3; NULL when unknown
+            row["git_subject"] = git["subject"]
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
         with self._errors():
             self._db.execute("BEGIN IMMEDIATE")
@@ -447,11 +456,11 @@ class Store:
     def all_measurements(self) -> list[tuple]:
         """Every stored time estimate with its run's series columns, in history order: (benchmark,
         case, contender, machine_id, python_id, run_id, git_commit, git_dirty, commit_time, created,
-        median, low, high, cpu_model, python_version). One query, for an overview of every series."""
+        median, low, high, cpu_model, python_version, git_subject). One query, for an overview of every series."""
         with self._errors():
             return self._db.execute(
                 "SELECT r.benchmark, m.case_name, m.contender, r.machine_id, r.python_id, r.id, r.git_commit, "
-                "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version "
+                "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version, r.git_subject "
                 "FROM measurements m JOIN runs r ON r.id = m.run_id "
                 "ORDER BY coalesce(r.commit_time, r.created), r.created, r.id").fetchall()
 

@@ -53,7 +53,7 @@ def render(sections: Sequence[Section], title: str, notes: Sequence[str] = ()) -
     if len(sections) > 1:
         body.append("<nav><ul>" + "".join(f"<li><a href='#s{i}'>{_e(s.result.benchmark)}</a></li>"
                                           for i, s in enumerate(sections)) + "</ul></nav>")
-    body += [_section(i, section) for i, section in enumerate(sections)]
+    body += [render_section(i, section) for i, section in enumerate(sections)]
     return _TEMPLATE.format(title=_e(title), version=_e(__version__), body="\n".join(body),
                             css=(assets / "report.css").read_text(encoding="utf-8"),
                             js=(assets / "diffflame.js").read_text(encoding="utf-8"))
@@ -67,7 +67,7 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _section(index: int, section: Section) -> str:
+def render_section(index: int, section: Section) -> str:
     result = section.result
     parts = [f"<section class='benchmark' id='s{index}'>",
              f"<h2>{_e(result.benchmark)} <small>{_e(result.file)}</small></h2>"]
@@ -235,7 +235,7 @@ def _profiles(section: int, k: int, entry: CaseProfiles) -> str:
         parts.append(f"<p class='explain'>{_e(entry.diff.explain())}</p>")
     parts += [f"<p class='note'>{_e(note)}</p>" for note in entry.notes + (entry.diff.notes if entry.diff else [])]
     if entry.diff is not None:
-        parts.append(_diff_flame(entry.diff) + _diff_table(entry.diff))
+        parts.append(diff_flame(entry.diff) + diff_table(entry.diff))
     for name, profile in ((entry.reference, entry.reference_profile), (entry.other, entry.other_profile)):
         if profile.runs:
             page = flame_page(profile, f"{entry.case} / {name}")
@@ -246,7 +246,7 @@ def _profiles(section: int, k: int, entry: CaseProfiles) -> str:
     return "\n".join(parts)
 
 
-def _diff_flame(diff: ProfileDiff) -> str:
+def diff_flame(diff: ProfileDiff) -> str:
     rows = flame_rows(diff)
     names, wheres = [], []
     for path in rows["path"]:
@@ -267,7 +267,7 @@ def _diff_flame(diff: ProfileDiff) -> str:
             f"<script type='application/json'>{script_json(data)}</script></div>")
 
 
-def _diff_table(diff: ProfileDiff, count: int = 8) -> str:
+def diff_table(diff: ProfileDiff, count: int = 8) -> str:
     rows = []
     for n in diff.largest_self_changes(count):
         rows.append(f"<tr><td class='mono'>{_e(' > '.join(parse_frame(p).name for p in n.path))}</td>"
