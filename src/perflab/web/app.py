@@ -13,12 +13,13 @@ address the Host header must name it (a DNS-rebinding page cannot read the store
 from __future__ import annotations
 
 import hmac
+import json
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -37,6 +38,7 @@ from perflab.web.site import Links, change_entries, comparison_payload, run_payl
 
 COOKIE = "perflab_token"
 MAX_NOTE = 500
+MAX_BODY = 4096
 # No inline script or style anywhere: data reaches scripts as <script type="application/json">.
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                            "connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; "
@@ -188,12 +190,10 @@ class _Web:
         if not self.can_mark:
             return PlainTextResponse("marking change points needs a token: start perflab serve with --token "
                                      "(or PERFLAB_TOKEN)", status_code=403)
-        if request.headers.get("content-type", "").startswith("application/json"):
-            fields = await request.json()
-        else:
-            fields = dict(await request.form())
-        if not isinstance(fields, dict):
-            return PlainTextResponse("expected an object with series, after, status, note", status_code=400)
+        fields = await _mark_fields(request)
+        if fields is None:
+            return PlainTextResponse("expected series, after, status and note as a form or a JSON object "
+                                     f"(at most {MAX_BODY} bytes)", status_code=400)
         series_id, after = str(fields.get("series", "")), str(fields.get("after", ""))
         status, note = str(fields.get("status", "")), str(fields.get("note", ""))[:MAX_NOTE]
         with self.reading() as store:
@@ -216,6 +216,25 @@ class _Web:
         if request.headers.get("content-type", "").startswith("application/json"):
             return JSONResponse({"series": series_id, "after": after, "status": status, "note": note})
         return RedirectResponse(self.links.series(series_id), status_code=303)
+
+
+async def _mark_fields(request: Request) -> dict | None:
+    """A small urlencoded form (what htmx posts) or JSON object; parsed here, so that no multipart
+    parser is needed for four short fields."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return None
+    kind = request.headers.get("content-type", "")
+    try:
+        if kind.startswith("application/json"):
+            fields = json.loads(body)
+        elif kind.startswith("application/x-www-form-urlencoded"):
+            fields = dict(parse_qsl(body.decode(), keep_blank_values=True))
+        else:
+            return None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return fields if isinstance(fields, dict) else None
 
 
 def _filters(request: Request) -> Filters:
