@@ -286,6 +286,7 @@ def _show_metrics(result, measured) -> bool:
 def _compare(args: argparse.Namespace, err: Console) -> int:
     from perflab import cli_guard, compare, reporting
     from perflab.progress import LiveProgress
+    from perflab.profile.stored import keep_comparison_profiles
     from perflab.renderers import markdown, terminal
     path = resolve_benchmark(args.benchmark)
     names = lambda items: [n.strip() for item in items or [] for n in item.split(",") if n.strip()]  # noqa: E731
@@ -319,8 +320,11 @@ def _compare(args: argparse.Namespace, err: Console) -> int:
         section = reporting.report_html.Section(result, profiler.profiles if profiler else [],
                                                 profiler.notes if profiler else ["not profiled (--no-profile)"])
         reporting.write_report([section], args.html, f"perflab compare: {result.benchmark}", err)
-    if not cli_guard.save_run(result, path, args, err):
+    saved = cli_guard.save_run(result, path, args, err)
+    if not saved:
         return EXIT_BAD_INPUT
+    if profiler and saved.run_ids:   # the profiles of --profile/--html, kept with the runs of their sides
+        err.print(f"[dim]{keep_comparison_profiles(saved.path, saved.run_ids, result, profiler.profiles)} profiles stored[/]")
     return max(_exit_code(result, err), EXIT_FAILURES if metrics_failed else EXIT_OK)
 
 

@@ -120,6 +120,7 @@ class Saved:
     refused: bool = False
     run_id: int | None = None
     path: Path | None = None
+    run_ids: tuple[int, ...] = ()     # every run stored (one per side of a comparison of revisions)
 
     def __bool__(self) -> bool:
         return not self.refused
@@ -147,7 +148,7 @@ def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, 
                   markup=False, soft_wrap=True)
         return Saved(refused=True)
     err.print(f"[dim]stored as run{'s' * (len(run_ids) > 1)} {', '.join(map(str, run_ids))} in {path}[/]")
-    return Saved(run_id=run_ids[0] if len(run_ids) == 1 else None, path=path)
+    return Saved(run_id=run_ids[0] if len(run_ids) == 1 else None, path=path, run_ids=tuple(run_ids))
 
 
 def _history(args: argparse.Namespace, err: Console) -> int:
@@ -355,10 +356,13 @@ def _import(args: argparse.Namespace, err: Console) -> int:
     from perflab.interchange import load_file
     results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
     path = _db_path(args, None)
+    from perflab.profile.stored import import_profiles
     with Store.open(path) as store:
         for file, result in results:
             run_id = store.save(result, source="import")
-            err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}", markup=False)
+            profiles = import_profiles(store, run_id, Path(file))
+            err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}"
+                      + (f" with {profiles} profiles" if profiles else ""), markup=False)
     return cli.EXIT_OK
 
 
@@ -369,7 +373,11 @@ def _export(args: argparse.Namespace, err: Console) -> int:
         runs = [r for r in store.runs(args.benchmark) if not args.run or r.id in args.run]
         if not runs:
             raise cli.UsageError(f"{path}: no stored run matches (benchmarks: {', '.join(store.benchmarks()) or 'none'})")
+        from perflab.profile.stored import export_profiles
         for run in runs:
             for written in export(store.result(run.id), run.id, args.directory, args.pyperf):
                 err.print(f"run {run.id} written to {written}", markup=False)
+                profiles = None if args.pyperf else export_profiles(store, run.id, written)
+                if profiles:
+                    err.print(f"run {run.id}'s profiles written to {profiles}", markup=False)
     return cli.EXIT_OK
