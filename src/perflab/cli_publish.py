@@ -25,16 +25,13 @@ def register(verbs) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab.store import Store, StoreError, default_path
-    try:
-        from perflab.web.publish import PublishError, publish
-    except ImportError as error:
-        err.print(f"perflab publish: error: {error.name} is not installed: pip install 'perflab[web]'",
-                  markup=False, highlight=False)
+    from perflab.cli_serve import web_store
+    path = web_store(args, err, "publish")
+    if path is None:
         return EXIT_BAD_INPUT
-    path = Path(args.db) if args.db else default_path(None)
+    from perflab.store import StoreError
+    from perflab.web.publish import PublishError, publish
     try:
-        Store.open(path, create=False).close()     # upgrades an older schema once; the site is then read only
         done = publish(path, Path(args.out), args.base_url,
                        on_progress=lambda message: err.print(f"  {message}", markup=False, highlight=False))
     except (StoreError, PublishError) as error:

@@ -53,15 +53,26 @@ def token_from(args: argparse.Namespace) -> str | None:
     return token or None
 
 
-def run(args: argparse.Namespace, err: Console) -> int:
+def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | None:
+    """The store to show (``--db``, else the default), upgraded to the current schema once so that
+    pages can then read it read-only; None (said on ``err``) when the extra or the store is missing."""
     from perflab.store import Store, StoreError, default_path
     try:
-        from perflab.web.app import LOOPBACK_HOSTS, ServeSettings, create_app
-        import uvicorn
+        import jinja2, starlette  # noqa: F401, E401 - the perflab[web] extra
     except ImportError as error:
-        err.print(f"perflab serve: error: {error.name} is not installed: pip install 'perflab[web]'",
+        err.print(f"perflab {verb}: error: {error.name} is not installed: pip install 'perflab[web]'",
                   markup=False, highlight=False)
-        return EXIT_BAD_INPUT
+        return None
+    path = Path(args.db) if args.db else default_path(None)
+    try:
+        Store.open(path, create=False).close()
+    except StoreError as error:
+        err.print(f"perflab {verb}: error: {error}", markup=False, highlight=False, soft_wrap=True)
+        return None
+    return path
+
+
+def run(args: argparse.Namespace, err: Console) -> int:
     token = token_from(args)
     if token is not None and len(token) < 16:
         err.print("perflab serve: error: --token must be at least 16 characters (e.g. `openssl rand -hex 16`)",
@@ -73,12 +84,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
                   f"{TOKEN_VAR}), or --insecure-no-auth to let anyone who can reach it read the store",
                   markup=False, highlight=False)
         return EXIT_BAD_INPUT
-    path = Path(args.db) if args.db else default_path(None)
-    try:
-        Store.open(path, create=False).close()     # upgrades an older schema once; pages then read only
-    except StoreError as error:
-        err.print(f"perflab serve: error: {error}", markup=False, highlight=False, soft_wrap=True)
+    path = web_store(args, err, "serve")
+    if path is None:
         return EXIT_BAD_INPUT
+    import uvicorn
+
+    from perflab.web.app import LOOPBACK_HOSTS, ServeSettings, create_app
     if not loopback and token is None:
         err.print(f"[bold red]WARNING: --insecure-no-auth: http://{args.host}:{args.port} serves {path} to anyone "
                   "who can reach it, without a token. Change points cannot be marked.[/]")

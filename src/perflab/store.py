@@ -419,36 +419,27 @@ class Store:
     def measurements(self, benchmark: str, case: str | None = None,
                      contender: str | None = None) -> list[Measurement]:
         """Every stored (case, contender) estimate of ``benchmark``, in history order."""
-        runs = {run.id: run for run in self.runs(benchmark)}
-        conditions, args = ["r.benchmark = ?"], [benchmark]
-        for column, value in (("m.case_name", case), ("m.contender", contender)):
-            if value is not None:
-                conditions.append(f"{column} = ?")
-                args.append(value)
-        with self._errors():
-            rows = self._db.execute(
-                "SELECT m.run_id, m.case_name, m.contender, m.median, m.low, m.high, m.processes "
-                "FROM measurements m JOIN runs r ON r.id = m.run_id WHERE " + " AND ".join(conditions),
-                args).fetchall()
-        order = {run_id: index for index, run_id in enumerate(runs)}
-        rows.sort(key=lambda row: order[row[0]])
-        return [Measurement(runs[row[0]], *row[1:]) for row in rows]
+        return self._history("measurements", "median", benchmark, case, contender)
 
     def metric_measurements(self, benchmark: str, metric: str, case: str | None = None,
                             contender: str | None = None) -> list[Measurement]:
         """Stored ``metric`` values ('instructions' or 'memory') of ``benchmark`` in history order, as
         measurements (``median``: the value, ``low``/``high``: the smallest and largest process)."""
+        return self._history("metric_values", "value", benchmark, case, contender, metric)
+
+    def _history(self, table: str, value: str, benchmark: str, case: str | None, contender: str | None,
+                 metric: str | None = None) -> list[Measurement]:
+        """Rows of ``table`` (one of this module's, never a user string) for ``benchmark``'s runs."""
         runs = {run.id: run for run in self.runs(benchmark)}
-        conditions, args = ["r.benchmark = ?", "v.metric = ?"], [benchmark, metric]
-        for column, value in (("v.case_name", case), ("v.contender", contender)):
-            if value is not None:
+        conditions, args = ["r.benchmark = ?"], [benchmark]
+        for column, wanted in (("t.metric", metric), ("t.case_name", case), ("t.contender", contender)):
+            if wanted is not None:
                 conditions.append(f"{column} = ?")
-                args.append(value)
+                args.append(wanted)
         with self._errors():
             rows = self._db.execute(
-                "SELECT v.run_id, v.case_name, v.contender, v.value, v.low, v.high, v.processes "
-                "FROM metric_values v JOIN runs r ON r.id = v.run_id WHERE " + " AND ".join(conditions),
-                args).fetchall()
+                f"SELECT t.run_id, t.case_name, t.contender, t.{value}, t.low, t.high, t.processes "
+                f"FROM {table} t JOIN runs r ON r.id = t.run_id WHERE " + " AND ".join(conditions), args).fetchall()
         order = {run_id: index for index, run_id in enumerate(runs)}
         rows.sort(key=lambda row: order[row[0]])
         return [Measurement(runs[row[0]], *row[1:]) for row in rows]
