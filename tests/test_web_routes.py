@@ -320,3 +320,21 @@ def test_the_server_never_writes_to_the_store_while_reading(store_path, tmp_path
     for path in ("/", "/api/series", "/regressions", "/regressions.atom", "/api/regressions"):
         client.get(path)
     assert digest() == first
+
+
+def test_runs_stored_without_raw_values_compare_by_their_medians_without_an_interval(tmp_path):
+    from perflab.results import Cell, RunResult
+    from perflab.stats import CellEstimates, Interval
+    path = tmp_path / "perflab.db"
+    ids = []
+    with Store.open(path) as store:
+        for value in (1e-5, 1.2e-5):
+            result = RunResult(benchmark="imported", file="x.py", reference="base", settings={}, work={}, metadata={})
+            cell = Cell("SMALL", "base")
+            cell.estimates = CellEstimates(Interval(value, value * 0.99, value * 1.01), Interval(value, value, value),
+                                           6, 60, 0, 0)
+            result.cells.append(cell)
+            ids.append(store.save(result))
+    [cell] = TestClient(create_app(ServeSettings(path))).get(f"/api/compare/{ids[0]}/{ids[1]}").json()["cells"]
+    assert cell["ratio_b_over_a"] == {"value": pytest.approx(1.2), "low": None, "high": None}
+    assert cell["verdict"].startswith("undecided")

@@ -82,8 +82,15 @@ def compare_runs(store: Store, a_id: int, b_id: int) -> RunComparison:
         if cell_b is None:
             continue
         if not cell_a.process_values() or not cell_b.process_values():
-            comparison.cells.append(CellComparison(cell_a.case, cell_a.contender, _median(cell_a), _median(cell_b),
-                                                   None, "not measured in both runs"))
+            a_median, b_median = _median(cell_a), _median(cell_b)
+            if a_median is None or b_median is None:
+                comparison.cells.append(CellComparison(cell_a.case, cell_a.contender, a_median, b_median, None,
+                                                       "not measured in both runs"))
+            else:   # e.g. runs imported with estimates only: the ratio of medians, without an interval
+                comparison.cells.append(CellComparison(
+                    cell_a.case, cell_a.contender, a_median, b_median,
+                    stats.Interval(b_median.value / a_median.value, -math.inf, math.inf),
+                    "undecided: no per-process values stored for an interval"))
             continue
         ratio, p_value = _paired(cell_a, cell_b) if paired else _unpaired(cell_a, cell_b)
         measured.append((len(comparison.cells), ratio, p_value))
