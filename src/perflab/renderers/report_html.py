@@ -74,7 +74,9 @@ def summary(sections: Sequence[Section]) -> str:
 def headline(result: RunResult) -> str:
     """'orjson x9.6 [9.4–9.8] faster than json_stdlib (geometric mean over cases); not equivalent: ...'"""
     invalid = sorted({c.contender for c in result.comparisons if not c.valid}
-                     | {e.contender for e in result.equivalence if not result.equivalent(e.case, e.contender)})
+                     | {e.contender for e in result.equivalence if e.status == NOT_EQUIVALENT}
+                     | {e.contender for e in result.equivalence
+                        if e.status == EQUIVALENT and not result.equivalent(e.case, e.contender)})
     valid = {name: mean for name, mean in result.geometric_means.items()
              if mean is not None and math.isfinite(mean.low) and name not in invalid}
     parts = []
@@ -113,7 +115,7 @@ def render_section(index: int, section: Section) -> str:
     if result.interrupted:
         parts.append("<p class='warn'>Interrupted: the results cover what was measured before Ctrl-C.</p>")
     parts += ["<h3>Verdicts</h3>", _verdict_table(result), _geometric_means(result),
-              "<h3>Ratios per case (time of side / time of reference, 95% CI)</h3>", _ratio_chart(result),
+              "<h3>Speedups per case (time of the reference / time of the side, 95% CI)</h3>", _ratio_chart(result),
               "<h3>Distributions (per-process median time per call; box: quartiles)</h3>", _distributions(result),
               "<h3>Equivalence</h3>", _equivalence(result)]
     if section.profiles:
