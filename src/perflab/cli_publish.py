@@ -37,6 +37,6 @@ def run(args: argparse.Namespace, err: Console) -> int:
     except (StoreError, PublishError) as error:
         err.print(f"perflab publish: error: {error}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
-    err.print(f"site written to {Path(args.out).resolve()}: {done.pages} files, {done.series} series, {done.runs} runs; "
+    err.print(f"site written to {Path(args.out).resolve()}: {done.pages} pages and JSON files, {done.series} series, {done.runs} runs; "
               f"open {Path(args.out).resolve() / 'index.html'}", markup=False, highlight=False)
     return EXIT_OK

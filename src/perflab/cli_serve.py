@@ -58,7 +58,7 @@ def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | None:
     pages can then read it read-only; None (said on ``err``) when the extra or the store is missing."""
     from perflab.store import Store, StoreError, default_path
     try:
-        import jinja2, starlette  # noqa: F401, E401 - the perflab[web] extra
+        import jinja2, starlette, uvicorn  # noqa: F401, E401 - the perflab[web] extra
     except ImportError as error:
         err.print(f"perflab {verb}: error: {error.name} is not installed: pip install 'perflab[web]'",
                   markup=False, highlight=False)

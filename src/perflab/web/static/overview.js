@@ -21,7 +21,7 @@
       row.hidden = !keep;
       if (keep) shown++;
     }
-    document.getElementById("shown").textContent = shown + " shown";
+    document.getElementById("shown").textContent = shown + " of " + rows.length + " shown";
     const state = new URLSearchParams();
     if (words.length) state.set("q", form.elements.q.value);
     if (regressions) state.set("regressions", "1");
