@@ -23,7 +23,7 @@ def register(verbs) -> None:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1; any other address needs --token or "
                             "--insecure-no-auth)")
-    serve.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000; 0: any free port)")
+    serve.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000)")
     serve.add_argument("--token", metavar="TOKEN",
                        help=f"every request must carry it (default ${TOKEN_VAR}); needed to mark change points")
     serve.add_argument("--insecure-no-auth", action="store_true",
@@ -34,8 +34,8 @@ def register(verbs) -> None:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (0 to 65535)")
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1 to 65535)")
     return int(text)
 
 
