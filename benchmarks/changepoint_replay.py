@@ -39,7 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, binomial_interval, conditions, machine, run_perflab, write_figure
 
-from perflab import changepoints, gate, stats
+from perflab.analysis import changepoints, gate
+from perflab.analysis import estimates as stats
 from perflab.results.model import RunResult
 
 MEASUREMENTS = RESULTS / "changepoint_measurements.json"

@@ -146,7 +146,7 @@ def test_a_version_1_database_gains_the_profiles_table_and_keeps_everything(tmp_
         with pytest.raises(StoreError, match="no stored run with id 99"):
             db.save_profile(99, "SMALL", "base", profile)
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2 == store.schema_version()
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 3 == store.schema_version()
 
 
 def test_a_missing_database_is_not_created_by_readers(tmp_path):

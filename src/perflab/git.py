@@ -53,12 +53,14 @@ def resolve_commit(directory: str | Path, revision: str) -> str | None:
 
 
 def head(directory: str | Path) -> dict[str, object] | None:
-    """Commit, branch and dirty flag of the repository holding ``directory``; None outside git."""
+    """Commit, branch, dirty flag and the commit's subject (shown beside it in histories) of the
+    repository holding ``directory``; None outside git."""
     commit = answer(directory, "rev-parse", "HEAD")
     if commit is None:
         return None
     return {"commit": commit, "branch": answer(directory, "rev-parse", "--abbrev-ref", "HEAD"),
-            "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no"))}
+            "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no")),
+            "subject": subject(directory, commit)}
 
 
 def commit_time(directory: str | Path, commit: str) -> float | None:

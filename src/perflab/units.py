@@ -35,3 +35,23 @@ def format_rate(per_second: float, unit: str) -> str:
             return f"{per_second / scale:.3g} {prefix}{unit}/s" if unit == "B" else \
                 f"{per_second / scale:.3g} {prefix} {unit}/s".replace("  ", " ")
     return f"{per_second:.3g} {unit}/s"
+
+
+def format_speedup(ratio: float, bare: bool = False) -> str:
+    """A time ratio (side / reference) as the speedup factor the terminal prints: 0.071 -> 'x14.1'."""
+    if not math.isfinite(ratio) or ratio <= 0:
+        return "?"
+    factor = 1 / ratio
+    return f"{factor:.3g}" if bare else f"x{factor:.3g}"
+
+
+def format_speedup_interval(value: float, low: float, high: float) -> str:
+    """'x14.1 [13.9–14.3]': the speedup with its 95% interval (a ratio's high end is the speedup's low end)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{format_speedup(value)} [no interval]"
+    return f"{format_speedup(value)} [{format_speedup(high, True)}–{format_speedup(low, True)}]"
+
+
+def format_change(ratio: float) -> str:
+    """A ratio of levels as a signed percentage: 1.099 -> '+9.9%'."""
+    return f"{ratio - 1:+.1%}" if math.isfinite(ratio) else "?"

@@ -14,14 +14,14 @@ import argparse
 from rich.console import Console
 
 from perflab import __version__
-from perflab.cli import bisect, check, compare, demo, diff, history, listing, profile, run, store_io
+from perflab.cli import bisect, check, compare, demo, diff, history, listing, profile, publish, run, serve, store_io
 from perflab.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, UsageError, examples_text, say
 from perflab.spec import BenchmarkFileError
 
 # In the order ``perflab --help`` lists them.
 REGISTER = (run.register, compare.register, bisect.register, demo.register, listing.register,
             history.register, check.register, store_io.register_import, store_io.register_export,
-            profile.register, profile.register_merge, diff.register)
+            profile.register, profile.register_merge, diff.register, serve.register, publish.register)
 
 
 def main(argv: list[str] | None = None) -> int:

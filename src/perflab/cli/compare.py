@@ -81,6 +81,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
+    from perflab.results.profiles import keep_comparison_profiles
     path = resolve_benchmark(args.benchmark)
     settings = timing_settings(args)
     request = compare.Request(path, settings, cases=names(args.case) or None,
@@ -115,8 +116,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
         section = report.Section(result, profiler.profiles if profiler else [],
                                  profiler.notes if profiler else ["not profiled (--no-profile)"])
         write_report(args.html, report.render([section], f"perflab compare: {result.benchmark}"), err)
-    if not save_run(result, path, args, err):
+    saved = save_run(result, path, args, err)
+    if not saved:
         return EXIT_BAD_INPUT
+    if profiler and saved.run_ids and saved.path:   # the profiles of --profile/--html, with the runs of their sides
+        stored = keep_comparison_profiles(saved.path, saved.run_ids, result, profiler.profiles)
+        err.print(f"[dim]{stored} profiles stored[/]")
     return max(exit_code(result, err), EXIT_FAILURES if metrics_failed else EXIT_OK)
 
 

@@ -83,6 +83,7 @@ class Saved:
     refused: bool = False
     run_id: int | None = None
     path: Path | None = None
+    run_ids: tuple[int, ...] = ()     # every run stored (one per side of a comparison of revisions)
 
     def __bool__(self) -> bool:
         return not self.refused
@@ -110,4 +111,4 @@ def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, 
         say(err, f"perflab: error: {error}; this run is kept in {kept} (`perflab import {kept}` later)")
         return Saved(refused=True)
     err.print(f"[dim]stored as run{'s' * (len(run_ids) > 1)} {', '.join(map(str, run_ids))} in {path}[/]")
-    return Saved(run_id=run_ids[0] if len(run_ids) == 1 else None, path=path)
+    return Saved(run_id=run_ids[0] if len(run_ids) == 1 else None, path=path, run_ids=tuple(run_ids))

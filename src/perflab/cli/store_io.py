@@ -4,6 +4,7 @@ out of the results database."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 
@@ -33,18 +34,22 @@ def register_export(verbs: argparse._SubParsersAction) -> None:
 
 def run_import(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import load_file
+    from perflab.results.profiles import import_profiles
     from perflab.results.store import Store
     results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
     path = db_path(args, None)
     with Store.open(path) as store:
         for file, result in results:
             run_id = store.save(result, source="import")
-            err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}", markup=False)
+            profiles = import_profiles(store, run_id, Path(file))
+            err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}"
+                      + (f" with {profiles} profiles" if profiles else ""), markup=False)
     return EXIT_OK
 
 
 def run_export(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import export
+    from perflab.results.profiles import export_profiles
     from perflab.results.store import Store
     path = db_path(args, None)
     with Store.open(path, create=False) as store:
@@ -54,4 +59,7 @@ def run_export(args: argparse.Namespace, err: Console) -> int:
         for run in runs:
             for written in export(store.result(run.id), run.id, args.directory, args.pyperf):
                 err.print(f"run {run.id} written to {written}", markup=False)
+                profiles = None if args.pyperf else export_profiles(store, run.id, written)
+                if profiles:
+                    err.print(f"run {run.id}'s profiles written to {profiles}", markup=False)
     return EXIT_OK

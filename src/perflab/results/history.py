@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from perflab.analysis.changepoints import MIN_STEP, Changes, Point, Step
 from perflab.analysis.counts import MIN_HISTORY_STEP
-from perflab.metrics import INSTRUCTIONS, TIME, instruction_counts
+from perflab.metrics import INSTRUCTIONS, TIME
 from perflab.profile.diff import ProfileDiff, diff_profiles
 from perflab.profile.model import IncomparableProfiles
 from perflab.results.quantities import Interval
@@ -89,14 +89,8 @@ def instruction_measurements(store: Store, benchmark: str, case: str | None = No
                              contender: str | None = None) -> list[Measurement]:
     """Instructions per call in every stored run of ``benchmark`` that counted them, in history
     order, as measurements: ``median`` is the median over the counted processes, ``low`` and
-    ``high`` the smallest and largest process. (Read from each run's stored result: the store
-    indexes times only.)"""
-    found = []
-    for run in store.runs(benchmark):
-        for (name, who), count in instruction_counts(store.result(run.id)).items():
-            if case in (None, name) and contender in (None, who):
-                found.append(Measurement(run, name, who, count.value, count.low, count.high, len(count.processes)))
-    return found
+    ``high`` the smallest and largest process (from the store's indexed metric values)."""
+    return store.metric_measurements(benchmark, INSTRUCTIONS, case, contender)
 
 
 @dataclass

@@ -14,7 +14,9 @@ Safety rules, because a store collects months of measurements:
   ``MIGRATIONS``, in code; an upgrade runs all pending steps in one transaction.
 
 Profiles taken by ``perflab run --profile`` are kept too (schema version 2), one per (run, case,
-contender), as the same JSON ``perflab profile --json`` writes.
+contender), as the same JSON ``perflab profile --json`` writes. Schema version 3 indexes the other
+metrics (instructions and memory per call) in ``metric_values`` so that a history of them reads
+no run's JSON, and keeps the marks (acknowledged / ignored) that people put on change points.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ import json
 import math
 import os
 import sqlite3
+import statistics
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from perflab import git
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
@@ -101,6 +104,64 @@ def _migrate_to_2(db: sqlite3.Connection) -> None:
     """)
 
 
+def _migrate_to_3(db: sqlite3.Connection) -> None:
+    # Instructions and memory per call, one row per (run, case, contender, metric), for histories
+    # and the web view without reading every run's JSON; filled from the runs already stored.
+    # change_marks: a person's word on a change point (the only thing the web view writes).
+    # runs.git_subject: the commit's subject line, for history tooltips (no comment in the ALTER:
+    # SQLite appends the column's text to the table's stored CREATE statement).
+    _execute_script(db, """
+        CREATE TABLE metric_values (
+            run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            case_name   TEXT NOT NULL,
+            contender   TEXT NOT NULL,
+            metric      TEXT NOT NULL,           -- 'instructions' (per call) or 'memory' (peak traced bytes)
+            value       REAL NOT NULL,           -- median over the processes
+            low         REAL,                    -- smallest and largest process (instructions)
+            high        REAL,
+            processes   INTEGER NOT NULL,
+            PRIMARY KEY (run_id, case_name, contender, metric)
+        );
+        CREATE INDEX metric_values_by_cell ON metric_values (metric, case_name, contender);
+        CREATE TABLE change_marks (
+            benchmark   TEXT NOT NULL,
+            case_name   TEXT NOT NULL,
+            contender   TEXT NOT NULL,
+            machine_id  TEXT NOT NULL,
+            python_id   TEXT NOT NULL,
+            after_label TEXT NOT NULL,           -- the first run at the new level (its commit label)
+            status      TEXT NOT NULL CHECK (status IN ('acknowledged', 'ignored')),
+            note        TEXT NOT NULL DEFAULT '',
+            marked      REAL NOT NULL,           -- unix time
+            PRIMARY KEY (benchmark, case_name, contender, machine_id, python_id, after_label)
+        );
+        ALTER TABLE runs ADD COLUMN git_subject TEXT
+    """)
+    for run_id, text in db.execute("SELECT id, result FROM runs").fetchall():
+        result = json.loads(text)
+        db.executemany("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(run_id, *row) for row in metric_rows(result)])
+        subject = ((result.get("metadata") or {}).get("git") or {}).get("subject")
+        if subject:
+            db.execute("UPDATE runs SET git_subject = ? WHERE id = ?", [subject, run_id])
+
+
+def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, float | None, float | None, int]]:
+    """(case, contender, metric, value, low, high, processes) of a results JSON's ``metrics``:
+    instructions per call (median, smallest and largest process) and peak traced memory per call."""
+    metrics = result.get("metrics") or {}
+    rows = []
+    for count in metrics.get("instructions") or []:
+        per_call = count.get("per_call") or []
+        if per_call:
+            rows.append((count["case"], count["contender"], "instructions", statistics.median(per_call),
+                         min(per_call), max(per_call), len(per_call)))
+    for use in metrics.get("memory") or []:
+        if use.get("peak_traced") is not None:
+            rows.append((use["case"], use["contender"], "memory", float(use["peak_traced"]), None, None, 1))
+    return rows
+
+
 def _execute_script(db: sqlite3.Connection, script: str) -> None:
     """Statements one by one (``executescript`` would commit the migration's open transaction)."""
     for statement in script.split(";"):
@@ -109,7 +170,7 @@ def _execute_script(db: sqlite3.Connection, script: str) -> None:
 
 
 # MIGRATIONS[i] upgrades a database at version i to version i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3]
 
 
 def schema_version() -> int:
@@ -150,6 +211,24 @@ class StoredRun:
         return self.git_commit[:8] + ("+" if self.git_dirty else "")
 
 
+MARK_STATUSES = ("acknowledged", "ignored")
+
+
+@dataclass(frozen=True)
+class ChangeMark:
+    """A person's word on a change point of one series: 'acknowledged' (known, expected) or 'ignored'."""
+
+    benchmark: str
+    case: str
+    contender: str
+    machine_id: str
+    python_id: str
+    after: str               # label of the first run at the new level, as the change point names it
+    status: str
+    note: str = ""
+    marked: float = 0.0      # unix time; 0: now, when saved
+
+
 @dataclass(frozen=True)
 class Measurement:
     run: StoredRun
@@ -169,8 +248,12 @@ class Store:
         self._db = connection
 
     @classmethod
-    def open(cls, path: str | Path, create: bool = True) -> Store:
+    def open(cls, path: str | Path, create: bool = True, read_only: bool = False) -> Store:
+        """``read_only``: SQLite refuses every write on this connection (the web view's reads); the
+        file must exist and be at the current schema (open it once writable to upgrade it)."""
         path = Path(path)
+        if read_only:
+            return cls._open_read_only(path)
         if not path.exists():
             if not create:
                 raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
@@ -188,6 +271,39 @@ class Store:
             connection.close()
             raise
         return store
+
+    @classmethod
+    def _open_read_only(cls, path: Path) -> Store:
+        if not path.is_file():
+            raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
+        try:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                         timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except sqlite3.Error as error:
+            raise StoreError(f"{path}: cannot open the database: {error}") from None
+        store = cls(path, connection)
+        try:
+            with store._errors():
+                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                application_id, version, _ = store._identity()
+                if application_id != APPLICATION_ID or version != schema_version():
+                    raise StoreError(f"{path}: not a perflab database at schema {schema_version()} (found "
+                                     f"application id {application_id:#x}, schema {version}); open it with "
+                                     "this perflab once (e.g. `perflab history`) to upgrade it")
+        except BaseException:
+            connection.close()
+            raise
+        return store
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Store]:
+        """One read transaction: every query inside sees the same state, whatever is written meanwhile."""
+        with self._errors():
+            self._db.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
@@ -266,6 +382,8 @@ class Store:
             "packages": json.dumps(meta.get("packages") or {}, sort_keys=True),
             "result": json.dumps(result.to_json()),
         }
+        if revision.get("subject"):        # recorded since schema 3; NULL when unknown
+            row["git_subject"] = revision["subject"]
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
         with self._errors():
             self._db.execute("BEGIN IMMEDIATE")
@@ -277,6 +395,10 @@ class Store:
                     "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(run_id, case, contender, e.median.value, _finite_or_none(e.median.low),
                       _finite_or_none(e.median.high), e.processes) for case, contender, e in cells])
+                metrics = metric_rows({"metrics": result.metrics})
+                if metrics:
+                    self._db.executemany("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                         [(run_id, *row) for row in metrics])
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -299,20 +421,77 @@ class Store:
     def measurements(self, benchmark: str, case: str | None = None,
                      contender: str | None = None) -> list[Measurement]:
         """Every stored (case, contender) estimate of ``benchmark``, in history order."""
+        return self._history("measurements", "median", benchmark, case, contender)
+
+    def metric_measurements(self, benchmark: str, metric: str, case: str | None = None,
+                            contender: str | None = None) -> list[Measurement]:
+        """Stored ``metric`` values ('instructions' or 'memory') of ``benchmark`` in history order, as
+        measurements (``median``: the value, ``low``/``high``: the smallest and largest process)."""
+        return self._history("metric_values", "value", benchmark, case, contender, metric)
+
+    def _history(self, table: str, value: str, benchmark: str, case: str | None, contender: str | None,
+                 metric: str | None = None) -> list[Measurement]:
+        """Rows of ``table`` (one of this module's, never a user string) for ``benchmark``'s runs."""
         runs = {run.id: run for run in self.runs(benchmark)}
         conditions, args = ["r.benchmark = ?"], [benchmark]
-        for column, value in (("m.case_name", case), ("m.contender", contender)):
-            if value is not None:
+        for column, wanted in (("t.metric", metric), ("t.case_name", case), ("t.contender", contender)):
+            if wanted is not None:
                 conditions.append(f"{column} = ?")
-                args.append(value)
+                args.append(wanted)
         with self._errors():
             rows = self._db.execute(
-                "SELECT m.run_id, m.case_name, m.contender, m.median, m.low, m.high, m.processes "
-                "FROM measurements m JOIN runs r ON r.id = m.run_id WHERE " + " AND ".join(conditions),
-                args).fetchall()
+                f"SELECT t.run_id, t.case_name, t.contender, t.{value}, t.low, t.high, t.processes "
+                f"FROM {table} t JOIN runs r ON r.id = t.run_id WHERE " + " AND ".join(conditions), args).fetchall()
         order = {run_id: index for index, run_id in enumerate(runs)}
         rows.sort(key=lambda row: order[row[0]])
         return [Measurement(runs[row[0]], *row[1:]) for row in rows]
+
+    def all_measurements(self) -> list[tuple]:
+        """Every stored time estimate with its run's series columns, in history order: (benchmark,
+        case, contender, machine_id, python_id, run_id, git_commit, git_dirty, commit_time, created,
+        median, low, high, cpu_model, python_version, git_subject). One query, for an overview of every series."""
+        with self._errors():
+            return self._db.execute(
+                "SELECT r.benchmark, m.case_name, m.contender, r.machine_id, r.python_id, r.id, r.git_commit, "
+                "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version, r.git_subject "
+                "FROM measurements m JOIN runs r ON r.id = m.run_id "
+                "ORDER BY coalesce(r.commit_time, r.created), r.created, r.id").fetchall()
+
+    def version(self) -> tuple[int, int, int]:
+        """Changes whenever a run or a mark is added or removed: (runs, largest run id, marks)."""
+        with self._errors():
+            return self._db.execute("SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs), "
+                                    "(SELECT total(marked) FROM change_marks)").fetchone()
+
+    def run(self, run_id: int) -> StoredRun | None:
+        with self._errors():
+            row = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", [run_id]).fetchone()
+        return _stored_run(row) if row else None
+
+    def packages(self, run_id: int) -> dict[str, str]:
+        with self._errors():
+            row = self._db.execute("SELECT packages FROM runs WHERE id = ?", [run_id]).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def mark_change(self, mark: ChangeMark) -> None:
+        """Acknowledge or ignore a change point (replacing an earlier mark on it)."""
+        if mark.status not in MARK_STATUSES:
+            raise StoreError(f"{self.path}: a change point is marked {' or '.join(MARK_STATUSES)}, not {mark.status!r}")
+        with self._errors():
+            self._db.execute("INSERT OR REPLACE INTO change_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             [mark.benchmark, mark.case, mark.contender, mark.machine_id, mark.python_id,
+                              mark.after, mark.status, mark.note, mark.marked or time.time()])
+
+    def change_marks(self) -> list[ChangeMark]:
+        with self._errors():
+            rows = self._db.execute("SELECT * FROM change_marks ORDER BY marked").fetchall()
+        return [ChangeMark(*row) for row in rows]
+
+    def profiles_of_run(self, run_id: int) -> list[tuple[str, str]]:
+        """(case, contender) of every profile stored with run ``run_id``."""
+        with self._errors():
+            return [tuple(row) for row in self._db.execute(
+                "SELECT case_name, contender FROM profiles WHERE run_id = ? ORDER BY 1, 2", [run_id])]
 
     def result(self, run_id: int) -> RunResult:
         from perflab.results.model import RunResult

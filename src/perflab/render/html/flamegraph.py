@@ -33,11 +33,16 @@ def render(profile: Profile, title: str = "perflab profile", shares: list[FrameS
     data = page_data(profile, title, frame_shares(profile.runs) if shares is None else shares)
     assets = resources.files("perflab.render.html") / "assets"
     return _TEMPLATE.format(
-        title=html.escape(title), version=html.escape(__version__),
-        meta="".join(f"<li>{html.escape(line)}</li>" for line in data["meta"]),
+        title=html.escape(title), version=html.escape(__version__), viewer=viewer_markup(data),
         css=(assets / "flamegraph.css").read_text(encoding="utf-8"),
-        data=script_json(data),
         js=(assets / "flamegraph.js").read_text(encoding="utf-8"))
+
+
+def viewer_markup(data: dict[str, Any]) -> str:
+    """The viewer's elements and its data (``page_data``), which flamegraph.js draws into; the web
+    view puts them in its own page with the script loaded from a file."""
+    return _VIEWER.format(title=html.escape(data["title"]), data=script_json(data),
+                          meta="".join(f"<li>{html.escape(line)}</li>" for line in data["meta"]))
 
 
 def script_json(data: Any) -> str:
@@ -104,7 +109,12 @@ _TEMPLATE = """<!DOCTYPE html>
 <style>{css}</style>
 </head>
 <body>
-<header>
+{viewer}<script>{js}</script>
+</body>
+</html>
+"""
+
+_VIEWER = """<header>
   <h1>{title}</h1>
   <ul id="meta">{meta}</ul>
   <div id="toolbar">
@@ -127,7 +137,4 @@ _TEMPLATE = """<!DOCTYPE html>
 </main>
 <div id="tooltip" role="tooltip" hidden></div>
 <script type="application/json" id="profile-data">{data}</script>
-<script>{js}</script>
-</body>
-</html>
 """

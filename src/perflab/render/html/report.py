@@ -7,7 +7,7 @@ cases and fuzzing), the flame graph of each side, the differential flame graph (
 blue = faster) with the sentence naming where the difference is, and the run's metadata.
 
 Charts are inline SVG made here. Each side's flame graph is perflab's interactive flame graph page
-(renderers/flamegraph_html.py: zoom, search, tooltips, icicle, sandwich) embedded as an iframe
+(render/html/flamegraph.py: zoom, search, tooltips, icicle, sandwich) embedded as an iframe
 ``srcdoc``, so its script runs unchanged in its own document. Everything from user code is
 escaped: text with html.escape, data as JSON in <script type="application/json"> (script_json).
 """
@@ -30,7 +30,7 @@ from perflab.render.html import flamegraph
 from perflab.render.html.flamegraph import script_json
 from perflab.results.model import EQUIVALENT, FUZZING_CASE, NOT_EQUIVALENT, RunResult
 from perflab.results.quantities import FASTER, SLOWER
-from perflab.units import format_time
+from perflab.units import format_speedup_interval, format_time
 
 _VERDICT_CLASS = {FASTER: "faster", SLOWER: "slower"}
 _CHART_WIDTH = 760
@@ -50,19 +50,59 @@ def render(sections: Sequence[Section], title: str, notes: Sequence[str] = ()) -
     body = [f"<h1>{_e(title)}</h1>"]
     body += [f"<p class='note'>{_e(note)}</p>" for note in notes]
     if len(sections) > 1:
+        body.append(summary(sections))
         body.append("<nav><ul>" + "".join(f"<li><a href='#s{i}'>{_e(s.result.benchmark)}</a></li>"
                                           for i, s in enumerate(sections)) + "</ul></nav>")
-    body += [_section(i, section) for i, section in enumerate(sections)]
+    body += [render_section(i, section) for i, section in enumerate(sections)]
     return _TEMPLATE.format(title=_e(title), version=_e(__version__), body="\n".join(body),
                             css=(assets / "report.css").read_text(encoding="utf-8"),
                             js=(assets / "diffflame.js").read_text(encoding="utf-8"))
+
+
+def summary(sections: Sequence[Section]) -> str:
+    """Each benchmark's headline at the top of a report of several (``perflab demo``): who is faster
+    than the reference by how much (geometric mean over cases, with its interval), and which
+    contenders are not equivalent (their speedups do not count)."""
+    items = []
+    for index, section in enumerate(sections):
+        result = section.result
+        items.append(f"<li><a href='#s{index}'>{_e(result.benchmark)}</a>: {headline(result)}</li>")
+    return "<section class='summary'><h2>Summary</h2><ul>" + "".join(items) + "</ul></section>"
+
+
+def headline(result: RunResult) -> str:
+    """'orjson x9.6 [9.4–9.8] faster than json_stdlib (geometric mean over cases); not equivalent: ...'"""
+    invalid = sorted({c.contender for c in result.comparisons if not c.valid}
+                     | {e.contender for e in result.equivalence if e.status == NOT_EQUIVALENT}
+                     | {e.contender for e in result.equivalence
+                        if e.status == EQUIVALENT and not result.equivalent(e.case, e.contender)})
+    valid = {name: mean for name, mean in result.geometric_means.items()
+             if mean is not None and math.isfinite(mean.low) and name not in invalid}
+    parts = []
+    if valid:
+        best, mean = min(valid.items(), key=lambda item: item[1].value)
+        speed = _e(format_speedup_interval(mean.value, mean.low, mean.high))
+        if mean.high < 1:
+            parts.append(f"<strong>{_e(best)}</strong> is fastest: {speed} faster than {_e(result.reference)}")
+        elif mean.low > 1:
+            parts.append(f"every contender is slower than {_e(result.reference)}; the closest, "
+                         f"<strong>{_e(best)}</strong>: {speed}")
+        else:
+            parts.append(f"no detectable difference between {_e(best)} and {_e(result.reference)} ({speed})")
+        parts[-1] += " (geometric mean over cases)"
+    else:
+        parts.append("no equivalent contender was timed against the reference")
+    if invalid:
+        parts.append("<span class='slower'>not equivalent: " + ", ".join(_e(name) for name in invalid)
+                     + "</span> (their speedups do not count)")
+    return "; ".join(parts)
 
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _section(index: int, section: Section) -> str:
+def render_section(index: int, section: Section) -> str:
     result = section.result
     parts = [f"<section class='benchmark' id='s{index}'>",
              f"<h2>{_e(result.benchmark)} <small>{_e(result.file)}</small></h2>"]
@@ -70,7 +110,7 @@ def _section(index: int, section: Section) -> str:
     if result.interrupted:
         parts.append("<p class='warn'>Interrupted: the results cover what was measured before Ctrl-C.</p>")
     parts += ["<h3>Verdicts</h3>", _verdict_table(result), _geometric_means(result),
-              "<h3>Ratios per case (time of side / time of reference, 95% CI)</h3>", _ratio_chart(result),
+              "<h3>Speedups per case (time of the reference / time of the side, 95% CI)</h3>", _ratio_chart(result),
               "<h3>Distributions (per-process median time per call; box: quartiles)</h3>", _distributions(result),
               "<h3>Equivalence</h3>", _equivalence(result)]
     if section.profiles:
@@ -100,8 +140,7 @@ def _verdict_table(result: RunResult) -> str:
         if comparison is not None:
             r = comparison.comparison.ratio
             decided = math.isfinite(r.low) and math.isfinite(r.high)
-            # .3g: a ratio of 0.0002 (AES-NI vs pure Python) must not print as 0.000
-            ratio = f"{r.value:.3g} [{r.low:.3g}, {r.high:.3g}]" if decided else f"{r.value:.3g} [no interval]"
+            ratio = format_speedup_interval(r.value, r.low, r.high)   # as the terminal says it: x14.1 [13.9–14.3]
             if not comparison.valid:
                 verdict, css = "invalid: not equivalent", "invalid"
             elif not decided:
@@ -116,7 +155,7 @@ def _verdict_table(result: RunResult) -> str:
                     f"<td>{_e(ratio)}</td><td class='{css}'>{_e(verdict)}</td>"
                     f"<td>{_e(_equivalence_word(result, cell.case, cell.contender))}</td></tr>")
     return ("<table class='verdicts'><thead><tr><th>case</th><th>side</th><th>time per call [95% CI]</th>"
-            f"<th>ratio vs {_e(result.reference)} [95% CI]</th><th>verdict</th><th>equivalence</th></tr></thead>"
+            f"<th>speedup vs {_e(result.reference)} [95% CI]</th><th>verdict</th><th>equivalence</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -131,7 +170,7 @@ def _equivalence_word(result: RunResult, case: str, contender: str) -> str:
 
 def _geometric_means(result: RunResult) -> str:
     lines = [f"geometric mean over cases, {_e(name)} vs {_e(result.reference)}: "
-             f"{mean.value:.3f} [{mean.low:.3f}, {mean.high:.3f}]"
+             f"{_e(format_speedup_interval(mean.value, mean.low, mean.high))}"
              for name, mean in result.geometric_means.items() if mean is not None and math.isfinite(mean.low)]
     settings = result.settings
     lines.append(f"verdicts at a false discovery rate of {settings.get('alpha', 0):.0%} across cases "
@@ -140,37 +179,52 @@ def _geometric_means(result: RunResult) -> str:
 
 
 def _ratio_chart(result: RunResult) -> str:
-    rows = [c for c in result.comparisons if math.isfinite(c.comparison.ratio.value)]
+    """Speedups per case (1 / time ratio) with their 95% intervals, on a log axis: right of x1 is
+    faster, as the verdict table says it."""
+    rows = [c for c in result.comparisons if math.isfinite(c.comparison.ratio.value) and c.comparison.ratio.value > 0]
     if not rows:
         return "<p class='note'>No comparison to chart.</p>"
-    finite = [x for c in rows for x in (c.comparison.ratio.low, c.comparison.ratio.high, c.comparison.ratio.value)
-              if math.isfinite(x) and x > 0]
-    lo, hi = min(finite + [0.95]), max(finite + [1.05])
-    lo, hi = lo / 1.05, hi * 1.05
-    left, width, row = 260, _CHART_WIDTH - 280, 22
+    speedups = [1 / x for c in rows for x in (c.comparison.ratio.low, c.comparison.ratio.high, c.comparison.ratio.value)
+                if math.isfinite(x) and x > 0]
+    lo, hi = min(speedups + [1.0]), max(speedups + [1.0])
+    lo, hi = lo / 1.15, hi * 1.15
+    left, width, row = 260, _CHART_WIDTH - 290, 22
     x = lambda v: left + (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo)) * width  # noqa: E731
     height = row * len(rows) + 30
     svg = [f"<svg class='chart' viewBox='0 0 {_CHART_WIDTH} {height}' width='{_CHART_WIDTH}' height='{height}' "
-           "role='img' aria-label='ratios per case with 95% intervals'>",
+           "role='img' aria-label='speedups per case with 95% intervals'>",
            f"<line x1='{x(1):.1f}' y1='0' x2='{x(1):.1f}' y2='{height - 20}' class='one'/>"]
-    for tick in _ticks(lo, hi):
-        svg.append(f"<text x='{x(tick):.1f}' y='{height - 5}' class='tick'>{tick:g}</text>")
+    for tick in log_ticks(lo, hi, x):
+        svg.append(f"<text x='{x(tick):.1f}' y='{height - 5}' class='tick'>x{tick:g}</text>")
     for i, c in enumerate(rows):
         r, y = c.comparison.ratio, 14 + i * row
         css = "invalid" if not c.valid else _VERDICT_CLASS.get(c.verdict, "same")
         label = f"{c.case} / {c.contender}"
         svg.append(f"<text x='{left - 8}' y='{y + 4}' class='label'>{_e(label[:40])}</text>")
-        if math.isfinite(r.low) and math.isfinite(r.high):
-            svg.append(f"<line x1='{x(max(r.low, lo)):.1f}' y1='{y}' x2='{x(min(r.high, hi)):.1f}' y2='{y}' class='ci {css}'/>")
-        svg.append(f"<circle cx='{x(r.value):.1f}' cy='{y}' r='4' class='{css}'>"
-                   f"<title>{_e(label)}: {r.value:.4f} [{r.low:.4f}, {r.high:.4f}], {_e(c.verdict)}</title></circle>")
+        if math.isfinite(r.low) and math.isfinite(r.high) and r.low > 0:
+            svg.append(f"<line x1='{x(max(1 / r.high, lo)):.1f}' y1='{y}' x2='{x(min(1 / r.low, hi)):.1f}' y2='{y}' "
+                       f"class='ci {css}'/>")
+        svg.append(f"<circle cx='{x(1 / r.value):.1f}' cy='{y}' r='4' class='{css}'>"
+                   f"<title>{_e(label)}: {_e(format_speedup_interval(r.value, r.low, r.high))}, {_e(c.verdict)}</title>"
+                   "</circle>")
     svg.append("</svg>")
-    return "".join(svg) + "<p class='note'>Left of 1: faster than the reference; right: slower (log scale).</p>"
+    return "".join(svg) + "<p class='note'>Right of x1: faster than the reference; left: slower (log scale).</p>"
 
 
-def _ticks(lo: float, hi: float) -> list[float]:
-    candidates = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.25, 1.5, 2, 5, 10, 20, 50, 100]
-    return [t for t in candidates if lo <= t <= hi]
+MIN_TICK_GAP = 48   # pixels between tick labels, so that none overlaps its neighbour
+
+
+def log_ticks(lo: float, hi: float, position) -> list[float]:
+    """1-2-5 ticks between ``lo`` and ``hi`` (and 1), dropping any closer than MIN_TICK_GAP pixels
+    to the last one kept; 1 is always kept, being the line of no difference."""
+    candidates = sorted({m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+                         for m in (1, 2, 5)} | {1.0})
+    inside = [t for t in candidates if lo <= t <= hi]
+    kept: list[float] = []
+    for tick in sorted(inside, key=lambda t: (t != 1, t)):   # 1 first, then left to right
+        if all(abs(position(tick) - position(other)) >= MIN_TICK_GAP for other in kept):
+            kept.append(tick)
+    return sorted(kept)
 
 
 def _distributions(result: RunResult) -> str:
@@ -181,11 +235,11 @@ def _distributions(result: RunResult) -> str:
             continue
         medians = {c.contender: [float(np.median(v)) for v in c.process_values()] for c in cells}
         everything = [v for values in medians.values() for v in values]
-        lo, hi = min(everything), max(everything)
-        span = (hi - lo) or hi or 1.0
-        lo, hi = lo - 0.05 * span, hi + 0.05 * span
-        left, width, row = 200, _CHART_WIDTH - 220, 26
-        x = lambda v: left + (v - lo) / (hi - lo) * width  # noqa: E731
+        lo, hi = min(everything), max(everything)   # the axis starts and ends where the data does
+        if hi == lo:
+            lo, hi = lo * 0.99, hi * 1.01
+        left, width, row, margin = 200, _CHART_WIDTH - 250, 26, 8   # margin: pixels, not negative times
+        x = lambda v: left + margin + (v - lo) / (hi - lo) * (width - 2 * margin)  # noqa: E731
         height = row * len(cells) + 28
         svg = [f"<svg class='chart' viewBox='0 0 {_CHART_WIDTH} {height}' width='{_CHART_WIDTH}' height='{height}' "
                f"role='img' aria-label='distribution of {_e(case)}'>"]
@@ -230,7 +284,7 @@ def _profiles(section: int, k: int, entry: CaseProfiles) -> str:
         parts.append(f"<p class='explain'>{_e(entry.diff.explain())}</p>")
     parts += [f"<p class='note'>{_e(note)}</p>" for note in entry.notes + (entry.diff.notes if entry.diff else [])]
     if entry.diff is not None:
-        parts.append(_diff_flame(entry.diff) + _diff_table(entry.diff))
+        parts.append(diff_flame(entry.diff) + diff_table(entry.diff))
     for name, profile in ((entry.reference, entry.reference_profile), (entry.other, entry.other_profile)):
         if profile.runs:
             page = flamegraph.render(profile, f"{entry.case} / {name}")
@@ -241,7 +295,7 @@ def _profiles(section: int, k: int, entry: CaseProfiles) -> str:
     return "\n".join(parts)
 
 
-def _diff_flame(diff: ProfileDiff) -> str:
+def diff_flame(diff: ProfileDiff) -> str:
     rows = _flame_rows(diff)
     names, wheres = [], []
     for path in rows["path"]:
@@ -268,7 +322,7 @@ def _flame_rows(diff: ProfileDiff) -> Mapping[str, Sequence]:
     return {"path": paths, "depth": [len(p) for p in paths], "nodes": [diff.nodes[p] for p in paths]}
 
 
-def _diff_table(diff: ProfileDiff, count: int = 8) -> str:
+def diff_table(diff: ProfileDiff, count: int = 8) -> str:
     rows = []
     for n in diff.largest_self_changes(count):
         rows.append(f"<tr><td class='mono'>{_e(' > '.join(parse_frame(p).name for p in n.path))}</td>"

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, REFERENCE, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER
-from perflab.units import format_rate, format_time
+from perflab.units import format_rate, format_speedup, format_time
 
 _VERDICT_STYLE = {FASTER: "green", SLOWER: "red"}
 
@@ -56,9 +56,9 @@ def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
         return "", ""
     ratio = comparison.comparison.ratio
     if not math.isfinite(ratio.low) or not math.isfinite(ratio.high):
-        text, undecided = f"{_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
+        text, undecided = f"{format_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
     else:
-        text, undecided = f"{_speedup(ratio.value)} [{_speedup(ratio.high, True)}–{_speedup(ratio.low, True)}]", None
+        text, undecided = f"{format_speedup(ratio.value)} [{format_speedup(ratio.high, True)}–{format_speedup(ratio.low, True)}]", None
     if not comparison.valid:
         return f"[dim strike]{text}[/]", "[bold red]invalid: not equivalent[/]"
     if undecided:
@@ -68,12 +68,6 @@ def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
         return text, f"[{style}]{comparison.verdict}[/]"
     # Say why: not significant after FDR correction, or smaller than the minimum effect.
     return text, f"{comparison.verdict} [dim](p={comparison.p_adjusted:.2g})[/]"
-
-
-def _speedup(ratio: float, bare: bool = False) -> str:
-    """A time ratio as a speedup factor: 0.1 -> 'x10.0 faster'."""
-    factor = 1 / ratio
-    return f"{factor:.3g}" if bare else f"x{factor:.3g}"
 
 
 def _equivalence(result: RunResult, cell: Cell) -> str:
@@ -123,7 +117,7 @@ def _notes(result: RunResult) -> list[str]:
         if mean is not None:
             invalid = any(not c.valid for c in result.comparisons if c.contender == contender)
             lines.append(f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: "
-                         f"{_speedup(mean.value)} [{_speedup(mean.high, True)}–{_speedup(mean.low, True)}]"
+                         f"{format_speedup(mean.value)} [{format_speedup(mean.high, True)}–{format_speedup(mean.low, True)}]"
                          + (" [red](includes cases where it is not equivalent)[/]" if invalid else ""))
     lines.append(_precision_line(result))
     for path in result.metadata.get("changed_during_run", []):

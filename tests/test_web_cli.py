@@ -1,0 +1,83 @@
+"""`perflab serve` and `perflab publish` on the command line: what they refuse, and what they print."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web view needs perflab[web]")
+
+from conftest import run_perflab
+from web_helpers import build_store
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "perflab.db"
+    build_store(path)
+    return path
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--host", "0.0.0.0"], "pass --token"),
+    (["--token", "short"], "at least 16 characters"),
+    (["--port", "70000"], "not a TCP port"),
+    (["--port", "-1"], "not a TCP port"),
+])
+def test_serve_refuses_unsafe_or_bad_options(db, args, message):
+    result = run_perflab("serve", "--db", db, *args, timeout=60)
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_serve_refuses_a_missing_database(tmp_path):
+    result = run_perflab("serve", "--db", tmp_path / "absent.db", timeout=60)
+    assert result.returncode == 2 and "no perflab database" in result.stderr
+    assert not (tmp_path / "absent.db").exists()
+
+
+def test_insecure_no_auth_is_said_loudly_and_serves_reads(db):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "perflab", "serve", "--db", str(db), "--host", "0.0.0.0",
+                                "--port", str(port), "--insecure-no-auth"], stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/series", timeout=5) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                assert process.poll() is None
+                time.sleep(0.2)
+        else:
+            pytest.fail("the server did not answer")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    stderr = process.stderr.read()
+    assert "WARNING: --insecure-no-auth" in stderr and "without a token" in stderr
+
+
+def test_publish_writes_a_site_and_updates_its_own_but_nothing_else(db, tmp_path):
+    out = tmp_path / "site"
+    first = run_perflab("publish", "--out", out, "--db", db, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "site written to" in first.stderr
+    for name in ("index.html", "regressions.html", "regressions.atom", "api/series.json", "api/regressions.json",
+                 "static/web.css", "static/flamegraph.js", "static/vendor/uplot/LICENSE", "static/vendor/htmx/LICENSE"):
+        assert (out / name).is_file(), name
+    assert len(list((out / "series").glob("*.html"))) == 5 and len(list((out / "runs").glob("*.html"))) == 15
+    assert len(list((out / "profiles").glob("diff-*.html"))) == 1
+    assert run_perflab("publish", "--out", out, "--db", db, timeout=300).returncode == 0   # its own folder: updated
+    foreign = tmp_path / "documents"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("precious")
+    refused = run_perflab("publish", "--out", foreign, "--db", db, timeout=60)
+    assert refused.returncode == 2 and "not empty and not an earlier perflab site" in refused.stderr
+    assert [p.name for p in foreign.iterdir()] == ["thesis.tex"]
