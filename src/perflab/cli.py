@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--contender", action="append", metavar="NAME",
                      help="only these contenders (repeat or comma-separate); the reference is always kept")
     _timing_options(run)
-    run.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/1)")
+    run.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/2)")
     run.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
     cli_guard.store_options(run)
     profile_commands.run_options(run)  # --profile: profile after timing
@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--no-fuzz", action="store_true",
                          help="skip generated inputs (stateful call patterns on the declared cases still run)")
     _timing_options(compare)
-    compare.add_argument("--json", metavar="FILE", help="write the results (perflab.results/1)")
+    compare.add_argument("--json", metavar="FILE", help="write the results (perflab.results/2)")
     compare.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
     _metric_option(compare)
     reporting.compare_options(compare)  # --html, --profile/--no-profile, --samples, --allow-mismatch

@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 from perflab import fuzzing, metadata
 from perflab.launcher import run_job
-from perflab.results import EQUIVALENT, FUZZING_CASE, NOT_EQUIVALENT, Equivalence, RunResult
+from perflab.results import EQUIVALENT, FUZZING_CASE, INVALID, Equivalence, RunResult
 from perflab.runner import Listener, Settings, run_sides
 from perflab.sides import Side, contender_sides
 from perflab.worktrees import CURRENT, RevisionError, checkouts, import_roots
@@ -53,9 +54,12 @@ def compare(request: Request, listener: Listener) -> RunResult:
     with _sides(request) as sides:
         names = {side.name: _describe(side, request.settings) for side in sides}
         cases = _common_cases(request.cases, names)
+        fuzz_started = time.monotonic()
         prior = _fuzz(sides, request) if _fuzzable(request) else []
+        fuzz_seconds = time.monotonic() - fuzz_started
         result = run_sides(next(iter(names.values()))["name"], sides, cases, request.settings, listener,
                            prior_equivalence=prior)
+        result.equivalence_seconds += fuzz_seconds
         if request.after_timing is not None and not result.interrupted:
             request.after_timing(sides, cases, result)
         return result
@@ -159,7 +163,7 @@ def _fuzz(sides: list[Side], request: Request) -> list[Equivalence]:
                                        lambda job, s=side: run_job(job, request.settings.timeout, s.python),
                                        examples=request.fuzz_examples)
         difference = found.difference
-        if found.status == NOT_EQUIVALENT:
+        if found.status in INVALID:
             difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
         notes = "; ".join(found.notes) or None
         if found.status == EQUIVALENT:

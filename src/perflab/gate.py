@@ -37,7 +37,7 @@ from scipy import stats as scipy_stats
 
 from perflab import stats
 from perflab.metrics.instructions import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
-from perflab.results import NOT_EQUIVALENT, Cell, RunResult
+from perflab.results import INVALID, NOT_EQUIVALENT, Cell, RunResult
 from perflab.store import machine_fingerprint, python_fingerprint
 
 REGRESSION = "REGRESSION"
@@ -181,8 +181,9 @@ def check_paired(runs: Sequence[RunResult], threshold: float = 0.05, alpha: floa
                 continue
             rows.append((cell.case, contender, run.cell(cell.case, run.reference), cell,
                          paired_comparison(found.comparison, threshold)))
-        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: output differs from the baseline "
-                         f"revision: {e.difference}" for e in run.equivalence if e.status == NOT_EQUIVALENT]
+        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: "
+                         f"{'output differs from' if e.status == NOT_EQUIVALENT else e.status + ', unlike'} "
+                         f"the baseline revision: {e.difference}" for e in run.equivalence if e.status in INVALID]
     _decide(result, rows, min_effect)
     return result
 

@@ -1,0 +1,105 @@
+"""Issue 12 through the real command line: the five ways a contender fooled the equivalence
+checks are flagged with a one-line explanation and their speedups struck out; correct
+optimizations (controls) are not. Example files: tests/equivalence_examples/."""
+
+from pathlib import Path
+
+import pytest
+
+from conftest import load_json, run_perflab
+
+EXAMPLES = Path(__file__).parent / "equivalence_examples"
+# Enough rounds for the first-call caution (3 processes per side); loose precision ends them.
+SHORT = ["--precision", "50", "--max-time", "30", "--values", "5", "--value-time", "0.002", "--timeout", "60",
+         "--no-store"]
+
+
+def compare(tmp_path, name):
+    json_path, markdown_path = tmp_path / "result.json", tmp_path / "result.md"
+    process = run_perflab("compare", EXAMPLES / f"{name}.py", *SHORT, "--json", json_path,
+                          "--markdown", markdown_path, timeout=300)
+    return process, load_json(json_path), markdown_path.read_text()
+
+
+def words(text):
+    """Terminal output with rich's line wrapping undone."""
+    return " ".join(text.split())
+
+
+def status(result, case, contender):
+    return next(e for e in result["equivalence"] if e["case"] == case and e["contender"] == contender)
+
+
+def comparison(result, contender):
+    return next(c for c in result["comparisons"] if c["contender"] == contender)
+
+
+@pytest.mark.parametrize("name, case, contender, expected, explanation", [
+    ("median_sorts_in_place", "FLOATS", "sort_in_place", "mutates input",
+     "the contender changed its input, which the reference leaves unchanged"),
+    ("cached_list", "N360", "lru_cached", "shares output", "returned the same list object"),
+    ("wrong_after_many_calls", "NUMBERS", "drifting", "not equivalent",
+     "in timing (round 0): after its timed calls, its output differs from the reference's"),
+    ("reference_sorts_in_place", "FLOATS", "first", "not equivalent", "!="),
+])
+def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(tmp_path, name, case, contender, expected,
+                                                                   explanation):
+    process, result, markdown = compare(tmp_path, name)
+    assert process.returncode == 1, process.stderr
+    verdict = status(result, case, contender)
+    assert verdict["status"] == expected and explanation in verdict["difference"], verdict
+    assert comparison(result, contender)["valid"] is False
+    said = words(process.stdout)
+    line = said[said.index(f"{expected.upper()} {case}/{contender}: "):]
+    assert explanation in line.split(" (its speedup is not a valid result)")[0], line
+    assert f"invalid: {expected}" in process.stdout
+    row = next(line for line in markdown.splitlines() if line.startswith(f"| {case} | {contender} |"))
+    assert "~~x" in row and f"**invalid: {expected}**" in row
+    assert result["schema"] == "perflab.results/2"
+
+
+def test_a_reference_that_sorts_its_input_is_reported_and_invalidates_the_case(tmp_path):
+    process, result, _ = compare(tmp_path, "reference_sorts_in_place")
+    reference = status(result, "FLOATS", "sort_then_first")
+    assert reference["status"] == "mutates input"
+    assert "mutates_input=True" in reference["difference"]
+    # The contender got its own unsorted copy: xs[0] is not the smallest, whatever the reference did.
+    assert "!=" in status(result, "FLOATS", "first")["difference"]
+
+
+def test_a_memo_cache_keeps_its_status_but_its_speedup_is_struck_out_with_a_note(tmp_path):
+    process, result, markdown = compare(tmp_path, "content_memo")
+    assert process.returncode == 0, process.stderr
+    assert status(result, "WORDS", "memoized")["status"] == "equivalent"
+    found = comparison(result, "memoized")
+    assert found["valid"] is True and found["caution"].startswith("repeat-only speed"), found
+    assert "repeat-only WORDS/memoized: repeat-only speed" in words(process.stdout)
+    assert "~~x" in next(line for line in markdown.splitlines() if line.startswith("| WORDS | memoized |"))
+
+
+@pytest.mark.parametrize("name", ["controls", "declared_mutation"])
+def test_correct_optimizations_are_not_flagged(tmp_path, name):
+    process, result, _ = compare(tmp_path, name)
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert {e["status"] for e in result["equivalence"]} <= {"equivalent", "reference"}, result["equivalence"]
+    assert all(c["valid"] for c in result["comparisons"])
+    for run in (run for cell in result["cells"] for run in cell["runs"]):
+        assert run["input_changed"] is None and run["output_wrong"] is None
+        assert run["floor"] > 0 and run["first_call"] > 0
+
+
+def test_a_version_1_results_file_is_still_read(tmp_path):
+    from perflab.results import RunResult
+    _, result, _ = compare(tmp_path, "cached_list")
+    result["schema"] = "perflab.results/1"
+    for name in ("equivalence_seconds",):
+        result.pop(name)
+    for cell in result["cells"]:
+        for run in cell["runs"]:
+            for field in ("input_changed", "output_wrong", "floor", "first_call"):
+                run.pop(field)
+    for found in result["comparisons"]:
+        found.pop("caution")
+    loaded = RunResult.from_json(result)
+    assert loaded.schema == "perflab.results/2"
+    assert loaded.equivalence_of("N360", "lru_cached").status == "shares output"
