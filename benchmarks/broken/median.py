@@ -17,7 +17,7 @@ bench = perflab.Benchmark("median", description="The upper median of a list of f
 def FLOATS():
     import random
     rng = random.Random(1)
-    return [rng.random() for _ in range(2_000)]
+    return [rng.random() for _ in range(20_000)]
 
 
 @bench.strategy

@@ -47,7 +47,7 @@ def check_case(case: str, sides: list[Side], run: JobRunner,
                 continue
             given = expected.of("output")[0]
             outcome = run(side.job("check", case=case, expected=given["pickled"], expected_input=given["input"],
-                                   send_output=send_output), side, None)
+                                   reference_shares=given["shares"], send_output=send_output), side, None)
         work_events = outcome.of("work")
         if work_events:
             work = work_events[0]["work"]

@@ -78,9 +78,9 @@ def mutation(reference_before: Any, reference_after: Any, before: Any, after: An
     if changed(reference_after, after) is None:
         return None
     if changed(reference_before, reference_after) is None:
-        return f"the contender changed its input, which the reference leaves unchanged: {own}"
+        return f"the contender changed its input, which the reference leaves unchanged: {own} (before != after)"
     difference = first_difference(reference_after, after) or "they differ"
-    return f"the contender changed its input differently from the reference: {difference}"
+    return f"the contender changed its input differently from the reference: {difference} (reference's != contender's)"
 
 
 def shared_output(first: Any, second: Any) -> str | None:

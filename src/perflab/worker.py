@@ -6,7 +6,8 @@ never corrupt the stream. Each value is written as soon as it is measured, so a 
 killed half-way still hands over what it measured.
 
 Jobs (any job may carry "sys_path": directories to import from first, e.g. a revision's worktree):
-  {"mode": "check", "file", "case", "contender", "reference" | "expected" (+ "expected_input"), "send_output"}
+  {"mode": "check", "file", "case", "contender", "reference" | "expected" (+ "expected_input",
+   "reference_shares"), "send_output"}
       run the contender on its own copy of the case input and compare its output with the
       reference's output, computed here, or given pickled and base64-encoded as "expected"; also
       its input after the call (perflab.integrity) and whether two calls share their output. One
@@ -15,7 +16,8 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
   {"mode": "describe", "file"}
       send the names of the cases and contenders and the reference.
   {"mode": "output", "file", "case", "contender"}
-      send the contender's output and its input after the call, pickled, for a check on another side.
+      send the contender's output and its input after the call, pickled, and whether two calls
+      share their outputs, for a check on another side.
   {"mode": "seed", "file", "contender", "expected": {case: pickled output}}
       run under another PYTHONHASHSEED than the check jobs: the contender's output on each case
       compared with the one given; one "seed" event (differences: case -> difference).
@@ -131,18 +133,13 @@ def run_check(job: dict, events: EventStream) -> None:
     benchmark, case, argument = _load_case(job)
     path = job["file"]
     events.send("work", work=case.work(argument))
-    reference_shares = None
-    if "expected" in job:
+    reference = benchmark.contenders[job["reference"]] if "reference" in job else None
+    if reference is None:
         reference_output = pickle.loads(base64.b64decode(job["expected"]))
         reference_input = pickle.loads(base64.b64decode(job["expected_input"])) if job.get("expected_input") else None
     else:
-        reference = benchmark.contenders[job["reference"]]
         reference_input = fresh_input(case, argument, path)
         reference_output = _call(reference, reference_input, path, "reference")
-        if not benchmark.shares_output:
-            reference_shares = integrity.shared_output(
-                _call(reference, fresh_input(case, argument, path), path, "reference"),
-                _call(reference, fresh_input(case, argument, path), path, "reference"))
     contender = benchmark.contenders[job["contender"]]
     contender_input = fresh_input(case, argument, path)
     output = _call(contender, contender_input, path, "contender")
@@ -161,19 +158,28 @@ def run_check(job: dict, events: EventStream) -> None:
     if outcome.equivalent and not again.equivalent:
         outcome = again
         outcome.difference = f"a second call on an equal input: {again.difference}"
-    shared = None
-    if not benchmark.shares_output and reference_shares is None:
-        shared = integrity.shared_output(output, second)
+    shared = None if benchmark.shares_output else integrity.shared_output(output, second)
+    if shared and _reference_shares(job, reference, case, argument):  # the API's own way: allowed
+        shared = None
     events.send("check", equivalent=outcome.equivalent, difference=outcome.difference,
                 note=outcome.note, comparator=benchmark.comparator.name, mutation=mutation, shared=shared,
                 output=pickled)
+
+
+def _reference_shares(job: dict, reference, case, argument: Any) -> bool:
+    """Whether the reference's outputs are shared too: told by the reference's side, or tried here."""
+    if reference is None:
+        return bool(job.get("reference_shares"))
+    path = job["file"]
+    return integrity.shared_output(_call(reference, fresh_input(case, argument, path), path, "reference"),
+                                   _call(reference, fresh_input(case, argument, path), path, "reference")) is not None
 
 
 def _reference_mutation(before: Any, after: Any) -> str | None:
     change = integrity.changed(before, after)
     if change is None:
         return None
-    return (f"the reference changes its input ({change}), so every timed call after the first would "
+    return (f"the reference changes its input ({change}: before != after), so every timed call after the first would "
             "run on a changed input; declare Benchmark(..., mutates_input=True) to time each call on a fresh copy")
 
 
@@ -224,7 +230,10 @@ def run_output(job: dict, events: EventStream) -> None:
     if pickled is None:
         raise UserCodeError("reference", job["contender"], TypeError(
             "its output cannot be pickled for comparison with another side"), job["file"])
-    events.send("output", pickled=pickled, input=_pickled(argument))
+    again = _call(benchmark.contenders[job["contender"]], fresh_input(case, argument, job["file"]), job["file"],
+                  "reference")
+    events.send("output", pickled=pickled, input=_pickled(argument),
+                shares=bool(integrity.shared_output(output, again)))
 
 
 def _load_case(job: dict) -> tuple[Any, Any, Any]:
