@@ -108,3 +108,46 @@ def test_a_version_1_results_file_is_still_read(tmp_path):
     loaded = RunResult.from_json(result)
     assert loaded.schema == "perflab.results/2"
     assert loaded.equivalence_of("N360", "lru_list").status == "shares output"
+
+
+LATE_MUTATION = """
+import perflab
+bench = perflab.Benchmark("late")
+
+@bench.case
+def NUMBERS():
+    return list(range(100))
+
+@bench.contender
+def total(xs):
+    return sum(xs)
+
+_calls = [0]
+
+@bench.contender
+def total_then_overwrite(xs):
+    _calls[0] += 1
+    result = sum(xs)
+    if _calls[0] > 2:      # the declared-case check makes two calls: only timing sees this
+        xs[0] = -1
+    return result
+
+@bench.contender(setup=True)
+def builtin_len():
+    return len
+"""
+
+
+def test_timing_catches_a_mutation_the_check_did_not_see_and_flags_the_floor(bench_file, tmp_path):
+    out = tmp_path / "r.json"
+    process = run_perflab("run", bench_file(LATE_MUTATION), *SHORT, "--json", out, timeout=300)
+    assert process.returncode == 1, process.stderr
+    result = load_json(out)
+    verdict = status(result, "NUMBERS", "total_then_overwrite")
+    assert verdict["status"] == "mutates input", verdict
+    assert verdict["difference"].startswith("in timing (round 0): its input changed during the timed calls")
+    assert any(run["input_changed"] for run in next(c for c in result["cells"]
+                                                    if c["contender"] == "total_then_overwrite")["runs"])
+    assert comparison(result, "total_then_overwrite")["valid"] is False
+    # len() costs about what perflab's loop around type() costs: that ratio is mostly the harness.
+    assert "floor NUMBERS/builtin_len: harness floor" in words(process.stdout)
