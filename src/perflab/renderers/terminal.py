@@ -90,14 +90,14 @@ def _speedup(ratio: float, bare: bool = False) -> str:
 
 
 def _equivalence(result: RunResult, cell: Cell) -> str:
-    label = escape(result.equivalence_label(cell.case, cell.contender))
     verdict = result.equivalence_of(cell.case, cell.contender)
     if verdict is None:
         return ""
-    if label.isupper() or "(" in label:
-        return f"[bold red]{label}[/]"
-    if verdict.status == EQUIVALENT:
+    if verdict.status == EQUIVALENT and result.equivalent(cell.case, cell.contender):
         return "[green]equivalent[/]" + (" [dim](note)[/]" if verdict.note else "")
+    label = escape(result.equivalence_label(cell.case, cell.contender))
+    if verdict.status in (EQUIVALENT, *INVALID):  # invalid here, by fuzzing or by the reference's timing
+        return f"[bold red]{label}[/]"
     return f"[dim]{label}[/]"
 
 
