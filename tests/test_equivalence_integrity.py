@@ -151,3 +151,17 @@ def test_timing_catches_a_mutation_the_check_did_not_see_and_flags_the_floor(ben
     assert comparison(result, "total_then_overwrite")["valid"] is False
     # len() costs about what perflab's loop around type() costs: that ratio is mostly the harness.
     assert "floor NUMBERS/builtin_len: harness floor" in words(process.stdout)
+
+
+def test_the_new_statuses_survive_the_store_and_reach_the_html_report(tmp_path):
+    database, report, exported = tmp_path / "perflab.db", tmp_path / "report.html", tmp_path / "out"
+    options = [option for option in SHORT if option != "--no-store"]
+    process = run_perflab("compare", BROKEN / "divisor_lists.py", *options, "--db", database,
+                          "--html", report, "--no-profile", timeout=300)
+    assert process.returncode == 1, process.stderr
+    html = report.read_text()
+    assert "invalid: shares output" in html and "SHARES OUTPUT" in html
+    assert run_perflab("export", exported, "--db", database).returncode == 0
+    (stored,) = [load_json(path) for path in exported.rglob("*.json")]
+    assert status(stored, "N360", "lru_list")["status"] == "shares output"
+    assert comparison(stored, "lru_list")["valid"] is False
