@@ -67,9 +67,10 @@ def _shape(st: Any, value: Any) -> Any:
         items = list(value)[:_SAMPLE]
         elements = _elements(st, items) if items else st.none()
         size = min(_MAX_SIZE, max(len(value), 1))
-        if isinstance(value, (set, frozenset)):
-            made = st.sets(elements, max_size=size) if isinstance(value, set) else st.frozensets(elements, max_size=size)
-            return made
+        if isinstance(value, set):
+            return st.sets(elements, max_size=size)
+        if isinstance(value, frozenset):
+            return st.frozensets(elements, max_size=size)
         made = st.lists(elements, max_size=size)
         return made.map(tuple) if isinstance(value, tuple) else made
     if isinstance(value, dict):
@@ -112,13 +113,15 @@ def _integers(st: Any, samples: list[int]) -> Any:
 
 
 def _invalid(st: Any, value: list | tuple) -> Any:
-    """Containers like ``value`` with one element of a foreign type (None; a str among non-str)."""
-    foreign = st.none() if not value or not isinstance(value[0], type(None)) else st.just("?")
-    if value and not isinstance(value[0], str):
-        foreign = st.one_of(foreign, st.just("?"))
+    """Containers like ``value`` with one element of a foreign type inserted: None where the items
+    are never None, "?" where they are never str."""
     items = list(value)[:_SAMPLE]
+    foreign = ([] if any(item is None for item in items) else [st.none()]) + (
+        [] if any(isinstance(item, str) for item in items) else [st.just("?")])
+    if not foreign:
+        return st.none()
     elements = _elements(st, items) if items else st.none()
-    made = st.tuples(st.lists(elements, max_size=_MAX_SIZE), foreign, st.integers(0, _MAX_SIZE)).map(
+    made = st.tuples(st.lists(elements, max_size=_MAX_SIZE), st.one_of(*foreign), st.integers(0, _MAX_SIZE)).map(
         lambda parts: parts[0][:parts[2]] + [parts[1]] + parts[0][parts[2]:])
     return made.map(tuple) if isinstance(value, tuple) else made
 
