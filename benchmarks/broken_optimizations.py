@@ -3,12 +3,17 @@
 Each file in benchmarks/broken/ declares a reference and "optimized" contenders that are
 plausible but wrong: caches keyed by object identity, a cache that goes stale after mutation,
 different float formatting, AES-CTR started at another counter or carrying it across calls,
-logging that drops caller fields, a memo keyed by id() on immutable strings. Contenders whose
+logging that drops caller fields, a memo keyed by id() on immutable strings; and (issue 12) a
+median sorting its input in place, lru_cache sharing a list, validation accepting what the
+reference rejects or raising an unrelated exception, set order leaking the hash seed, an
+accumulator kept across calls, a memo keyed by less than its input, a typed fast path that
+overflows. Contenders whose
 description starts with "control:" are correct optimizations of the same operations: they must
 stay equivalent, so that "caught" is not bought with false alarms.
 
 Every contender goes through the checks ``perflab compare`` runs before timing, in real worker
-processes: the declared cases (perflab.measure.equivalence.check_case) and equivalence fuzzing
+processes: the declared cases (perflab.measure.equivalence.check_case, with input mutation and shared
+outputs), the hash-seed check (perflab.measure.equivalence.check_hash_seed) and equivalence fuzzing
 (perflab.measure.fuzzing.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
 patterns). Then, to show what each part catches on its own, each contender is fuzzed again
 once per part: generated inputs only, and each stateful pattern alone on the declared cases.
@@ -17,7 +22,9 @@ Printed as a table and written to benchmarks/results/broken_optimizations.json.
     python benchmarks/broken_optimizations.py                  # 200 generated inputs, seed 0
     python benchmarks/broken_optimizations.py --examples 50 --seed 1
 
-Target: every broken contender NOT EQUIVALENT with a counterexample; every control equivalent.
+Target: every broken contender flagged (NOT EQUIVALENT, MUTATES INPUT or SHARES OUTPUT) with a
+counterexample; every control equivalent. (The checks made while timing, and the repeat-only
+caution, need timed runs: tests/test_equivalence_integrity.py covers them.)
 """
 
 from __future__ import annotations
@@ -31,11 +38,11 @@ from pathlib import Path
 from _common import HERE, conditions, machine, write_figure
 
 from perflab.loading import load_benchmark
-from perflab.measure.equivalence import check_case
+from perflab.measure.equivalence import check_case, check_hash_seed
 from perflab.measure.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
-from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, SKIPPED
+from perflab.results.model import EQUIVALENT, INVALID, SKIPPED
 
 NAME = "broken_optimizations"
 BROKEN_DIR = HERE / "broken"
@@ -60,7 +67,8 @@ def main() -> int:
         "name": NAME,
         "how": {"command": " ".join(["python", *sys.argv]), "examples": args.examples, "seed": args.seed,
                 "checks": "declared cases: perflab.measure.equivalence.check_case (one worker per case and "
-                          "contender); fuzzing: perflab.measure.fuzzing.fuzz_contender (one worker per contender)"},
+                          "contender) and check_hash_seed (one worker per contender, another PYTHONHASHSEED); "
+                          "fuzzing: perflab.measure.fuzzing.fuzz_contender (one worker per contender)"},
         "machine": machine(), "start": start, "end": conditions(),
         "summary": summarize(rows), "rows": rows,
     }
@@ -77,11 +85,14 @@ def check_file(path: Path, examples: int, seed: int) -> list[dict]:
     others = [name for name in benchmark.contenders if name != reference]
     sides = contender_sides(str(path), [reference, *others])
     declared = {name: [] for name in others}
+    run = lambda job, side, seed: run_job(job, TIMEOUT, side.python, seed)  # noqa: E731
+    verdicts, outputs = [], {}
     for case in benchmark.cases:
-        verdicts, _ = check_case(case, sides, lambda job, side: run_job(job, TIMEOUT, side.python))
-        for verdict in verdicts:
-            if verdict.contender in declared:
-                declared[verdict.contender].append(asdict(verdict))
+        verdicts += check_case(case, sides, run, outputs)[0]
+    check_hash_seed(sides, outputs, verdicts, run)
+    for verdict in verdicts:
+        if verdict.contender in declared:
+            declared[verdict.contender].append(asdict(verdict))
     rows = []
     for name in others:
         started = time.monotonic()
@@ -109,17 +120,17 @@ def check_file(path: Path, examples: int, seed: int) -> list[dict]:
 
 def declared_status(row: dict) -> str:
     statuses = [verdict["status"] for verdict in row["declared"]]
-    failed = statuses.count(NOT_EQUIVALENT)
+    failed = [status for status in statuses if status in INVALID]
     if failed:
-        return f"NOT EQUIVALENT ({failed}/{len(statuses)})"
+        return f"{failed[0].upper()} ({len(failed)}/{len(statuses)})"
     return SKIPPED if SKIPPED in statuses else (EQUIVALENT if set(statuses) == {EQUIVALENT} else "/".join(statuses))
 
 
 def caught_by(row: dict) -> list[str]:
     """Which checks flagged the contender, each with a counterexample."""
     found = [f"declared case {verdict['case']}" for verdict in row["declared"]
-             if verdict["status"] == NOT_EQUIVALENT]
-    if row["fuzz"]["status"] == NOT_EQUIVALENT and row["fuzz"]["counterexample"]:
+             if verdict["status"] in INVALID]
+    if row["fuzz"]["status"] in INVALID and row["fuzz"]["counterexample"]:
         found.append(row["fuzz"]["caught_by"])
     return found
 
@@ -132,11 +143,11 @@ def summarize(rows: list[dict]) -> dict:
                   if not caught_by(row) and row["fuzz"]["status"] == EQUIVALENT]
     return {
         "broken": len(broken), "broken_caught": len(caught),
-        "broken_caught_by_declared_cases": sum(any(v["status"] == NOT_EQUIVALENT for v in row["declared"])
+        "broken_caught_by_declared_cases": sum(any(v["status"] in INVALID for v in row["declared"])
                                                for row in broken),
-        "broken_caught_by_fuzzing": sum(row["fuzz"]["status"] == NOT_EQUIVALENT for row in broken),
-        "broken_caught_only_by_fuzzing": sum(not any(v["status"] == NOT_EQUIVALENT for v in row["declared"])
-                                             and row["fuzz"]["status"] == NOT_EQUIVALENT for row in broken),
+        "broken_caught_by_fuzzing": sum(row["fuzz"]["status"] in INVALID for row in broken),
+        "broken_caught_only_by_fuzzing": sum(not any(v["status"] in INVALID for v in row["declared"])
+                                             and row["fuzz"]["status"] in INVALID for row in broken),
         "controls": len(controls), "controls_equivalent": len(equivalent),
         "all_broken_caught": len(caught) == len(broken) > 0,
         "all_controls_equivalent": len(equivalent) == len(controls),
@@ -160,17 +171,18 @@ def print_figure(figure: dict) -> None:
         alone = " ".join(f"{_mark(row['parts_alone'][part]):>5}" for part in PARTS)
         print(f"{row['benchmark'] + '.' + row['contender']:<34} {row['kind']:<8} {declared_status(row):<21} "
               f"{_clip(fuzzing, 45):<45} {row['fuzz_seconds']:>6.1f}          {alone}")
-    print(f"alone: each part of fuzzing run by itself; x = NOT EQUIVALENT, . = equivalent "
+    print(f"alone: each part of fuzzing run by itself; x = flagged (not equivalent, mutates input), . = equivalent "
           f"(gen: {how['examples']} generated inputs; {', '.join(f'{t}: {p}' for p, t in PARTS.items() if p != 'generated')}"
           f" on the declared cases only)")
     print("\nCounterexamples (first difference found by each check):")
     for row in figure["rows"]:
         name = f"{row['benchmark']}.{row['contender']}"
         for verdict in row["declared"]:
-            if verdict["status"] == NOT_EQUIVALENT:
-                print(f"  {name} - declared case {verdict['case']}: {_clip(verdict['difference'], 150)}")
+            if verdict["status"] in INVALID:
+                print(f"  {name} - declared case {verdict['case']} ({verdict['status']}): "
+                      f"{_clip(verdict['difference'], 150)}")
         fuzz = row["fuzz"]
-        if fuzz["status"] == NOT_EQUIVALENT:
+        if fuzz["status"] in INVALID:
             print(f"  {name} - {fuzz['caught_by']}:\n      input {_clip(fuzz['counterexample'], 200)}\n"
                   f"      {_clip(fuzz['difference'], 150)}")
         elif fuzz["status"] != EQUIVALENT:
@@ -184,7 +196,7 @@ def print_figure(figure: dict) -> None:
 
 
 def _mark(status: str) -> str:
-    return {NOT_EQUIVALENT: "x", EQUIVALENT: "."}.get(status, status[:5])
+    return "x" if status in INVALID else {EQUIVALENT: "."}.get(status, status[:5])
 
 
 def _clip(text: str | None, width: int) -> str:

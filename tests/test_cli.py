@@ -50,7 +50,7 @@ def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(bench_file, 
     assert "equivalent" in result.stdout
     assert "±" in result.stdout
     data = load_json(out)
-    assert data["schema"] == "perflab.results/1"
+    assert data["schema"] == "perflab.results/2"
     assert {c["contender"] for c in data["comparisons"]} == {"loop"}
     assert all(len(run["values"]) == 5 for cell in data["cells"] for run in cell["runs"])
 

@@ -231,10 +231,10 @@ def test_interleaving_is_what_catches_state_that_only_the_second_input_sees(benc
     assert result.counterexample == "x = case AB: ('a', 'b'); y = case CD: ('c', 'd')"
 
 
-def test_a_reference_that_rejects_every_generated_input_skips_them_with_a_note(bench_file):
+def test_a_reference_that_rejects_nearly_every_generated_input_says_so_with_a_note(bench_file):
     path = bench_file("""
         import perflab
-        bench = perflab.Benchmark("bytes_only")
+        bench = perflab.Benchmark("abc_only", errors="ignore")  # the contender accepts more: not asked here
 
         @bench.case
         def DATA():
@@ -242,7 +242,7 @@ def test_a_reference_that_rejects_every_generated_input_skips_them_with_a_note(b
 
         @bench.contender
         def ref(data):
-            return bytes(data).hex() if isinstance(data, bytes) else data.no_such_attribute
+            return data.hex() if data == b"abc" else data.no_such_attribute
 
         @bench.contender
         def other(data):
@@ -250,8 +250,10 @@ def test_a_reference_that_rejects_every_generated_input_skips_them_with_a_note(b
     """)
     result = fuzz(path, "other")
     assert result.status == "equivalent"
-    assert any("the reference raised on every one of them" in note and "@bench.strategy" in note
-               for note in result.notes), result.notes
+    # Hypothesis finds b"abc" itself now and then (inputs derived from the case are bytes):
+    # then a warning with the count, else the note that every input was rejected.
+    assert any(("the reference raised on every one of them" in note or "warning: under half" in note)
+               and "@bench.strategy" in note for note in result.notes), result.notes
 
 
 @pytest.mark.parametrize("strategy, message", [

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from test_store_helpers import synthetic_result
 
-from perflab.results.model import store
+from perflab.results import store
 from perflab.results.store import ChangeMark, Store, StoreError
 
 

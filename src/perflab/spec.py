@@ -24,6 +24,12 @@ A benchmark file is a plain Python module holding one ``perflab.Benchmark``::
 ``Benchmark(..., fuzz=False)`` opts out of generated inputs (e.g. when an input cannot be
 generated); the stateful patterns of perflab.worker.fuzz still run on the declared cases.
 
+What the equivalence checks may take for granted is declared on the Benchmark too
+(docs/equivalence.md): ``mutates_input=True`` for operations meant to change their argument
+(each timed call then gets its own copy, made before the timed loop), ``shares_output=True`` for
+APIs that return shared objects on purpose, and ``errors="any"`` or ``"ignore"`` to relax how a
+contender must fail where the reference raises (default ``"same"``: a related exception type).
+
 This module is imported by worker processes, possibly under another interpreter, so it only
 uses the standard library.
 """
@@ -34,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from perflab.comparators import Comparator, resolve_comparator
+from perflab.worker.integrity import ERROR_POLICIES, ERRORS_SAME
 
 
 class BenchmarkFileError(Exception):
@@ -89,12 +96,17 @@ class Benchmark:
     cases: dict[str, Case] = field(default_factory=dict)
     contenders: dict[str, Contender] = field(default_factory=dict)
     fuzz: bool = True                 # False: no generated inputs (perflab.worker.fuzz)
+    mutates_input: bool = False       # True: the operation changes its argument on purpose
+    shares_output: bool = False       # True: outputs may be shared objects (e.g. a cache of lists)
+    errors: str = ERRORS_SAME         # where the reference raises: "same" | "any" | "ignore"
     comparator: Comparator = field(init=False)
     # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.worker.fuzz's JSON-like default.
     input_strategy: Callable[[Any], Any] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.comparator = resolve_comparator(self.compare)
+        if self.errors not in ERROR_POLICIES:
+            raise BenchmarkFileError(f"errors={self.errors!r}: use one of {', '.join(map(repr, ERROR_POLICIES))}")
 
     def case(self, function: Callable | None = None, *, name: str | None = None,
              bytes: int | Callable | None = None, items: int | Callable | None = None) -> Any:

@@ -37,7 +37,7 @@ import numpy as np
 from perflab.analysis import estimates, intervals
 from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
-from perflab.results.model import NOT_EQUIVALENT, Cell, RunResult
+from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult
 from perflab.results.quantities import SLOWER, Comparison, Interval
 
 REGRESSION = "REGRESSION"
@@ -160,8 +160,9 @@ def check_paired(runs: Sequence[RunResult], threshold: float = 0.05, alpha: floa
                 continue
             rows.append((cell.case, contender, run.cell(cell.case, run.reference), cell,
                          paired_comparison(found.comparison, threshold)))
-        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: output differs from the baseline "
-                         f"revision: {e.difference}" for e in run.equivalence if e.status == NOT_EQUIVALENT]
+        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: "
+                         f"{'output differs from' if e.status == NOT_EQUIVALENT else e.status + ', unlike'} "
+                         f"the baseline revision: {e.difference}" for e in run.equivalence if e.status in INVALID]
     _decide(result, rows, min_effect)
     return result
 

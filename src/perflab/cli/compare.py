@@ -54,7 +54,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-fuzz", action="store_true",
                         help="skip generated inputs (stateful call patterns on the declared cases still run)")
     timing_options(parser)
-    parser.add_argument("--json", metavar="FILE", help="write the results (perflab.results/1)")
+    parser.add_argument("--json", metavar="FILE", help="write the results (perflab.results/2)")
     parser.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
     metric_option(parser)
     parser.add_argument("--html", metavar="FILE",

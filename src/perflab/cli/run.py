@@ -37,7 +37,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser.add_argument("--contender", action="append", metavar="NAME",
                      help="only these contenders (repeat or comma-separate); the reference is always kept")
     timing_options(parser)
-    parser.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/1)")
+    parser.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/2)")
     parser.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
     store_options(parser)
     profile_verb.after_run_options(parser)  # --profile: profile after timing

@@ -55,6 +55,9 @@ class Step:
     attempts: int = 1     # measurements this step took (re-measurements included)
     check: bool = False   # the final check of the boundary, not a bisection step
     pooled: int = 1       # measurements of this commit behind bad/certain (all of them count)
+    # Why this commit's timing is not of the same operation as good's (e.g. "mutates input"), from
+    # the equivalence checks of its last measurement; None: equivalent.
+    equivalence: str | None = None
 
 
 @dataclass
@@ -206,7 +209,7 @@ def _classify(commits: list[str], subjects: list[str], case: str, good: str, bad
             is_bad, certain = _pooled_verdict(evidence[commit])
             steps.append(Step(commit, subject, ratio.value, ratio.low, ratio.high, regression.value, bad=is_bad,
                               certain=certain, budget=budget, attempts=attempt + 1, check=check,
-                              pooled=len(evidence[commit])))
+                              pooled=len(evidence[commit]), equivalence=result.invalid_reason(case, commit)))
         if all(step.certain for step in steps) or attempt == max_remeasure:
             return steps
         attempt += 1

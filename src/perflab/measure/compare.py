@@ -13,6 +13,7 @@ import contextlib
 import functools
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -23,7 +24,7 @@ from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots
-from perflab.results.model import EQUIVALENT, FUZZING_CASE, NOT_EQUIVALENT, Equivalence, RunResult
+from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, Equivalence, RunResult
 
 
 class CompareError(Exception):
@@ -55,9 +56,12 @@ def compare(request: Request, listener: Listener) -> RunResult:
     with _sides(request) as sides:
         names = {side.name: _describe(side, request.settings) for side in sides}
         cases = _common_cases(request.cases, names)
+        fuzz_started = time.monotonic()
         prior = _fuzz(sides, request) if _fuzzable(request) else []
+        fuzz_seconds = time.monotonic() - fuzz_started
         result = run_sides(next(iter(names.values()))["name"], sides, cases, request.settings, listener,
                            prior_equivalence=prior)
+        result.equivalence_seconds += fuzz_seconds
         if request.after_timing is not None and not result.interrupted:
             request.after_timing(sides, cases, result)
         return result
@@ -165,7 +169,7 @@ def _fuzz(sides: list[Side], request: Request) -> list[Equivalence]:
                                        functools.partial(_run_on, side, request.settings.timeout),
                                        examples=request.fuzz_examples)
         difference = found.difference
-        if found.status == NOT_EQUIVALENT:
+        if found.status in INVALID:
             difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
         notes = "; ".join(found.notes) or None
         if found.status == EQUIVALENT:

@@ -8,40 +8,81 @@ reference's output pickled from a worker of the reference side.
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from perflab.measure.launcher import JobOutcome
 from perflab.measure.sides import Side
-from perflab.results.model import EQUIVALENT, ERROR, NOT_EQUIVALENT, REFERENCE, SKIPPED, Equivalence
+from perflab.results.model import (
+    EQUIVALENT,
+    ERROR,
+    MUTATES_INPUT,
+    NOT_EQUIVALENT,
+    REFERENCE,
+    SHARES_OUTPUT,
+    SKIPPED,
+    Equivalence,
+)
 
-JobRunner = Callable[[dict, Side], JobOutcome]
+# run(job, side, hash_seed): hash_seed is the worker's PYTHONHASHSEED, None to inherit it.
+JobRunner = Callable[[dict, Side, "str | None"], JobOutcome]
+# case -> side name -> the side's output on the case, pickled (for the hash-seed check)
+Outputs = dict[str, dict[str, str]]
 
 
-def check_case(case: str, sides: list[Side], run: JobRunner) -> tuple[list[Equivalence], list | None]:
+def check_case(case: str, sides: list[Side], run: JobRunner,
+               outputs: Outputs | None = None) -> tuple[list[Equivalence], list | None]:
     """Check every side on one case; ``sides[0]`` is the reference. Returns the verdicts and the
-    case's declared work.
+    case's declared work; each side's pickled output is added to ``outputs`` when given.
 
-    The reference is checked against itself too: that catches a reference that raises, and
-    an output that is not deterministic (then no contender can be held to it).
+    The reference is checked against itself too: that catches a reference that raises, one that
+    changes its input (timing would repeat calls on the changed input), and an output that is not
+    deterministic (then no contender can be held to it).
     """
     reference = sides[0]
     verdicts, work, expected = [], None, None
+    send_output = outputs is not None
     for side in sides:
         if side.shares_process_with(reference):
-            outcome = run(side.job("check", case=case, reference=reference.contender), side)
+            outcome = run(side.job("check", case=case, reference=reference.contender, send_output=send_output),
+                          side, None)
         else:
             if expected is None:
-                expected = run(reference.job("output", case=case), reference)
+                expected = run(reference.job("output", case=case), reference, None)
             if not expected.ok:
                 verdicts.append(Equivalence(case, side.name, ERROR,
                                             f"the reference's output is not available: {expected.error}"))
                 continue
-            outcome = run(side.job("check", case=case, expected=expected.of("output")[0]["pickled"]), side)
+            given = expected.of("output")[0]
+            outcome = run(side.job("check", case=case, expected=given["pickled"], expected_input=given["input"],
+                                   reference_shares=given["shares"], send_output=send_output), side, None)
         work_events = outcome.of("work")
         if work_events:
             work = work_events[0]["work"]
         verdicts.append(_verdict(case, side.name, side is reference, outcome))
+        if outputs is not None and send_output and outcome.ok and outcome.of("check")[0]["output"] is not None:
+            outputs.setdefault(case, {})[side.name] = outcome.of("check")[0]["output"]
     return verdicts, work
+
+
+def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivalence], run: JobRunner) -> None:
+    """Each side again, in one worker under another PYTHONHASHSEED, on every case in ``outputs``
+    (filled by check_case); a side whose output changes with the seed becomes NOT EQUIVALENT on
+    that case in ``verdicts`` (for the reference: its output is not deterministic)."""
+    seed = "1" if os.environ.get("PYTHONHASHSEED") == "0" else "0"  # differs from the check jobs' seed
+    for index, side in enumerate(sides):
+        expected = {case: by_side[side.name] for case, by_side in outputs.items() if side.name in by_side}
+        if not expected:
+            continue
+        outcome = run(side.job("seed", expected=expected), side, seed)
+        if not outcome.ok:
+            continue  # the check jobs ran the same code: a failure here is a rerun's, not a verdict
+        for case, difference in outcome.of("seed")[0]["differences"].items():
+            verdict = next(v for v in verdicts if v.case == case and v.contender == side.name)
+            whose = "the reference's" if index == 0 else "its"
+            verdict.status = NOT_EQUIVALENT
+            verdict.difference = (f"{whose} output depends on the hash seed (set or dict order leaking into "
+                                  f"it): under PYTHONHASHSEED={seed}, {difference}")
 
 
 def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> Equivalence:
@@ -51,13 +92,19 @@ def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> E
         where = f" ({outcome.location})" if outcome.location and not skipped else ""
         return Equivalence(case, name, status, (skipped or outcome.error or "") + where)
     check = outcome.of("check")[0]
-    if check["equivalent"]:
-        return Equivalence(case, name, REFERENCE if is_reference else EQUIVALENT,
-                           note=check["note"], comparator=check["comparator"])
-    difference = check["difference"]
-    if is_reference:
-        difference = f"the reference's output is not deterministic: {difference}"
-    return Equivalence(case, name, NOT_EQUIVALENT, difference, comparator=check["comparator"])
+    comparator = check["comparator"]
+    if not check["equivalent"]:
+        difference = check["difference"]
+        if is_reference:
+            difference = f"the reference's output is not deterministic: {difference}"
+        return Equivalence(case, name, NOT_EQUIVALENT, difference, comparator=comparator)
+    if check.get("mutation"):
+        return Equivalence(case, name, MUTATES_INPUT, check["mutation"], comparator=comparator)
+    if check.get("shared"):
+        return Equivalence(case, name, SHARES_OUTPUT, check["shared"] + " (declare Benchmark(..., "
+                           "shares_output=True) if the API returns shared objects on purpose)", comparator=comparator)
+    return Equivalence(case, name, REFERENCE if is_reference else EQUIVALENT,
+                       note=check["note"], comparator=comparator)
 
 
 def not_installed(outcome: JobOutcome) -> str | None:

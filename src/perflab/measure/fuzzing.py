@@ -14,7 +14,7 @@ from typing import Callable
 
 from perflab.measure.equivalence import not_installed
 from perflab.measure.launcher import JobOutcome
-from perflab.results.model import EQUIVALENT, ERROR, NOT_EQUIVALENT, SKIPPED
+from perflab.results.model import EQUIVALENT, ERROR, INVALID, NOT_EQUIVALENT, SKIPPED
 from perflab.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
 
 DEFAULT_EXAMPLES = 200  # generated inputs per contender: seconds, not minutes, for most operations
@@ -24,7 +24,7 @@ DEFAULT_SEED = 0        # fixed: the same run finds the same counterexample
 @dataclass
 class FuzzResult:
     contender: str
-    status: str                        # "equivalent" | "not equivalent" | "error" | "skipped"
+    status: str                        # "equivalent" | "not equivalent" | "mutates input" | "error" | "skipped"
     difference: str | None = None      # the first difference found, or the error
     counterexample: str | None = None  # repr of the (shrunk) input, and for a pattern how it was used
     pattern: str | None = None         # None: a generated input; else a key of perflab.worker.fuzz.PATTERNS
@@ -35,7 +35,7 @@ class FuzzResult:
     @property
     def caught_by(self) -> str | None:
         """Which part of fuzzing found the difference, in words."""
-        if self.status != NOT_EQUIVALENT:
+        if self.status not in INVALID:
             return None
         return PATTERNS[self.pattern] if self.pattern else "generated inputs"
 
@@ -65,6 +65,6 @@ def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Ca
         where = f" ({outcome.location})" if outcome.location else ""
         return FuzzResult(contender, ERROR, (outcome.error or "") + where)
     report = outcome.of("fuzz")[0]
-    return FuzzResult(contender, EQUIVALENT if report["equivalent"] else NOT_EQUIVALENT,
+    return FuzzResult(contender, EQUIVALENT if report["equivalent"] else (report.get("status") or NOT_EQUIVALENT),
                       report["difference"], report["counterexample"], report["pattern"],
                       report["examples_run"], report["calls"], report["notes"])

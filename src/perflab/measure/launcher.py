@@ -48,7 +48,8 @@ class Worker:
     never block on a full pipe.
     """
 
-    def __init__(self, job: dict[str, Any], timeout: float, python: str = sys.executable):
+    def __init__(self, job: dict[str, Any], timeout: float, python: str = sys.executable,
+                 hash_seed: str | None = None):
         self.timeout = timeout
         self.outcome = JobOutcome()
         self._stderr = tempfile.TemporaryFile(mode="w+")
@@ -56,7 +57,7 @@ class Worker:
         self._done = False
         self._process = subprocess.Popen(
             [python, "-m", "perflab.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, env=worker_environment(python),
+            stderr=self._stderr, env=_with_hash_seed(worker_environment(python), hash_seed),
             start_new_session=True)  # own process group: a kill takes its children
         self._send(job)
 
@@ -160,9 +161,18 @@ def worker_environment(python: str) -> dict[str, str] | None:
     return {**os.environ, "PYTHONPATH": exposed + (os.pathsep + inherited if inherited else "")}
 
 
-def run_job(job: dict[str, Any], timeout: float, python: str = sys.executable) -> JobOutcome:
-    """Run a one-shot job (such as an equivalence check) to completion."""
-    worker = Worker(job, timeout, python)
+def _with_hash_seed(environment: dict[str, str] | None, hash_seed: str | None) -> dict[str, str] | None:
+    """``environment`` (None: this process's) with PYTHONHASHSEED set, when ``hash_seed`` is given."""
+    if hash_seed is None:
+        return environment
+    return {**(environment if environment is not None else os.environ), "PYTHONHASHSEED": hash_seed}
+
+
+def run_job(job: dict[str, Any], timeout: float, python: str = sys.executable,
+            hash_seed: str | None = None) -> JobOutcome:
+    """Run a one-shot job (such as an equivalence check) to completion; ``hash_seed``: the
+    worker's PYTHONHASHSEED (None: inherited)."""
+    worker = Worker(job, timeout, python, hash_seed)
     try:
         worker.wait_for("done")
     finally:  # also on Ctrl-C: never leave a worker behind

@@ -24,14 +24,15 @@ from typing import Protocol, Sequence
 from perflab.analysis import estimates as stats
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.measure import metadata
-from perflab.measure.equivalence import check_case
+from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, Worker, run_job
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
+from perflab.measure.timing_verdicts import caution, record_timing_checks
 from perflab.results.model import (
     EQUIVALENT,
     FUZZING_CASE,
-    NOT_EQUIVALENT,
+    INVALID,
     REFERENCE,
     SKIPPED,
     CaseComparison,
@@ -92,15 +93,20 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
     # Every worker loads the file afresh, so an edit during the run would mix two versions.
     hashes = {side.file: _file_hash(side.file) for side in sides}
 
-    def job(spec: dict, side: Side) -> JobOutcome:
-        return run_job(spec, settings.timeout, side.python)
+    def job(spec: dict, side: Side, hash_seed: str | None) -> JobOutcome:
+        return run_job(spec, settings.timeout, side.python, hash_seed)
 
     try:
+        outputs: Outputs = {}
         for case in cases:
             status.current = case
             listener.update(status)
-            verdicts, result.work[case] = check_case(case, sides, job)
+            verdicts, result.work[case] = check_case(case, sides, job, outputs)
             result.equivalence.extend(verdicts)
+        status.current = "hash seed"
+        listener.update(status)
+        check_hash_seed(sides, outputs, result.equivalence, job)
+        result.equivalence_seconds += time.monotonic() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
         _time_rounds(result, {side.name: side for side in sides}, cases, settings, listener, status, started)
@@ -127,7 +133,7 @@ def _mark_unmeasurable(result: RunResult) -> None:
             continue
         if verdict.status == SKIPPED:
             result.cell(verdict.case, verdict.contender).skipped = verdict.difference
-        elif verdict.status not in (EQUIVALENT, REFERENCE, NOT_EQUIVALENT):
+        elif verdict.status not in (EQUIVALENT, REFERENCE, *INVALID):
             result.cell(verdict.case, verdict.contender).error = verdict.difference
 
 
@@ -178,15 +184,19 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
     try:
         for cell in cells:  # started one by one, so calibrations do not overlap
             side = sides[cell.contender]
+            reference = sides[result.reference]
             worker = Worker(side.job("time", case=cell.case, loops=cell.loops, cpu=cpu,
-                                     value_time=settings.value_time, report_packages=cell.loops is None),
+                                     value_time=settings.value_time, report_packages=cell.loops is None,
+                                     reference=reference.contender if side.shares_process_with(reference) else None),
                             settings.timeout, side.python)
             ready = worker.wait_for("ready")
+            run = ProcessRun(round_number, 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
             if ready:
                 cell.loops = ready["loops"]
+                run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
                 result.metadata.setdefault("packages", {}).update(ready["packages"])
-            workers.append((cell, worker, ProcessRun(round_number, cell.loops or 0, [], [],
-                                                     calibration=round_number < CALIBRATION_ROUNDS)))
+            run.loops = cell.loops or 0
+            workers.append((cell, worker, run))
         for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
             for index in range(count):
                 for cell, worker, run in workers[::-1] if index % 2 else workers:
@@ -197,6 +207,10 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
         for cell, worker, run in workers:
             outcome = worker.close()
             run.error = outcome.error
+            checked = outcome.of("integrity")
+            if checked:
+                run.input_changed, run.output_wrong = checked[0]["input_changed"], checked[0]["output_wrong"]
+                record_timing_checks(result, cell, run)
             if run.values or run.error:
                 cell.runs.append(run)
             if run.values:
@@ -258,7 +272,8 @@ def _finish(result: RunResult, settings: Settings) -> None:
         result.comparisons.append(CaseComparison(
             cell.case, cell.contender, result.reference, comparison, p_adjusted,
             stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
-            valid=result.equivalent(cell.case, cell.contender)))
+            valid=result.equivalent(cell.case, cell.contender),
+            caution=caution(result.cell(cell.case, result.reference), cell, comparison.ratio.value)))
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = stats.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender])

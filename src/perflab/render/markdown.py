@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from perflab.analysis.gate import REGRESSION, CheckResult
-from perflab.results.model import NOT_EQUIVALENT, RunResult
+from perflab.results.model import INVALID, RunResult
 from perflab.units import format_time
 
 
@@ -80,12 +80,17 @@ def render_result(result: RunResult) -> str:
             ratio = comparison.comparison.ratio
             speedup = f"x{1 / ratio.value:.3g} [{1 / ratio.high:.3g}, {1 / ratio.low:.3g}]" \
                 if math.isfinite(ratio.low) and math.isfinite(ratio.high) else f"x{1 / ratio.value:.3g}"
-            verdict = comparison.verdict if comparison.valid else "**invalid: not equivalent**"
+            verdict = comparison.verdict
+            if not comparison.valid:
+                reason = result.invalid_reason(cell.case, cell.contender) or "not equivalent"
+                speedup, verdict = f"~~{speedup}~~", f"**invalid: {reason}**"
+            elif comparison.caution:
+                speedup, verdict = f"~~{speedup}~~", f"**repeat-only**: {_cell(comparison.caution)}"
         lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {time} | {speedup} | {verdict} |")
     lines.append("")
     for entry in result.equivalence:
-        if entry.status == NOT_EQUIVALENT:
-            lines.append(f"- :x: **not equivalent**: `{_cell(entry.contender)}` on {_cell(entry.case)}: "
+        if entry.status in INVALID:
+            lines.append(f"- :x: **{entry.status}**: `{_cell(entry.contender)}` on {_cell(entry.case)}: "
                          f"{_cell(entry.difference or '')}")
     for name, mean in result.geometric_means.items():
         if mean is not None:
@@ -96,7 +101,7 @@ def render_result(result: RunResult) -> str:
     lines.append(f"- precision target ±{target:.1%}: " +
                  (f"not reached for {_cell(', '.join(missed))}" if missed else "reached"))
     python = result.metadata.get("python", {})
-    lines.append(f"<sub>{result.elapsed:.0f} s on {_cell(result.metadata['machine']['cpu_model'])}, "
+    lines.append(f"<sub>{result.elapsed:.0f} s (equivalence checks {result.equivalence_seconds:.0f} s) on {_cell(result.metadata['machine']['cpu_model'])}, "
                  f"Python {python.get('version', '?')}; verdicts at FDR {result.settings['alpha']:.0%} "
                  f"and minimum effect {result.settings['min_effect']:.0%}.</sub>")
     return "\n".join(lines) + "\n"

@@ -14,8 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from perflab.results.quantities import CellEstimates, Comparison, Interval
+from perflab.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 
-SCHEMA = "perflab.results/1"
+SCHEMA = "perflab.results/2"
+# Version 2 added the statuses "mutates input" and "shares output" (a reader of version 1 that
+# only tests for "not equivalent" would present their speedups); version-1 files read as before.
+READABLE_SCHEMAS = ("perflab.results/1", SCHEMA)
 
 
 @dataclass
@@ -32,6 +36,11 @@ class ProcessRun:
     values: list[float]
     error: str | None = None
     calibration: bool = False
+    # Checked after the values, outside the timed region (perflab.worker.integrity); None: not checked.
+    input_changed: str | None = None   # how the worker's input differed after its timed calls
+    output_wrong: str | None = None    # how the last timed call's output differed from the reference's
+    floor: float | None = None         # s/call of the harness's loop around an empty call (perflab.floor)
+    first_call: float | None = None    # s of the first call of the process, on a fresh copy of the input
 
 
 @dataclass
@@ -62,7 +71,7 @@ class Cell:
 class Equivalence:
     case: str
     contender: str
-    status: str                       # "equivalent" | "not equivalent" | "error" | "skipped" | "reference"
+    status: str                       # "equivalent" | one of INVALID | "error" | "skipped" | "reference"
     difference: str | None = None     # first difference, or the error
     note: str | None = None           # e.g. "equal as JSON; bytes differ: compact separators"
     comparator: str | None = None
@@ -70,6 +79,8 @@ class Equivalence:
 
 EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
     "equivalent", "not equivalent", "error", "skipped", "reference")
+# The statuses that make a speedup invalid: the contender does not do what the reference does.
+INVALID = (NOT_EQUIVALENT, MUTATES_INPUT, SHARES_OUTPUT)
 FUZZING_CASE = "fuzzing"  # the case of equivalence entries found on generated inputs and call patterns
 
 
@@ -82,6 +93,9 @@ class CaseComparison:
     p_adjusted: float
     verdict: str
     valid: bool                       # False when the contender is not equivalent on this case
+    # Why the ratio is not the figure varied inputs would see, though outputs agree (e.g. a memo
+    # cache: the steady state is far faster than a first call); None: nothing to say.
+    caution: str | None = None
 
 
 @dataclass
@@ -102,6 +116,7 @@ class RunResult:
     # files written before metrics were kept, hence the default.
     metrics: dict[str, Any] | None = None
     elapsed: float = 0.0
+    equivalence_seconds: float = 0.0  # of ``elapsed``: checking equivalence (declared cases, fuzzing, hash seed)
     interrupted: bool = False
     schema: str = SCHEMA
 
@@ -112,18 +127,43 @@ class RunResult:
         return next((e for e in self.equivalence if e.case == case and e.contender == contender), None)
 
     def equivalent(self, case: str, contender: str) -> bool:
-        """Equivalent on ``case`` and not shown to differ by fuzzing: only then a speedup counts."""
+        """Equivalent on ``case``, not shown to differ by fuzzing, and the reference's timing on
+        ``case`` not invalid (it mutated its input): only then a speedup counts."""
         on_case = self.equivalence_of(case, contender)
-        fuzzed = self.equivalence_of(FUZZING_CASE, contender)
         return (on_case is not None and on_case.status == EQUIVALENT
-                and (fuzzed is None or fuzzed.status != NOT_EQUIVALENT))
+                and self.invalid_reason(case, contender) is None)
+
+    def equivalence_label(self, case: str, contender: str) -> str:
+        """The equivalence column of every renderer: "equivalent", "reference", an invalid status in
+        capitals (with where it was found when not on this case: "(fuzzing)", "(reference)"), or
+        another status ("error", "skipped"); "" when nothing was checked."""
+        verdict = self.equivalence_of(case, contender)
+        if verdict is None:
+            return ""
+        if verdict.status in INVALID:
+            return verdict.status.upper()
+        if verdict.status == EQUIVALENT and not self.equivalent(case, contender):
+            reason = self.invalid_reason(case, contender) or NOT_EQUIVALENT
+            if reason.startswith("reference "):
+                return f"{reason.removeprefix('reference ').upper()} (reference)"
+            return f"{reason.upper()} (fuzzing)"
+        return verdict.status
+
+    def invalid_reason(self, case: str, contender: str) -> str | None:
+        """The status that makes this contender's speedup on ``case`` invalid ("not equivalent",
+        "mutates input", "shares output", or that of the reference), or None."""
+        for name, where in ((contender, case), (contender, FUZZING_CASE), (self.reference, case)):
+            verdict = self.equivalence_of(where, name)
+            if verdict is not None and verdict.status in INVALID:
+                return verdict.status if name == contender else f"reference {verdict.status}"
+        return None
 
     @property
     def failures(self) -> list[str]:
         """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
-        lines += [f"{e.case}/{e.contender}: NOT EQUIVALENT: {e.difference}"
-                  for e in self.equivalence if e.status == NOT_EQUIVALENT]
+        lines += [f"{e.case}/{e.contender}: {e.status.upper()}: {e.difference}"
+                  for e in self.equivalence if e.status in INVALID]
         lines += [f"{path} changed during the run: its rounds mix two versions; run again"
                   for path in self.metadata.get("changed_during_run", [])]
         return lines
@@ -136,9 +176,10 @@ class RunResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunResult:
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"unsupported results schema {data.get('schema')!r} (this perflab reads {SCHEMA})")
-        data = dict(data)
+        if data.get("schema") not in READABLE_SCHEMAS:
+            raise ValueError(f"unsupported results schema {data.get('schema')!r} "
+                             f"(this perflab reads {' and '.join(READABLE_SCHEMAS)})")
+        data = {**data, "schema": SCHEMA}  # version 1 is version 2 without the new statuses and fields
         data["cells"] = [_cell_from_json(c) for c in data["cells"]]
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
         data["comparisons"] = [CaseComparison(**{**c, "comparison": _comparison_from_json(c["comparison"])})

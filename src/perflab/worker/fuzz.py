@@ -23,8 +23,14 @@ contender's output with the reference's, through the benchmark's comparator, in 
      out again: a cache keyed by id() answers with another object's output. Runs last because
      it is the only pattern that frees what the contender saw.
 
-An input on which the reference raises is outside the operation's domain and is skipped. Each
-call gets its own deep copy, so an operation that mutates its argument cannot affect the other.
+Each call gets its own copy of the input, so what one call does to its argument cannot reach
+the other; after a call on a fresh copy, the contender's input must have ended as the
+reference's did (perflab.worker.integrity), else the verdict is "mutates input". An input on which the
+reference raises is outside the operation's domain: the contender must raise a related exception
+there too (or any, or nothing is asked, by the benchmark's ``errors``). Benchmarks that mutate
+their input on purpose skip "mutated" and "interleaved", which call one object repeatedly.
+Without a ``@bench.strategy``, inputs are derived from the declared cases' values
+(perflab.worker.derived_strategies), a few of them invalid on purpose.
 
 Standard library only at import time: Hypothesis is imported when generated inputs are asked
 for, and its absence is a note, not a failure (workers may run under another interpreter).
@@ -42,6 +48,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from perflab.comparators import Comparator, ExactComparator
+from perflab.worker import derived_strategies, integrity
 
 PATTERNS = {
     "in-turn": "each input called once, in turn, in one process",
@@ -75,7 +82,9 @@ class Report:
     difference: str | None = None
     counterexample: str | None = None
     pattern: str | None = None      # None: a generated input; else a key of PATTERNS
-    examples_run: int = 0           # generated inputs compared
+    examples_run: int = 0           # generated inputs compared (inside the reference's domain)
+    outside_domain: int = 0         # generated inputs on which the reference raised
+    status: str | None = None       # with equivalent=False: "mutates input", else not equivalent
     calls: int = 0                  # contender calls made by the stateful patterns
     notes: list[str] = field(default_factory=list)
 
@@ -88,21 +97,32 @@ class _Different(Exception):
 
 
 class _OutsideDomain(Exception):
-    """The reference raised on this input."""
+    """The reference raised on this input (and the contender's behaviour there was acceptable)."""
+
+
+class _ErrorBehaviour(Exception):
+    """The reference raised on this input and the contender did not fail alike."""
 
 
 def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender: Callable[[], Callable],
         rebuildable: bool, declared: dict[str, Any], strategy: Callable[[Any], Any] | None,
-        examples: int, seed: int, path: str, patterns: list[str] | None = None) -> Report:
+        examples: int, seed: int, path: str, patterns: list[str] | None = None,
+        mutates_input: bool = False, errors: str = integrity.ERRORS_SAME) -> Report:
     """Fuzz the contender against the reference; the first difference found ends the job.
 
     ``build_contender`` sets the contender up (again, when ``rebuildable``); ``declared`` maps case
     names to their inputs; ``strategy`` is the benchmark's ``@bench.strategy`` function, if any;
     ``examples`` = 0 skips generated inputs; ``patterns``: the stateful patterns to run (default
     all of STATEFUL_PATTERNS), e.g. one at a time to see which of them catch a contender.
+    ``mutates_input`` and ``errors``: the benchmark's declarations (perflab.spec).
     """
     selected = STATEFUL_PATTERNS if patterns is None else patterns
-    fuzzer = _Fuzzer(comparator, reference, build_contender, rebuildable, path)
+    fuzzer = _Fuzzer(comparator, reference, build_contender, rebuildable, path, mutates_input, errors)
+    fuzzer.declared = declared
+    repeating = [name for name in ("mutated", "interleaved") if name in selected]
+    if mutates_input and repeating:  # they call one object repeatedly: it changes by design
+        selected = [name for name in selected if name not in repeating]
+        fuzzer.note(f"patterns {' and '.join(repeating)} skipped: the benchmark declares mutates_input=True")
     inputs = [(f"case {name}", value) for name, value in declared.items()]
     generated: list[Any] = []
     if examples > 0:
@@ -124,8 +144,10 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
 
 class _Fuzzer:
     def __init__(self, comparator: Comparator, reference: Callable, build_contender: Callable,
-                 rebuildable: bool, path: str):
+                 rebuildable: bool, path: str, mutates_input: bool, errors: str):
         self.comparator, self.reference, self.path = comparator, reference, path
+        self.mutates_input, self.errors = mutates_input, errors
+        self.declared: dict[str, Any] = {}  # case name -> input: what derived strategies start from
         self.build_contender, self.rebuildable = build_contender, rebuildable
         self.contender = build_contender()
         self.report = Report()
@@ -140,10 +162,45 @@ class _Fuzzer:
 
     def expected(self, value: Any) -> Any:
         """The reference's output on a copy of ``value``; _OutsideDomain if it raises."""
+        return self._reference_call(value)[0]
+
+    def _reference_call(self, value: Any) -> tuple[Any, Any]:
+        """(output, its input after the call) of the reference on a copy of ``value``."""
+        argument = self.keep(fresh_copy(value))
         try:
-            return self.reference(self.keep(fresh_copy(value)))
+            return self.reference(argument), argument
         except Exception as error:
             raise _OutsideDomain(f"{type(error).__name__}: {error}") from error
+
+    def check_fresh(self, value: Any, contender: Callable | None = None) -> tuple[str | None, str | None]:
+        """(status, difference) of the contender against the reference, each on its own fresh copy
+        of ``value`` (None, None when they agree). Raises _OutsideDomain where the reference
+        raises and the contender fails acceptably, _ErrorBehaviour where it does not."""
+        try:
+            expected, reference_input = self._reference_call(value)
+        except _OutsideDomain as outside:
+            if outside.__cause__ is not None:   # the reference's own exception
+                self._check_error_behaviour(outside.__cause__, value, contender)
+            raise
+        argument = self.keep(fresh_copy(value))
+        difference = self.difference(expected, argument, contender)
+        if difference:
+            return None, difference
+        mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
+        return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
+
+    def _check_error_behaviour(self, reference_error: BaseException, value: Any,
+                               contender: Callable | None) -> None:
+        if self.errors == integrity.ERRORS_IGNORE:
+            return
+        try:
+            (contender or self.contender)(self.keep(fresh_copy(value)))
+            raised = None
+        except Exception as error:  # noqa: BLE001 - any exception is the contender's answer here
+            raised = error
+        difference = integrity.error_difference(reference_error, raised, self.errors)
+        if difference:
+            raise _ErrorBehaviour(difference)
 
     def difference(self, expected: Any, argument: Any, contender: Callable | None = None) -> str | None:
         """How the contender's output on ``argument`` differs from ``expected``, or None."""
@@ -157,8 +214,9 @@ class _Fuzzer:
             return f"comparator {self.comparator.name!r} raised {type(error).__name__}: {error}"
         return None if outcome.equivalent else outcome.difference
 
-    def found(self, difference: str, counterexample: str, pattern: str | None) -> Report:
-        self.report.equivalent = False
+    def found(self, difference: str, counterexample: str, pattern: str | None,
+              status: str | None = None) -> Report:
+        self.report.equivalent, self.report.status = False, status
         self.report.difference, self.report.counterexample, self.report.pattern = (
             difference, counterexample, pattern)
         return self.report
@@ -179,7 +237,7 @@ class _Fuzzer:
         # Hypothesis caches (e.g. Unicode tables) in ./.hypothesis by default: not in the user's project.
         hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
         strategy = self._strategy(st, strategy_function)
-        failures: list[tuple[Any, str]] = []
+        failures: list[tuple[Any, str, str]] = []
         rejections: list[str] = []
         strategy_errors: list[str] = []
 
@@ -201,15 +259,17 @@ class _Fuzzer:
                 raise
             self.keep(value)
             try:
-                expected = self.expected(value)
+                status, difference = self.check_fresh(value)
             except _OutsideDomain as error:
                 rejections.append(str(error))
                 hypothesis.reject()
+            except _ErrorBehaviour as error:
+                failures.append((value, str(error), None))
+                raise _Different(str(error)) from None
             self.report.examples_run += 1
             accepted.append(value)
-            difference = self.difference(expected, self.keep(fresh_copy(value)))
             if difference:
-                failures.append((value, difference))
+                failures.append((value, difference, status))
                 raise _Different(difference)
 
         try:
@@ -225,18 +285,34 @@ class _Fuzzer:
                           f"(e.g. {rejections[0] if rejections else '?'}); declare inputs with "
                           "@bench.strategy or opt out with Benchmark(..., fuzz=False)")
                 return None
-            value, difference = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
+            value, difference, status = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
             if isinstance(error, hypothesis.errors.Flaky):
                 return self.found(f"{difference} (not reproducible on its own: depends on earlier calls)",
-                                  _short(value), "state")
-            return self.found(difference, _short(value), self._state_or_none(value))
+                                  _short(value), "state", status)
+            return self.found(difference, _short(value), self._state_or_none(value), status)
+        self.report.outside_domain = len(rejections)
+        total = self.report.examples_run + len(rejections)
         if rejections:
-            self.note(f"{len(rejections)} generated inputs were outside the reference's domain "
-                      f"(e.g. {rejections[0]})")
+            self.note(f"{self.report.examples_run} of {total} generated inputs were inside the reference's "
+                      f"domain; {len(rejections)} made it raise (e.g. {rejections[0]})"
+                      + (", and the contender failed alike" if self.errors != integrity.ERRORS_IGNORE else ""))
+        if total and self.report.examples_run < total / 2:
+            self.note(f"warning: under half of the generated inputs ({self.report.examples_run}/{total}) were "
+                      "inside the reference's domain; declare inputs that fit the operation with @bench.strategy")
         return None
 
     def _strategy(self, st: Any, strategy_function: Callable | None) -> Any:
         if strategy_function is None:
+            values = list(self.declared.values())
+            derived = derived_strategies.from_values(st, values)
+            if derived is not None:
+                self.note(f"generated inputs derived from the declared cases: {derived.description}")
+                if not any(isinstance(value, dict) for value in values):
+                    return derived.strategy
+                # Documents (dicts) keep the JSON-like default beside their derived shape: fixed keys
+                # alone would never try other keys or nesting.
+                self.note("and JSON-like values (the declared cases are documents)")
+                return derived.strategy | json_values(st, allow_nan=isinstance(self.comparator, ExactComparator))
             # NaN and infinities only where the comparator is known to treat NaN as equal to
             # itself (exact); they are not JSON values, and a user comparator using == would
             # call the reference different from itself.
@@ -261,7 +337,7 @@ class _Fuzzer:
             return None
         try:
             fresh = self.build_contender()
-            agrees = self.difference(self.expected(value), self.keep(fresh_copy(value)), fresh) is None
+            agrees = self.check_fresh(value, fresh)[1] is None
         except Exception:  # noqa: BLE001 - the check is a refinement; the difference stands
             return None
         return "state" if agrees else None
@@ -274,14 +350,15 @@ class _Fuzzer:
         for position, (label, value) in enumerate(inputs):
             started = time.perf_counter()
             try:
-                expected = self.expected(value)
+                status, difference = self.check_fresh(value)
             except _OutsideDomain:
                 continue
+            except _ErrorBehaviour as error:
+                status, difference = None, str(error)
             self.report.calls += 1
-            difference = self.difference(expected, self.keep(fresh_copy(value)))
             self.check_seconds[position] = time.perf_counter() - started
             if difference and report:
-                return self.found(difference, f"{label}: {_short(value)}", "in-turn")
+                return self.found(difference, f"{label}: {_short(value)}", "in-turn", status)
         return None
 
     def quickest(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:

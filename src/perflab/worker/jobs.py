@@ -6,17 +6,28 @@ never corrupt the stream. Each value is written as soon as it is measured, so a 
 killed half-way still hands over what it measured.
 
 Jobs (any job may carry "sys_path": directories to import from first, e.g. a revision's worktree):
-  {"mode": "check", "file", "case", "contender", "reference" | "expected"}
-      run the contender on the case input and compare its output with the reference's output,
-      computed here, or given pickled and base64-encoded as "expected".
+  {"mode": "check", "file", "case", "contender", "reference" | "expected" (+ "expected_input",
+   "reference_shares"), "send_output"}
+      run the contender on its own copy of the case input and compare its output with the
+      reference's output, computed here, or given pickled and base64-encoded as "expected"; also
+      its input after the call (perflab.worker.integrity) and whether two calls share their output. One
+      "check" event (equivalent, difference, note, comparator, mutation, shared, output: the
+      contender's output pickled when "send_output", for the hash-seed check).
   {"mode": "describe", "file"}
       send the names of the cases and contenders and the reference.
   {"mode": "output", "file", "case", "contender"}
-      send the contender's output, pickled, for a check on another side.
-  {"mode": "time", "file", "case", "contender", "loops" (null: calibrate), "value_time", "cpu"}
-      set up the contender (pinned to ``cpu``), report "ready", then answer each command line
-      {"do": "warmup"} or {"do": "value"} with one value: the mean time per call over ``loops``
-      calls. {"do": "exit"} ends it. The parent alternates commands between the workers of
+      send the contender's output and its input after the call, pickled, and whether two calls
+      share their outputs, for a check on another side.
+  {"mode": "seed", "file", "contender", "expected": {case: pickled output}}
+      run under another PYTHONHASHSEED than the check jobs: the contender's output on each case
+      compared with the one given; one "seed" event (differences: case -> difference).
+  {"mode": "time", "file", "case", "contender", "loops" (null: calibrate), "value_time", "cpu", "reference"}
+      set up the contender (pinned to ``cpu``), report "ready" (with the first call's time and the
+      harness floor, perflab.worker.timing_checks), then answer each command line {"do": "warmup"} or
+      {"do": "value"} with one value: the mean time per call over ``loops`` calls (each on its own
+      copy of the input when the benchmark declares mutates_input). {"do": "exit"} ends it, after
+      one "integrity" event (input_changed, output_wrong; the output is compared with
+      "reference"'s when given). The parent alternates commands between the workers of
       several contenders, so their values are interleaved in time on the same CPU.
   {"mode": "profile", "file", "case", "contender", "value_time", "duration", "inprocess"}
       set up and calibrate, report "ready" (with the pid a sampler attaches to and the
@@ -51,7 +62,7 @@ from typing import Any, Callable, Generator, TextIO
 
 from perflab.loading import load_benchmark
 from perflab.spec import BenchmarkFileError
-from perflab.worker import fuzz
+from perflab.worker import fuzz, integrity, timing_checks
 
 # Calibration stops doubling once one batch of calls lasts this fraction of the target.
 _CALIBRATION_FRACTION = 0.25
@@ -76,18 +87,34 @@ def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) 
     return timer() - start
 
 
+def measured_region_fresh(operation: Callable[[Any], Any], arguments: list[Any]) -> float:
+    """Call ``operation`` once on each of ``arguments`` (copies made before, outside the timed
+    region) and return the elapsed seconds: the timed loop of a benchmark declaring
+    ``mutates_input=True``, where no call may see what an earlier one did to its input."""
+    timer = time.perf_counter
+    start = timer()
+    for argument in arguments:
+        operation(argument)
+    return timer() - start
+
+
 def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
     """The number of calls that makes one value last about ``value_time`` seconds."""
-    steps = calibration_steps(value_time)
+    return calibrate_region(lambda loops: measured_region(operation, argument, loops), value_time, _MAX_LOOPS)
+
+
+def calibrate_region(region: Callable[[int], float], value_time: float, max_loops: int) -> int:
+    """The loop count (at most ``max_loops``) that makes ``region(loops)`` last about ``value_time``."""
+    steps = calibration_steps(value_time, max_loops)
     loops = next(steps)
     try:
         while True:
-            loops = steps.send(measured_region(operation, argument, loops))
+            loops = steps.send(region(loops))
     except StopIteration as done:
         return done.value
 
 
-def calibration_steps(value_time: float) -> Generator[int, float, int]:
+def calibration_steps(value_time: float, max_loops: int = _MAX_LOOPS) -> Generator[int, float, int]:
     """The calibration rule as a generator: it yields a loop count to time, is sent the seconds
     those calls took, and returns the calibrated loop count. (A generator, so that code that
     cannot call a timing function directly, e.g. a coroutine inside a running event loop in
@@ -95,15 +122,15 @@ def calibration_steps(value_time: float) -> Generator[int, float, int]:
     loops = 1
     while True:
         elapsed = yield loops
-        if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= _MAX_LOOPS:
+        if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= max_loops:
             break
-        loops *= 2 if elapsed > 0 else 10
+        loops = min(max_loops, loops * (2 if elapsed > 0 else 10))
     # The fastest of a few batches: one batch that lost the CPU half-way would cut the loop count
     # (seen: 6 loops instead of ~100 under load), and values of very different lengths on two
     # sides are not hit alike by other processes' time slices.
     for _ in range(_CALIBRATION_BATCHES):
         elapsed = min(elapsed, (yield loops))
-    return max(1, min(_MAX_LOOPS, round(loops * value_time / max(elapsed, 1e-9))))
+    return max(1, min(max_loops, round(loops * value_time / max(elapsed, 1e-9))))
 
 
 class EventStream:
@@ -116,18 +143,96 @@ class EventStream:
 
 
 def run_check(job: dict, events: EventStream) -> None:
-    """Compare the contender's output with the reference's: computed here from the same file,
-    or, for a reference on another side (revision, interpreter), given pickled as "expected"."""
+    """Compare the contender with the reference: computed here from the same file, or, for a
+    reference on another side (revision, interpreter), given pickled as "expected" (with the
+    reference's input after its call as "expected_input").
+
+    Every call gets its own copy of the case input, so no call sees what another did to it. Beyond
+    the output: the contender's input must end as the reference's does (perflab.worker.integrity), and
+    two calls on equal inputs must not return shared objects unless the reference's do.
+    """
     benchmark, case, argument = _load_case(job)
+    path = job["file"]
     events.send("work", work=case.work(argument))
-    if "expected" in job:
+    reference = benchmark.contenders[job["reference"]] if "reference" in job else None
+    if reference is None:
         reference_output = pickle.loads(base64.b64decode(job["expected"]))
+        reference_input = pickle.loads(base64.b64decode(job["expected_input"])) if job.get("expected_input") else None
     else:
-        reference_output = _call(benchmark.contenders[job["reference"]], argument, job["file"], "reference")
-    output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "contender")
+        reference_input = fresh_input(case, argument, path)
+        reference_output = _call(reference, reference_input, path, "reference")
+    contender = benchmark.contenders[job["contender"]]
+    contender_input = fresh_input(case, argument, path)
+    output = _call(contender, contender_input, path, "contender")
     outcome = benchmark.comparator.check(reference_output, output)
+    pickled = _pickled(output) if job.get("send_output") else None  # before the sharing check changes it
+    mutation = None
+    if job.get("reference") == job["contender"]:  # the reference itself: it may not change what timing repeats
+        if not benchmark.mutates_input:
+            mutation = _reference_mutation(argument, contender_input)
+    elif reference_input is not None:
+        mutation = integrity.mutation(argument, reference_input, argument, contender_input, benchmark.mutates_input)
+    # A second call on an equal input: it must give the same output again (state kept across
+    # calls shows here) and, unless the reference's are shared too, not the same objects.
+    second = _call(contender, fresh_input(case, argument, path), path, "contender")
+    again = benchmark.comparator.check(reference_output, second)
+    if outcome.equivalent and not again.equivalent:
+        outcome = again
+        outcome.difference = f"a second call on an equal input: {again.difference}"
+    shared = None if benchmark.shares_output else integrity.shared_output(output, second)
+    if shared and _reference_shares(job, reference, case, argument):  # the API's own way: allowed
+        shared = None
     events.send("check", equivalent=outcome.equivalent, difference=outcome.difference,
-                note=outcome.note, comparator=benchmark.comparator.name)
+                note=outcome.note, comparator=benchmark.comparator.name, mutation=mutation, shared=shared,
+                output=pickled)
+
+
+def _reference_shares(job: dict, reference, case, argument: Any) -> bool:
+    """Whether the reference's outputs are shared too: told by the reference's side, or tried here."""
+    if reference is None:
+        return bool(job.get("reference_shares"))
+    path = job["file"]
+    return integrity.shared_output(_call(reference, fresh_input(case, argument, path), path, "reference"),
+                                   _call(reference, fresh_input(case, argument, path), path, "reference")) is not None
+
+
+def _reference_mutation(before: Any, after: Any) -> str | None:
+    change = integrity.changed(before, after)
+    if change is None:
+        return None
+    return (f"the reference changes its input ({change}: before != after), so every timed call after the first would "
+            "run on a changed input; declare Benchmark(..., mutates_input=True) to time each call on a fresh copy")
+
+
+def run_seed(job: dict, events: EventStream) -> None:
+    """Under this worker's PYTHONHASHSEED, the contender's output on each case compared with its
+    output from another process (``expected``: case -> pickled, from the check jobs): output that
+    depends on the hash seed (set or dict order leaking out) differs here."""
+    benchmark = load_benchmark(job["file"])
+    contender = benchmark.contenders[job["contender"]]
+    differences = {}
+    for case_name, pickled in job["expected"].items():
+        case = benchmark.cases[case_name]
+        output = _call(contender, _build_input(case, job["file"]), job["file"], "contender")
+        outcome = benchmark.comparator.check(pickle.loads(base64.b64decode(pickled)), output)
+        if not outcome.equivalent:
+            differences[case_name] = outcome.difference
+    events.send("seed", differences=differences)
+
+
+def fresh_input(case, argument: Any, path: str) -> Any:
+    """A copy of the case input that no other call has seen (built again if it cannot be copied)."""
+    try:
+        return integrity.snapshot(argument)
+    except Exception:  # noqa: BLE001 - e.g. an input holding a lock or a file: build another
+        return _build_input(case, path)
+
+
+def _pickled(value: Any) -> str | None:
+    try:  # protocol 4 is read by every Python perflab supports, whichever side wrote it
+        return base64.b64encode(pickle.dumps(value, protocol=4)).decode()
+    except Exception:  # noqa: BLE001 - the caller says what it could not check
+        return None
 
 
 def run_describe(job: dict, events: EventStream) -> None:
@@ -142,12 +247,14 @@ def run_output(job: dict, events: EventStream) -> None:
     benchmark, case, argument = _load_case(job)
     events.send("work", work=case.work(argument))
     output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "reference")
-    try:  # protocol 4 is read by every Python perflab supports, whichever side wrote it
-        pickled = pickle.dumps(output, protocol=4)
-    except Exception as error:
+    pickled = _pickled(output)
+    if pickled is None:
         raise UserCodeError("reference", job["contender"], TypeError(
-            f"its output cannot be pickled for comparison with another side: {error}"), job["file"]) from error
-    events.send("output", pickled=base64.b64encode(pickled).decode())
+            "its output cannot be pickled for comparison with another side"), job["file"])
+    again = _call(benchmark.contenders[job["contender"]], fresh_input(case, argument, job["file"]), job["file"],
+                  "reference")
+    events.send("output", pickled=pickled, input=_pickled(argument),
+                shares=bool(integrity.shared_output(output, again)))
 
 
 def _load_case(job: dict) -> tuple[Any, Any, Any]:
@@ -172,23 +279,48 @@ def _call(contender, argument: Any, path: str, role: str) -> Any:
 
 
 def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
-    """Set up, report "ready", then measure one warmup or value per command until "exit"."""
+    """Set up, report "ready", then measure one warmup or value per command until "exit".
+
+    Beside the values (perflab.worker.timing_checks): the first call of the process on a fresh copy of
+    the input, the harness's floor, and after the last value whether the input changed and
+    whether the contender still gives the reference's output.
+    """
     if job.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {job["cpu"]})
     modules_before = set(sys.modules)
     benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
+    fresh = benchmark.mutates_input
+    input_digest = integrity.digest(argument)
     try:
         operation = contender.build()
-        loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
-        events.send("ready", loops=loops, packages=_imported_packages(modules_before) if job.get("report_packages") else {})
+        first_call = timing_checks.first_call(operation, fresh_input(case, argument, job["file"]))
+        if fresh:
+            limit = timing_checks.fresh_loops_limit(argument)
+
+            def value(loops: int) -> float:
+                return measured_region_fresh(operation, [fresh_input(case, argument, job["file"])
+                                                         for _ in range(loops)])
+            loops = min(limit, job.get("loops") or calibrate_region(value, job["value_time"], limit))
+        else:
+            def value(loops: int) -> float:
+                return measured_region(operation, argument, loops)
+            loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
+        floor = timing_checks.floor(
+            lambda function, calls: measured_region_fresh(function, [argument] * calls) if fresh
+            else measured_region(function, argument, calls), loops)
+        events.send("ready", loops=loops, first_call=first_call, floor=floor,
+                    packages=_imported_packages(modules_before) if job.get("report_packages") else {})
         for line in commands:
             kind = json.loads(line)["do"]
             if kind == "exit":
-                return
-            events.send(kind, value=measured_region(operation, argument, loops) / loops)
+                break
+            events.send(kind, value=value(loops) / loops)
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
+    events.send("integrity", **timing_checks.after_values(
+        benchmark, job.get("reference"), operation, argument, input_digest,
+        lambda: fresh_input(case, argument, job["file"])))
 
 
 def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
@@ -302,7 +434,8 @@ def run_fuzz(job: dict, events: EventStream) -> None:
 
     examples = job.get("examples", 200) if benchmark.fuzz else 0
     report = fuzz.run(benchmark.comparator, reference_function, build_contender, contender.setup, declared,
-                      benchmark.input_strategy, examples, job.get("seed", 0), path, job.get("patterns"))
+                      benchmark.input_strategy, examples, job.get("seed", 0), path, job.get("patterns"),
+                      benchmark.mutates_input, benchmark.errors)
     if not benchmark.fuzz:
         report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")
     events.send("fuzz", **report.to_event())
@@ -362,6 +495,8 @@ def main() -> int:
             run_profile(job, events, sys.stdin)
         elif job["mode"] == "fuzz":
             run_fuzz(job, events)
+        elif job["mode"] == "seed":
+            run_seed(job, events)
         elif job["mode"] == "count":
             run_count(job, events)
         else:

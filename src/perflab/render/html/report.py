@@ -28,7 +28,7 @@ from perflab.profile.diff import ProfileDiff
 from perflab.profile.frames import parse_frame
 from perflab.render.html import flamegraph
 from perflab.render.html.flamegraph import script_json
-from perflab.results.model import EQUIVALENT, FUZZING_CASE, NOT_EQUIVALENT, RunResult
+from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, NOT_EQUIVALENT, RunResult
 from perflab.results.quantities import FASTER, SLOWER
 from perflab.units import format_speedup_interval, format_time
 
@@ -142,7 +142,10 @@ def _verdict_table(result: RunResult) -> str:
             decided = math.isfinite(r.low) and math.isfinite(r.high)
             ratio = format_speedup_interval(r.value, r.low, r.high)   # as the terminal says it: x14.1 [13.9–14.3]
             if not comparison.valid:
-                verdict, css = "invalid: not equivalent", "invalid"
+                verdict = f"invalid: {result.invalid_reason(cell.case, cell.contender) or 'not equivalent'}"
+                css = "invalid"
+            elif comparison.caution:
+                verdict, css = f"repeat-only: {comparison.caution}", "invalid"
             elif not decided:
                 verdict, css = "undecided: too few rounds for an interval", "same"
             else:
@@ -153,19 +156,10 @@ def _verdict_table(result: RunResult) -> str:
             verdict = "reference"
         rows.append(f"<tr><td>{_e(cell.case)}</td><td>{_e(cell.contender)}</td><td>{_e(time)}</td>"
                     f"<td>{_e(ratio)}</td><td class='{css}'>{_e(verdict)}</td>"
-                    f"<td>{_e(_equivalence_word(result, cell.case, cell.contender))}</td></tr>")
+                    f"<td>{_e(result.equivalence_label(cell.case, cell.contender))}</td></tr>")
     return ("<table class='verdicts'><thead><tr><th>case</th><th>side</th><th>time per call [95% CI]</th>"
             f"<th>speedup vs {_e(result.reference)} [95% CI]</th><th>verdict</th><th>equivalence</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def _equivalence_word(result: RunResult, case: str, contender: str) -> str:
-    verdict = result.equivalence_of(case, contender)
-    if verdict is None:
-        return ""
-    if verdict.status == EQUIVALENT and not result.equivalent(case, contender):
-        return "NOT EQUIVALENT (fuzzing)"
-    return "NOT EQUIVALENT" if verdict.status == NOT_EQUIVALENT else verdict.status
 
 
 def _geometric_means(result: RunResult) -> str:
@@ -264,7 +258,7 @@ def _distributions(result: RunResult) -> str:
 def _equivalence(result: RunResult) -> str:
     rows = []
     for e in result.equivalence:
-        css = "slower" if e.status == NOT_EQUIVALENT else ""
+        css = "slower" if e.status in INVALID else ""
         case = "generated inputs and call patterns" if e.case == FUZZING_CASE else e.case
         rows.append(f"<tr><td>{_e(case)}</td><td>{_e(e.contender)}</td><td class='{css}'>{_e(e.status)}</td>"
                     f"<td class='mono'>{_e(e.difference or '')}</td><td>{_e(e.note or '')}</td></tr>")

@@ -16,7 +16,8 @@ def render(outcome: Outcome, console: Console) -> None:
     table = Table("commit", "subject", "time vs good [95% CI]", "bad/good in the same run", "verdict")
     for step in outcome.steps:
         verdict = (("check: " if step.check else "") + ("bad" if step.bad else "good")
-                   + ("" if step.certain else " [yellow](uncertain)[/]"))
+                   + ("" if step.certain else " [yellow](uncertain)[/]")
+                   + (f" [bold red]{escape(step.equivalence.upper())}[/]" if step.equivalence else ""))
         table.add_row(step.commit[:12], escape(step.subject), f"x{step.ratio:.3f} [{step.low:.3f}–{step.high:.3f}]",
                       f"x{step.regression:.3f}", verdict)
     if outcome.steps:

@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, REFERENCE, CaseComparison, Cell, RunResult
+from perflab.measure.timing_verdicts import floor_of, floor_warning
+from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER
 from perflab.units import format_rate, format_speedup, format_time
 
@@ -25,7 +26,7 @@ def render(result: RunResult, console: Console) -> None:
     for cell in result.cells:
         table.add_row(escape(cell.case) if cell.case != previous_case else "", escape(cell.contender),
                       _time(cell), _throughput(cell, result.work.get(cell.case)),
-                      *_comparison(comparisons.get((cell.case, cell.contender))),
+                      *_comparison(result, comparisons.get((cell.case, cell.contender))),
                       _equivalence(result, cell), end_section=False)
         previous_case = cell.case
     console.print(table)
@@ -40,6 +41,9 @@ def _time(cell: Cell) -> str:
         return "[red]failed[/]" if cell.error else "[dim]not measured[/]"
     median = cell.estimates.median
     text = f"{format_time(median.value)} ± {_percent(median.relative_half_width)}"
+    floor = floor_of(cell)
+    if floor is not None:
+        text += f" [dim](floor {format_time(floor)})[/]"
     return text if cell.target_reached else f"{text} [yellow]![/]"
 
 
@@ -51,7 +55,7 @@ def _throughput(cell: Cell, work: list | None) -> str:
     return f"{format_rate(amount / median.value, unit)} ± {_percent(median.relative_half_width)}"
 
 
-def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
+def _comparison(result: RunResult, comparison: CaseComparison | None) -> tuple[str, str]:
     if comparison is None:
         return "", ""
     ratio = comparison.comparison.ratio
@@ -60,7 +64,10 @@ def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
     else:
         text, undecided = f"{format_speedup(ratio.value)} [{format_speedup(ratio.high, True)}–{format_speedup(ratio.low, True)}]", None
     if not comparison.valid:
-        return f"[dim strike]{text}[/]", "[bold red]invalid: not equivalent[/]"
+        reason = result.invalid_reason(comparison.case, comparison.contender) or "not equivalent"
+        return f"[dim strike]{text}[/]", f"[bold red]invalid: {escape(reason)}[/]"
+    if comparison.caution:
+        return f"[dim strike]{text}[/]", "[yellow]repeat-only (see note)[/]"
     if undecided:
         return text, undecided
     style = _VERDICT_STYLE.get(comparison.verdict, "")
@@ -74,15 +81,12 @@ def _equivalence(result: RunResult, cell: Cell) -> str:
     verdict = result.equivalence_of(cell.case, cell.contender)
     if verdict is None:
         return ""
-    if verdict.status == EQUIVALENT and not result.equivalent(cell.case, cell.contender):
-        return "[bold red]NOT EQUIVALENT (fuzzing)[/]"
-    if verdict.status == EQUIVALENT:
+    if verdict.status == EQUIVALENT and result.equivalent(cell.case, cell.contender):
         return "[green]equivalent[/]" + (" [dim](note)[/]" if verdict.note else "")
-    if verdict.status == NOT_EQUIVALENT:
-        return "[bold red]NOT EQUIVALENT[/]"
-    if verdict.status == REFERENCE:
-        return "[dim]reference[/]"
-    return f"[dim]{verdict.status}[/]"
+    label = escape(result.equivalence_label(cell.case, cell.contender))
+    if verdict.status in (EQUIVALENT, *INVALID):  # invalid here, by fuzzing or by the reference's timing
+        return f"[bold red]{label}[/]"
+    return f"[dim]{label}[/]"
 
 
 def _percent(fraction: float) -> str:
@@ -94,8 +98,8 @@ def _notes(result: RunResult) -> list[str]:
     notes: dict[tuple[str, str], list[str]] = {}
     for verdict in result.equivalence:
         where = f"{escape(verdict.case)}/{escape(verdict.contender)}"
-        if verdict.status == NOT_EQUIVALENT:
-            lines.append(f"[bold red]NOT EQUIVALENT[/] {where}: {escape(verdict.difference or '')} "
+        if verdict.status in INVALID:
+            lines.append(f"[bold red]{escape(verdict.status.upper())}[/] {where}: {escape(verdict.difference or '')} "
                          "(its speedup is not a valid result)")
         elif verdict.note:
             notes.setdefault((verdict.contender, verdict.note), []).append(verdict.case)
@@ -104,6 +108,9 @@ def _notes(result: RunResult) -> list[str]:
     outliers = []
     for cell in result.cells:
         where = f"{escape(cell.case)}/{escape(cell.contender)}"
+        floor = floor_warning(cell)
+        if floor:
+            lines.append(f"[yellow]floor[/] {where}: {escape(floor)}")
         if cell.error:
             lines.append(f"[red]error[/] {where}: {escape(cell.error)}")
         elif cell.skipped:
@@ -113,6 +120,10 @@ def _notes(result: RunResult) -> list[str]:
                             f"{cell.estimates.outlier_processes}/{cell.estimates.processes} processes")
     if outliers:
         lines.append("[dim]outliers beyond 3 IQR, kept in every estimate:[/] " + "; ".join(outliers))
+    for comparison in result.comparisons:
+        if comparison.caution and comparison.valid:
+            lines.append(f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
+                         f"{escape(comparison.caution)} (its steady-state speedup is struck out)")
     for contender, mean in result.geometric_means.items():
         if mean is not None:
             invalid = any(not c.valid for c in result.comparisons if c.contender == contender)
@@ -147,7 +158,8 @@ def _precision_line(result: RunResult) -> str:
     measured = [c for c in result.cells if c.measured_runs()]
     missed = [c for c in measured if not c.target_reached]
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
-    summary = f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s"
+    summary = (f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
+               f"{result.equivalence_seconds:.1f} s")
     if not missed:
         return f"[green]precision target ±{target:.1%} reached[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)

@@ -1,0 +1,135 @@
+"""Figure: what issue 12's equivalence checks add to ``perflab compare json_dumps --max-time 60``.
+
+Runs the real command with two perflab sources, alternating (base, new, base, new, ...) so both
+see the same machine conditions: ``--base`` (default: where this branch left main) and the
+working tree's ``src``. Each source is put first on PYTHONPATH, which the worker processes
+inherit; the base is a ``git archive`` snapshot of that commit. Reported: each trial's wall time,
+the median of each, the ratio new/base with a 95% interval (t on the log ratios of the
+alternating pairs), and the equivalence phase's own time as the new run summary states it
+(``equivalence_seconds``). Written to benchmarks/results/equivalence_cost.json.
+
+    python benchmarks/equivalence_cost.py                        # 3 pairs at --max-time 60
+    python benchmarks/equivalence_cost.py --pairs 1 --max-time 5 # smoke run
+
+Target: the new checks add at most 20% to the wall time at --max-time 60.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+from _common import HERE, conditions, format_load, machine, write_figure
+from scipy import stats as scipy_stats
+
+NAME = "equivalence_cost"
+REPOSITORY = HERE.parent
+TARGET = 0.20
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=3, help="alternating (base, new) pairs (default 3)")
+    parser.add_argument("--max-time", type=float, default=60.0, help="perflab's --max-time (default 60)")
+    parser.add_argument("--base", default=None, help="the perflab revision without the checks "
+                                                     "(default: git merge-base HEAD main)")
+    args = parser.parse_args()
+    if args.pairs < 1 or not math.isfinite(args.max_time) or args.max_time <= 0:
+        parser.error("--pairs must be >= 1 and --max-time a positive number of seconds")
+    base = args.base or _git("merge-base", "HEAD", "main")
+    start = conditions()
+    trials = []
+    with tempfile.TemporaryDirectory(prefix="perflab-cost-") as scratch:
+        sources = {"base": _snapshot(base, Path(scratch) / "base"), "new": REPOSITORY / "src"}
+        for pair in range(args.pairs):
+            for label, source in sources.items():
+                trial = _trial(label, source, args.max_time, Path(scratch) / f"{label}-{pair}.json")
+                trials.append(trial)
+                print(f"pair {pair + 1}: {label:<4} {trial['wall']:6.1f} s wall, equivalence "
+                      f"{trial['equivalence_seconds'] if trial['equivalence_seconds'] is not None else '?'} s, "
+                      f"exit {trial['exit_code']}", flush=True)
+    figure = {"name": NAME, "how": {"command": " ".join(["python", *sys.argv]), "base": base,
+                                    "perflab": f"compare json_dumps --max-time {args.max_time:g} --no-store"},
+              "machine": machine(), "start": start, "end": conditions(), "trials": trials,
+              "summary": summarize(trials)}
+    path = write_figure(NAME, figure)
+    show(figure)
+    print(f"\nwritten to {path.relative_to(REPOSITORY)}")
+    return 0
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(REPOSITORY), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _snapshot(revision: str, where: Path) -> Path:
+    """``git archive`` of ``revision``'s src/ in ``where``; returns the directory to put on PYTHONPATH."""
+    where.mkdir(parents=True)
+    archive = where / "src.tar"
+    subprocess.run(["git", "-C", str(REPOSITORY), "archive", "-o", str(archive), revision, "src"], check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(where)
+    (where / "COMMIT").write_text(_git("rev-parse", revision) + "\n")
+    return where / "src"
+
+
+def _trial(label: str, source: Path, max_time: float, out: Path) -> dict:
+    command = [sys.executable, "-m", "perflab.cli", "compare", "json_dumps", "--max-time", f"{max_time:g}",
+               "--no-store", "--json", str(out)]
+    environment = {**os.environ, "PYTHONPATH": str(source)}
+    started = time.monotonic()
+    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env=environment)
+    wall = time.monotonic() - started
+    result = json.loads(out.read_text()) if out.exists() else {}
+    return {"label": label, "wall": round(wall, 2), "exit_code": completed.returncode,
+            "equivalence_seconds": _round(result.get("equivalence_seconds")),
+            "timing_elapsed": _round(result.get("elapsed")), "load_average": os.getloadavg(),
+            "stderr_tail": completed.stderr.strip()[-300:] if completed.returncode not in (0, 1) else ""}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def summarize(trials: list[dict]) -> dict:
+    walls = {label: [t["wall"] for t in trials if t["label"] == label] for label in ("base", "new")}
+    logs = [math.log(new / base) for base, new in zip(walls["base"], walls["new"])]
+    centre = sum(logs) / len(logs)
+    if len(logs) > 1:
+        spread = scipy_stats.t.ppf(0.975, len(logs) - 1) * scipy_stats.tstd(logs) / math.sqrt(len(logs))
+    else:
+        spread = math.inf
+    equivalence = [t["equivalence_seconds"] for t in trials if t["label"] == "new" and t["equivalence_seconds"]]
+    ratio = [math.exp(centre - spread), math.exp(centre), math.exp(centre + spread)]
+    return {"median_wall": {label: sorted(values)[len(values) // 2] for label, values in walls.items()},
+            "ratio_new_over_base": ratio, "added": ratio[1] - 1,
+            "equivalence_seconds_median": sorted(equivalence)[len(equivalence) // 2] if equivalence else None,
+            "target_met": ratio[2] - 1 <= TARGET if math.isfinite(ratio[2]) else None}
+
+
+def show(figure: dict) -> None:
+    summary = figure["summary"]
+    low, value, high = summary["ratio_new_over_base"]
+    interval = f"[{low:.3f}, {high:.3f}]" if math.isfinite(high) else "[no interval: one pair]"
+    print(f"\nperflab {figure['how']['perflab']}: base {figure['how']['base'][:12]} vs this tree")
+    print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
+    print(f"  median wall: base {summary['median_wall']['base']:.1f} s, new {summary['median_wall']['new']:.1f} s")
+    print(f"  new / base: {value:.3f} {interval} (95%, t over {len(figure['trials']) // 2} alternating pairs)"
+          f" -> added {summary['added']:+.1%}; target <= +{TARGET:.0%}: "
+          f"{ {True: 'met', False: 'NOT met', None: 'undecided'}[summary['target_met']] }")
+    if summary["equivalence_seconds_median"] is not None:
+        print(f"  equivalence phase (new run summary): median {summary['equivalence_seconds_median']:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

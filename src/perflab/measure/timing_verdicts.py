@@ -1,0 +1,82 @@
+"""What the checks made beside the timed values mean for a run's verdicts (parent side).
+
+The timing workers report, per process (perflab.worker.timing_checks): whether the input changed
+during the timed calls, whether the output after them still matched the reference's, the
+process's first call on a fresh copy and the harness's floor. Here a changed input or a wrong
+late output becomes the cell's equivalence status (so its speedup is invalid wherever verdicts
+are shown), the first call becomes a caution beside the speedup, and the floor a warning.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from perflab.results.model import INVALID, MUTATES_INPUT, NOT_EQUIVALENT, Cell, Equivalence, ProcessRun, RunResult
+
+# A steady-state speedup this many times the first-call speedup comes from repeating one input.
+REPEAT_ONLY_FACTOR = 3.0
+MIN_FIRST_CALLS = 3  # processes with a timed first call on each side before judging
+# The floor as a fraction of the time per call above which a ratio is mostly perflab's loop.
+FLOOR_WARNING = 0.10
+
+
+def record_timing_checks(result: RunResult, cell: Cell, run: ProcessRun) -> None:
+    """Turn one process's checks into the cell's equivalence status (the first finding stays)."""
+    for status, finding in ((MUTATES_INPUT, run.input_changed), (NOT_EQUIVALENT, run.output_wrong)):
+        if not finding:
+            continue
+        verdict = result.equivalence_of(cell.case, cell.contender)
+        if verdict is None:
+            verdict = Equivalence(cell.case, cell.contender, status)
+            result.equivalence.append(verdict)
+        if verdict.status in INVALID:
+            return
+        verdict.status, verdict.note = status, None
+        verdict.difference = f"in timing (round {run.round}): {finding}"
+        return
+
+
+def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
+    """Why the steady-state ``ratio`` (time of ``cell`` / time of ``reference``) is not what varied
+    inputs see, or None.
+
+    Each process times its first call on a fresh copy of the input before any other call. Both
+    sides pay cold caches and warm-up there; a contender whose steady state gains far more than
+    its first call does (REPEAT_ONLY_FACTOR) is fast because the timing loop repeats one input.
+    The fastest first call of at least MIN_FIRST_CALLS processes stands for each side: one call
+    is easily stretched by another process, never shortened.
+    """
+    firsts = [[r.first_call for r in c.runs if r.first_call] for c in (reference, cell)]
+    if min(len(calls) for calls in firsts) < MIN_FIRST_CALLS:
+        return None
+    steady, first = 1 / ratio, min(firsts[0]) / min(firsts[1])
+    if steady <= 1 or steady < REPEAT_ONLY_FACTOR * first:
+        return None
+    return (f"repeat-only speed: x{steady:.3g} in the steady state but x{first:.3g} on a first call with a "
+            "fresh copy of the input (a memo cache or warmed lookup answers the timing loop's repeated "
+            "input); varied inputs would see about the first-call figure")
+
+
+def floor_of(cell: Cell) -> float | None:
+    """The harness's loop-and-call floor in this cell's workers, s/call (median over processes)."""
+    return _median([run.floor for run in cell.runs if run.floor])
+
+
+def floor_warning(cell: Cell) -> str | None:
+    """A warning when the floor is more than FLOOR_WARNING of the cell's time per call.
+
+    perflab flags such ratios rather than subtracting the floor: the floor is the cost of calling
+    the cheapest built-in, not of calling this contender, so a difference would not be the time
+    of the operation either (docs/equivalence.md)."""
+    floor = floor_of(cell)
+    if floor is None or cell.estimates is None:
+        return None
+    fraction = floor / cell.estimates.median.value
+    if fraction <= FLOOR_WARNING:
+        return None
+    return (f"harness floor {floor * 1e9:.1f} ns/call is {fraction:.0%} of its time per call: "
+            "ratios involving it are partly perflab's loop, not the operation")
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
