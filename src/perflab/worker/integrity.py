@@ -95,7 +95,10 @@ def shared_output(first: Any, second: Any) -> str | None:
         place, part = found
         return (f"two calls on equal inputs returned the same {type(part).__name__} object"
                 + (f" at {place}" if place else "") + ": a caller changing its result changes the other's")
-    before = snapshot(second)
+    try:
+        before = snapshot(second)
+    except Exception:  # noqa: BLE001 - an output that cannot be copied (e.g. a C proxy): identity was checked
+        return None
     if _mutate(first) and changed(before, second) is not None:
         return "changing the first call's output changed the second call's output"
     return None
