@@ -35,3 +35,19 @@ def format_rate(per_second: float, unit: str) -> str:
             return f"{per_second / scale:.3g} {prefix}{unit}/s" if unit == "B" else \
                 f"{per_second / scale:.3g} {prefix} {unit}/s".replace("  ", " ")
     return f"{per_second:.3g} {unit}/s"
+
+
+def format_factor(factor: float) -> str:
+    """A speedup or ratio with three significant digits, in plain digits: 0.5 -> '0.5', 4530.2 ->
+    '4,530' (not '4.53e+03')."""
+    if not math.isfinite(factor):
+        return "?"
+    return f"{factor:,.0f}" if abs(factor) >= 1000 else f"{factor:.3g}"
+
+
+def format_percent(fraction: float) -> str:
+    """A fraction as a percentage with the digits it needs: 0.2 -> '20%', 0.0001 -> '0.01%'."""
+    if not math.isfinite(fraction):
+        return "?"
+    percent = fraction * 100
+    return f"{percent:.1f}%" if abs(percent) >= 0.1 else f"{percent:.2g}%"

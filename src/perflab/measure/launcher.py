@@ -70,6 +70,12 @@ class Worker:
             self.outcome.events.append(event)
             if event["event"] == "error":
                 self.outcome.error, self.outcome.location = event["message"], event.get("location")
+            elif event.get("background"):
+                # Killed at once: on the shared, pinned CPU it would slow the other contenders.
+                self._kill()
+                self.outcome.error = (f"not timed: work left running after its calls returned ({event['background']}) "
+                                      "would take CPU time from the other contenders' workers; join threads "
+                                      "and wait for child processes before returning")
             elif event["event"] == kind:
                 self._done = kind == "done"
                 return event
@@ -134,7 +140,10 @@ class Worker:
             return f"worker killed by signal {signal.Signals(-code).name}"
         self._stderr.seek(0)
         tail = " | ".join(self._stderr.read().strip().splitlines()[-_STDERR_TAIL_LINES:])
-        return f"worker exited with code {code}" + (f": {tail}" if tail else "")
+        if not tail:   # no traceback: the process was ended on purpose
+            return (f"worker exited with code {code} before finishing its job, without an error: does the "
+                    "benchmark call os._exit() (or end the process another way)?")
+        return f"worker exited with code {code}: {tail}"
 
     def _kill(self) -> None:
         try:

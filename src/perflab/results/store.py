@@ -101,6 +101,15 @@ def _migrate_to_2(db: sqlite3.Connection) -> None:
     """)
 
 
+def _started_at(metadata: dict) -> float | None:
+    """When a run started (its metadata's ISO time), in seconds since the epoch; None if unknown."""
+    from datetime import datetime
+    try:
+        return datetime.fromisoformat(str(metadata.get("started_at"))).timestamp()
+    except ValueError:
+        return None
+
+
 def _execute_script(db: sqlite3.Connection, script: str) -> None:
     """Statements one by one (``executescript`` would commit the migration's open transaction)."""
     for statement in script.split(";"):
@@ -254,7 +263,9 @@ class Store:
         python = meta.get("python") or {}
         commit = revision.get("commit")
         row = {
-            "benchmark": result.benchmark, "file": result.file, "created": time.time(), "source": source,
+            "benchmark": result.benchmark, "file": result.file, "source": source,
+            # An imported run is dated when it ran, not when it was imported.
+            "created": (_started_at(meta) if source == "import" else None) or time.time(),
             "git_commit": commit, "git_branch": revision.get("branch"),
             "git_dirty": int(bool(revision.get("dirty"))) if commit else None,
             "commit_time": revision.get("commit_time")
@@ -283,6 +294,13 @@ class Store:
                 raise
         assert run_id is not None   # set by the INSERT above
         return run_id
+
+    def find(self, result: RunResult) -> int | None:
+        """The id of a stored run identical to ``result`` (the same file imported again), if any."""
+        with self._errors():
+            row = self._db.execute("SELECT id FROM runs WHERE result = ? LIMIT 1",
+                                   [json.dumps(result.to_json())]).fetchone()
+        return row[0] if row else None
 
     def runs(self, benchmark: str | None = None) -> list[StoredRun]:
         """Stored runs, oldest commit first (runs outside git by the time they were saved)."""

@@ -10,9 +10,11 @@ from rich.table import Table
 
 from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT, REFERENCE, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER
-from perflab.units import format_rate, format_time
+from perflab.units import format_factor, format_percent, format_rate, format_time
 
 _VERDICT_STYLE = {FASTER: "green", SLOWER: "red"}
+# Below this many rounds, an interval wider than the value itself says only that there is too little data.
+_ENOUGH_ROUNDS = 5
 
 
 def render(result: RunResult, console: Console) -> None:
@@ -40,6 +42,8 @@ def _time(cell: Cell) -> str:
         return "[red]failed[/]" if cell.error else "[dim]not measured[/]"
     median = cell.estimates.median
     text = f"{format_time(median.value)} ± {_percent(median.relative_half_width)}"
+    if median.relative_half_width > 1 and len(cell.measured_runs()) < _ENOUGH_ROUNDS:
+        text = f"{format_time(median.value)} [yellow](not enough rounds for an interval)[/]"
     return text if cell.target_reached else f"{text} [yellow]![/]"
 
 
@@ -73,7 +77,7 @@ def _comparison(comparison: CaseComparison | None) -> tuple[str, str]:
 def _speedup(ratio: float, bare: bool = False) -> str:
     """A time ratio as a speedup factor: 0.1 -> 'x10.0 faster'."""
     factor = 1 / ratio
-    return f"{factor:.3g}" if bare else f"x{factor:.3g}"
+    return format_factor(factor) if bare else f"x{format_factor(factor)}"
 
 
 def _equivalence(result: RunResult, cell: Cell) -> str:
@@ -92,7 +96,7 @@ def _equivalence(result: RunResult, cell: Cell) -> str:
 
 
 def _percent(fraction: float) -> str:
-    return f"{fraction:.1%}" if math.isfinite(fraction) else "?"
+    return format_percent(fraction)
 
 
 def _notes(result: RunResult) -> list[str]:
@@ -154,9 +158,13 @@ def _precision_line(result: RunResult) -> str:
     missed = [c for c in measured if not c.target_reached]
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
     summary = f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s"
+    if not measured:
+        why = "interrupted" if result.interrupted else escape(result.metadata.get("over_budget") or
+                                                              "no contender could be timed")
+        return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
-        return f"[green]precision target ±{target:.1%} reached[/] ({summary})"
+        return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
-    return (f"[yellow]precision target ±{target:.1%} NOT reached[/] for {names} ({summary}, budget "
+    return (f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
             f"{result.settings['max_time']:g} s; raise --max-time or relax --precision) [yellow]![/] marks them")
 
