@@ -175,7 +175,8 @@ def load_benchmark(path: str | Path) -> Benchmark:
     except BaseException as error:  # noqa: BLE001 - any failure of user code is reported, not raised
         line = _user_line(error, path)
         raise BenchmarkFileError(f"{path}{line}: {type(error).__name__} while importing: {error}") from None
-    found = [value for value in vars(module).values() if isinstance(value, Benchmark)]
+    # One Benchmark under two names (``b = a``) is still one.
+    found = list({id(value): value for value in vars(module).values() if isinstance(value, Benchmark)}.values())
     if len(found) != 1:
         raise BenchmarkFileError(f"{path}: expected exactly one perflab.Benchmark, found {len(found)}")
     benchmark = found[0]

@@ -51,7 +51,10 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
     lines.append(f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
                  f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
                  + (f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' "
-                    "spread" if check.instructions else "") + ".</sub>")
+                    "spread" if check.instructions else "") + ". Baseline and current are medians over all "
+                 "values; the change is estimated from " + ("the per-round ratios" if check.paired else
+                                                             "the per-process medians")
+                 + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>")
     return "\n".join(lines) + "\n"
 
 

@@ -224,10 +224,11 @@ class Store:
                 self._migrate()
 
     def _identity(self) -> tuple[int, int, int]:
-        application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        return application_id, version, tables
+        """Application id, schema version and number of tables, read in one statement (one read
+        transaction): read apart, another process creating the database in between would make
+        a new perflab database look like another program's file."""
+        return self._db.execute("SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) "
+                                "FROM pragma_application_id() AS a, pragma_user_version() AS v").fetchone()
 
     def _migrate(self) -> None:
         # BEGIN IMMEDIATE takes the write lock first, so two processes creating the same
@@ -251,6 +252,14 @@ class Store:
         """SQLite's own errors on a damaged or foreign file, as one line naming the file."""
         try:
             yield
+        except sqlite3.OperationalError as error:
+            if "readonly" in str(error) or "read-only" in str(error):
+                raise StoreError(f"{self.path}: cannot write to the database ({error}): give yourself write "
+                                 "permission on it and its directory, or pass --db with another path") from None
+            if "locked" in str(error) or "busy" in str(error):
+                raise StoreError(f"{self.path}: the database stayed locked by another process for "
+                                 f"{BUSY_TIMEOUT_MS / 1000:g} s; try again") from None
+            raise StoreError(f"{self.path}: cannot use the database ({error}); it was left untouched") from None
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: not a usable perflab database ({error}); it was left "
                              "untouched: restore it from a backup or pass --db with another path") from None
