@@ -519,5 +519,6 @@ def test_compare_two_virtual_environments_with_two_versions_of_a_package(tmp_pat
     assert process.returncode == 0, process.stderr
     result = json.loads((tmp_path / "out.json").read_text())
     assert all(cell["estimates"] for cell in result["cells"])
-    assert result["metadata"]["packages"].get("six") in ("1.15.0", "1.16.0")
-    assert {json.dumps(side) for side in result["metadata"]["sides"].values()} != set()
+    sides = list(result["metadata"]["sides"].values())
+    assert [side["packages"]["six"] for side in sides] == ["1.15.0", "1.16.0"]
+    assert [side["python"]["executable"] for side in sides] == pythons

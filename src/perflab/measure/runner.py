@@ -194,6 +194,8 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
                 cell.loops = run.loops = ready["loops"]
                 calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                 result.metadata.setdefault("packages", {}).update(ready["packages"])
+                if "sides" in result.metadata:   # sides under other interpreters may have other versions
+                    result.metadata["sides"][cell.contender].setdefault("packages", {}).update(ready["packages"])
         for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
             for index in range(count):
                 for cell, worker, run in workers[::-1] if index % 2 else workers:

@@ -169,7 +169,8 @@ class RunResult:
                 git = {**git, "branch": None}
             contender = side["contender"]
             metadata = {key: value for key, value in self.metadata.items() if key != "sides"}
-            metadata.update(python=measured_on.get("python"), git=git, compared_as=name)
+            metadata.update(python=measured_on.get("python"), git=git, compared_as=name,
+                            packages=measured_on.get("packages") or self.metadata.get("packages"))
             runs.append(replace(
                 self, file=benchmark_file, reference=contender, metadata=metadata,
                 cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
