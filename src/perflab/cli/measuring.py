@@ -130,7 +130,7 @@ def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, 
     if not problems:
         return Saved(run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None)
     json_written = getattr(args, "json", None) and "--json" not in failed_outputs
-    kept = [f"run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {path}"] if stored else []
+    kept = [f"{path} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"] if stored else []
     if json_written:
         kept.append(str(args.json))
     else:
@@ -140,7 +140,7 @@ def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, 
             kept.append(f"{unsaved} (`perflab import {unsaved}` later)")
         except OSError as error:
             problems.append(f"cannot write {unsaved}: {error.strerror or error}")
-    where = f"this run is kept as {' and '.join(kept)}" if kept else "this run could not be kept anywhere"
+    where = f"this run is kept in {' and in '.join(kept)}" if kept else "this run could not be kept anywhere"
     say(err, f"perflab: error: {'; '.join(problems)}; {where}")
     return Saved(refused=True, run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None)
 

@@ -58,6 +58,7 @@ class Worker:
             [python, "-m", "perflab.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self._stderr, env=worker_environment(python),
             start_new_session=True)  # own process group: a kill takes its children
+        _live.add(self)   # from its first moment: whatever stops perflab, it does not outlive perflab
         self._send(job)
 
     def wait_for(self, kind: str) -> dict[str, Any] | None:
@@ -97,6 +98,7 @@ class Worker:
         self._kill()
         self._process.wait()
         self._stderr.close()
+        _live.discard(self)
         return self.outcome
 
     def _send(self, message: dict[str, Any]) -> bool:
@@ -150,6 +152,17 @@ class Worker:
             os.killpg(self._process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+# Workers not closed yet; any left when perflab exits (an exception, a signal between two steps)
+# are killed then.
+_live: set[Worker] = set()
+
+
+@atexit.register
+def _kill_live_workers() -> None:
+    for worker in list(_live):
+        worker._kill()
 
 
 @functools.lru_cache(maxsize=None)

@@ -17,5 +17,5 @@ def printable(text: str) -> str:
 def _symbol(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code < 0x20:
-        return chr(0x2400 + code)      # the Unicode "control pictures": ␛ for ESC, ␇ for BEL
+        return chr(0x2400 + code)  # the Unicode "control pictures": ␛ for ESC, ␇ for BEL
     return "␡" if code == 0x7F else "\ufffd"

@@ -122,6 +122,10 @@ class RunResult:
     def failures(self) -> list[str]:
         """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
+        if not self.interrupted:
+            lines += [f"{c.case}/{c.contender}: not timed: the time budget (--max-time "
+                      f"{self.settings.get('max_time', 0):g} s) ran out first"
+                      for c in self.cells if not c.error and not c.skipped and not c.measured_runs()]
         lines += [f"{e.case}/{e.contender}: NOT EQUIVALENT: {e.difference}"
                   for e in self.equivalence if e.status == NOT_EQUIVALENT]
         lines += [f"{path} changed during the run: its rounds mix two versions; run again"
