@@ -85,6 +85,12 @@ def add_worktree(root: str | Path, directory: str | Path, commit: str) -> None:
     run(root, "worktree", "add", "--detach", "--quiet", str(directory), commit)
 
 
+def worktrees(root: str | Path) -> list[Path]:
+    """The directories of every worktree registered in the repository at ``root``."""
+    listing = answer(root, "worktree", "list", "--porcelain") or ""
+    return [Path(line.removeprefix("worktree ")) for line in listing.splitlines() if line.startswith("worktree ")]
+
+
 def remove_worktree(root: str | Path, directory: str | Path) -> None:
     """Remove a worktree (even with changes in it) and forget any whose directory is gone."""
     answer(root, "worktree", "remove", "--force", str(directory))

@@ -35,7 +35,8 @@ def load_benchmark(path: str | Path) -> Benchmark:
     sys.path.insert(0, str(path.parent))
     sys.modules[module_name] = module
     _run_user_code(path, "importing", lambda: loader.exec_module(module))
-    found = [value for value in vars(module).values() if isinstance(value, Benchmark)]
+    # One Benchmark under two names (``b = a``) is still one.
+    found = list({id(value): value for value in vars(module).values() if isinstance(value, Benchmark)}.values())
     if len(found) != 1:
         raise BenchmarkFileError(f"{path}: expected exactly one perflab.Benchmark, found {len(found)}")
     benchmark = found[0]

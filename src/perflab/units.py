@@ -37,12 +37,28 @@ def format_rate(per_second: float, unit: str) -> str:
     return f"{per_second:.3g} {unit}/s"
 
 
+def format_factor(factor: float) -> str:
+    """A speedup or ratio with three significant digits, in plain digits: 0.5 -> '0.5', 4530.2 ->
+    '4,530' (not '4.53e+03')."""
+    if not math.isfinite(factor):
+        return "?"
+    return f"{factor:,.0f}" if abs(factor) >= 1000 else f"{factor:.3g}"
+
+
+def format_percent(fraction: float) -> str:
+    """A fraction as a percentage with the digits it needs: 0.2 -> '20%', 0.0001 -> '0.01%'."""
+    if not math.isfinite(fraction):
+        return "?"
+    percent = fraction * 100
+    return f"{percent:.1f}%" if abs(percent) >= 0.1 else f"{percent:.2g}%"
+
+
 def format_speedup(ratio: float, bare: bool = False) -> str:
     """A time ratio (side / reference) as the speedup factor the terminal prints: 0.071 -> 'x14.1'."""
     if not math.isfinite(ratio) or ratio <= 0:
         return "?"
-    factor = 1 / ratio
-    return f"{factor:.3g}" if bare else f"x{factor:.3g}"
+    factor = format_factor(1 / ratio)
+    return factor if bare else f"x{factor}"
 
 
 def format_speedup_interval(value: float, low: float, high: float) -> str:

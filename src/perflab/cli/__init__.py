@@ -4,18 +4,26 @@ share is in perflab.cli.common. Verb modules import the library lazily, where it
 ``perflab --help`` starts fast.
 
 Exit codes: 0 all measured and equivalent; 1 a contender failed, was not equivalent, or a case
-could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written).
+could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written), 143 terminated by SIGTERM (the same).
 """
 
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
+import signal
 
 from perflab import __version__
 from perflab.cli import bisect, check, compare, demo, diff, history, listing, profile, publish, run, serve, store_io
-from perflab.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, UsageError, examples_text, say
+from perflab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    OutputError,
+    UsageError,
+    examples_text,
+    say,
+)
+from perflab.render.terminal.console import stderr_console
 from perflab.spec import BenchmarkFileError
 
 # In the order ``perflab --help`` lists them.
@@ -26,15 +34,32 @@ REGISTER = (run.register, compare.register, bisect.register, demo.register, list
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    err = Console(stderr=True, highlight=False)
+    err = stderr_console()
+    terminated = _stop_on_sigterm()
     try:
-        return args.handler(args, err)
-    except (UsageError, BenchmarkFileError) as error:
+        code = args.handler(args, err)
+    except (UsageError, BenchmarkFileError, OutputError) as error:
         say(err, f"perflab: error: {error}")  # one line, even in narrow logs
-        return EXIT_BAD_INPUT
+        code = EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.print("perflab: interrupted")
-        return EXIT_INTERRUPTED
+        code = EXIT_INTERRUPTED
+    return EXIT_TERMINATED if terminated else code
+
+
+def _stop_on_sigterm() -> list[int]:
+    """SIGTERM (CI cancelling a job, ``kill``) stops perflab as Ctrl-C does: workers killed,
+    worktrees removed, what was measured kept; the exit code is then 143. Returns the list
+    the signal is recorded in. Further SIGTERMs while cleaning up are ignored, so that the
+    clean-up itself is not cut short."""
+    received: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if not received:
+            received.append(signum)
+            raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    return received
 
 
 def parser() -> argparse.ArgumentParser:

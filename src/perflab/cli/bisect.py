@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     path = Path(args.benchmark)
     if not path.is_file():
         raise UsageError(f"{path}: no such benchmark file (bisect needs a file inside a git repository)")
-    check_outputs(args, "--json")
+    check_outputs(args, "--json", inputs=(path,))
     settings = timing_settings(args)
     try:
         with LiveProgress(err, settings.max_time, settings.precision) as progress:

@@ -20,12 +20,14 @@ from perflab.cli.common import (
     UsageError,
     add_verb,
     check_outputs,
+    db_path,
     resolve_benchmark,
     select,
     store_errors_are_bad_input,
     store_options,
     timing_options,
     timing_settings,
+    write_output,
 )
 from perflab.cli.measuring import measure, measure_metrics, metric_names, metric_option, save_run
 from perflab.loading import load_benchmark
@@ -70,7 +72,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     benchmark = load_benchmark(path)
     wanted_metrics = metric_names(args.metric)       # before measuring: fail fast
     counting = metrics.INSTRUCTIONS in wanted_metrics
-    check_outputs(args, "--markdown")
+    check_outputs(args, "--markdown", inputs=(path, args.against if Path(args.against).is_file() else None,
+                                              None if args.no_store else db_path(args, path)))
     baseline = _baseline(args, path, benchmark.name, counting)
     cases = select(args.case, benchmark.cases, "case", str(path)) if args.case else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
@@ -104,7 +107,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
     sys.stdout.write(summary)
     if args.markdown:
-        Path(args.markdown).write_text(summary, encoding="utf-8")
+        write_output(args.markdown, summary, "summary", err)
     if not checked.cells:
         raise UsageError(f"{args.against}: no (case, contender) in common with this run of "
                          f"{benchmark.name}; nothing to compare")
@@ -123,7 +126,7 @@ class _ResultsFileBaseline:
     """``--against FILE``: a run measured before; only the code under test is measured now."""
 
     def __init__(self, result: RunResult, file: Path) -> None:
-        self.result, self.description = result, f"`{file}`"
+        self.result, self.description = result, str(file)
 
     def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
                 args: argparse.Namespace, err: Console, wanted_metrics: list[str]
@@ -156,7 +159,7 @@ class _RevisionBaseline:
 
     def __init__(self, revision: str, commit: str) -> None:
         self.revision = revision
-        self.description = f"`{revision}` at {commit[:8]}, measured now in a worktree, interleaved"
+        self.description = f"{revision} at {commit[:8]}, measured now in a worktree, interleaved"
 
     def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
                 args: argparse.Namespace, err: Console, wanted_metrics: list[str]

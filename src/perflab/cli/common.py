@@ -8,9 +8,10 @@ libraries (scipy, numpy, Hypothesis) are not imported here, so that ``--help`` s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ from perflab.option_types import percentage, seconds, whole_number
 if TYPE_CHECKING:
     from perflab.results.model import RunResult
 
-EXIT_OK, EXIT_FAILURES, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILURES, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 class UsageError(Exception):
@@ -118,18 +119,77 @@ def db_path(args: argparse.Namespace, benchmark_file: str | Path | None) -> Path
 
 # ---- outputs ------------------------------------------------------------------------------------
 
-def check_outputs(args: argparse.Namespace, *options: str) -> None:
-    """Refuse an output path that cannot be written before measuring, not after."""
-    for option in options:
+def check_outputs(args: argparse.Namespace, *options: str, inputs: Iterable[str | Path | None] = (),
+                  directories: Iterable[str] = ()) -> None:
+    """Refuse, before measuring, an output that cannot be written or would replace an input.
+
+    ``options`` write one file each, ``directories`` write files into a directory; ``inputs`` are
+    what the command reads or keeps (the benchmark file, the results database, profiles, results
+    files): none of them may be an output, and no two outputs may be one file."""
+    read = {_identity(path): str(path) for path in inputs if path}
+    written: dict[tuple, str] = {}
+    for option in (*options, *directories):
         target = getattr(args, option.lstrip("-").replace("-", "_"), None)
-        if target and not Path(target).resolve().parent.is_dir():
-            raise UsageError(f"{option} {target}: directory {Path(target).parent} does not exist")
+        if not target:
+            continue
+        path = Path(target)
+        if option in directories:
+            if path.exists() and not path.is_dir():
+                raise UsageError(f"{option} {target}: exists and is not a directory")
+            continue
+        if not path.resolve().parent.is_dir():
+            raise UsageError(f"{option} {target}: directory {path.parent} does not exist")
+        if path.is_dir():
+            raise UsageError(f"{option} {target}: is a directory; give a file name")
+        identity = _identity(path)
+        if identity in read:
+            raise UsageError(f"{option} {target}: is an input of this command ({read[identity]}); "
+                             "it would be overwritten: choose another file")
+        if identity in written:
+            raise UsageError(f"{option} {target}: is also the output of {written[identity]}; "
+                             "choose another file")
+        written[identity] = option
 
 
-def write_output(path: str, text: str, what: str, err: Console, shown: str | None = None) -> None:
+def _identity(path: str | Path) -> tuple:
+    """What makes two paths one file: the device and inode where it exists (links, case-insensitive
+    file systems), else the resolved path."""
+    try:
+        status = Path(path).stat()
+        return (status.st_dev, status.st_ino)
+    except OSError:
+        return (str(Path(path).resolve()),)
+
+
+class OutputError(Exception):
+    """An output file could not be written (after measuring): one line naming it."""
+
+
+@contextlib.contextmanager
+def writing(what: str, path: str | Path) -> Iterator[None]:
+    """Writing ``what`` to ``path``: an OSError becomes an OutputError naming both."""
+    try:
+        yield
+    except OSError as error:
+        raise OutputError(f"cannot write {what} to {path}: {error.strerror or error}") from None
+
+
+def write_output(path: str | Path, text: str, what: str, err: Console, shown: str | None = None) -> None:
     """Write one output file (UTF-8) and say where it went (as ``shown``, default the path given)."""
-    Path(path).write_text(text, encoding="utf-8")
+    with writing(what, path):
+        Path(path).write_text(text, encoding="utf-8")
     say(err, f"{what} written to {shown or path}")
+
+
+def write_outputs(writes: dict[str, Callable[[], object]]) -> dict[str, str]:
+    """Do every write (by option name), even after one failed; the failures by option, one line each."""
+    failed = {}
+    for option, write in writes.items():
+        try:
+            write()
+        except OutputError as error:
+            failed[option] = str(error)
+    return failed
 
 
 def say(err: Console, text: str) -> None:

@@ -19,6 +19,7 @@ from perflab.cli.common import (
     UsageError,
     add_verb,
     check_outputs,
+    db_path,
     exit_code,
     names,
     resolve_benchmark,
@@ -27,8 +28,9 @@ from perflab.cli.common import (
     timing_options,
     timing_settings,
     write_output,
+    write_outputs,
 )
-from perflab.cli.measuring import measure_metrics, metric_names, metric_option, save_run, show_metrics
+from perflab.cli.measuring import measure_metrics, metric_names, metric_option, save_results, save_run, show_metrics
 from perflab.option_types import whole_number
 from perflab.profile.settings import REPORT_SAMPLES, ProfileSettings
 
@@ -88,7 +90,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
                               contenders=names([args.contenders]) if args.contenders else None,
                               revisions=args.rev, pythons=args.python, contender=args.contender,
                               fuzz_examples=0 if args.no_fuzz else fuzzing.DEFAULT_EXAMPLES)
-    check_outputs(args, "--html", "--json", "--markdown")
+    check_outputs(args, "--html", "--json", "--markdown", inputs=(path, None if args.no_store else db_path(args, path)))
     profiler = None
     if args.profile if args.profile is not None else bool(args.html):
         profiler = Profiler(ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
@@ -107,16 +109,19 @@ def run(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(str(error)) from None
     results_terminal.render(result, stdout_console())
     metrics_failed = show_metrics(result, measured[0] if measured else None)
-    if args.json:
-        result.save(args.json)
-        say(err, f"results written to {args.json}")
-    if args.markdown:
-        write_output(args.markdown, markdown.render_result(result), "summary", err)
-    if args.html:
-        section = report.Section(result, profiler.profiles if profiler else [],
-                                 profiler.notes if profiler else ["not profiled (--no-profile)"])
-        write_report(args.html, report.render([section], f"perflab compare: {result.benchmark}"), err)
-    saved = save_run(result, path, args, err)
+
+    def summary() -> None:
+        if args.markdown:
+            write_output(args.markdown, markdown.render_result(result), "summary", err)
+
+    def html() -> None:
+        if args.html:
+            section = report.Section(result, profiler.profiles if profiler else [],
+                                     profiler.notes if profiler else ["not profiled (--no-profile)"])
+            write_report(args.html, report.render([section], f"perflab compare: {result.benchmark}"), err)
+    failed = write_outputs({"--json": lambda: save_results(result, args.json, err), "--markdown": summary,
+                            "--html": html})
+    saved = save_run(result, path, args, err, failed_outputs=failed)
     if not saved:
         return EXIT_BAD_INPUT
     if profiler and saved.run_ids and saved.path:   # the profiles of --profile/--html, with the runs of their sides

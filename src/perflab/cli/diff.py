@@ -29,8 +29,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.frames import parse_frame
     from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile
     from perflab.render.html import report
+    from perflab.render.terminal.console import SafeConsole
     from perflab.units import format_time
-    check_outputs(args, "--html")
+    check_outputs(args, "--html", inputs=(args.before, args.after))
     try:
         a, b = load_profile(args.before), load_profile(args.after)
         labels = (_profile_name(a.metadata, args.before), _profile_name(b.metadata, args.after))
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         diff = diff_profiles(a, b, labels, args.allow_mismatch)
     except (ProfileFileError, IncomparableProfiles, ValueError) as error:
         raise UsageError(f"{args.before} vs {args.after}: {error}") from None
-    out = Console(highlight=False, soft_wrap=True)
+    out = SafeConsole(highlight=False, soft_wrap=True)
     out.print(diff.explain(), markup=False)
     for node in diff.largest_self_changes(8):
         change = node.b_self - node.a_self

@@ -17,7 +17,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    out = Console()
+    from perflab.render.terminal.console import stdout_console
+    out = stdout_console()
     for name in builtins.names():
         out.print(f"[bold]{escape(name):<24}[/] {escape(builtins.summary(name))}", highlight=False)
     return EXIT_OK

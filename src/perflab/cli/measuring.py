@@ -8,11 +8,11 @@ import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from rich.console import Console
 
-from perflab.cli.common import UsageError, db_path, names, say
+from perflab.cli.common import UsageError, db_path, names, say, writing
 from perflab.measure.settings import Settings
 
 if TYPE_CHECKING:
@@ -74,6 +74,25 @@ def show_metrics(result: RunResult, measured: Measured | None) -> bool:
     return bool(measured.errors)
 
 
+# ---- results files ------------------------------------------------------------------------------
+
+def save_results(result: RunResult, path: str | None, err: Console) -> None:
+    """``--json``: the run as a perflab results file (nothing when ``path`` is None)."""
+    if path:
+        with writing("results", path):
+            result.save(path)
+        say(err, f"results written to {path}")
+
+
+def export_pyperf(result: RunResult, directory: str | None, err: Console) -> None:
+    """``--pyperf``: one pyperf JSON file per contender in ``directory`` (nothing when None)."""
+    from perflab.results import pyperf
+    if directory:
+        with writing("pyperf results", directory):
+            for written in pyperf.export(result, directory):
+                say(err, f"pyperf results written to {written}")
+
+
 # ---- the results store --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -90,25 +109,54 @@ class Saved:
 
 
 def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, err: Console,
-             source: str = "run") -> Saved:
-    """Keep the run in the database (unless --no-store). If the database refuses it, the run is
-    written to a JSON file instead, so that nothing measured is lost."""
+             source: str = "run", failed_outputs: Mapping[str, str] | None = None) -> Saved:
+    """Keep the run in the database (unless --no-store). If the database refuses it, or an output
+    file could not be written (``failed_outputs``, by option), the run is also written to a
+    ``perflab-unsaved-*.json`` file, so that nothing measured is lost, and the user is told where."""
     from perflab.results.store import Store, StoreError
-    if args.no_store:
-        return Saved()
-    if result.interrupted:
-        err.print("[dim]interrupted run not stored (the history holds complete runs only)[/]")
-        return Saved()
+    failed_outputs = failed_outputs or {}
+    problems = list(failed_outputs.values())
+    stored: list[int] = []
     path = db_path(args, benchmark_file)
-    try:
-        with Store.open(path) as store:   # a comparison of revisions: one run per revision
-            run_ids = [store.save(run, source) for run in result.per_side(str(benchmark_file))]
-    except StoreError as error:
-        kept = Path(args.json) if getattr(args, "json", None) else Path(
-            f"perflab-unsaved-{time.strftime('%Y%m%d-%H%M%S')}.json")
-        if not kept.exists():
-            result.save(kept)
-        say(err, f"perflab: error: {error}; this run is kept in {kept} (`perflab import {kept}` later)")
-        return Saved(refused=True)
-    err.print(f"[dim]stored as run{'s' * (len(run_ids) > 1)} {', '.join(map(str, run_ids))} in {path}[/]")
-    return Saved(run_id=run_ids[0] if len(run_ids) == 1 else None, path=path, run_ids=tuple(run_ids))
+    if result.interrupted and not args.no_store:
+        err.print("[dim]interrupted run not stored (the history holds complete runs only)[/]")
+    elif not args.no_store:
+        try:
+            with Store.open(path) as store:   # a comparison of revisions: one run per revision
+                stored = [store.save(run, source) for run in result.per_side(str(benchmark_file))]
+        except StoreError as error:
+            problems.append(str(error))
+    if stored:
+        err.print(f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {path}[/]")
+    if not problems:
+        return Saved(run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None,
+                     run_ids=tuple(stored))
+    json_written = getattr(args, "json", None) and "--json" not in failed_outputs
+    kept = [f"{path} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"] if stored else []
+    if json_written:
+        kept.append(str(args.json))
+    else:
+        unsaved = _unsaved_file()
+        try:
+            result.save(unsaved)
+            kept.append(f"{unsaved} (`perflab import {unsaved}` later)")
+        except OSError as error:
+            problems.append(f"cannot write {unsaved}: {error.strerror or error}")
+    where = f"this run is kept in {' and in '.join(kept)}" if kept else "this run could not be kept anywhere"
+    say(err, f"perflab: error: {'; '.join(problems)}; {where}")
+    return Saved(refused=True, run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None)
+
+
+def _unsaved_file() -> Path:
+    """A new file in the current directory (or, if that is not writable, the temporary one)."""
+    import os
+    import tempfile
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for directory in (Path.cwd(), Path(tempfile.gettempdir())):
+        if os.access(directory, os.W_OK):
+            break
+    for number in range(1000):
+        candidate = directory / f"perflab-unsaved-{stamp}{f'-{number}' if number else ''}.json"
+        if not candidate.exists():
+            return candidate
+    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json"

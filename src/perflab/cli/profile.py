@@ -24,6 +24,7 @@ from perflab.cli.common import (
     say,
     select,
     write_output,
+    writing,
 )
 from perflab.loading import load_benchmark
 from perflab.option_types import seconds, whole_number
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     benchmark = load_benchmark(path)
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
-    check_outputs(args, *_OUTPUTS)
+    check_outputs(args, *_OUTPUTS, inputs=(path,))
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(samples=args.samples, rate=args.rate, native=args.native, mode=args.mode,
                                sampler=args.sampler, blocking=args.blocking, min_runs=args.runs,
@@ -203,7 +204,8 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
     from perflab.render import speedscope
     from perflab.render.html import flamegraph
     if views.json:
-        profile.save(views.json)
+        with writing("profile", views.json):
+            profile.save(views.json)
         say(err, f"profile written to {views.json}")
     if views.folded:
         write_output(views.folded, format_folded(with_operation_frame(profile.merged())), "folded stacks", err)
@@ -222,7 +224,7 @@ def _title(profile: Profile) -> str:
 def run_merge(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile, merge_profiles
     from perflab.profile.session import ProfileOutcome
-    check_outputs(args, *_OUTPUTS)
+    check_outputs(args, *_OUTPUTS, inputs=args.files)
     try:
         merged = merge_profiles([(name, load_profile(name)) for name in args.files])
     except (ProfileFileError, IncomparableProfiles) as error:

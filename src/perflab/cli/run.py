@@ -13,15 +13,25 @@ from perflab.cli.common import (
     EXIT_OK,
     add_verb,
     check_outputs,
+    db_path,
     exit_code,
     resolve_benchmark,
-    say,
     select,
     store_options,
     timing_options,
     timing_settings,
+    write_outputs,
 )
-from perflab.cli.measuring import measure, measure_metrics, metric_names, metric_option, save_run, show_metrics
+from perflab.cli.measuring import (
+    export_pyperf,
+    measure,
+    measure_metrics,
+    metric_names,
+    metric_option,
+    save_results,
+    save_run,
+    show_metrics,
+)
 from perflab.loading import load_benchmark
 
 
@@ -48,7 +58,6 @@ def register(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
-    from perflab.results import pyperf
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     cases = select(args.case, benchmark.cases, "case", str(path))
@@ -56,18 +65,15 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if benchmark.reference.name not in contenders:  # everything is measured against it
         contenders.insert(0, benchmark.reference.name)
     wanted_metrics = metric_names(args.metric)  # a missing tool fails here, before anything is measured
-    check_outputs(args, "--json")
+    check_outputs(args, "--json", directories=("--pyperf", "--profile-dir"),
+                  inputs=(path, None if args.no_store else db_path(args, path)))
     settings = timing_settings(args)
     result = measure(path, benchmark, cases, contenders, settings, err)
     results_terminal.render(result, stdout_console())
     metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))
-    if args.json:
-        result.save(args.json)
-        say(err, f"results written to {args.json}")
-    if args.pyperf:
-        for written in pyperf.export(result, args.pyperf):
-            say(err, f"pyperf results written to {written}")
-    saved = save_run(result, path, args, err)  # every run goes to the results store
+    failed = write_outputs({"--json": lambda: save_results(result, args.json, err),
+                            "--pyperf": lambda: export_pyperf(result, args.pyperf, err)})
+    saved = save_run(result, path, args, err, failed_outputs=failed)  # every run goes to the results store
     if not saved:
         return EXIT_BAD_INPUT
     profiled = profile_verb.after_run(result, path, benchmark.name, args, err, saved)

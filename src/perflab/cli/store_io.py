@@ -8,7 +8,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli.common import EXIT_OK, UsageError, add_verb, db_path, store_errors_are_bad_input, store_options
+from perflab.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_verb,
+    db_path,
+    store_errors_are_bad_input,
+    store_options,
+    writing,
+)
 
 
 def register_import(verbs: argparse._SubParsersAction) -> None:
@@ -36,10 +44,16 @@ def run_import(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import load_file
     from perflab.results.profiles import import_profiles
     from perflab.results.store import Store
-    results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
     path = db_path(args, None)
+    if any(_same_file(path, file) for file in args.files):
+        raise UsageError(f"{path}: is the results database itself; import results files into it")
+    results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
     with Store.open(path) as store:
         for file, result in results:
+            stored = store.find(result)
+            if stored is not None:
+                err.print(f"{file}: already stored as run {stored} in {path}; not stored again", markup=False)
+                continue
             run_id = store.save(result, source="import")
             profiles = import_profiles(store, run_id, Path(file))
             err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}"
@@ -48,18 +62,34 @@ def run_import(args: argparse.Namespace, err: Console) -> int:
 
 
 def run_export(args: argparse.Namespace, err: Console) -> int:
-    from perflab.results.files import export
+    from perflab.results.files import export, exported_paths
     from perflab.results.profiles import export_profiles
     from perflab.results.store import Store
     path = db_path(args, None)
+    directory = Path(args.directory)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: exists and is not a directory; give a directory to export into")
     with Store.open(path, create=False) as store:
         runs = [r for r in store.runs(args.benchmark) if not args.run or r.id in args.run]
         if not runs:
             raise UsageError(f"{path}: no stored run matches (benchmarks: {', '.join(store.benchmarks()) or 'none'})")
-        for run in runs:
-            for written in export(store.result(run.id), run.id, args.directory, args.pyperf):
-                err.print(f"run {run.id} written to {written}", markup=False)
-                profiles = None if args.pyperf else export_profiles(store, run.id, written)
-                if profiles:
-                    err.print(f"run {run.id}'s profiles written to {profiles}", markup=False)
+        results = [(run.id, store.result(run.id)) for run in runs]
+        for run_id, result in results:   # every target checked before anything is written
+            for target in exported_paths(result, run_id, directory, args.pyperf):
+                if target.exists():
+                    raise UsageError(f"{target}: exists already; export into another directory (nothing was written)")
+        for run_id, result in results:
+            with writing("exported runs", directory):
+                for written in export(result, run_id, directory, args.pyperf):
+                    err.print(f"run {run_id} written to {written}", markup=False)
+                    profiles = None if args.pyperf else export_profiles(store, run_id, written)
+                    if profiles:
+                        err.print(f"run {run_id}'s profiles written to {profiles}", markup=False)
     return EXIT_OK
+
+
+def _same_file(a: Path, b: str) -> bool:
+    try:
+        return a.exists() and a.samefile(b)
+    except OSError:
+        return False

@@ -62,6 +62,8 @@ def compare(request: Request, listener: Listener) -> RunResult:
         result = run_sides(next(iter(names.values()))["name"], sides, cases, request.settings, listener,
                            prior_equivalence=prior)
         result.equivalence_seconds += fuzz_seconds
+        if request.revisions:   # the user's file, not a temporary worktree that is gone afterwards
+            result.file = str(request.benchmark)
         if request.after_timing is not None and not result.interrupted:
             request.after_timing(sides, cases, result)
         return result
@@ -73,6 +75,10 @@ def _sides(request: Request) -> Iterator[list[Side]]:
     if request.revisions:
         if len(request.revisions) < 2:
             raise CompareError("--rev needs two or more revisions, e.g. --rev main --rev HEAD")
+        repeated = [revision for revision in request.revisions if request.revisions.count(revision) > 1]
+        if repeated:
+            raise CompareError(f"--rev {repeated[0]} is given twice: each side must be another revision (for an "
+                               "A/A comparison of one commit, name it twice differently, e.g. HEAD and its hash)")
         try:
             with checkouts(path, request.revisions) as files:
                 contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]

@@ -59,6 +59,7 @@ class Worker:
             [python, "-m", "perflab.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self._stderr, env=_with_hash_seed(worker_environment(python), hash_seed),
             start_new_session=True)  # own process group: a kill takes its children
+        _live.add(self)   # from its first moment: whatever stops perflab, it does not outlive perflab
         self._send(job)
 
     def wait_for(self, kind: str) -> dict[str, Any] | None:
@@ -71,6 +72,12 @@ class Worker:
             self.outcome.events.append(event)
             if event["event"] == "error":
                 self.outcome.error, self.outcome.location = event["message"], event.get("location")
+            elif event.get("background"):
+                # Killed at once: on the shared, pinned CPU it would slow the other contenders.
+                self._kill()
+                self.outcome.error = (f"not timed: work left running after its calls returned ({event['background']}) "
+                                      "would take CPU time from the other contenders' workers; join threads "
+                                      "and wait for child processes before returning")
             elif event["event"] == kind:
                 self._done = kind == "done"
                 return event
@@ -92,6 +99,7 @@ class Worker:
         self._kill()
         self._process.wait()
         self._stderr.close()
+        _live.discard(self)
         return self.outcome
 
     def _send(self, message: dict[str, Any]) -> bool:
@@ -135,13 +143,27 @@ class Worker:
             return f"worker killed by signal {signal.Signals(-code).name}"
         self._stderr.seek(0)
         tail = " | ".join(self._stderr.read().strip().splitlines()[-_STDERR_TAIL_LINES:])
-        return f"worker exited with code {code}" + (f": {tail}" if tail else "")
+        if not tail:   # no traceback: the process was ended on purpose
+            return (f"worker exited with code {code} before finishing its job, without an error: does the "
+                    "benchmark call os._exit() (or end the process another way)?")
+        return f"worker exited with code {code}: {tail}"
 
     def _kill(self) -> None:
         try:
             os.killpg(self._process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+# Workers not closed yet; any left when perflab exits (an exception, a signal between two steps)
+# are killed then.
+_live: set[Worker] = set()
+
+
+@atexit.register
+def _kill_live_workers() -> None:
+    for worker in list(_live):
+        worker._kill()
 
 
 @functools.lru_cache(maxsize=None)

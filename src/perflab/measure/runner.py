@@ -8,8 +8,9 @@ a CPU changes by tens of percent over a fraction of a second; see benchmarks/REA
 
 Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
 once the 95% interval of every ratio to the reference (or, alone, of its median) is within
-``precision``; the whole run stops when all cases have, or when ``max_time`` is spent (after one
-round of every case).
+``precision``; the whole run stops when all cases have, or when ``max_time`` (counted from the
+first timing round) is spent: then at once, within one value (one call, for calls longer than a
+value), keeping what was measured.
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
         result.equivalence_seconds += time.monotonic() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
-        _time_rounds(result, {side.name: side for side in sides}, cases, settings, listener, status, started)
+        _time_rounds(result, {side.name: side for side in sides}, cases, settings, listener, status,
+                     time.monotonic() + settings.max_time)
     except KeyboardInterrupt:
         result.interrupted = True
     result.elapsed = time.monotonic() - started
@@ -138,24 +140,23 @@ def _mark_unmeasurable(result: RunResult) -> None:
 
 
 def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], settings: Settings,
-                 listener: Listener, status: Status, started: float) -> None:
+                 listener: Listener, status: Status, deadline: float) -> None:
     active = [case for case in cases if _measurable(result, case)]
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
     round_number = 0
     while active:
         for case in active:
-            # The calibration round and the first measured round of every case run whatever the
-            # budget: an unmeasured case is worth nothing; the budget decides how precise they get.
-            if round_number > CALIBRATION_ROUNDS and time.monotonic() - started >= settings.max_time:
+            if time.monotonic() >= deadline:
+                _say_if_calls_exceed_budget(result, settings)
                 return
             cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
             status.current, status.round = case, round_number + 1
-            status.elapsed = time.monotonic() - started
+            status.elapsed = time.monotonic() - (deadline - settings.max_time)
             listener.update(status)
             # Order flips every round and the CPU every two rounds, so that each CPU sees both
             # orders (alternating both every round would tie "A first" to one CPU).
             cpu = cpus[(round_number // 2) % len(cpus)]
-            _time_one_round(result, sides, cells, round_number, cpu, settings)
+            _time_one_round(result, sides, cells, round_number, cpu, settings, deadline)
         round_number += 1
         for case in list(active):
             precisions = _case_precisions(result, case)
@@ -172,38 +173,47 @@ def _measurable(result: RunResult, case: str) -> bool:
 
 
 def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell], round_number: int,
-                    cpu: int | None, settings: Settings) -> None:
+                    cpu: int | None, settings: Settings, deadline: float) -> None:
     """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
 
     The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
-    makes every contender see the same states, so the per-round ratio cancels them.
+    makes every contender see the same states, so the per-round ratio cancels them. Past the
+    ``deadline`` no worker is started and no value asked for.
     """
     if round_number % 2:
         cells = cells[::-1]
     workers = []
+    calibration_seconds = result.metadata.setdefault("calibration_seconds", {}).setdefault(cells[0].case, {})
     try:
         for cell in cells:  # started one by one, so calibrations do not overlap
+            if time.monotonic() >= deadline:
+                break
             side = sides[cell.contender]
             reference = sides[result.reference]
             worker = Worker(side.job("time", case=cell.case, loops=cell.loops, cpu=cpu,
                                      value_time=settings.value_time, report_packages=cell.loops is None,
                                      reference=reference.contender if side.shares_process_with(reference) else None),
                             settings.timeout, side.python)
-            ready = worker.wait_for("ready")
-            run = ProcessRun(round_number, 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
-            if ready:
-                cell.loops = ready["loops"]
-                run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
-                result.metadata.setdefault("packages", {}).update(ready["packages"])
-            run.loops = cell.loops or 0
+            run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
+            # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
             workers.append((cell, worker, run))
+            ready = worker.wait_for("ready")
+            if ready:
+                cell.loops = run.loops = ready["loops"]
+                run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
+                calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
+                result.metadata.setdefault("packages", {}).update(ready["packages"])
+                if "sides" in result.metadata:   # sides under other interpreters may have other versions
+                    result.metadata["sides"][cell.contender].setdefault("packages", {}).update(ready["packages"])
         for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
             for index in range(count):
                 for cell, worker, run in workers[::-1] if index % 2 else workers:
+                    if time.monotonic() >= deadline:
+                        return
                     value = worker.request(kind)
                     if value is not None:
                         (run.warmups if kind == "warmup" else run.values).append(value)
-    finally:  # Ctrl-C included: close every worker and keep what it measured
+    finally:  # Ctrl-C and the deadline included: close every worker and keep what it measured
         for cell, worker, run in workers:
             outcome = worker.close()
             run.error = outcome.error
@@ -217,6 +227,22 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
                 cell.loops = _loops_for(run, settings.value_time)
             if outcome.error:
                 cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+
+
+def _say_if_calls_exceed_budget(result: RunResult, settings: Settings) -> None:
+    """When the budget ran out before a case was measured because one call takes longer than the
+    whole budget, say so (the fix is a larger --max-time, not more patience)."""
+    calibrations = result.metadata.get("calibration_seconds", {})
+    slow = []
+    for cell in result.cells:
+        values = [value for run in cell.runs for value in run.warmups + run.values]
+        seconds = min(values, default=calibrations.get(cell.case, {}).get(cell.contender, 0.0))
+        if not cell.measured_runs() and cell.loops == 1 and seconds >= settings.max_time / 2:
+            slow.append(f"{cell.case}/{cell.contender} ({seconds:.3g} s per call)")
+    if slow:
+        result.metadata["over_budget"] = (f"one call takes too long for the time budget (--max-time "
+                                          f"{settings.max_time:g} s) to measure: {', '.join(slow)}; "
+                                          "raise --max-time to measure it")
 
 
 def _loops_for(run: ProcessRun, value_time: float) -> int:

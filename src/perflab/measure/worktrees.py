@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -40,7 +41,9 @@ def checkouts(benchmark: Path, revisions: list[str]) -> Iterator[dict[str, Path]
             if commit is None:
                 raise RevisionError(f"revision {revision!r} does not exist in {root}")
             commits[revision] = commit
-    parent = Path(tempfile.mkdtemp(prefix="perflab-revisions-"))
+    remove_stale(root)
+    parent = Path(tempfile.mkdtemp(prefix=_PREFIX))
+    (parent / _OWNER).write_text(str(os.getpid()))
     created = []
     try:
         files = {}
@@ -62,6 +65,30 @@ def checkouts(benchmark: Path, revisions: list[str]) -> Iterator[dict[str, Path]
         for directory in created:
             git.remove_worktree(root, directory)
         shutil.rmtree(parent, ignore_errors=True)
+
+
+_PREFIX = "perflab-revisions-"
+_OWNER = "owner.pid"   # in the parent directory of a run's worktrees: the perflab process using them
+
+
+def remove_stale(root: Path) -> None:
+    """Remove the worktrees a perflab process left behind when it was killed (kill -9 cannot be
+    cleaned up after): those under a perflab parent directory whose owner is no longer running."""
+    for directory in git.worktrees(root):
+        parent = directory.parent
+        if parent.name.startswith(_PREFIX) and not _running(parent / _OWNER):
+            git.remove_worktree(root, directory)
+            shutil.rmtree(parent, ignore_errors=True)
+
+
+def _running(owner_file: Path) -> bool:
+    try:
+        os.kill(int(owner_file.read_text()), 0)
+    except PermissionError:   # running, as another user
+        return True
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def import_roots(benchmark_file: Path) -> list[str]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 
 from perflab.analysis.gate import REGRESSION, CheckResult
+from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
-from perflab.units import format_time
+from perflab.units import format_factor, format_percent, format_time
 
 
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
@@ -15,9 +17,9 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
     thresholds = f"{check.threshold:.0%}" + (f" in time or {check.instructions_threshold:.2%} in instructions"
                                              if check.instructions else "")
     if regressions:
-        headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in `{_cell(benchmark)}`"
+        headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in {_cell(benchmark)}"
     else:
-        headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in `{_cell(benchmark)}`"
+        headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in {_cell(benchmark)}"
     lines = [headline, "", f"Baseline: {_cell(baseline)}  ", f"Current: {_cell(current)}", "",
              "| case | contender | baseline | current | change [95% CI] | verdict |",
              "|---|---|---:|---:|---:|---|"]
@@ -49,7 +51,10 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
     lines.append(f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
                  f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
                  + (f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' "
-                    "spread" if check.instructions else "") + ".</sub>")
+                    "spread" if check.instructions else "") + ". Baseline and current are medians over all "
+                 "values; the change is estimated from " + ("the per-round ratios" if check.paired else
+                                                             "the per-process medians")
+                 + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>")
     return "\n".join(lines) + "\n"
 
 
@@ -61,14 +66,21 @@ def _signed(ratio: float, decimals: int = 1) -> str:
     return f"{ratio - 1:+.{decimals}%}"
 
 
+# Markdown that a name could use to become a link, an image (``![x](https://...)`` loads a URL in
+# every reader's browser), emphasis, code or a table column.
+_MARKDOWN = re.compile(r"([\\`*_\[\](){}!|~#])")
+
+
 def _cell(text: str) -> str:
-    """Text from user code or git, safe inside a Markdown table."""
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+    """Text from user code or git, shown as written in a Markdown table or line: Markdown syntax
+    escaped, HTML as entities, control characters (ESC, BEL) visible."""
+    text = printable(text).replace("\n", " ").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def render_result(result: RunResult) -> str:
     """A compact summary of a run or comparison: verdicts with CIs, equivalence, precision."""
-    lines = [f"### perflab: `{_cell(result.benchmark)}`, sides vs `{_cell(result.reference)}`", "",
+    lines = [f"### perflab: {_cell(result.benchmark)}, sides vs {_cell(result.reference)}", "",
              "| case | side | time/call | speedup [95% CI] | verdict |", "|---|---|---:|---:|---|"]
     comparisons = {(c.case, c.contender): c for c in result.comparisons}
     for cell in result.cells:
@@ -78,8 +90,9 @@ def render_result(result: RunResult) -> str:
             speedup, verdict = "", "reference" if cell.contender == result.reference else ""
         else:
             ratio = comparison.comparison.ratio
-            speedup = f"x{1 / ratio.value:.3g} [{1 / ratio.high:.3g}, {1 / ratio.low:.3g}]" \
-                if math.isfinite(ratio.low) and math.isfinite(ratio.high) else f"x{1 / ratio.value:.3g}"
+            speedup = f"x{format_factor(1 / ratio.value)} [{format_factor(1 / ratio.high)}, " \
+                f"{format_factor(1 / ratio.low)}]" if math.isfinite(ratio.low) and math.isfinite(ratio.high) \
+                else f"x{format_factor(1 / ratio.value)}"
             verdict = comparison.verdict
             if not comparison.valid:
                 reason = result.invalid_reason(cell.case, cell.contender) or "not equivalent"
@@ -94,14 +107,15 @@ def render_result(result: RunResult) -> str:
                          f"{_cell(entry.difference or '')}")
     for name, mean in result.geometric_means.items():
         if mean is not None:
-            lines.append(f"- geometric mean, `{_cell(name)}`: x{1 / mean.value:.3g} "
-                         f"[{1 / mean.high:.3g}, {1 / mean.low:.3g}]")
+            lines.append(f"- geometric mean, {_cell(name)}: x{format_factor(1 / mean.value)} "
+                         f"[{format_factor(1 / mean.high)}, {format_factor(1 / mean.low)}]")
     missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
     target = result.settings["precision"]
-    lines.append(f"- precision target ±{target:.1%}: " +
+    lines.append(f"- precision target ±{format_percent(target)}: " +
                  (f"not reached for {_cell(', '.join(missed))}" if missed else "reached"))
     python = result.metadata.get("python", {})
-    lines.append(f"<sub>{result.elapsed:.0f} s (equivalence checks {result.equivalence_seconds:.0f} s) on {_cell(result.metadata['machine']['cpu_model'])}, "
+    lines.append(f"<sub>{result.elapsed:.0f} s (equivalence checks {result.equivalence_seconds:.0f} s) on "
+                 f"{_cell(result.metadata['machine']['cpu_model'])}, "
                  f"Python {python.get('version', '?')}; verdicts at FDR {result.settings['alpha']:.0%} "
                  f"and minimum effect {result.settings['min_effect']:.0%}.</sub>")
     return "\n".join(lines) + "\n"

@@ -21,11 +21,16 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
         data = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ResultsFileError(f"{path}: not a readable JSON results file ({error})") from None
-    if isinstance(data, dict) and data.get("schema", "").startswith("perflab.results/"):
+    except RecursionError:
+        raise ResultsFileError(f"{path}: not a results file (JSON nested too deeply to read)") from None
+    if isinstance(data, dict) and str(data.get("schema", "")).startswith("perflab.results/"):
         try:
             return RunResult.from_json(data)
-        except (ValueError, KeyError, TypeError) as error:
-            raise ResultsFileError(f"{path}: {error}") from None
+        except KeyError as error:
+            raise ResultsFileError(f"{path}: not a valid perflab results file (field {error} is missing)") from None
+        except (ValueError, TypeError, AttributeError, RecursionError) as error:
+            raise ResultsFileError(f"{path}: not a valid perflab results file (a field has the wrong type or "
+                                   f"value: {error})") from None
     try:
         return pyperf.load(path, benchmark or path.stem, contender or path.stem)
     except pyperf.NotPyperf as error:
@@ -33,13 +38,23 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
                                f"file ({error})") from None
 
 
+def exported_paths(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:
+    """What ``export`` would write: the run's file, or its folder of pyperf files."""
+    name = _export_name(result, run_id)
+    return [Path(directory) / (name if pyperf_format else f"{name}.json")]
+
+
 def export(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:
     """Write one stored run: ``<benchmark>-<id>.json`` (perflab), or a folder of pyperf files."""
     directory = Path(directory)
-    name = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', result.benchmark)}-{run_id}"
+    name = _export_name(result, run_id)
     if pyperf_format:
         return pyperf.export(result, directory / name)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.json"
     result.save(path)
     return [path]
+
+
+def _export_name(result: RunResult, run_id: int) -> str:
+    return f"{re.sub(r'[^A-Za-z0-9_.-]', '_', result.benchmark)}-{run_id}"

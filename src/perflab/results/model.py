@@ -162,6 +162,10 @@ class RunResult:
     def failures(self) -> list[str]:
         """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
+        if not self.interrupted:
+            lines += [f"{c.case}/{c.contender}: not timed: the time budget (--max-time "
+                      f"{self.settings.get('max_time', 0):g} s) ran out first"
+                      for c in self.cells if not c.error and not c.skipped and not c.measured_runs()]
         lines += [f"{e.case}/{e.contender}: {e.status.upper()}: {e.difference}"
                   for e in self.equivalence if e.status in INVALID]
         lines += [f"{path} changed during the run: its rounds mix two versions; run again"
@@ -210,7 +214,8 @@ class RunResult:
                 git = {**git, "branch": None}
             contender = side["contender"]
             metadata = {key: value for key, value in self.metadata.items() if key != "sides"}
-            metadata.update(python=measured_on.get("python"), git=git, compared_as=name)
+            metadata.update(python=measured_on.get("python"), git=git, compared_as=name,
+                            packages=measured_on.get("packages") or self.metadata.get("packages"))
             runs.append(replace(
                 self, file=benchmark_file, reference=contender, metadata=metadata,
                 cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],

@@ -162,6 +162,15 @@ def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, floa
     return rows
 
 
+def _started_at(metadata: dict) -> float | None:
+    """When a run started (its metadata's ISO time), in seconds since the epoch; None if unknown."""
+    from datetime import datetime
+    try:
+        return datetime.fromisoformat(str(metadata.get("started_at"))).timestamp()
+    except ValueError:
+        return None
+
+
 def _execute_script(db: sqlite3.Connection, script: str) -> None:
     """Statements one by one (``executescript`` would commit the migration's open transaction)."""
     for statement in script.split(";"):
@@ -331,10 +340,11 @@ class Store:
                 self._migrate()
 
     def _identity(self) -> tuple[int, int, int]:
-        application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        return application_id, version, tables
+        """Application id, schema version and number of tables, read in one statement (one read
+        transaction): read apart, another process creating the database in between would make
+        a new perflab database look like another program's file."""
+        return self._db.execute("SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) "
+                                "FROM pragma_application_id() AS a, pragma_user_version() AS v").fetchone()
 
     def _migrate(self) -> None:
         # BEGIN IMMEDIATE takes the write lock first, so two processes creating the same
@@ -358,6 +368,14 @@ class Store:
         """SQLite's own errors on a damaged or foreign file, as one line naming the file."""
         try:
             yield
+        except sqlite3.OperationalError as error:
+            if "readonly" in str(error) or "read-only" in str(error):
+                raise StoreError(f"{self.path}: cannot write to the database ({error}): give yourself write "
+                                 "permission on it and its directory, or pass --db with another path") from None
+            if "locked" in str(error) or "busy" in str(error):
+                raise StoreError(f"{self.path}: the database stayed locked by another process for "
+                                 f"{BUSY_TIMEOUT_MS / 1000:g} s; try again") from None
+            raise StoreError(f"{self.path}: cannot use the database ({error}); it was left untouched") from None
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: not a usable perflab database ({error}); it was left "
                              "untouched: restore it from a backup or pass --db with another path") from None
@@ -370,7 +388,9 @@ class Store:
         python = meta.get("python") or {}
         commit = revision.get("commit")
         row = {
-            "benchmark": result.benchmark, "file": result.file, "created": time.time(), "source": source,
+            "benchmark": result.benchmark, "file": result.file, "source": source,
+            # An imported run is dated when it ran, not when it was imported.
+            "created": (_started_at(meta) if source == "import" else None) or time.time(),
             "git_commit": commit, "git_branch": revision.get("branch"),
             "git_dirty": int(bool(revision.get("dirty"))) if commit else None,
             "commit_time": revision.get("commit_time")
@@ -405,6 +425,13 @@ class Store:
                 raise
         assert run_id is not None   # set by the INSERT above
         return run_id
+
+    def find(self, result: RunResult) -> int | None:
+        """The id of a stored run identical to ``result`` (the same file imported again), if any."""
+        with self._errors():
+            row = self._db.execute("SELECT id FROM runs WHERE result = ? LIMIT 1",
+                                   [json.dumps(result.to_json())]).fetchone()
+        return row[0] if row else None
 
     def runs(self, benchmark: str | None = None) -> list[StoredRun]:
         """Stored runs, oldest commit first (runs outside git by the time they were saved)."""

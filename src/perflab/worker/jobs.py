@@ -28,7 +28,9 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
       copy of the input when the benchmark declares mutates_input). {"do": "exit"} ends it, after
       one "integrity" event (input_changed, output_wrong; the output is compared with
       "reference"'s when given). The parent alternates commands between the workers of
-      several contenders, so their values are interleaved in time on the same CPU.
+      several contenders, so their values are interleaved in time on the same CPU. "ready" and
+      each value carry "background" when the contender leaves work running beside the timed
+      thread (threads using CPU, child processes): it would slow the other contenders' workers.
   {"mode": "profile", "file", "case", "contender", "value_time", "duration", "inprocess"}
       set up and calibrate, report "ready" (with the pid a sampler attaches to and the
       interpreter's paths), then answer each {"do": "profile"} by calling ``measured_region``
@@ -56,6 +58,7 @@ import json
 import os
 import pickle
 import sys
+import threading
 import time
 import traceback
 from typing import Any, Callable, Generator, TextIO
@@ -125,12 +128,56 @@ def calibration_steps(value_time: float, max_loops: int = _MAX_LOOPS) -> Generat
         if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= max_loops:
             break
         loops = min(max_loops, loops * (2 if elapsed > 0 else 10))
+    if loops == 1 and elapsed >= value_time:
+        return 1   # one call is a value already: more batches would only spend the time budget
     # The fastest of a few batches: one batch that lost the CPU half-way would cut the loop count
     # (seen: 6 loops instead of ~100 under load), and values of very different lengths on two
     # sides are not hit alike by other processes' time slices.
     for _ in range(_CALIBRATION_BATCHES):
         elapsed = min(elapsed, (yield loops))
     return max(1, min(max_loops, round(loops * value_time / max(elapsed, 1e-9))))
+
+
+# CPU time used outside the timed thread beyond this share of the elapsed time (plus a little for
+# the interpreter's own housekeeping) means a contender left work running.
+_BACKGROUND_CPU_SHARE = 0.05
+_BACKGROUND_CPU_SLACK = 0.002
+
+
+class BackgroundWatch:
+    """What a contender leaves running beside the timed thread while it is measured: threads that
+    use CPU, child processes. On the pinned CPU they would take time from every other worker."""
+
+    def __init__(self) -> None:
+        self._wall, self._process, self._thread = time.perf_counter(), time.process_time(), time.thread_time()
+
+    def wall(self) -> float:
+        return time.perf_counter() - self._wall
+
+    def report(self) -> str | None:
+        """One line saying what runs in the background, None if nothing does."""
+        outside = (time.process_time() - self._process) - (time.thread_time() - self._thread)
+        found = []
+        if outside > _BACKGROUND_CPU_SHARE * self.wall() + _BACKGROUND_CPU_SLACK:
+            threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+            found.append(f"it used {outside / self.wall():.0%} of a CPU outside the timed thread"
+                         + (f" (threads left running: {', '.join(threads[:3])})" if threads else ""))
+        children = _child_processes()
+        if children:
+            found.append(f"it left {len(children)} child process(es) running (pid {', '.join(children[:3])})")
+        return "; ".join(found) or None
+
+
+def _child_processes() -> list[str]:
+    """This process's live children (Linux /proc; elsewhere none are seen)."""
+    found = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as listing:
+                found += listing.read().split()
+    except OSError:
+        return []
+    return found
 
 
 class EventStream:
@@ -294,6 +341,7 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     input_digest = integrity.digest(argument)
     try:
         operation = contender.build()
+        watch = BackgroundWatch()
         first_call = timing_checks.first_call(operation, fresh_input(case, argument, job["file"]))
         if fresh:
             limit = timing_checks.fresh_loops_limit(argument)
@@ -309,13 +357,16 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
         floor = timing_checks.floor(
             lambda function, calls: measured_region_fresh(function, [argument] * calls) if fresh
             else measured_region(function, argument, calls), loops)
-        events.send("ready", loops=loops, first_call=first_call, floor=floor,
+        events.send("ready", loops=loops, first_call=first_call, floor=floor, calibration_seconds=watch.wall(),
+                    background=watch.report(),
                     packages=_imported_packages(modules_before) if job.get("report_packages") else {})
         for line in commands:
             kind = json.loads(line)["do"]
             if kind == "exit":
                 break
-            events.send(kind, value=value(loops) / loops)
+            watch = BackgroundWatch()
+            measured = value(loops) / loops
+            events.send(kind, value=measured, background=watch.report())
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send("integrity", **timing_checks.after_values(
@@ -477,13 +528,18 @@ def _imported_packages(modules_before: set[str]) -> dict[str, str]:
 
 
 def main() -> int:
-    # Keep the protocol on a private copy of stdout; user prints go to stderr.
+    # Keep the protocol on private copies of stdin and stdout; user prints go to stderr, and user
+    # code that reads or closes standard input finds /dev/null there, not the parent's commands.
     protocol = os.fdopen(os.dup(1), "w")
+    commands = os.fdopen(os.dup(0), "r")
     os.dup2(2, 1)
+    with open(os.devnull) as nothing:
+        os.dup2(nothing.fileno(), 0)
     sys.stdout = sys.stderr
     events = EventStream(protocol)
+    job: dict = {}
     try:
-        job = json.loads(sys.stdin.readline())
+        job = json.loads(commands.readline())
         sys.path[:0] = job.get("sys_path", [])  # a revision's worktree comes before installed code
         if job["mode"] == "check":
             run_check(job, events)
@@ -492,7 +548,7 @@ def main() -> int:
         elif job["mode"] == "describe":
             run_describe(job, events)
         elif job["mode"] == "profile":
-            run_profile(job, events, sys.stdin)
+            run_profile(job, events, commands)
         elif job["mode"] == "fuzz":
             run_fuzz(job, events)
         elif job["mode"] == "seed":
@@ -500,7 +556,7 @@ def main() -> int:
         elif job["mode"] == "count":
             run_count(job, events)
         else:
-            run_timing(job, events, sys.stdin)
+            run_timing(job, events, commands)
     except BenchmarkFileError as error:
         events.send("error", kind="file", message=str(error))
         return 1
@@ -510,6 +566,12 @@ def main() -> int:
     except UserCodeError as error:
         events.send("error", kind=error.role, message=str(error), location=error.location,
                     exception=type(error.error).__name__, detail=str(error.error))
+        return 1
+    except SystemExit as error:   # only user code calls it in here
+        where = _location_in(error, job.get("file", ""))
+        events.send("error", kind="exit", location=where,
+                    message=f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
+                    "not end the process")
         return 1
     events.send("done")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 from rich.console import Console
 from rich.live import Live
@@ -10,14 +11,21 @@ from rich.markup import escape
 from rich.text import Text
 
 from perflab.measure.runner import Status
+from perflab.render.printable import printable
+from perflab.units import format_percent
+
+# Away from a terminal (CI logs), a plain status line at most this often, and on every new phase.
+PLAIN_LINE_EVERY = 10.0
 
 
 class LiveProgress:
-    """A one-line status on stderr, redrawn in place (printed as plain lines when not a terminal)."""
+    """A one-line status on stderr, redrawn in place; away from a terminal, plain lines now and
+    then, so that a CI log shows that something is happening."""
 
     def __init__(self, console: Console, max_time: float, target: float):
         self.console, self.max_time, self.target = console, max_time, target
         self._live = Live(console=console, transient=True, refresh_per_second=4)
+        self._last_plain: tuple[float, str] | None = None
 
     def __enter__(self) -> LiveProgress:
         if self.console.is_terminal:
@@ -29,15 +37,20 @@ class LiveProgress:
             self._live.__exit__(*exc)
 
     def update(self, status: Status) -> None:
-        line = Text.from_markup(self._describe(status))
+        line = Text.from_markup(printable(self._describe(status)))
         if self.console.is_terminal:
             self._live.update(line)
+            return
+        now = time.monotonic()
+        if self._last_plain is None or self._last_plain[1] != status.phase or now - self._last_plain[0] >= PLAIN_LINE_EVERY:
+            self._last_plain = (now, status.phase)
+            self.console.print(line, soft_wrap=True)
 
     def _describe(self, status: Status) -> str:
         text = f"[bold]{escape(status.phase)}[/] {escape(status.current)}"
         if status.phase == "timing":
             finite = [p for p in status.precision.values() if math.isfinite(p)]
-            worst = f"±{max(finite):.1%}" if finite else "—"
+            worst = f"±{format_percent(max(finite))}" if finite else "—"
             text += (f"  round {status.round}  {status.elapsed:.0f}/{self.max_time:g} s"
-                     f"  worst precision {worst} (target ±{self.target:.1%})")
+                     f"  worst precision {worst} (target ±{format_percent(self.target)})")
         return text

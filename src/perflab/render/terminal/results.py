@@ -11,9 +11,11 @@ from rich.table import Table
 from perflab.measure.timing_verdicts import floor_of, floor_warning
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER
-from perflab.units import format_rate, format_speedup, format_time
+from perflab.units import format_percent, format_rate, format_speedup, format_time
 
 _VERDICT_STYLE = {FASTER: "green", SLOWER: "red"}
+# Below this many rounds, an interval wider than the value itself says only that there is too little data.
+_ENOUGH_ROUNDS = 5
 
 
 def render(result: RunResult, console: Console) -> None:
@@ -40,7 +42,10 @@ def _time(cell: Cell) -> str:
     if cell.estimates is None:
         return "[red]failed[/]" if cell.error else "[dim]not measured[/]"
     median = cell.estimates.median
-    text = f"{format_time(median.value)} ± {_percent(median.relative_half_width)}"
+    if median.relative_half_width > 1 and len(cell.measured_runs()) < _ENOUGH_ROUNDS:
+        text = f"{format_time(median.value)} [yellow](not enough rounds for an interval)[/]"
+    else:
+        text = f"{format_time(median.value)} ± {format_percent(median.relative_half_width)}"
     floor = floor_of(cell)
     if floor is not None:
         text += f" [dim](floor {format_time(floor)})[/]"
@@ -52,7 +57,7 @@ def _throughput(cell: Cell, work: list | None) -> str:
         return ""
     unit, amount = work
     median = cell.estimates.median
-    return f"{format_rate(amount / median.value, unit)} ± {_percent(median.relative_half_width)}"
+    return f"{format_rate(amount / median.value, unit)} ± {format_percent(median.relative_half_width)}"
 
 
 def _comparison(result: RunResult, comparison: CaseComparison | None) -> tuple[str, str]:
@@ -87,10 +92,6 @@ def _equivalence(result: RunResult, cell: Cell) -> str:
     if verdict.status in (EQUIVALENT, *INVALID):  # invalid here, by fuzzing or by the reference's timing
         return f"[bold red]{label}[/]"
     return f"[dim]{label}[/]"
-
-
-def _percent(fraction: float) -> str:
-    return f"{fraction:.1%}" if math.isfinite(fraction) else "?"
 
 
 def _notes(result: RunResult) -> list[str]:
@@ -160,9 +161,13 @@ def _precision_line(result: RunResult) -> str:
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
     summary = (f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
                f"{result.equivalence_seconds:.1f} s")
+    if not measured:
+        why = "interrupted" if result.interrupted else escape(result.metadata.get("over_budget") or
+                                                              "no contender could be timed")
+        return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
-        return f"[green]precision target ±{target:.1%} reached[/] ({summary})"
+        return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
-    return (f"[yellow]precision target ±{target:.1%} NOT reached[/] for {names} ({summary}, budget "
+    return (f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
             f"{result.settings['max_time']:g} s; raise --max-time or relax --precision) [yellow]![/] marks them")
 

@@ -1,0 +1,125 @@
+"""Hostile benchmark files and process checks shared by tests/test_hostile.py and
+benchmarks/hostile_inputs.py (the figure of issue 11): each probe gets its own small file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+# Two contenders of one trivial operation: quick to measure.
+SORTS = """
+import perflab
+
+bench = perflab.Benchmark("sorts")
+
+@bench.case
+def SMALL():
+    return list(range(200, 0, -1))
+
+@bench.contender
+def by_sorted(xs):
+    return sorted(xs)
+
+@bench.contender
+def by_list_sort(xs):
+    ys = list(xs)
+    ys.sort()
+    return ys
+"""
+
+# Every contender of SORTS raises.
+FAILING = SORTS.replace("    return sorted(xs)", "    raise ValueError('no')").replace(
+    "    ys.sort()\n    return ys", "    raise ValueError('no')"
+)
+
+# One call lasts SECONDS, busy as a slow computation is.
+SLOW_CALL = """
+import time
+import perflab
+
+bench = perflab.Benchmark("slow")
+
+@bench.case
+def ONE():
+    return 1
+
+@bench.contender
+def slow(x):
+    deadline = time.monotonic() + SECONDS
+    while time.monotonic() < deadline:
+        pass
+    return x
+"""
+
+# Hostile contenders, each to be appended to SORTS.
+CONTENDERS = {
+    "a thread left spinning": """
+import threading
+_started = []
+@bench.contender
+def spins_a_thread(xs):
+    if not _started:
+        _started.append(threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True))
+        _started[0].start()
+    return sorted(xs)
+""",
+    "a child process left running": """
+import subprocess, sys
+_children = []
+@bench.contender
+def leaves_a_child(xs):
+    if not _children:
+        _children.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"]))
+    return sorted(xs)
+""",
+    "sys.exit() in a contender": "import sys\n@bench.contender\ndef calls_sys_exit(xs):\n    sys.exit(0)\n",
+    "os._exit() in a contender": "import os\n@bench.contender\ndef calls_os_exit(xs):\n    os._exit(0)\n",
+    "a contender closing fd 0": "import os\n@bench.contender\ndef closes_stdin(xs):\n"
+    "    try:\n        os.close(0)\n    except OSError:\n        pass\n    return sorted(xs)\n",
+    "ESC[2J and BEL in a name": '@bench.contender(name="\\x1b[2Jcleared\\x07")\n'
+    "def hostile(xs):\n    return sorted(xs)\n",
+    "![x](https://...) in a name": '@bench.contender(name="![x](https://example.invalid/t.png)")\n'
+    "def image(xs):\n    return sorted(xs)\n",
+    "b = a (one Benchmark, two names)": "alias = bench\n",
+}
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Live processes (not this one) whose environment carries ``marker``: perflab started with it,
+    the workers it started, and what they started."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in environ and state != "Z" and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
+def start_until(args: list, cwd: Path, phase: str, environment: dict[str, str]) -> tuple[subprocess.Popen, list[str]]:
+    """perflab started, returned once its plain progress lines (stderr is not a terminal) show
+    ``phase``; with the list its stderr lines keep arriving in."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perflab", *map(str, args)],
+        cwd=cwd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
+    )  # fmt: skip
+    seen, lines = threading.Event(), []
+
+    def watch() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if line.startswith(phase):
+                seen.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    if not seen.wait(300):
+        process.kill()
+        raise AssertionError(f"perflab never reached {phase!r}: {''.join(lines)[-2000:]}")
+    return process, lines
