@@ -31,18 +31,17 @@ PYPERF_SCRIPT = HERE / "_pyperf_json_dumps.py"
 
 # The figures' benchmark files start with pyperformance's bm_json_dumps NESTED object, taken from the
 # json_dumps built-in so that every figure measures the same data.
-BENCHMARK_FILE_HEADER = '''\
+BENCHMARK_FILE_HEADER = """\
 import json
 
 import perflab
 from perflab.builtins.json_dumps import NESTED_DATA
-'''
+"""
 
 
 def conditions() -> dict[str, Any]:
     """What the machine was like: recorded at the start and the end of every figure."""
-    return {"utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "load_average": os.getloadavg()}
+    return {"utc": datetime.now(timezone.utc).isoformat(timespec="seconds"), "load_average": os.getloadavg()}
 
 
 def machine() -> dict[str, Any]:
@@ -53,10 +52,15 @@ def machine() -> dict[str, Any]:
     pins them to one commit while the working tree changes under them.
     """
     import perflab
+
     package = Path(perflab.__file__).resolve().parent
     snapshot = package.parent.parent / "COMMIT"
-    return {**machine_info(), "python": platform.python_version(), "perflab_source": str(package),
-            "perflab_commit": snapshot.read_text().strip() if snapshot.exists() else git_info(package)}
+    return {
+        **machine_info(),
+        "python": platform.python_version(),
+        "perflab_source": str(package),
+        "perflab_commit": snapshot.read_text().strip() if snapshot.exists() else git_info(package),
+    }
 
 
 def binomial_interval(successes: int, trials: int) -> list[float]:
@@ -91,15 +95,19 @@ class PerflabRun:
         reference = self.cell(self.result["reference"])
         other = self.cell(contender)
         return {
-            "wall_s": round(self.wall, 3), "timing_s": round(self.result["elapsed"], 3),
-            "exit_code": self.exit_code, "rounds": self.rounds(),
-            "verdict": comparison["verdict"], "ratio": float(ratio["value"]),  # float("inf") reads "inf"
+            "wall_s": round(self.wall, 3),
+            "timing_s": round(self.result["elapsed"], 3),
+            "exit_code": self.exit_code,
+            "rounds": self.rounds(),
+            "verdict": comparison["verdict"],
+            "ratio": float(ratio["value"]),  # float("inf") reads "inf"
             "ratio_ci": [float(ratio["low"]), float(ratio["high"])],
             "ratio_precision": _relative_half_width(ratio),
             "p_adjusted": comparison["p_adjusted"],
             "target_reached": bool(reference["target_reached"] and other["target_reached"]),
-            "median_precision": {c["contender"]: _relative_half_width(c["estimates"]["median"])
-                                 for c in (reference, other)},
+            "median_precision": {
+                c["contender"]: _relative_half_width(c["estimates"]["median"]) for c in (reference, other)
+            },
             "loops": {c["contender"]: c["loops"] for c in (reference, other)},
         }
 
@@ -121,16 +129,26 @@ def run_perflab(benchmark: str, out: Path, *options: str) -> PerflabRun:
     completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
     if not out.exists():
-        raise RuntimeError(f"{' '.join(command)} wrote no results (exit {completed.returncode}): "
-                           f"{completed.stderr.strip()[-500:]}")
+        raise RuntimeError(
+            f"{' '.join(command)} wrote no results (exit {completed.returncode}): {completed.stderr.strip()[-500:]}"
+        )
     return PerflabRun(wall, completed.returncode, json.loads(out.read_text()))
 
 
 def run_pyperf(function: str, out: Path, name: str | None = None) -> tuple[float, str]:
     """pyperf at its default settings on one json.dumps-like function; (wall time, its output)."""
     out.unlink(missing_ok=True)
-    command = [sys.executable, str(PYPERF_SCRIPT), "--function", function, "--name", name or function,
-               "-o", str(out), "--quiet"]
+    command = [
+        sys.executable,
+        str(PYPERF_SCRIPT),
+        "--function",
+        function,
+        "--name",
+        name or function,
+        "-o",
+        str(out),
+        "--quiet",
+    ]
     started = time.monotonic()
     completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall = time.monotonic() - started
@@ -142,6 +160,7 @@ def run_pyperf(function: str, out: Path, name: str | None = None) -> tuple[float
 def pyperf_process_values(path: Path) -> list[list[float]]:
     """The values of each pyperf worker process (its runs), for perflab's estimators."""
     import pyperf
+
     benchmark = pyperf.Benchmark.load(str(path))
     return [list(run.values) for run in benchmark.get_runs() if run.values]
 
@@ -167,6 +186,7 @@ def _finite(value: Any) -> Any:
 def quantiles(values: list[float]) -> dict[str, float]:
     """min / 5% / median / 95% / max, for describing distributions in the printed figure."""
     import numpy as np
+
     if not values:
         return {}
     q = np.percentile(values, [0, 5, 50, 95, 100])
@@ -176,8 +196,9 @@ def quantiles(values: list[float]) -> dict[str, float]:
 def describe_decision(settings: dict[str, Any]) -> str:
     """How the runs decided, from the settings perflab recorded (``settings["perflab"]``)."""
     perflab = settings.get("perflab", {})
-    return (f"verdict at FDR-adjusted p <= {perflab.get('alpha', '?')}, "
-            f"min-effect {perflab.get('min_effect', 0) * 100:g}%")
+    return (
+        f"verdict at FDR-adjusted p <= {perflab.get('alpha', '?')}, min-effect {perflab.get('min_effect', 0) * 100:g}%"
+    )
 
 
 def format_load(state: dict[str, Any]) -> str:
@@ -200,8 +221,14 @@ def by_loops_ratio(trials: list[dict[str, Any]], hit) -> list[dict[str, Any]]:
     for low, high in LOOPS_RATIO_GROUPS:
         group = [t for t in trials if low <= loops_ratio(t) < high]
         hits = sum(1 for t in group if hit(t))
-        groups.append({"loops_ratio": [low, high], "trials": len(group), "hits": hits,
-                       "rate_ci95_clopper_pearson": binomial_interval(hits, len(group))})
+        groups.append(
+            {
+                "loops_ratio": [low, high],
+                "trials": len(group),
+                "hits": hits,
+                "rate_ci95_clopper_pearson": binomial_interval(hits, len(group)),
+            }
+        )
     return groups
 
 
@@ -210,7 +237,9 @@ def print_by_loops_ratio(groups: list[dict[str, Any]], what: str) -> None:
     for group in groups:
         low, high = group["loops_ratio"]
         ci = group["rate_ci95_clopper_pearson"]
-        print(f"    loops ratio {low:g}-{high:g}: {group['hits']}/{group['trials']} {what} (95% CI {ci[0]:.0%}-{ci[1]:.0%})")
+        print(
+            f"    loops ratio {low:g}-{high:g}: {group['hits']}/{group['trials']} {what} (95% CI {ci[0]:.0%}-{ci[1]:.0%})"
+        )
 
 
 def save_progress(name: str, figure: dict[str, Any], summarize) -> None:

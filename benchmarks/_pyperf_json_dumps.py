@@ -19,6 +19,7 @@ def function_named(name: str):
         return json.dumps
     if name == "orjson":
         import orjson
+
         return orjson.dumps
     raise SystemExit(f"--function: unknown {name!r} (json_stdlib, orjson)")
 

@@ -54,15 +54,16 @@ def make_history(directory: Path, commits: int, slow_at: int, busy: int) -> list
     for number in range(1, commits + 1):
         current = busy if number >= slow_at else 0
         if number == slow_at:
-            write_mylib(directory, f"version {number}", current)   # the regression (its docstring changes too)
+            write_mylib(directory, f"version {number}", current)  # the regression (its docstring changes too)
         elif number % 2:
-            write_mylib(directory, f"version {number}", current)   # a docstring-only change
+            write_mylib(directory, f"version {number}", current)  # a docstring-only change
         else:
             (directory / "NOTES.txt").write_text(f"notes of commit {number}\n")  # an unrelated file
         git("add", "-A")
         git("commit", "-qm", f"commit {number}")
-    listed = subprocess.run(["git", "-C", str(directory), "rev-list", "--reverse", "HEAD"],
-                            capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        ["git", "-C", str(directory), "rev-list", "--reverse", "HEAD"], capture_output=True, text=True, check=True
+    )
     return listed.stdout.split()
 
 
@@ -71,29 +72,61 @@ def run_trial(directory: Path, commits: int, slow_at: int, busy: int, max_time: 
     repo.mkdir()
     hashes = make_history(repo, commits, slow_at, busy)
     out = directory / "bisect.json"
-    command = [sys.executable, "-m", "perflab", "bisect", "--good", hashes[0], "--bad", "HEAD",
-               str(repo / "bench.py"), "--json", str(out), "--max-time", f"{max_time:g}"]
+    command = [
+        sys.executable,
+        "-m",
+        "perflab",
+        "bisect",
+        "--good",
+        hashes[0],
+        "--bad",
+        "HEAD",
+        str(repo / "bench.py"),
+        "--json",
+        str(out),
+        "--max-time",
+        f"{max_time:g}",
+    ]
     before = conditions()
     started = time.monotonic()
     completed = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - started
-    trial = {"slow_at": slow_at, "injected": hashes[slow_at], "exit_code": completed.returncode,
-             "wall_s": round(wall, 1), "load_average_start": before["load_average"],
-             "load_average_end": conditions()["load_average"]}
+    trial = {
+        "slow_at": slow_at,
+        "injected": hashes[slow_at],
+        "exit_code": completed.returncode,
+        "wall_s": round(wall, 1),
+        "load_average_start": before["load_average"],
+        "load_average_end": conditions()["load_average"],
+    }
     if completed.returncode != 0 or not out.exists():
         # e.g. the confirmation did not see the regression: bisect refused, nothing found
-        trial.update(found=False, reported=None, offset=None, certain=False, measurements=None,
-                     error=(completed.stderr.strip().splitlines() or ["no output"])[-1][:300])
+        trial.update(
+            found=False,
+            reported=None,
+            offset=None,
+            certain=False,
+            measurements=None,
+            error=(completed.stderr.strip().splitlines() or ["no output"])[-1][:300],
+        )
         return trial
     outcome = json.loads(out.read_text())
     index = {commit: number for number, commit in enumerate(hashes)}
     reported = index[outcome["first_bad"]]
-    steps = [{**step, "index": index[step["commit"]], "truly_bad": index[step["commit"]] >= slow_at}
-             for step in outcome["steps"]]
-    trial.update(found=reported == slow_at, reported=reported, offset=reported - slow_at,
-                 certain=outcome["certain"], measurements=outcome["measurements"],
-                 confirmed_ratio=outcome["confirmed_ratio"], steps=steps,
-                 wrong_steps=sum(1 for s in steps if s["bad"] != s["truly_bad"]))
+    steps = [
+        {**step, "index": index[step["commit"]], "truly_bad": index[step["commit"]] >= slow_at}
+        for step in outcome["steps"]
+    ]
+    trial.update(
+        found=reported == slow_at,
+        reported=reported,
+        offset=reported - slow_at,
+        certain=outcome["certain"],
+        measurements=outcome["measurements"],
+        confirmed_ratio=outcome["confirmed_ratio"],
+        steps=steps,
+        wrong_steps=sum(1 for s in steps if s["bad"] != s["truly_bad"]),
+    )
     return trial
 
 
@@ -106,14 +139,19 @@ def _summarize(figure: dict) -> None:
     certain = [t for t in trials if t["certain"]]
     misled = [t for t in trials if any(s["bad"] != s["truly_bad"] for s in t.get("steps", []) if not s.get("check"))]
     figure["summary"] = {
-        "trials": len(trials), "found": found, "hit_rate": found / len(trials) if trials else None,
+        "trials": len(trials),
+        "found": found,
+        "hit_rate": found / len(trials) if trials else None,
         "hit_rate_ci95_clopper_pearson": binomial_interval(found, len(trials)),
         "refused": sum(1 for t in trials if t["measurements"] is None),
-        "certain": len(certain), "found_when_certain": sum(1 for t in certain if t["found"]),
+        "certain": len(certain),
+        "found_when_certain": sum(1 for t in certain if t["found"]),
         "offsets_when_wrong": [t["offset"] for t in trials if not t["found"] and t["offset"] is not None],
-        "measurements": quantiles(measured), "target_measurements": target,
+        "measurements": quantiles(measured),
+        "target_measurements": target,
         "within_target_measurements": sum(1 for m in measured if m <= target),
-        "steps": len(steps), "wrong_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"]),
+        "steps": len(steps),
+        "wrong_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"]),
         "uncertain_steps": sum(1 for s in steps if not s["certain"]),
         "wrong_uncertain_steps": sum(1 for s in steps if s["bad"] != s["truly_bad"] and not s["certain"]),
         "remeasured_steps": sum(1 for s in steps if s.get("attempts", 1) > 1),
@@ -123,42 +161,59 @@ def _summarize(figure: dict) -> None:
         "right_despite_a_wrong_search_step": sum(1 for t in misled if t["found"]),
         "measured_slowdown": quantiles([t["confirmed_ratio"]["value"] for t in trials if t.get("confirmed_ratio")]),
         "wall_s": quantiles([t["wall_s"] for t in trials]),
-        "load_average_1min": quantiles([t["load_average_start"][0] for t in trials]
-                                       + [t["load_average_end"][0] for t in trials]),
+        "load_average_1min": quantiles(
+            [t["load_average_start"][0] for t in trials] + [t["load_average_end"][0] for t in trials]
+        ),
     }
 
 
 def _print(figure: dict) -> None:
     s, settings = figure["summary"], figure["settings"]
     print()
-    print(f"Bisect cost: {settings['commits']} commits after good, one adding a calibrated "
-          f"{settings['slowdown_percent']:g}% slowdown at a random position (seed {settings['seed']}), "
-          f"{s['trials']} trials")
+    print(
+        f"Bisect cost: {settings['commits']} commits after good, one adding a calibrated "
+        f"{settings['slowdown_percent']:g}% slowdown at a random position (seed {settings['seed']}), "
+        f"{s['trials']} trials"
+    )
     print(f"  each trial: {settings['command']}")
-    print(f"  injected: {figure['calibration']['busy_iterations']} busy-loop iterations, "
-          f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration; machine "
-          f"{figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs, shared with other work")
-    print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}; "
-          f"1-min load during trials {s['load_average_1min'].get('min', 0):.1f}-{s['load_average_1min'].get('max', 0):.1f}")
+    print(
+        f"  injected: {figure['calibration']['busy_iterations']} busy-loop iterations, "
+        f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration; machine "
+        f"{figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs, shared with other work"
+    )
+    print(
+        f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}; "
+        f"1-min load during trials {s['load_average_1min'].get('min', 0):.1f}-{s['load_average_1min'].get('max', 0):.1f}"
+    )
     if not s["trials"]:
         return
     low, high = s["hit_rate_ci95_clopper_pearson"]
-    print(f"  right commit found: {s['found']}/{s['trials']} = {s['hit_rate']:.0%} (95% CI {low:.0%}-{high:.0%}); "
-          f"bisect called its answer certain in {s['certain']} trials, right in {s['found_when_certain']} of them; "
-          f"refused (no regression confirmed): {s['refused']}; offsets when wrong: {s['offsets_when_wrong']}")
+    print(
+        f"  right commit found: {s['found']}/{s['trials']} = {s['hit_rate']:.0%} (95% CI {low:.0%}-{high:.0%}); "
+        f"bisect called its answer certain in {s['certain']} trials, right in {s['found_when_certain']} of them; "
+        f"refused (no regression confirmed): {s['refused']}; offsets when wrong: {s['offsets_when_wrong']}"
+    )
     m, w = s["measurements"], s["wall_s"]
     measured = [t for t in figure["trials"] if t["measurements"] is not None]
     if m:
-        print(f"  measurements: median {m['median']:g}, max {m['max']:g} (target log2({settings['commits']}) + 2 = "
-              f"{s['target_measurements']:g}; within it in {s['within_target_measurements']}/{len(measured)} bisections "
-              f"that ran)")
-    print(f"  steps: {s['steps']}, wrong {s['wrong_steps']} (of which uncertain {s['wrong_uncertain_steps']}), "
-          f"uncertain {s['uncertain_steps']}, re-measured {s['remeasured_steps']}")
-    print(f"  trials with a wrong search step: {s['trials_with_a_wrong_search_step']}, right in the end in "
-          f"{s['right_despite_a_wrong_search_step']} (the final check re-opens the search); check steps {s['check_steps']}")
+        print(
+            f"  measurements: median {m['median']:g}, max {m['max']:g} (target log2({settings['commits']}) + 2 = "
+            f"{s['target_measurements']:g}; within it in {s['within_target_measurements']}/{len(measured)} bisections "
+            f"that ran)"
+        )
+    print(
+        f"  steps: {s['steps']}, wrong {s['wrong_steps']} (of which uncertain {s['wrong_uncertain_steps']}), "
+        f"uncertain {s['uncertain_steps']}, re-measured {s['remeasured_steps']}"
+    )
+    print(
+        f"  trials with a wrong search step: {s['trials_with_a_wrong_search_step']}, right in the end in "
+        f"{s['right_despite_a_wrong_search_step']} (the final check re-opens the search); check steps {s['check_steps']}"
+    )
     if s["measured_slowdown"]:
-        print(f"  slowdown as bisect confirmed it (bad/good): median x{s['measured_slowdown']['median']:.3f}, "
-              f"{s['measured_slowdown']['min']:.3f}-{s['measured_slowdown']['max']:.3f}")
+        print(
+            f"  slowdown as bisect confirmed it (bad/good): median x{s['measured_slowdown']['median']:.3f}, "
+            f"{s['measured_slowdown']['min']:.3f}-{s['measured_slowdown']['max']:.3f}"
+        )
     print(f"  time per trial: median {w['median'] / 60:.1f} min, max {w['max'] / 60:.1f} min (wall)")
 
 
@@ -169,31 +224,52 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=20.0, help="perflab bisect --max-time (default 20)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
     parser.add_argument("--seed", type=int, default=6, help="seed of the regression's positions (default 6)")
-    parser.add_argument("--iterations", type=int, default=None,
-                        help="busy-loop iterations to inject instead of calibrating them (calibration on this "
-                             "shared machine varied 12-27 for the same 5%%; the bisections' own ratios tell the truth)")
-    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                        help="start no new trial after this many seconds (the figure says how many ran)")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="busy-loop iterations to inject instead of calibrating them (calibration on this "
+        "shared machine varied 12-27 for the same 5%%; the bisections' own ratios tell the truth)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start no new trial after this many seconds (the figure says how many ran)",
+    )
     parser.add_argument("--name", default=NAME, help=f"write benchmarks/results/NAME.json (default {NAME})")
-    parser.add_argument("--report", action="store_true",
-                        help="measure nothing: summarize and print the saved figure again")
+    parser.add_argument(
+        "--report", action="store_true", help="measure nothing: summarize and print the saved figure again"
+    )
     args = parser.parse_args()
     if args.report:
         return report_again(args.name, _summarize, _print)
 
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
-              "settings": {"trials": args.trials, "commits": args.commits, "max_time": args.max_time,
-                           "slowdown_percent": args.slowdown, "seed": args.seed,
-                           "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json "
-                                      f"--max-time {args.max_time:g}"},
-              "trials": []}
+    figure = {
+        "figure": NAME,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "trials": args.trials,
+            "commits": args.commits,
+            "max_time": args.max_time,
+            "slowdown_percent": args.slowdown,
+            "seed": args.seed,
+            "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json --max-time {args.max_time:g}",
+        },
+        "trials": [],
+    }
     if args.iterations is None:
         iterations, calibrated = calibrate(args.slowdown / 100)
     else:
         iterations, calibrated = args.iterations, measured_slowdown(args.iterations)
-    figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
-                             "method": ("given by --iterations" if args.iterations else "benchmarks/power.py calibrate()")
-                             + "; slowdown checked by power.py measured_slowdown(): min of alternating 1 ms batches"}
+    figure["calibration"] = {
+        "busy_iterations": iterations,
+        "slowdown_at_calibration": calibrated,
+        "method": ("given by --iterations" if args.iterations else "benchmarks/power.py calibrate()")
+        + "; slowdown checked by power.py measured_slowdown(): min of alternating 1 ms batches",
+    }
     print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
     positions = random.Random(args.seed)
     started = time.monotonic()
@@ -206,11 +282,19 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="perflab-bisect-cost-") as directory:
             trial = run_trial(Path(directory), args.commits, slow_at, iterations, args.max_time)
         figure["trials"].append(trial)
-        verdict = ("right" if trial["found"] else f"WRONG ({trial['offset']:+d})" if trial["reported"] is not None
-                   else f"refused: {trial['error']}")
-        print(f"trial {number}/{args.trials}: regression at commit {slow_at}, {verdict}, "
-              f"{trial['measurements']} measurements, certain {trial['certain']}, {trial['wall_s'] / 60:.1f} min, "
-              f"load {trial['load_average_start'][0]:.1f}-{trial['load_average_end'][0]:.1f}", flush=True)
+        verdict = (
+            "right"
+            if trial["found"]
+            else f"WRONG ({trial['offset']:+d})"
+            if trial["reported"] is not None
+            else f"refused: {trial['error']}"
+        )
+        print(
+            f"trial {number}/{args.trials}: regression at commit {slow_at}, {verdict}, "
+            f"{trial['measurements']} measurements, certain {trial['certain']}, {trial['wall_s'] / 60:.1f} min, "
+            f"load {trial['load_average_start'][0]:.1f}-{trial['load_average_end'][0]:.1f}",
+            flush=True,
+        )
         figure["end"] = conditions()
         save_progress(args.name, figure, _summarize)
     return finish(args.name, figure, _summarize, _print)

@@ -54,8 +54,12 @@ PARTS = {"generated": "gen", "in-turn": "turn", "mutated": "mut", "interleaved":
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
-                        help=f"generated inputs per contender (default {DEFAULT_EXAMPLES})")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=DEFAULT_EXAMPLES,
+        help=f"generated inputs per contender (default {DEFAULT_EXAMPLES})",
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Hypothesis seed (default {DEFAULT_SEED})")
     args = parser.parse_args()
 
@@ -65,12 +69,19 @@ def main() -> int:
         rows.extend(check_file(path, args.examples, args.seed))
     figure = {
         "name": NAME,
-        "how": {"command": " ".join(["python", *sys.argv]), "examples": args.examples, "seed": args.seed,
-                "checks": "declared cases: perflab.measure.equivalence.check_case (one worker per case and "
-                          "contender) and check_hash_seed (one worker per contender, another PYTHONHASHSEED); "
-                          "fuzzing: perflab.measure.fuzzing.fuzz_contender (one worker per contender)"},
-        "machine": machine(), "start": start, "end": conditions(),
-        "summary": summarize(rows), "rows": rows,
+        "how": {
+            "command": " ".join(["python", *sys.argv]),
+            "examples": args.examples,
+            "seed": args.seed,
+            "checks": "declared cases: perflab.measure.equivalence.check_case (one worker per case and "
+            "contender) and check_hash_seed (one worker per contender, another PYTHONHASHSEED); "
+            "fuzzing: perflab.measure.fuzzing.fuzz_contender (one worker per contender)",
+        },
+        "machine": machine(),
+        "start": start,
+        "end": conditions(),
+        "summary": summarize(rows),
+        "rows": rows,
     }
     path = write_figure(NAME, figure)
     print_figure(figure)
@@ -85,7 +96,7 @@ def check_file(path: Path, examples: int, seed: int) -> list[dict]:
     others = [name for name in benchmark.contenders if name != reference]
     sides = contender_sides(str(path), [reference, *others])
     declared = {name: [] for name in others}
-    run = lambda job, side, seed: run_job(job, TIMEOUT, side.python, seed)  # noqa: E731
+    run = lambda job, side, seed: run_job(job, TIMEOUT, side.python, seed)
     verdicts, outputs = [], {}
     for case in benchmark.cases:
         verdicts += check_case(case, sides, run, outputs)[0]
@@ -96,25 +107,34 @@ def check_file(path: Path, examples: int, seed: int) -> list[dict]:
     rows = []
     for name in others:
         started = time.monotonic()
-        fuzzed = fuzz_contender(path, name, reference, lambda job: run_job(job, TIMEOUT),
-                                examples=examples, seed=seed)
+        fuzzed = fuzz_contender(path, name, reference, lambda job: run_job(job, TIMEOUT), examples=examples, seed=seed)
         seconds = time.monotonic() - started
         parts = {}
         for part in PARTS:
-            alone = fuzz_contender(path, name, reference, lambda job: run_job(job, TIMEOUT),
-                                   examples=examples if part == "generated" else 0, seed=seed,
-                                   patterns=[] if part == "generated" else [part])
+            alone = fuzz_contender(
+                path,
+                name,
+                reference,
+                lambda job: run_job(job, TIMEOUT),
+                examples=examples if part == "generated" else 0,
+                seed=seed,
+                patterns=[] if part == "generated" else [part],
+            )
             parts[part] = alone.status
         control = benchmark.contenders[name].description.startswith(CONTROL)
-        rows.append({
-            "benchmark": benchmark.name, "file": str(path.relative_to(HERE.parent)), "contender": name,
-            "kind": "control" if control else "broken",
-            "description": benchmark.contenders[name].description,
-            "declared": declared[name],
-            "fuzz": {**asdict(fuzzed), "caught_by": fuzzed.caught_by},
-            "fuzz_seconds": round(seconds, 2),
-            "parts_alone": parts,
-        })
+        rows.append(
+            {
+                "benchmark": benchmark.name,
+                "file": str(path.relative_to(HERE.parent)),
+                "contender": name,
+                "kind": "control" if control else "broken",
+                "description": benchmark.contenders[name].description,
+                "declared": declared[name],
+                "fuzz": {**asdict(fuzzed), "caught_by": fuzzed.caught_by},
+                "fuzz_seconds": round(seconds, 2),
+                "parts_alone": parts,
+            }
+        )
     return rows
 
 
@@ -128,8 +148,7 @@ def declared_status(row: dict) -> str:
 
 def caught_by(row: dict) -> list[str]:
     """Which checks flagged the contender, each with a counterexample."""
-    found = [f"declared case {verdict['case']}" for verdict in row["declared"]
-             if verdict["status"] in INVALID]
+    found = [f"declared case {verdict['case']}" for verdict in row["declared"] if verdict["status"] in INVALID]
     if row["fuzz"]["status"] in INVALID and row["fuzz"]["counterexample"]:
         found.append(row["fuzz"]["caught_by"])
     return found
@@ -139,16 +158,18 @@ def summarize(rows: list[dict]) -> dict:
     broken = [row for row in rows if row["kind"] == "broken"]
     controls = [row for row in rows if row["kind"] == "control"]
     caught = [row for row in broken if caught_by(row)]
-    equivalent = [row for row in controls
-                  if not caught_by(row) and row["fuzz"]["status"] == EQUIVALENT]
+    equivalent = [row for row in controls if not caught_by(row) and row["fuzz"]["status"] == EQUIVALENT]
     return {
-        "broken": len(broken), "broken_caught": len(caught),
-        "broken_caught_by_declared_cases": sum(any(v["status"] in INVALID for v in row["declared"])
-                                               for row in broken),
+        "broken": len(broken),
+        "broken_caught": len(caught),
+        "broken_caught_by_declared_cases": sum(any(v["status"] in INVALID for v in row["declared"]) for row in broken),
         "broken_caught_by_fuzzing": sum(row["fuzz"]["status"] in INVALID for row in broken),
-        "broken_caught_only_by_fuzzing": sum(not any(v["status"] in INVALID for v in row["declared"])
-                                             and row["fuzz"]["status"] in INVALID for row in broken),
-        "controls": len(controls), "controls_equivalent": len(equivalent),
+        "broken_caught_only_by_fuzzing": sum(
+            not any(v["status"] in INVALID for v in row["declared"]) and row["fuzz"]["status"] in INVALID
+            for row in broken
+        ),
+        "controls": len(controls),
+        "controls_equivalent": len(equivalent),
         "all_broken_caught": len(caught) == len(broken) > 0,
         "all_controls_equivalent": len(equivalent) == len(controls),
         "fuzz_seconds_max": max((row["fuzz_seconds"] for row in rows), default=0.0),
@@ -157,42 +178,56 @@ def summarize(rows: list[dict]) -> dict:
 
 def print_figure(figure: dict) -> None:
     how, summary = figure["how"], figure["summary"]
-    print(f"\nBroken optimizations caught: benchmarks/broken/*.py, declared cases + fuzzing "
-          f"({how['examples']} generated inputs, seed {how['seed']}, then stateful patterns)")
+    print(
+        f"\nBroken optimizations caught: benchmarks/broken/*.py, declared cases + fuzzing "
+        f"({how['examples']} generated inputs, seed {how['seed']}, then stateful patterns)"
+    )
     print(f"  load average start {_load(figure['start'])}, end {_load(figure['end'])}\n")
     parts = " ".join(f"{title:>5}" for title in PARTS.values())
-    header = (f"{'contender':<34} {'kind':<8} {'declared cases':<21} {'fuzzing: caught by':<45} {'fuzz s':>6}"
-              f"   alone: {parts}")
+    header = (
+        f"{'contender':<34} {'kind':<8} {'declared cases':<21} {'fuzzing: caught by':<45} {'fuzz s':>6}"
+        f"   alone: {parts}"
+    )
     print(header)
     print("-" * len(header))
     for row in figure["rows"]:
         fuzz = row["fuzz"]
         fuzzing = fuzz["caught_by"] or fuzz["status"]
         alone = " ".join(f"{_mark(row['parts_alone'][part]):>5}" for part in PARTS)
-        print(f"{row['benchmark'] + '.' + row['contender']:<34} {row['kind']:<8} {declared_status(row):<21} "
-              f"{_clip(fuzzing, 45):<45} {row['fuzz_seconds']:>6.1f}          {alone}")
-    print(f"alone: each part of fuzzing run by itself; x = flagged (not equivalent, mutates input), . = equivalent "
-          f"(gen: {how['examples']} generated inputs; {', '.join(f'{t}: {p}' for p, t in PARTS.items() if p != 'generated')}"
-          f" on the declared cases only)")
+        print(
+            f"{row['benchmark'] + '.' + row['contender']:<34} {row['kind']:<8} {declared_status(row):<21} "
+            f"{_clip(fuzzing, 45):<45} {row['fuzz_seconds']:>6.1f}          {alone}"
+        )
+    print(
+        f"alone: each part of fuzzing run by itself; x = flagged (not equivalent, mutates input), . = equivalent "
+        f"(gen: {how['examples']} generated inputs; {', '.join(f'{t}: {p}' for p, t in PARTS.items() if p != 'generated')}"
+        f" on the declared cases only)"
+    )
     print("\nCounterexamples (first difference found by each check):")
     for row in figure["rows"]:
         name = f"{row['benchmark']}.{row['contender']}"
         for verdict in row["declared"]:
             if verdict["status"] in INVALID:
-                print(f"  {name} - declared case {verdict['case']} ({verdict['status']}): "
-                      f"{_clip(verdict['difference'], 150)}")
+                print(
+                    f"  {name} - declared case {verdict['case']} ({verdict['status']}): "
+                    f"{_clip(verdict['difference'], 150)}"
+                )
         fuzz = row["fuzz"]
         if fuzz["status"] in INVALID:
-            print(f"  {name} - {fuzz['caught_by']}:\n      input {_clip(fuzz['counterexample'], 200)}\n"
-                  f"      {_clip(fuzz['difference'], 150)}")
+            print(
+                f"  {name} - {fuzz['caught_by']}:\n      input {_clip(fuzz['counterexample'], 200)}\n"
+                f"      {_clip(fuzz['difference'], 150)}"
+            )
         elif fuzz["status"] != EQUIVALENT:
             print(f"  {name} - fuzzing {fuzz['status']}: {fuzz['difference']}")
-    print(f"\nBroken contenders caught: {summary['broken_caught']}/{summary['broken']} "
-          f"(declared cases {summary['broken_caught_by_declared_cases']}, fuzzing "
-          f"{summary['broken_caught_by_fuzzing']}, only fuzzing {summary['broken_caught_only_by_fuzzing']}); "
-          f"controls equivalent: {summary['controls_equivalent']}/{summary['controls']}. "
-          f"Target: all caught, no control flagged -> "
-          f"{'met' if summary['all_broken_caught'] and summary['all_controls_equivalent'] else 'NOT met'}")
+    print(
+        f"\nBroken contenders caught: {summary['broken_caught']}/{summary['broken']} "
+        f"(declared cases {summary['broken_caught_by_declared_cases']}, fuzzing "
+        f"{summary['broken_caught_by_fuzzing']}, only fuzzing {summary['broken_caught_only_by_fuzzing']}); "
+        f"controls equivalent: {summary['controls_equivalent']}/{summary['controls']}. "
+        f"Target: all caught, no control flagged -> "
+        f"{'met' if summary['all_broken_caught'] and summary['all_controls_equivalent'] else 'NOT met'}"
+    )
 
 
 def _mark(status: str) -> str:
@@ -201,7 +236,7 @@ def _mark(status: str) -> str:
 
 def _clip(text: str | None, width: int) -> str:
     text = text or ""
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _load(state: dict) -> str:

@@ -20,8 +20,13 @@ from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
 BUDGETS = {  # seconds of timing per built-in: more cases and contenders need more
-    "json_dumps": 90, "json_loads": 300, "logging_messages": 150, "crypto_aes": 90,
-    "json_dumps_ensure_ascii": 150, "uuids": 60, "http_parse": 60,
+    "json_dumps": 90,
+    "json_loads": 300,
+    "logging_messages": 150,
+    "crypto_aes": 90,
+    "json_dumps_ensure_ascii": 150,
+    "uuids": 60,
+    "http_parse": 60,
 }
 HEADLINES = [  # (built-in, case, contender): the ratios the case studies must reproduce
     ("json_dumps", "NESTED", "orjson"),
@@ -75,8 +80,11 @@ def table(result: dict) -> str:
     """One Markdown row per (case, contender): median time [95% CI], throughput, speedup, equivalence."""
     comparisons = {(c["case"], c["contender"]): c for c in result["comparisons"]}
     equivalence = {(e["case"], e["contender"]): e for e in result["equivalence"]}
-    rows = ["| case | contender | time per call, median [95% CI] | throughput | speedup vs "
-            f"{result['reference']} [95% CI] | verdict | equivalence |", "|---|---|---|---|---|---|---|"]
+    rows = [
+        "| case | contender | time per call, median [95% CI] | throughput | speedup vs "
+        f"{result['reference']} [95% CI] | verdict | equivalence |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for cell in result["cells"]:
         key = (cell["case"], cell["contender"])
         verdict = equivalence.get(key, {})
@@ -97,28 +105,47 @@ def table(result: dict) -> str:
             verdict_text = comparisons[key]["verdict"]
             if not comparisons[key]["valid"]:
                 ratio = f"~~{ratio}~~"
-        rows.append(f"| {key[0]} | {key[1]} | {time} | {throughput(result['work'].get(key[0]), median['value'])} "
-                    f"| {ratio} | {verdict_text} | {status} |")
+        rows.append(
+            f"| {key[0]} | {key[1]} | {time} | {throughput(result['work'].get(key[0]), median['value'])} "
+            f"| {ratio} | {verdict_text} | {status} |"
+        )
     notes = sorted({f"{e['contender']}: {e['note']}" for e in result["equivalence"] if e.get("note")})
     rows += [""] + [f"- {note}" for note in notes] if notes else []
     rounds = max((len(cell["runs"]) for cell in result["cells"]), default=0)
-    return "\n".join(rows) + f"\n\n{rounds} rounds in {result['elapsed']:.0f} s (`perflab run " \
-                             f"{result['benchmark']} --max-time {BUDGETS.get(result['benchmark'], 60)}`)."
+    return (
+        "\n".join(rows) + f"\n\n{rounds} rounds in {result['elapsed']:.0f} s (`perflab run "
+        f"{result['benchmark']} --max-time {BUDGETS.get(result['benchmark'], 60)}`)."
+    )
 
 
 def headlines(results: dict[str, dict]) -> list[dict]:
     figures = []
     for name, case, contender in HEADLINES:
-        comparison = next((c for c in results.get(name, {}).get("comparisons", [])
-                           if c["case"] == case and c["contender"] == contender), None)
+        comparison = next(
+            (
+                c
+                for c in results.get(name, {}).get("comparisons", [])
+                if c["case"] == case and c["contender"] == contender
+            ),
+            None,
+        )
         if comparison is None:
             continue
         value, low, high = speedup(comparison)
-        figures.append({"benchmark": name, "case": case, "contender": contender,
-                        "reference": comparison["reference"], "speedup": value, "ci95": [low, high],
-                        "verdict": comparison["verdict"], "equivalent": comparison["valid"],
-                        "rounds": comparison["comparison"]["pairs"],
-                        "how": f"perflab run {name} --max-time {BUDGETS[name]} (paired per-round ratios)"})
+        figures.append(
+            {
+                "benchmark": name,
+                "case": case,
+                "contender": contender,
+                "reference": comparison["reference"],
+                "speedup": value,
+                "ci95": [low, high],
+                "verdict": comparison["verdict"],
+                "equivalent": comparison["valid"],
+                "rounds": comparison["comparison"]["pairs"],
+                "how": f"perflab run {name} --max-time {BUDGETS[name]} (paired per-round ratios)",
+            }
+        )
     return figures
 
 
@@ -140,9 +167,11 @@ def main() -> int:
     print("\nHeadline figures (speedup = reference time / contender time):")
     for figure in figures:
         low, high = figure["ci95"]
-        print(f"  {figure['benchmark']} {figure['case']}: {figure['contender']} vs {figure['reference']} "
-              f"x{number(figure['speedup'])} [{number(low)}–{number(high)}] ({figure['verdict']}, "
-              f"{figure['rounds']} rounds)")
+        print(
+            f"  {figure['benchmark']} {figure['case']}: {figure['contender']} vs {figure['reference']} "
+            f"x{number(figure['speedup'])} [{number(low)}–{number(high)}] ({figure['verdict']}, "
+            f"{figure['rounds']} rounds)"
+        )
     (RESULTS / "case_studies.json").write_text(json.dumps({"figures": figures}, indent=1) + "\n")
     return 0
 

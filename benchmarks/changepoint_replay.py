@@ -48,7 +48,7 @@ PRE_STEP = 40
 MAX_DELAY = 10
 LOCATION_TOLERANCE = 2
 
-NOISE_BENCHMARK = '''\
+NOISE_BENCHMARK = """\
 import json
 
 import perflab
@@ -64,7 +64,7 @@ def SMALL():
 @bench.contender
 def stdlib(obj):
     return json.dumps(obj)
-'''
+"""
 
 
 def measure(runs: int, max_time: float) -> list[dict]:
@@ -99,10 +99,20 @@ def false_change_points(runs, rng, series: int, length: int) -> dict:
     total = series * length
 
     def rate(count: int) -> dict:
-        return {"count": count, "per_1000_points": 1000 * count / total,
-                "per_1000_points_ci95": [1000 * x for x in binomial_interval(count, total)]}
-    return {"series": series, "length": length, "points": total, "whole_history": rate(offline),
-            "online_including_tentative": rate(online), "online_confirmed_only": rate(online_confirmed)}
+        return {
+            "count": count,
+            "per_1000_points": 1000 * count / total,
+            "per_1000_points_ci95": [1000 * x for x in binomial_interval(count, total)],
+        }
+
+    return {
+        "series": series,
+        "length": length,
+        "points": total,
+        "whole_history": rate(offline),
+        "online_including_tentative": rate(online),
+        "online_confirmed_only": rate(online_confirmed),
+    }
 
 
 def _places(indices: set[int]) -> int:
@@ -119,8 +129,11 @@ def detection_delay(runs, rng, step: float, trials: int) -> dict:
         delay = delay_confirmed = None
         for after in range(1, MAX_DELAY + 1):
             points.append(replayed_point(runs, rng, step))
-            near = [s for s in changepoints.detect(points).steps
-                    if abs(s.index - PRE_STEP) <= LOCATION_TOLERANCE and s.ratio.value > 1]
+            near = [
+                s
+                for s in changepoints.detect(points).steps
+                if abs(s.index - PRE_STEP) <= LOCATION_TOLERANCE and s.ratio.value > 1
+            ]
             delay = delay or (after if near else None)
             delay_confirmed = delay_confirmed or (after if any(not s.tentative for s in near) else None)
             if delay_confirmed:
@@ -131,9 +144,14 @@ def detection_delay(runs, rng, step: float, trials: int) -> dict:
     def summary(delays: list[int | None]) -> dict:
         found = [d for d in delays if d is not None]
         within_two = sum(1 for d in found if d <= 2)
-        return {"median_delay": float(np.median(found)) if found else None, "delays": delays,
-                "detected_within_2": within_two, "detected_within_2_ci95": binomial_interval(within_two, trials),
-                f"not_detected_within_{MAX_DELAY}": trials - len(found)}
+        return {
+            "median_delay": float(np.median(found)) if found else None,
+            "delays": delays,
+            "detected_within_2": within_two,
+            "detected_within_2_ci95": binomial_interval(within_two, trials),
+            f"not_detected_within_{MAX_DELAY}": trials - len(found),
+        }
+
     return {"step": step, "trials": trials, "first_report": summary(first), "confirmed": summary(confirmed)}
 
 
@@ -151,20 +169,30 @@ def gate_replay(results: list[RunResult], threshold: float) -> dict:
         if not first[i, j].regressions:
             return False
         return bool(gate.confirm(first[i, j], gate.check(results[i], current[k], threshold)).regressions)
+
     alarms = sum(1 for key in pairs if single[key].regressions)
     caught = sum(1 for key in pairs if single_slow[key].regressions)
     alarms_confirmed = sum(confirmed(single, results, *t) for t in triples)
     caught_confirmed = sum(confirmed(single_slow, slowed, *t) for t in triples)
     slowdown = f"{2 * threshold:.0%}"
-    return {"threshold": threshold, "method": "Yuen-Welch t on per-process log medians, 20% trimmed",
-            "no_confirmation": {"checks": len(pairs), "false_alarms": alarms,
-                                "false_alarm_rate_ci95": binomial_interval(alarms, len(pairs)),
-                                f"caught_{slowdown}_slowdown": caught,
-                                "detection_rate_ci95": binomial_interval(caught, len(pairs))},
-            "confirm_1": {"checks": len(triples), "false_alarms": alarms_confirmed,
-                          "false_alarm_rate_ci95": binomial_interval(alarms_confirmed, len(triples)),
-                          f"caught_{slowdown}_slowdown": caught_confirmed,
-                          "detection_rate_ci95": binomial_interval(caught_confirmed, len(triples))}}
+    return {
+        "threshold": threshold,
+        "method": "Yuen-Welch t on per-process log medians, 20% trimmed",
+        "no_confirmation": {
+            "checks": len(pairs),
+            "false_alarms": alarms,
+            "false_alarm_rate_ci95": binomial_interval(alarms, len(pairs)),
+            f"caught_{slowdown}_slowdown": caught,
+            "detection_rate_ci95": binomial_interval(caught, len(pairs)),
+        },
+        "confirm_1": {
+            "checks": len(triples),
+            "false_alarms": alarms_confirmed,
+            "false_alarm_rate_ci95": binomial_interval(alarms_confirmed, len(triples)),
+            f"caught_{slowdown}_slowdown": caught_confirmed,
+            "detection_rate_ci95": binomial_interval(caught_confirmed, len(triples)),
+        },
+    }
 
 
 def _slowed(result: RunResult, factor: float) -> RunResult:
@@ -188,44 +216,65 @@ def main() -> None:
     before = conditions()
     if args.remeasure or not MEASUREMENTS.exists():
         print(f"measuring {args.runs} runs of identical code ...", flush=True)
-        MEASUREMENTS.write_text(json.dumps({"conditions": before, "machine": machine(),
-                                            "runs": measure(args.runs, args.max_time)}) + "\n")
+        MEASUREMENTS.write_text(
+            json.dumps({"conditions": before, "machine": machine(), "runs": measure(args.runs, args.max_time)}) + "\n"
+        )
     saved = json.loads(MEASUREMENTS.read_text())
     results = [RunResult.from_json(r) for r in saved["runs"]]
     runs = [r.cells[0].process_values() for r in results]
     medians = np.array([r.cells[0].estimates.median.value for r in results])
     slow = int(np.sum(medians > 1.5 * np.median(medians)))
-    print(f"{len(runs)} real runs: medians {medians.min() * 1e6:.2f}-{medians.max() * 1e6:.2f} us; "
-          f"{slow} of them > 1.5x the median run (the machine was busy during the whole run)")
+    print(
+        f"{len(runs)} real runs: medians {medians.min() * 1e6:.2f}-{medians.max() * 1e6:.2f} us; "
+        f"{slow} of them > 1.5x the median run (the machine was busy during the whole run)"
+    )
     rng = np.random.default_rng(args.seed)
     started = time.monotonic()
     false_cp = false_change_points(runs, rng, args.series, args.length)
     for kind in ("whole_history", "online_including_tentative", "online_confirmed_only"):
         found = false_cp[kind]
         low, high = found["per_1000_points_ci95"]
-        print(f"false change points ({kind.replace('_', ' ')}): {found['per_1000_points']:.2f} per 1,000 replayed "
-              f"points (95% CI {low:.2f}-{high:.2f}; {false_cp['points']} points; target <= 1)")
+        print(
+            f"false change points ({kind.replace('_', ' ')}): {found['per_1000_points']:.2f} per 1,000 replayed "
+            f"points (95% CI {low:.2f}-{high:.2f}; {false_cp['points']} points; target <= 1)"
+        )
     delays = [detection_delay(runs, rng, step, args.trials) for step in (1.05, 1.10)]
     for d in delays:
         for kind in ("first_report", "confirmed"):
             k = d[kind]
-            print(f"step +{d['step'] - 1:.0%} ({kind.replace('_', ' ')}): median delay {k['median_delay']} commits; "
-                  f"within 2 commits in {k['detected_within_2']}/{d['trials']}; not within {MAX_DELAY}: "
-                  f"{k[f'not_detected_within_{MAX_DELAY}']} (target <= 2)")
+            print(
+                f"step +{d['step'] - 1:.0%} ({kind.replace('_', ' ')}): median delay {k['median_delay']} commits; "
+                f"within 2 commits in {k['detected_within_2']}/{d['trials']}; not within {MAX_DELAY}: "
+                f"{k[f'not_detected_within_{MAX_DELAY}']} (target <= 2)"
+            )
     gated = gate_replay(results, 0.05)
     for kind in ("no_confirmation", "confirm_1"):
         g = gated[kind]
-        print(f"CI gate on identical code ({kind.replace('_', ' ')}): {g['false_alarms']}/{g['checks']} false "
-              f"regressions at threshold 5%; a 10% slowdown is caught in {g['caught_10%_slowdown']}/{g['checks']}")
-    figure = {"what": __doc__.split("\n\n")[0], "conditions": {"measured": saved["conditions"], "replayed": before,
-                                                              "end": conditions()},
-              "machine": saved["machine"], "runs": len(runs), "run_medians_s": medians.tolist(),
-              "slow_runs": slow, "seed": args.seed, "replay_seconds": round(time.monotonic() - started, 1),
-              "detector": {"method": "PELT, Student-t cost weighted by per-point variance",
-                           "penalty_per_log_n": changepoints.PENALTY_PER_LOG_N,
-                           "min_segment": changepoints.MIN_SEGMENT, "max_transient": changepoints.MAX_TRANSIENT,
-                           "min_step": changepoints.MIN_STEP, "confirmed_after": changepoints.CONFIRMED},
-              "false_change_points": false_cp, "detection_delay": delays, "gate": gated}
+        print(
+            f"CI gate on identical code ({kind.replace('_', ' ')}): {g['false_alarms']}/{g['checks']} false "
+            f"regressions at threshold 5%; a 10% slowdown is caught in {g['caught_10%_slowdown']}/{g['checks']}"
+        )
+    figure = {
+        "what": __doc__.split("\n\n")[0],
+        "conditions": {"measured": saved["conditions"], "replayed": before, "end": conditions()},
+        "machine": saved["machine"],
+        "runs": len(runs),
+        "run_medians_s": medians.tolist(),
+        "slow_runs": slow,
+        "seed": args.seed,
+        "replay_seconds": round(time.monotonic() - started, 1),
+        "detector": {
+            "method": "PELT, Student-t cost weighted by per-point variance",
+            "penalty_per_log_n": changepoints.PENALTY_PER_LOG_N,
+            "min_segment": changepoints.MIN_SEGMENT,
+            "max_transient": changepoints.MAX_TRANSIENT,
+            "min_step": changepoints.MIN_STEP,
+            "confirmed_after": changepoints.CONFIRMED,
+        },
+        "false_change_points": false_cp,
+        "detection_delay": delays,
+        "gate": gated,
+    }
     print(f"written to {write_figure('changepoint_replay', figure)}")
 
 

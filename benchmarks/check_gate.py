@@ -39,27 +39,45 @@ from power import calibrate
 
 NAME = "check_gate"
 # The gate's Markdown row: | case | contender | baseline | current | change [95% CI] | verdict |
-ROW = re.compile(r"^\| NESTED \| encode \| .*? \| .*? \| ([+-][\d.]+)% \[([+-][\d.]+)%, ([+-][\d.]+)%\] \| (.*?) \|$",
-                 re.MULTILINE)
+ROW = re.compile(
+    r"^\| NESTED \| encode \| .*? \| .*? \| ([+-][\d.]+)% \[([+-][\d.]+)%, ([+-][\d.]+)%\] \| (.*?) \|$", re.MULTILINE
+)
 
 
 def run_check(repo: Path, other: str, max_time: float) -> dict:
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", other], check=True)
-    command = [sys.executable, "-m", "perflab", "check", "bench.py", "--against", "v1", "--no-store",
-               "--max-time", f"{max_time:g}"]
+    command = [
+        sys.executable,
+        "-m",
+        "perflab",
+        "check",
+        "bench.py",
+        "--against",
+        "v1",
+        "--no-store",
+        "--max-time",
+        f"{max_time:g}",
+    ]
     started = time.monotonic()
     completed = subprocess.run(command, cwd=repo, capture_output=True, text=True)
     wall = time.monotonic() - started
     rows = ROW.findall(completed.stdout)
     if completed.returncode not in (0, 1) or not rows:
-        raise RuntimeError(f"{' '.join(command)} failed (exit {completed.returncode}): "
-                           f"{(completed.stdout + completed.stderr).strip()[-500:]}")
+        raise RuntimeError(
+            f"{' '.join(command)} failed (exit {completed.returncode}): "
+            f"{(completed.stdout + completed.stderr).strip()[-500:]}"
+        )
     change, low, high, verdict = rows[-1]
-    return {"kind": "A/A" if other == "v1-docs" else "slowdown", "exit": completed.returncode,
-            "verdict": verdict.strip("*"), "change": float(change) / 100,
-            "change_ci": [float(low) / 100, float(high) / 100],
-            "re_measured": "measuring again to confirm" in completed.stderr, "wall_s": round(wall, 2),
-            "load_average": conditions()["load_average"]}
+    return {
+        "kind": "A/A" if other == "v1-docs" else "slowdown",
+        "exit": completed.returncode,
+        "verdict": verdict.strip("*"),
+        "change": float(change) / 100,
+        "change_ci": [float(low) / 100, float(high) / 100],
+        "re_measured": "measuring again to confirm" in completed.stderr,
+        "wall_s": round(wall, 2),
+        "load_average": conditions()["load_average"],
+    }
 
 
 def summarize(figure: dict) -> None:
@@ -68,13 +86,18 @@ def summarize(figure: dict) -> None:
     false = sum(1 for t in aa if t["exit"] == 1)
     caught = sum(1 for t in slow if t["exit"] == 1)
     figure["summary"] = {
-        "aa_trials": len(aa), "aa_false_alarms": false, "aa_false_alarm_ci95_clopper_pearson": binomial_interval(false, len(aa)),
+        "aa_trials": len(aa),
+        "aa_false_alarms": false,
+        "aa_false_alarm_ci95_clopper_pearson": binomial_interval(false, len(aa)),
         "aa_change": quantiles([t["change"] for t in aa]),
         "aa_verdicts": {v: sum(1 for t in aa if t["verdict"] == v) for v in sorted({t["verdict"] for t in aa})},
-        "slowdown_trials": len(slow), "slowdown_caught": caught,
+        "slowdown_trials": len(slow),
+        "slowdown_caught": caught,
         "caught_ci95_clopper_pearson": binomial_interval(caught, len(slow)),
         "slowdown_change": quantiles([t["change"] for t in slow]),
-        "slowdown_verdicts": {v: sum(1 for t in slow if t["verdict"] == v) for v in sorted({t["verdict"] for t in slow})},
+        "slowdown_verdicts": {
+            v: sum(1 for t in slow if t["verdict"] == v) for v in sorted({t["verdict"] for t in slow})
+        },
         "re_measured": sum(1 for t in figure["trials"] if t["re_measured"]),
         "wall_s": quantiles([t["wall_s"] for t in figure["trials"]]),
         "load_average_during_trials": quantiles([t["load_average"][0] for t in figure["trials"]]),
@@ -86,17 +109,27 @@ def show(figure: dict) -> None:
     s, c = figure["summary"], figure["calibration"]
     aa_ci, caught_ci = s["aa_false_alarm_ci95_clopper_pearson"], s["caught_ci95_clopper_pearson"]
     print(f"\n{figure['figure']}: {figure['settings']['command']}, {figure['start']['utc']}")
-    print(f"  load average at start {format_load(figure['start'])}, at end {format_load(figure.get('end', figure['start']))}; "
-          f"1-min load during trials median {s['load_average_during_trials'].get('median', 0):.2f}")
-    print(f"  identical code (v1-docs): {s['aa_false_alarms']}/{s['aa_trials']} false alarms (exit 1; 95% CI "
-          f"{aa_ci[0]:.0%}-{aa_ci[1]:.0%}); median change {s['aa_change'].get('median', 0):+.2%}; verdicts {s['aa_verdicts']}")
+    print(
+        f"  load average at start {format_load(figure['start'])}, at end {format_load(figure.get('end', figure['start']))}; "
+        f"1-min load during trials median {s['load_average_during_trials'].get('median', 0):.2f}"
+    )
+    print(
+        f"  identical code (v1-docs): {s['aa_false_alarms']}/{s['aa_trials']} false alarms (exit 1; 95% CI "
+        f"{aa_ci[0]:.0%}-{aa_ci[1]:.0%}); median change {s['aa_change'].get('median', 0):+.2%}; verdicts {s['aa_verdicts']}"
+    )
     if s["slowdown_trials"]:
-        print(f"  injected slowdown: {c['busy_iterations']} busy-loop iterations, {c['slowdown_at_calibration']:.2%} at "
-              f"calibration; median measured change {s['slowdown_change'].get('median', 0):+.2%}")
-        print(f"  regression caught (exit 1): {s['slowdown_caught']}/{s['slowdown_trials']} (95% CI {caught_ci[0]:.0%}-"
-              f"{caught_ci[1]:.0%}); target >= 80%; verdicts {s['slowdown_verdicts']}")
-    print(f"  trials that re-measured before deciding: {s['re_measured']}; wall time per check: median "
-          f"{s['wall_s'].get('median', 0):.0f} s")
+        print(
+            f"  injected slowdown: {c['busy_iterations']} busy-loop iterations, {c['slowdown_at_calibration']:.2%} at "
+            f"calibration; median measured change {s['slowdown_change'].get('median', 0):+.2%}"
+        )
+        print(
+            f"  regression caught (exit 1): {s['slowdown_caught']}/{s['slowdown_trials']} (95% CI {caught_ci[0]:.0%}-"
+            f"{caught_ci[1]:.0%}); target >= 80%; verdicts {s['slowdown_verdicts']}"
+        )
+    print(
+        f"  trials that re-measured before deciding: {s['re_measured']}; wall time per check: median "
+        f"{s['wall_s'].get('median', 0):.0f} s"
+    )
 
 
 def main() -> int:
@@ -110,17 +143,31 @@ def main() -> int:
     args = parser.parse_args()
     if args.report:
         return report_again(args.name, summarize, show)
-    figure = {"figure": args.name, "machine": machine(), "start": conditions(),
-              "settings": {"max_time": args.max_time, "slowdown_percent": args.slowdown,
-                           "command": f"perflab check bench.py --against v1 --no-store --max-time {args.max_time:g}"},
-              "trials": []}
+    figure = {
+        "figure": args.name,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "max_time": args.max_time,
+            "slowdown_percent": args.slowdown,
+            "command": f"perflab check bench.py --against v1 --no-store --max-time {args.max_time:g}",
+        },
+        "trials": [],
+    }
     iterations, calibrated = calibrate(args.slowdown / 100)
-    figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
-                             "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches"}
+    figure["calibration"] = {
+        "busy_iterations": iterations,
+        "slowdown_at_calibration": calibrated,
+        "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches",
+    }
     print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
     kinds = ["v1-docs", "v2-slow"]
     plan = [kinds[i % 2] for i in range(2 * max(args.aa_trials, args.slow_trials))]
-    plan = [k for i, k in enumerate(plan) if plan[:i + 1].count(k) <= (args.aa_trials if k == "v1-docs" else args.slow_trials)]
+    plan = [
+        k
+        for i, k in enumerate(plan)
+        if plan[: i + 1].count(k) <= (args.aa_trials if k == "v1-docs" else args.slow_trials)
+    ]
     with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
         repo = Path(tmp) / "repo"
         repo.mkdir()
@@ -129,9 +176,12 @@ def main() -> int:
             trial = run_check(repo, other, args.max_time)
             figure["trials"].append(trial)
             save_progress(args.name, figure, summarize)
-            print(f"trial {number}/{len(plan)} {trial['kind']}: exit {trial['exit']}, change {trial['change']:+.2%} "
-                  f"[{trial['change_ci'][0]:+.2%}, {trial['change_ci'][1]:+.2%}] {trial['verdict']}, "
-                  f"{trial['wall_s']:.0f} s, load {trial['load_average'][0]:.1f}", flush=True)
+            print(
+                f"trial {number}/{len(plan)} {trial['kind']}: exit {trial['exit']}, change {trial['change']:+.2%} "
+                f"[{trial['change_ci'][0]:+.2%}, {trial['change_ci'][1]:+.2%}] {trial['verdict']}, "
+                f"{trial['wall_s']:.0f} s, load {trial['load_average'][0]:.1f}",
+                flush=True,
+            )
     return finish(args.name, figure, summarize, show)
 
 

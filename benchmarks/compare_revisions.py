@@ -56,7 +56,7 @@ def encode(obj):
     return text
 '''
 
-BENCH = '''import perflab
+BENCH = """import perflab
 import mylib
 
 from perflab.builtins.json_dumps import NESTED_DATA
@@ -72,14 +72,17 @@ def NESTED():
 @bench.contender
 def encode(obj):
     return mylib.encode(obj)
-'''
+"""
 
 
 def make_repository(directory: Path, busy: int) -> None:
     """Commits v1, v1-docs (same code) and v2-slow (``busy`` iterations in pad), tagged."""
     git = init_repository(directory)
-    for tag, note, iterations in (("v1", "first version", 0), ("v1-docs", "documented", 0),
-                                  ("v2-slow", "slower", busy)):
+    for tag, note, iterations in (
+        ("v1", "first version", 0),
+        ("v1-docs", "documented", 0),
+        ("v2-slow", "slower", busy),
+    ):
         write_mylib(directory, note, iterations)
         git("add", "-A")
         git("commit", "-qm", tag)
@@ -88,8 +91,7 @@ def make_repository(directory: Path, busy: int) -> None:
 
 def init_repository(directory: Path):
     """A new git repository holding bench.py; returns ``git(*args)`` run in it (also for bisect_cost.py)."""
-    git = lambda *args: subprocess.run(["git", "-C", str(directory), *args], check=True,
-                                       capture_output=True)
+    git = lambda *args: subprocess.run(["git", "-C", str(directory), *args], check=True, capture_output=True)
     git("init", "-q")
     git("config", "user.email", "figure@example.com")
     git("config", "user.name", "figure")
@@ -103,23 +105,45 @@ def write_mylib(directory: Path, note: str, busy: int) -> None:
 
 
 def run_compare(bench: Path, other: str, out: Path, max_time: float) -> dict:
-    command = [sys.executable, "-m", "perflab", "compare", str(bench), "--rev", "v1", "--rev", other,
-               "--no-fuzz", "--no-store", "--json", str(out), "--max-time", f"{max_time:g}"]
+    command = [
+        sys.executable,
+        "-m",
+        "perflab",
+        "compare",
+        str(bench),
+        "--rev",
+        "v1",
+        "--rev",
+        other,
+        "--no-fuzz",
+        "--no-store",
+        "--json",
+        str(out),
+        "--max-time",
+        f"{max_time:g}",
+    ]
     out.unlink(missing_ok=True)
     started = time.monotonic()
     completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
     if not out.exists():
-        raise RuntimeError(f"{' '.join(command)} wrote no results (exit {completed.returncode}): "
-                           f"{completed.stderr.strip()[-500:]}")
+        raise RuntimeError(
+            f"{' '.join(command)} wrote no results (exit {completed.returncode}): {completed.stderr.strip()[-500:]}"
+        )
     result = json.loads(out.read_text())
     comparison = next(c for c in result["comparisons"] if c["contender"] == other)
     ratio = comparison["comparison"]["ratio"]
-    return {"kind": "A/A" if other == "v1-docs" else "slowdown", "verdict": comparison["verdict"],
-            "ratio": float(ratio["value"]), "ratio_ci": [float(ratio["low"]), float(ratio["high"])],
-            "rounds": max(len(c["runs"]) for c in result["cells"]), "wall_s": round(wall, 2),
-            "loops": {c["contender"]: c["loops"] for c in result["cells"]},
-            "load_average": conditions()["load_average"], "settings": result["settings"]}
+    return {
+        "kind": "A/A" if other == "v1-docs" else "slowdown",
+        "verdict": comparison["verdict"],
+        "ratio": float(ratio["value"]),
+        "ratio_ci": [float(ratio["low"]), float(ratio["high"])],
+        "rounds": max(len(c["runs"]) for c in result["cells"]),
+        "wall_s": round(wall, 2),
+        "loops": {c["contender"]: c["loops"] for c in result["cells"]},
+        "load_average": conditions()["load_average"],
+        "settings": result["settings"],
+    }
 
 
 def summarize(figure: dict) -> None:
@@ -128,16 +152,19 @@ def summarize(figure: dict) -> None:
     false = sum(1 for t in aa if t["verdict"] != NO_DIFFERENCE)
     detected = sum(1 for t in slow if t["verdict"] == SLOWER)
     figure["summary"] = {
-        "aa_trials": len(aa), "aa_false_verdicts": false,
+        "aa_trials": len(aa),
+        "aa_false_verdicts": false,
         "aa_false_rate": false / len(aa) if aa else None,
         "aa_false_rate_ci95_clopper_pearson": binomial_interval(false, len(aa)),
         "aa_verdicts": {v: sum(1 for t in aa if t["verdict"] == v) for v in sorted({t["verdict"] for t in aa})},
         "aa_ratio": quantiles([t["ratio"] for t in aa]),
-        "slowdown_trials": len(slow), "slowdown_detected": detected,
+        "slowdown_trials": len(slow),
+        "slowdown_detected": detected,
         "detection_rate": detected / len(slow) if slow else None,
         "detection_rate_ci95_clopper_pearson": binomial_interval(detected, len(slow)),
-        "slowdown_verdicts": {v: sum(1 for t in slow if t["verdict"] == v)
-                              for v in sorted({t["verdict"] for t in slow})},
+        "slowdown_verdicts": {
+            v: sum(1 for t in slow if t["verdict"] == v) for v in sorted({t["verdict"] for t in slow})
+        },
         "slowdown_ratio": quantiles([t["ratio"] for t in slow]),
         "wall_s": quantiles([t["wall_s"] for t in figure["trials"]]),
         "load_average_during_trials": quantiles([t["load_average"][0] for t in figure["trials"]]),
@@ -147,19 +174,29 @@ def summarize(figure: dict) -> None:
 
 def print_figure(figure: dict) -> None:
     s, c = figure["summary"], figure["calibration"]
-    print(f"\n{NAME}: perflab compare --rev v1 --rev OTHER (--max-time {figure['settings']['max_time']:g}, "
-          f"--no-fuzz, other settings default), {figure['start']['utc']}")
-    print(f"  load average at start {format_load(figure['start'])}, at end {format_load(figure['end'])}; "
-          f"1-min load during trials median {s['load_average_during_trials'].get('median', 0):.2f}")
-    print(f"  A/A (v1 vs v1-docs, identical code): {s['aa_false_verdicts']}/{s['aa_trials']} false verdicts "
-          f"= {s['aa_false_rate'] or 0:.1%} (95% CI {s['aa_false_rate_ci95_clopper_pearson'][0]:.1%}-"
-          f"{s['aa_false_rate_ci95_clopper_pearson'][1]:.1%}); target <= 1%; verdicts {s['aa_verdicts']}")
-    print(f"  injected slowdown: {c['busy_iterations']} busy-loop iterations in mylib.pad, "
-          f"{c['slowdown_at_calibration']:.2%} at calibration, median measured ratio "
-          f"{s['slowdown_ratio'].get('median', float('nan')):.3f}")
-    print(f"  detected as slower: {s['slowdown_detected']}/{s['slowdown_trials']} = {s['detection_rate'] or 0:.0%} "
-          f"(95% CI {s['detection_rate_ci95_clopper_pearson'][0]:.0%}-"
-          f"{s['detection_rate_ci95_clopper_pearson'][1]:.0%}); target >= 80%; verdicts {s['slowdown_verdicts']}")
+    print(
+        f"\n{NAME}: perflab compare --rev v1 --rev OTHER (--max-time {figure['settings']['max_time']:g}, "
+        f"--no-fuzz, other settings default), {figure['start']['utc']}"
+    )
+    print(
+        f"  load average at start {format_load(figure['start'])}, at end {format_load(figure['end'])}; "
+        f"1-min load during trials median {s['load_average_during_trials'].get('median', 0):.2f}"
+    )
+    print(
+        f"  A/A (v1 vs v1-docs, identical code): {s['aa_false_verdicts']}/{s['aa_trials']} false verdicts "
+        f"= {s['aa_false_rate'] or 0:.1%} (95% CI {s['aa_false_rate_ci95_clopper_pearson'][0]:.1%}-"
+        f"{s['aa_false_rate_ci95_clopper_pearson'][1]:.1%}); target <= 1%; verdicts {s['aa_verdicts']}"
+    )
+    print(
+        f"  injected slowdown: {c['busy_iterations']} busy-loop iterations in mylib.pad, "
+        f"{c['slowdown_at_calibration']:.2%} at calibration, median measured ratio "
+        f"{s['slowdown_ratio'].get('median', float('nan')):.3f}"
+    )
+    print(
+        f"  detected as slower: {s['slowdown_detected']}/{s['slowdown_trials']} = {s['detection_rate'] or 0:.0%} "
+        f"(95% CI {s['detection_rate_ci95_clopper_pearson'][0]:.0%}-"
+        f"{s['detection_rate_ci95_clopper_pearson'][1]:.0%}); target >= 80%; verdicts {s['slowdown_verdicts']}"
+    )
     print(f"  wall time per trial: median {s['wall_s'].get('median', 0):.1f} s")
 
 
@@ -170,24 +207,42 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=15.0, help="perflab --max-time per trial (default 15)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
     parser.add_argument("--name", default=NAME, help=f"results file name (default {NAME})")
-    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                        help="start no new trial after this many seconds (the figure says how many ran)")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start no new trial after this many seconds (the figure says how many ran)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
-              "settings": {"max_time": args.max_time, "slowdown_percent": args.slowdown,
-                           "aa_trials": args.aa_trials, "slow_trials": args.slow_trials,
-                           "command": f"perflab compare bench.py --rev v1 --rev OTHER --no-fuzz --no-store "
-                                      f"--json out.json --max-time {args.max_time:g}"},
-              "trials": []}
+    figure = {
+        "figure": NAME,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "max_time": args.max_time,
+            "slowdown_percent": args.slowdown,
+            "aa_trials": args.aa_trials,
+            "slow_trials": args.slow_trials,
+            "command": f"perflab compare bench.py --rev v1 --rev OTHER --no-fuzz --no-store "
+            f"--json out.json --max-time {args.max_time:g}",
+        },
+        "trials": [],
+    }
     iterations, calibrated = calibrate(args.slowdown / 100)
-    figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
-                             "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches"}
+    figure["calibration"] = {
+        "busy_iterations": iterations,
+        "slowdown_at_calibration": calibrated,
+        "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches",
+    }
     print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
     plan = ["v1-docs"] * args.aa_trials + ["v2-slow"] * args.slow_trials
     # interleave the kinds: every third trial is a slowdown trial while both remain
-    order = sorted(range(len(plan)), key=lambda i: (i if plan[i] == "v1-docs" else
-                                                     (i - args.aa_trials) * args.aa_trials / max(args.slow_trials, 1)))
+    order = sorted(
+        range(len(plan)),
+        key=lambda i: i if plan[i] == "v1-docs" else (i - args.aa_trials) * args.aa_trials / max(args.slow_trials, 1),
+    )
     with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
         repo = Path(tmp) / "repo"
         repo.mkdir()
@@ -198,9 +253,12 @@ def main() -> int:
                 break
             trial = run_compare(repo / "bench.py", plan[index], Path(tmp) / "out.json", args.max_time)
             figure["trials"].append(trial)
-            print(f"trial {number}/{len(plan)} {trial['kind']:8} {trial['verdict']:26} ratio {trial['ratio']:.3f} "
-                  f"[{trial['ratio_ci'][0]:.3f}, {trial['ratio_ci'][1]:.3f}] rounds {trial['rounds']} "
-                  f"load {trial['load_average'][0]:.1f}", flush=True)
+            print(
+                f"trial {number}/{len(plan)} {trial['kind']:8} {trial['verdict']:26} ratio {trial['ratio']:.3f} "
+                f"[{trial['ratio_ci'][0]:.3f}, {trial['ratio_ci'][1]:.3f}] rounds {trial['rounds']} "
+                f"load {trial['load_average'][0]:.1f}",
+                flush=True,
+            )
             figure["end"] = conditions()
             summarize(figure)
             write_figure(args.name, figure)

@@ -52,26 +52,38 @@ def make_repository(directory: Path, revisions: dict[str, int]) -> None:
 
 
 def pad_share(diff) -> float:
-    pad = sum(n.difference.value for path, n in diff.nodes.items() if path and n.name == "pad"
-              and not any(p.startswith("pad ") for p in path[:-1]))
+    pad = sum(
+        n.difference.value
+        for path, n in diff.nodes.items()
+        if path and n.name == "pad" and not any(p.startswith("pad ") for p in path[:-1])
+    )
     return pad / diff.operation.difference.value
 
 
 def trial(bench: Path, tag: str, settings: Settings, samples: int, err: Console) -> dict:
-    hook = Profiler(ProfileSettings(samples=samples, min_runs=5, timeout=settings.timeout),
-                    on_progress=lambda message: err.print(message, markup=False, highlight=False))
+    hook = Profiler(
+        ProfileSettings(samples=samples, min_runs=5, timeout=settings.timeout),
+        on_progress=lambda message: err.print(message, markup=False, highlight=False),
+    )
     request = compare.Request(bench, settings, revisions=["v1", tag], fuzz_examples=0, after_timing=hook)
     result = compare.compare(request, _Quiet())
     entry = hook.profiles[0]
     timed = entry.diff
     profiled = diff_profiles(entry.reference_profile, entry.other_profile, (entry.reference, entry.other))
     comparison = result.comparisons[0]
-    return {"revision": tag, "verdict": comparison.verdict, "ratio": comparison.comparison.ratio.value,
-            "ratio_ci": [comparison.comparison.ratio.low, comparison.comparison.ratio.high],
-            "difference_s": timed.operation.difference.value,
-            "attributed_to_pad": pad_share(timed), "attributed_to_pad_profiled_times": pad_share(profiled),
-            "explain": timed.explain(), "samples": [entry.reference_profile.samples, entry.other_profile.samples],
-            "sampler": entry.reference_profile.metadata.get("sampler"), "load_average": conditions()["load_average"]}
+    return {
+        "revision": tag,
+        "verdict": comparison.verdict,
+        "ratio": comparison.comparison.ratio.value,
+        "ratio_ci": [comparison.comparison.ratio.low, comparison.comparison.ratio.high],
+        "difference_s": timed.operation.difference.value,
+        "attributed_to_pad": pad_share(timed),
+        "attributed_to_pad_profiled_times": pad_share(profiled),
+        "explain": timed.explain(),
+        "samples": [entry.reference_profile.samples, entry.other_profile.samples],
+        "sampler": entry.reference_profile.metadata.get("sampler"),
+        "load_average": conditions()["load_average"],
+    }
 
 
 class _Quiet:
@@ -87,16 +99,28 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=10.0, help="timing budget per trial (default 10 s)")
     args = parser.parse_args()
     err = Console(stderr=True, quiet=True)
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
-              "settings": {"trials": args.trials, "samples_per_side": args.samples, "max_time": args.max_time,
-                           "profiling": "5 alternating rounds per side, py-spy, Python frames"},
-              "calibration": {}, "trials": []}
+    figure = {
+        "figure": NAME,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "trials": args.trials,
+            "samples_per_side": args.samples,
+            "max_time": args.max_time,
+            "profiling": "5 alternating rounds per side, py-spy, Python frames",
+        },
+        "calibration": {},
+        "trials": [],
+    }
     revisions = {"v1": 0}
     for percent in (float(p) for p in args.slowdowns.split(",")):
         iterations, measured = calibrate(percent / 100)
         revisions[f"slow{percent:g}"] = iterations
-        figure["calibration"][f"slow{percent:g}"] = {"percent": percent, "busy_iterations": iterations,
-                                                     "slowdown_at_calibration": measured}
+        figure["calibration"][f"slow{percent:g}"] = {
+            "percent": percent,
+            "busy_iterations": iterations,
+            "slowdown_at_calibration": measured,
+        }
         print(f"calibrated {percent:g}%: {iterations} iterations ({measured:.2%})", flush=True)
     settings = Settings(max_time=args.max_time, precision=0.01)
     with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
@@ -108,10 +132,13 @@ def main() -> int:
                 result = trial(repo / "bench.py", tag, settings, args.samples, err)
                 result["wall_s"] = round(time.monotonic() - started, 1)
                 figure["trials"].append(result)
-                print(f"{tag:8} trial {number + 1}: ratio {result['ratio']:.3f}, pad holds "
-                      f"{result['attributed_to_pad']:.0%} of the difference "
-                      f"({result['attributed_to_pad_profiled_times']:.0%} with profiled times), "
-                      f"{result['wall_s']:.0f} s, load {result['load_average'][0]:.1f}", flush=True)
+                print(
+                    f"{tag:8} trial {number + 1}: ratio {result['ratio']:.3f}, pad holds "
+                    f"{result['attributed_to_pad']:.0%} of the difference "
+                    f"({result['attributed_to_pad_profiled_times']:.0%} with profiled times), "
+                    f"{result['wall_s']:.0f} s, load {result['load_average'][0]:.1f}",
+                    flush=True,
+                )
                 figure["end"] = conditions()
                 summarize(figure)
                 write_figure(NAME, figure)
@@ -124,13 +151,15 @@ def summarize(figure: dict) -> None:
     for tag in dict.fromkeys(t["revision"] for t in figure["trials"]):
         trials = [t for t in figure["trials"] if t["revision"] == tag]
         shares = [t["attributed_to_pad"] for t in trials]
-        summary[tag] = {"trials": len(trials), "attributed_to_pad": quantiles(shares),
-                        "attributed_to_pad_median": statistics.median(shares),
-                        "trials_at_least_80_percent": sum(1 for s in shares if s >= TARGET),
-                        "attributed_to_pad_profiled_times": quantiles([t["attributed_to_pad_profiled_times"]
-                                                                       for t in trials]),
-                        "ratio": quantiles([t["ratio"] for t in trials]),
-                        "verdicts": {v: sum(1 for t in trials if t["verdict"] == v) for v in {t["verdict"] for t in trials}}}
+        summary[tag] = {
+            "trials": len(trials),
+            "attributed_to_pad": quantiles(shares),
+            "attributed_to_pad_median": statistics.median(shares),
+            "trials_at_least_80_percent": sum(1 for s in shares if s >= TARGET),
+            "attributed_to_pad_profiled_times": quantiles([t["attributed_to_pad_profiled_times"] for t in trials]),
+            "ratio": quantiles([t["ratio"] for t in trials]),
+            "verdicts": {v: sum(1 for t in trials if t["verdict"] == v) for v in {t["verdict"] for t in trials}},
+        }
     summary["load_average_during_trials"] = quantiles([t["load_average"][0] for t in figure["trials"]])
     summary["target"] = ">= 80% of the measured difference attributed to pad"
     figure["summary"] = summary
@@ -138,16 +167,20 @@ def summarize(figure: dict) -> None:
 
 def print_figure(figure: dict) -> None:
     s = figure["summary"]
-    print(f"\n{NAME}: share of the measured difference the differential profile attributes to the slowed "
-          f"function (pad), {figure['start']['utc']}")
+    print(
+        f"\n{NAME}: share of the measured difference the differential profile attributes to the slowed "
+        f"function (pad), {figure['start']['utc']}"
+    )
     print(f"  load average at start {format_load(figure['start'])}, at end {format_load(figure['end'])}")
     for tag, c in figure["calibration"].items():
         t = s[tag]
-        print(f"  {c['percent']:g}% slowdown ({c['busy_iterations']} iterations): median ratio "
-              f"{t['ratio']['median']:.3f}; pad holds median {t['attributed_to_pad_median']:.0%} "
-              f"(range {t['attributed_to_pad']['min']:.0%}-{t['attributed_to_pad']['max']:.0%}) of the difference; "
-              f"{t['trials_at_least_80_percent']}/{t['trials']} trials >= 80%; with times measured while profiling: "
-              f"median {t['attributed_to_pad_profiled_times']['median']:.0%}")
+        print(
+            f"  {c['percent']:g}% slowdown ({c['busy_iterations']} iterations): median ratio "
+            f"{t['ratio']['median']:.3f}; pad holds median {t['attributed_to_pad_median']:.0%} "
+            f"(range {t['attributed_to_pad']['min']:.0%}-{t['attributed_to_pad']['max']:.0%}) of the difference; "
+            f"{t['trials_at_least_80_percent']}/{t['trials']} trials >= 80%; with times measured while profiling: "
+            f"median {t['attributed_to_pad_profiled_times']['median']:.0%}"
+        )
 
 
 if __name__ == "__main__":

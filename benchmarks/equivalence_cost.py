@@ -39,8 +39,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=3, help="alternating (base, new) pairs (default 3)")
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab's --max-time (default 60)")
-    parser.add_argument("--base", default=None, help="the perflab revision without the checks "
-                                                     "(default: git merge-base HEAD main)")
+    parser.add_argument(
+        "--base", default=None, help="the perflab revision without the checks (default: git merge-base HEAD main)"
+    )
     args = parser.parse_args()
     if args.pairs < 1 or not math.isfinite(args.max_time) or args.max_time <= 0:
         parser.error("--pairs must be >= 1 and --max-time a positive number of seconds")
@@ -53,13 +54,25 @@ def main() -> int:
             for label, source in sources.items():
                 trial = _trial(label, source, args.max_time, Path(scratch) / f"{label}-{pair}.json")
                 trials.append(trial)
-                print(f"pair {pair + 1}: {label:<4} {trial['wall']:6.1f} s wall, equivalence "
-                      f"{trial['equivalence_seconds'] if trial['equivalence_seconds'] is not None else '?'} s, "
-                      f"exit {trial['exit_code']}", flush=True)
-    figure = {"name": NAME, "how": {"command": " ".join(["python", *sys.argv]), "base": base,
-                                    "perflab": f"compare json_dumps --max-time {args.max_time:g} --no-store"},
-              "machine": machine(), "start": start, "end": conditions(), "trials": trials,
-              "summary": summarize(trials)}
+                print(
+                    f"pair {pair + 1}: {label:<4} {trial['wall']:6.1f} s wall, equivalence "
+                    f"{trial['equivalence_seconds'] if trial['equivalence_seconds'] is not None else '?'} s, "
+                    f"exit {trial['exit_code']}",
+                    flush=True,
+                )
+    figure = {
+        "name": NAME,
+        "how": {
+            "command": " ".join(["python", *sys.argv]),
+            "base": base,
+            "perflab": f"compare json_dumps --max-time {args.max_time:g} --no-store",
+        },
+        "machine": machine(),
+        "start": start,
+        "end": conditions(),
+        "trials": trials,
+        "summary": summarize(trials),
+    }
     path = write_figure(NAME, figure)
     show(figure)
     print(f"\nwritten to {path.relative_to(REPOSITORY)}")
@@ -67,8 +80,9 @@ def main() -> int:
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(REPOSITORY), *args], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(REPOSITORY), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def _snapshot(revision: str, where: Path) -> Path:
@@ -83,18 +97,32 @@ def _snapshot(revision: str, where: Path) -> Path:
 
 
 def _trial(label: str, source: Path, max_time: float, out: Path) -> dict:
-    command = [sys.executable, "-m", "perflab.cli", "compare", "json_dumps", "--max-time", f"{max_time:g}",
-               "--no-store", "--json", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "perflab.cli",
+        "compare",
+        "json_dumps",
+        "--max-time",
+        f"{max_time:g}",
+        "--no-store",
+        "--json",
+        str(out),
+    ]
     environment = {**os.environ, "PYTHONPATH": str(source)}
     started = time.monotonic()
-    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               env=environment)
+    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
     wall = time.monotonic() - started
     result = json.loads(out.read_text()) if out.exists() else {}
-    return {"label": label, "wall": round(wall, 2), "exit_code": completed.returncode,
-            "equivalence_seconds": _round(result.get("equivalence_seconds")),
-            "timing_elapsed": _round(result.get("elapsed")), "load_average": os.getloadavg(),
-            "stderr_tail": completed.stderr.strip()[-300:] if completed.returncode not in (0, 1) else ""}
+    return {
+        "label": label,
+        "wall": round(wall, 2),
+        "exit_code": completed.returncode,
+        "equivalence_seconds": _round(result.get("equivalence_seconds")),
+        "timing_elapsed": _round(result.get("elapsed")),
+        "load_average": os.getloadavg(),
+        "stderr_tail": completed.stderr.strip()[-300:] if completed.returncode not in (0, 1) else "",
+    }
 
 
 def _round(value: float | None) -> float | None:
@@ -111,10 +139,13 @@ def summarize(trials: list[dict]) -> dict:
         spread = math.inf
     equivalence = [t["equivalence_seconds"] for t in trials if t["label"] == "new" and t["equivalence_seconds"]]
     ratio = [math.exp(centre - spread), math.exp(centre), math.exp(centre + spread)]
-    return {"median_wall": {label: sorted(values)[len(values) // 2] for label, values in walls.items()},
-            "ratio_new_over_base": ratio, "added": ratio[1] - 1,
-            "equivalence_seconds_median": sorted(equivalence)[len(equivalence) // 2] if equivalence else None,
-            "target_met": ratio[2] - 1 <= TARGET if math.isfinite(ratio[2]) else None}
+    return {
+        "median_wall": {label: sorted(values)[len(values) // 2] for label, values in walls.items()},
+        "ratio_new_over_base": ratio,
+        "added": ratio[1] - 1,
+        "equivalence_seconds_median": sorted(equivalence)[len(equivalence) // 2] if equivalence else None,
+        "target_met": ratio[2] - 1 <= TARGET if math.isfinite(ratio[2]) else None,
+    }
 
 
 def show(figure: dict) -> None:
@@ -124,9 +155,11 @@ def show(figure: dict) -> None:
     print(f"\nperflab {figure['how']['perflab']}: base {figure['how']['base'][:12]} vs this tree")
     print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
     print(f"  median wall: base {summary['median_wall']['base']:.1f} s, new {summary['median_wall']['new']:.1f} s")
-    print(f"  new / base: {value:.3f} {interval} (95%, t over {len(figure['trials']) // 2} alternating pairs)"
-          f" -> added {summary['added']:+.1%}; target <= +{TARGET:.0%}: "
-          f"{ {True: 'met', False: 'NOT met', None: 'undecided'}[summary['target_met']] }")
+    print(
+        f"  new / base: {value:.3f} {interval} (95%, t over {len(figure['trials']) // 2} alternating pairs)"
+        f" -> added {summary['added']:+.1%}; target <= +{TARGET:.0%}: "
+        f"{ {True: 'met', False: 'NOT met', None: 'undecided'}[summary['target_met']] }"
+    )
     if summary["equivalence_seconds_median"] is not None:
         print(f"  equivalence phase (new run summary): median {summary['equivalence_seconds_median']:.1f} s")
 

@@ -41,7 +41,7 @@ WALL_RUNS = 3
 LOOPS = 300
 TARGET_SPREAD = 0.0005
 
-EXTRA_WORK = '''
+EXTRA_WORK = """
 import perflab
 bench = perflab.Benchmark("extra_work", compare="exact")
 
@@ -64,7 +64,7 @@ def extra(xs):
     for x in xs[:8]:  # ~0.5% more work, same result
         total += x * 0
     return total
-'''
+"""
 
 
 def count(file: str, case: str, contender: str, randomize_addresses: bool = False) -> list[float]:
@@ -72,8 +72,12 @@ def count(file: str, case: str, contender: str, randomize_addresses: bool = Fals
     valgrind = require("valgrind", "valgrind")
     target = Target.of(file, case, contender)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda _: instructions.count_once(
-            valgrind, target, LOOPS, randomize_addresses=randomize_addresses), range(REPEATS)))
+        outcomes = list(
+            pool.map(
+                lambda _: instructions.count_once(valgrind, target, LOOPS, randomize_addresses=randomize_addresses),
+                range(REPEATS),
+            )
+        )
     errors = [error for _, error in outcomes if error]
     if errors:
         raise RuntimeError(f"{case}/{contender}: {errors[0]}")
@@ -89,17 +93,25 @@ def main() -> None:
     before = conditions()
     work = Path(tempfile.mkdtemp(prefix="perflab-figure-")) / "extra_work.py"
     work.write_text(EXTRA_WORK)
-    operations = {"json_dumps/NESTED/json_stdlib": (str(builtins.path_of("json_dumps")), "NESTED", "json_stdlib"),
-                  "extra_work/INTS/base": (str(work), "INTS", "base"),
-                  "extra_work/INTS/extra": (str(work), "INTS", "extra")}
+    operations = {
+        "json_dumps/NESTED/json_stdlib": (str(builtins.path_of("json_dumps")), "NESTED", "json_stdlib"),
+        "extra_work/INTS/base": (str(work), "INTS", "base"),
+        "extra_work/INTS/extra": (str(work), "INTS", "extra"),
+    }
     stability = {}
     for name, (file, case, contender) in operations.items():
         started = time.monotonic()
         values = count(file, case, contender)
-        stability[name] = {"per_call": values, "median": statistics.median(values), "spread": spread(values),
-                           "seconds": round(time.monotonic() - started, 1)}
-        print(f"{name}: {statistics.median(values):,.1f} instructions/call, spread {spread(values):.4%} "
-              f"over {REPEATS} runs of {LOOPS} calls ({stability[name]['seconds']} s)")
+        stability[name] = {
+            "per_call": values,
+            "median": statistics.median(values),
+            "spread": spread(values),
+            "seconds": round(time.monotonic() - started, 1),
+        }
+        print(
+            f"{name}: {statistics.median(values):,.1f} instructions/call, spread {spread(values):.4%} "
+            f"over {REPEATS} runs of {LOOPS} calls ({stability[name]['seconds']} s)"
+        )
 
     sensitivity = {}
     file, case, contender = operations["json_dumps/NESTED/json_stdlib"]
@@ -109,17 +121,24 @@ def main() -> None:
     sensitivity["address_randomization_on"] = count(file, case, contender, randomize_addresses=True)
     reference = stability["json_dumps/NESTED/json_stdlib"]["median"]
     for name, values in sensitivity.items():
-        sensitivity[name] = {"per_call": values, "spread": spread(values),
-                             "median_change": statistics.median(values) / reference - 1}
-        print(f"json_dumps with {name.replace('_', ' ')}: median {sensitivity[name]['median_change']:+.4%}, "
-              f"spread {sensitivity[name]['spread']:.4%}")
+        sensitivity[name] = {
+            "per_call": values,
+            "spread": spread(values),
+            "median_change": statistics.median(values) / reference - 1,
+        }
+        print(
+            f"json_dumps with {name.replace('_', ' ')}: median {sensitivity[name]['median_change']:+.4%}, "
+            f"spread {sensitivity[name]['spread']:.4%}"
+        )
 
     base, extra = stability["extra_work/INTS/base"], stability["extra_work/INTS/extra"]
     instruction_change = extra["median"] / base["median"] - 1
     noise = max(base["spread"], extra["spread"])
     detected = instruction_change > 10 * noise
-    print(f"extra vs base: instructions {instruction_change:+.3%} (largest spread {noise:.4%}): "
-          f"{'detected' if detected else 'NOT detected'}")
+    print(
+        f"extra vs base: instructions {instruction_change:+.3%} (largest spread {noise:.4%}): "
+        f"{'detected' if detected else 'NOT detected'}"
+    )
 
     wall = []
     for trial in range(WALL_RUNS):
@@ -127,25 +146,36 @@ def main() -> None:
         summary = run.summary("extra")
         summary["excludes_1"] = not summary["ratio_ci"][0] <= 1.0 <= summary["ratio_ci"][1]
         wall.append(summary)
-        print(f"wall time run {trial + 1}: time ratio {summary['ratio']:.4f} "
-              f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}], verdict {summary['verdict']!r}, "
-              f"{summary['timing_s']:.0f} s")
+        print(
+            f"wall time run {trial + 1}: time ratio {summary['ratio']:.4f} "
+            f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}], verdict {summary['verdict']!r}, "
+            f"{summary['timing_s']:.0f} s"
+        )
     figure = {
         "figure": "instruction-count stability and sub-percent detection",
         "method": __doc__,
-        "repeats": REPEATS, "loops": LOOPS, "target_spread": TARGET_SPREAD,
+        "repeats": REPEATS,
+        "loops": LOOPS,
+        "target_spread": TARGET_SPREAD,
         "stability": stability,
         "max_spread": max(s["spread"] for s in stability.values()),
         "sensitivity": sensitivity,
-        "detection": {"instruction_change": instruction_change, "largest_spread": noise, "detected": detected,
-                      "wall_time_runs": wall,
-                      "wall_time_intervals_excluding_1": sum(w["excludes_1"] for w in wall),
-                      "wall_time_verdicts": [w["verdict"] for w in wall]},
-        "machine": machine(), "conditions": {"before": before, "after": conditions()},
+        "detection": {
+            "instruction_change": instruction_change,
+            "largest_spread": noise,
+            "detected": detected,
+            "wall_time_runs": wall,
+            "wall_time_intervals_excluding_1": sum(w["excludes_1"] for w in wall),
+            "wall_time_verdicts": [w["verdict"] for w in wall],
+        },
+        "machine": machine(),
+        "conditions": {"before": before, "after": conditions()},
     }
-    print(f"largest spread {figure['max_spread']:.4%} (target <= {TARGET_SPREAD:.2%}); wall time: "
-          f"{figure['detection']['wall_time_intervals_excluding_1']}/{WALL_RUNS} intervals exclude 1, verdicts "
-          f"{figure['detection']['wall_time_verdicts']}")
+    print(
+        f"largest spread {figure['max_spread']:.4%} (target <= {TARGET_SPREAD:.2%}); wall time: "
+        f"{figure['detection']['wall_time_intervals_excluding_1']}/{WALL_RUNS} intervals exclude 1, verdicts "
+        f"{figure['detection']['wall_time_verdicts']}"
+    )
     print(f"written to {write_figure('instruction_stability', figure)}")
 
 

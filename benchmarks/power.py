@@ -46,7 +46,9 @@ NAME = "power"
 SLOWER = "slower"
 TARGET_RATE = 0.80
 
-POWER_BENCHMARK = BENCHMARK_FILE_HEADER + '''
+POWER_BENCHMARK = (
+    BENCHMARK_FILE_HEADER
+    + """
 BUSY_ITERATIONS = @ITERATIONS@  # calibrated by benchmarks/power.py to add @SLOWDOWN@ to a call
 
 bench = perflab.Benchmark("power", description="json.dumps vs json.dumps + calibrated busy work",
@@ -69,7 +71,8 @@ def slower(obj):
     for _ in range(BUSY_ITERATIONS):
         pass
     return output
-'''
+"""
+)
 
 
 def benchmark_source(iterations: int, slowdown: float) -> str:
@@ -117,23 +120,42 @@ def main() -> int:
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
     parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
     parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
-    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                        help="start no new trial after this many seconds (the figure says how many ran)")
-    parser.add_argument("--iterations", type=int, default=None,
-                        help="busy-loop iterations to inject, instead of calibrating them")
-    parser.add_argument("--name", default=NAME,
-                        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)")
-    parser.add_argument("--report", action="store_true",
-                        help="measure nothing: summarize and print benchmarks/results/power.json again")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start no new trial after this many seconds (the figure says how many ran)",
+    )
+    parser.add_argument(
+        "--iterations", type=int, default=None, help="busy-loop iterations to inject, instead of calibrating them"
+    )
+    parser.add_argument(
+        "--name",
+        default=NAME,
+        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)",
+    )
+    parser.add_argument(
+        "--report", action="store_true", help="measure nothing: summarize and print benchmarks/results/power.json again"
+    )
     args = parser.parse_args()
     if args.report:
         return report_again(args.name, _summarize, _print)
 
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
-              "settings": {"trials": args.trials, "max_time": args.max_time, "precision_percent": args.precision,
-                           "slowdown_target_percent": args.slowdown,                            "command": f"perflab run power.py --json out.json --max-time {args.max_time:g} "
-                                      f"--precision {args.precision:g}"},
-              "trials": []}
+    figure = {
+        "figure": NAME,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "trials": args.trials,
+            "max_time": args.max_time,
+            "precision_percent": args.precision,
+            "slowdown_target_percent": args.slowdown,
+            "command": f"perflab run power.py --json out.json --max-time {args.max_time:g} "
+            f"--precision {args.precision:g}",
+        },
+        "trials": [],
+    }
     if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     if args.iterations is None:
@@ -142,8 +164,11 @@ def main() -> int:
         iterations, calibrated = args.iterations, measured_slowdown(args.iterations)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
-    figure["calibration"] = {"busy_iterations": iterations, "slowdown_at_calibration": calibrated,
-                             "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"}
+    figure["calibration"] = {
+        "busy_iterations": iterations,
+        "slowdown_at_calibration": calibrated,
+        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process",
+    }
     print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
     source = benchmark_source(iterations, calibrated)
     figure["benchmark_file"] = source
@@ -155,15 +180,24 @@ def main() -> int:
             if args.budget is not None and time.monotonic() - started > args.budget:
                 print(f"budget of {args.budget:g} s spent: stopping after {trial} trials", flush=True)
                 break
-            run = run_perflab(str(path), Path(directory) / "out.json",
-                              "--max-time", str(args.max_time), "--precision", str(args.precision))
+            run = run_perflab(
+                str(path),
+                Path(directory) / "out.json",
+                "--max-time",
+                str(args.max_time),
+                "--precision",
+                str(args.precision),
+            )
             summary = run.summary("slower")
             figure["trials"].append(summary)
             figure["settings"]["perflab"] = run.settings()
-            print(f"trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
-                  f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
-                  f"{summary['wall_s']:.1f} s (timing {summary['timing_s']:.1f} s); "
-                  f"loops {summary['loops']['json_stdlib']}/{summary['loops']['slower']}", flush=True)
+            print(
+                f"trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
+                f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
+                f"{summary['wall_s']:.1f} s (timing {summary['timing_s']:.1f} s); "
+                f"loops {summary['loops']['json_stdlib']}/{summary['loops']['slower']}",
+                flush=True,
+            )
             save_progress(args.name, figure, _summarize)
     return finish(args.name, figure, _summarize, _print)
 
@@ -174,21 +208,26 @@ def _summarize(figure: dict) -> None:
     rate = len(detected) / len(trials) if trials else 0.0
     max_time = figure["settings"]["max_time"]
     figure["summary"] = {
-        "trials": len(trials), "detected_slower": len(detected), "detection_rate": rate,
+        "trials": len(trials),
+        "detected_slower": len(detected),
+        "detection_rate": rate,
         "rate_ci95_clopper_pearson": binomial_interval(len(detected), len(trials)),
         "verdicts": {v: sum(t["verdict"] == v for t in trials) for v in {t["verdict"] for t in trials}},
-        "target": f">= {TARGET_RATE:.0%} detected within {max_time:g} s", "target_met": rate >= TARGET_RATE,
+        "target": f">= {TARGET_RATE:.0%} detected within {max_time:g} s",
+        "target_met": rate >= TARGET_RATE,
         "measured_slowdown_median": (quantiles([t["ratio"] for t in trials]).get("median", 1.0) - 1),
         # Trials whose two contenders calibrated about the same loop count measure the injected
         # slowdown without the bias that unequal value durations bring (see the A/A figure).
-        "measured_slowdown_median_matched_loops": (quantiles(
-            [t["ratio"] for t in trials if loops_ratio(t) < LOOPS_RATIO_GROUPS[1][1]]).get("median", 1.0) - 1),
+        "measured_slowdown_median_matched_loops": (
+            quantiles([t["ratio"] for t in trials if loops_ratio(t) < LOOPS_RATIO_GROUPS[1][1]]).get("median", 1.0) - 1
+        ),
         "ratio": quantiles([t["ratio"] for t in trials]),
         "ratio_precision": quantiles([t["ratio_precision"] for t in trials]),
         "time_to_verdict_wall_s": quantiles([t["wall_s"] for t in trials]),
         "time_to_verdict_timing_s": quantiles([t["timing_s"] for t in trials]),
         "time_to_verdict_wall_s_matched_loops": quantiles(
-            [t["wall_s"] for t in trials if loops_ratio(t) < LOOPS_RATIO_GROUPS[1][1]]),
+            [t["wall_s"] for t in trials if loops_ratio(t) < LOOPS_RATIO_GROUPS[1][1]]
+        ),
         "precision_target_reached": sum(t["target_reached"] for t in trials),
         "by_loops_ratio": by_loops_ratio(trials, lambda t: t["verdict"] == SLOWER),
     }
@@ -198,31 +237,35 @@ def _print(figure: dict) -> None:
     s, settings = figure["summary"], figure["settings"]
     print()
     print(f"Power: perflab run, reference json.dumps(NESTED) vs the same + calibrated busy work, {s['trials']} trials")
-    print(f"  settings: --precision {settings['precision_percent']:g}% --max-time {settings['max_time']:g} s "
-          f"({describe_decision(settings)}); machine {figure['machine']['cpu_model']}, "
-          f"{figure['machine']['cpu_count']} CPUs, shared")
+    print(
+        f"  settings: --precision {settings['precision_percent']:g}% --max-time {settings['max_time']:g} s "
+        f"({describe_decision(settings)}); machine {figure['machine']['cpu_model']}, "
+        f"{figure['machine']['cpu_count']} CPUs, shared"
+    )
     print(f"  load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
-    print(f"  injected slowdown: {figure['calibration']['busy_iterations']} busy-loop iterations, "
-          f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration, "
-          f"{s['measured_slowdown_median']:.2%} as measured by the trials (median ratio; "
-          f"{s['measured_slowdown_median_matched_loops']:.2%} in trials whose loop counts differ < 2x)")
+    print(
+        f"  injected slowdown: {figure['calibration']['busy_iterations']} busy-loop iterations, "
+        f"{figure['calibration']['slowdown_at_calibration']:.2%} at calibration, "
+        f"{s['measured_slowdown_median']:.2%} as measured by the trials (median ratio; "
+        f"{s['measured_slowdown_median_matched_loops']:.2%} in trials whose loop counts differ < 2x)"
+    )
     low, high = s["rate_ci95_clopper_pearson"]
-    print(f"  detected as slower: {s['detected_slower']}/{s['trials']} = {s['detection_rate']:.0%} "
-          f"(95% CI {low:.0%}-{high:.0%}); target {s['target']}: {'met' if s['target_met'] else 'NOT met'}")
+    print(
+        f"  detected as slower: {s['detected_slower']}/{s['trials']} = {s['detection_rate']:.0%} "
+        f"(95% CI {low:.0%}-{high:.0%}); target {s['target']}: {'met' if s['target_met'] else 'NOT met'}"
+    )
     print(f"  verdicts: {s['verdicts']}")
     r, w, t = s["ratio"], s["time_to_verdict_wall_s"], s["time_to_verdict_timing_s"]
     if r:
         print(f"  ratio: median {r['median']:.4f}, 5-95% {r['p5']:.4f}-{r['p95']:.4f}")
-        print(f"  time to verdict: median {w['median']:.1f} s wall (timing phase {t['median']:.1f} s), "
-              f"max {w['max']:.1f} s; 1% precision reached in {s['precision_target_reached']}/{s['trials']}")
+        print(
+            f"  time to verdict: median {w['median']:.1f} s wall (timing phase {t['median']:.1f} s), "
+            f"max {w['max']:.1f} s; 1% precision reached in {s['precision_target_reached']}/{s['trials']}"
+        )
         matched = s["time_to_verdict_wall_s_matched_loops"]
         if matched:
             print(f"  time to verdict in trials whose loop counts differ < 2x: median {matched['median']:.1f} s wall")
         print_by_loops_ratio(s["by_loops_ratio"], "detected as slower")
-
-
-
-
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from perflab.profile.model import Profile
 from perflab.profile.shares import frame_shares
 
 UNIT = 4000  # loop iterations per unit of work
-PROGRAM = f'''\
+PROGRAM = f"""\
 import perflab
 
 bench = perflab.Benchmark("known_split", description="alpha 40%, beta 60% by construction")
@@ -76,31 +76,51 @@ def ONE():
 @bench.contender
 def split(_):
     return caller_a() + caller_b()
-'''
+"""
 TRUE_SELF = {"alpha": 0.4, "beta": 0.6}
-TRUE_CONTEXT = {("caller_a", "alpha"): 0.3, ("caller_a", "beta"): 0.1,
-                ("caller_b", "alpha"): 0.1, ("caller_b", "beta"): 0.5}
+TRUE_CONTEXT = {
+    ("caller_a", "alpha"): 0.3,
+    ("caller_a", "beta"): 0.1,
+    ("caller_b", "alpha"): 0.1,
+    ("caller_b", "beta"): 0.5,
+}
 
 
 def check_construction(directory: Path) -> dict[str, float]:
     """Time per unit of beta over alpha: median of 201 interleaved pairs of one-unit calls (should be 1)."""
-    code = ("import statistics, sys, time; sys.path.insert(0, sys.argv[1]); import bench\n"
-            "def once(f):\n"
-            "    t = time.perf_counter(); f(1); return time.perf_counter() - t\n"
-            "ratios = [once(bench.beta) / once(bench.alpha) for _ in range(201)]\n"
-            "print(statistics.median(ratios), statistics.median(once(bench.alpha) for _ in range(51)))\n")
-    output = subprocess.run([sys.executable, "-c", code, str(directory)], capture_output=True, text=True,
-                            check=True).stdout.split()
+    code = (
+        "import statistics, sys, time; sys.path.insert(0, sys.argv[1]); import bench\n"
+        "def once(f):\n"
+        "    t = time.perf_counter(); f(1); return time.perf_counter() - t\n"
+        "ratios = [once(bench.beta) / once(bench.alpha) for _ in range(201)]\n"
+        "print(statistics.median(ratios), statistics.median(once(bench.alpha) for _ in range(51)))\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code, str(directory)], capture_output=True, text=True, check=True
+    ).stdout.split()
     return {"beta_over_alpha_per_unit": float(output[0]), "alpha_seconds_per_unit": float(output[1])}
 
 
-SAMPLERS = {"py-spy (default: --nonblocking)": ["--sampler", "py-spy"], "py-spy --blocking": ["--sampler", "py-spy", "--blocking"],
-            "inprocess": ["--sampler", "inprocess"]}
+SAMPLERS = {
+    "py-spy (default: --nonblocking)": ["--sampler", "py-spy"],
+    "py-spy --blocking": ["--sampler", "py-spy", "--blocking"],
+    "inprocess": ["--sampler", "inprocess"],
+}
 
 
 def profile_once(bench: Path, out: Path, samples: int, options: list[str]) -> Profile:
-    command = [sys.executable, "-m", "perflab", "profile", str(bench), "--samples", str(samples), *options,
-               "--json", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "perflab",
+        "profile",
+        str(bench),
+        "--samples",
+        str(samples),
+        *options,
+        "--json",
+        str(out),
+    ]
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {completed.stderr.strip()[-400:]}")
@@ -113,16 +133,23 @@ def errors_of(profile: Profile) -> dict:
     result = {"samples": profile.samples, "runs": len(profile.runs), "functions": {}, "contexts": {}}
     for name, truth in TRUE_SELF.items():
         share = shares[name].self
-        result["functions"][name] = {"true": truth, "measured": share.value, "ci": [share.low, share.high],
-                                     "abs_error_pp": abs(share.value - truth) * 100,
-                                     "covered": share.low <= truth <= share.high}
+        result["functions"][name] = {
+            "true": truth,
+            "measured": share.value,
+            "ci": [share.low, share.high],
+            "abs_error_pp": abs(share.value - truth) * 100,
+            "covered": share.low <= truth <= share.high,
+        }
     split = next(node for label, node in root.children.items() if parse_frame(label).name == "split")
     by_name = {parse_frame(label).name: node for label, node in split.children.items()}
     for (caller, callee), truth in TRUE_CONTEXT.items():
         node = by_name[caller].children
         measured = next(n.total for label, n in node.items() if parse_frame(label).name == callee) / root.total
-        result["contexts"][f"{caller}>{callee}"] = {"true": truth, "measured": measured,
-                                                    "abs_error_pp": abs(measured - truth) * 100}
+        result["contexts"][f"{caller}>{callee}"] = {
+            "true": truth,
+            "measured": measured,
+            "abs_error_pp": abs(measured - truth) * 100,
+        }
     return result
 
 
@@ -132,15 +159,23 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=2000)
     args = parser.parse_args()
     started = conditions()
-    figure = {"figure": "profile_attribution", "machine": machine(), "conditions_start": started,
-              "how": __doc__, "true_self": TRUE_SELF, "true_context": {f"{a}>{b}": v for (a, b), v in TRUE_CONTEXT.items()},
-              "samplers": {}}
+    figure = {
+        "figure": "profile_attribution",
+        "machine": machine(),
+        "conditions_start": started,
+        "how": __doc__,
+        "true_self": TRUE_SELF,
+        "true_context": {f"{a}>{b}": v for (a, b), v in TRUE_CONTEXT.items()},
+        "samplers": {},
+    }
     with tempfile.TemporaryDirectory() as directory:
         bench = Path(directory) / "bench.py"
         bench.write_text(PROGRAM)
         figure["construction_check"] = check_construction(Path(directory))
-        print(f"construction check: beta/alpha time per unit {figure['construction_check']['beta_over_alpha_per_unit']:.3f} "
-              f"(median of 201 interleaved pairs; 1 means the split is 40/60 as constructed)")
+        print(
+            f"construction check: beta/alpha time per unit {figure['construction_check']['beta_over_alpha_per_unit']:.3f} "
+            f"(median of 201 interleaved pairs; 1 means the split is 40/60 as constructed)"
+        )
         for sampler, options in SAMPLERS.items():
             repeats = []
             for repeat in range(args.repeats):
@@ -149,23 +184,31 @@ def main() -> None:
                 result = errors_of(profile)
                 result["wall_s"] = round(time.monotonic() - t, 1)
                 repeats.append(result)
-                worst = max([f["abs_error_pp"] for f in result["functions"].values()] +
-                            [c["abs_error_pp"] for c in result["contexts"].values()])
-                print(f"{sampler} repeat {repeat + 1}: {result['samples']} samples in {result['runs']} runs, "
-                      f"alpha {result['functions']['alpha']['measured']:.1%}, beta {result['functions']['beta']['measured']:.1%}, "
-                      f"worst abs error {worst:.2f} pp ({result['wall_s']} s)")
+                worst = max(
+                    [f["abs_error_pp"] for f in result["functions"].values()]
+                    + [c["abs_error_pp"] for c in result["contexts"].values()]
+                )
+                print(
+                    f"{sampler} repeat {repeat + 1}: {result['samples']} samples in {result['runs']} runs, "
+                    f"alpha {result['functions']['alpha']['measured']:.1%}, beta {result['functions']['beta']['measured']:.1%}, "
+                    f"worst abs error {worst:.2f} pp ({result['wall_s']} s)"
+                )
             errors = [f["abs_error_pp"] for r in repeats for f in r["functions"].values()]
             context_errors = [c["abs_error_pp"] for r in repeats for c in r["contexts"].values()]
             covered = [f["covered"] for r in repeats for f in r["functions"].values()]
             figure["samplers"][sampler] = {
-                "repeats": repeats, "max_abs_error_pp_functions": max(errors),
+                "repeats": repeats,
+                "max_abs_error_pp_functions": max(errors),
                 "mean_abs_error_pp_functions": sum(errors) / len(errors),
                 "max_abs_error_pp_contexts": max(context_errors),
-                "true_share_in_95ci": f"{sum(covered)}/{len(covered)}"}
+                "true_share_in_95ci": f"{sum(covered)}/{len(covered)}",
+            }
             s = figure["samplers"][sampler]
-            print(f"{sampler}: function shares max abs error {s['max_abs_error_pp_functions']:.2f} pp "
-                  f"(mean {s['mean_abs_error_pp_functions']:.2f}); calling contexts max {s['max_abs_error_pp_contexts']:.2f} pp; "
-                  f"true share inside the 95% CI {s['true_share_in_95ci']}")
+            print(
+                f"{sampler}: function shares max abs error {s['max_abs_error_pp_functions']:.2f} pp "
+                f"(mean {s['mean_abs_error_pp_functions']:.2f}); calling contexts max {s['max_abs_error_pp_contexts']:.2f} pp; "
+                f"true share inside the 95% CI {s['true_share_in_95ci']}"
+            )
     figure["conditions_end"] = conditions()
     path = write_figure("profile_attribution", figure)
     print(f"written to {path}")

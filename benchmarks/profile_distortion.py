@@ -49,8 +49,15 @@ CONFIGS = [  # name, native, rate, nonblocking
 
 
 def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: float) -> dict:
-    job = {"mode": "profile", "file": str(builtins.path_of("json_dumps")), "case": "NESTED",
-           "contender": "json_stdlib", "value_time": 0.005, "duration": window, "inprocess": None}
+    job = {
+        "mode": "profile",
+        "file": str(builtins.path_of("json_dumps")),
+        "case": "NESTED",
+        "contender": "json_stdlib",
+        "value_time": 0.005,
+        "duration": window,
+        "inprocess": None,
+    }
     worker = Worker(job, timeout=60 + window)
     ready = worker.wait_for("ready")
     if ready is None:
@@ -60,7 +67,7 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
         worker.request("profile")  # warm-up window, not counted
         for pair in range(pairs):
             times = {}
-            for profiled in ((True, False) if pair % 2 == 0 else (False, True)):
+            for profiled in (True, False) if pair % 2 == 0 else (False, True):
                 if profiled:
                     recording = PySpyRecording(find_py_spy(), ready["pid"], rate, native, "cpu", nonblocking)
                     recording.wait_until_sampling()
@@ -73,10 +80,16 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
     finally:
         worker.close()
     mean = float(np.mean(log_ratios))
-    half = float(scipy_stats.t.ppf(0.975, len(log_ratios) - 1) * np.std(log_ratios, ddof=1) / math.sqrt(len(log_ratios)))
-    return {"slowdown": math.exp(mean) - 1, "ci": [math.exp(mean - half) - 1, math.exp(mean + half) - 1],
-            "pairs": len(log_ratios), "samples_per_window": float(np.median(samples)) if samples else 0.0,
-            "log_ratios": log_ratios}
+    half = float(
+        scipy_stats.t.ppf(0.975, len(log_ratios) - 1) * np.std(log_ratios, ddof=1) / math.sqrt(len(log_ratios))
+    )
+    return {
+        "slowdown": math.exp(mean) - 1,
+        "ci": [math.exp(mean - half) - 1, math.exp(mean + half) - 1],
+        "pairs": len(log_ratios),
+        "samples_per_window": float(np.median(samples)) if samples else 0.0,
+        "log_ratios": log_ratios,
+    }
 
 
 def main() -> None:
@@ -84,13 +97,22 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=12)
     parser.add_argument("--window", type=float, default=1.0)
     args = parser.parse_args()
-    figure = {"figure": "profile_distortion", "machine": machine(), "conditions_start": conditions(),
-              "how": __doc__, "py_spy": py_spy_version(find_py_spy()), "window_s": args.window, "results": {}}
+    figure = {
+        "figure": "profile_distortion",
+        "machine": machine(),
+        "conditions_start": conditions(),
+        "how": __doc__,
+        "py_spy": py_spy_version(find_py_spy()),
+        "window_s": args.window,
+        "results": {},
+    }
     for name, native, rate, nonblocking in CONFIGS:
         result = measure(native, rate, nonblocking, args.pairs, args.window)
         figure["results"][name] = {"native": native, "rate": rate, "nonblocking": nonblocking, **result}
-        print(f"{name:38s} slowdown {result['slowdown']:+6.1%} [95% CI {result['ci'][0]:+.1%}, {result['ci'][1]:+.1%}] "
-              f"({result['pairs']} ABBA pairs of {args.window:g} s windows, {result['samples_per_window']:.0f} samples/window)")
+        print(
+            f"{name:38s} slowdown {result['slowdown']:+6.1%} [95% CI {result['ci'][0]:+.1%}, {result['ci'][1]:+.1%}] "
+            f"({result['pairs']} ABBA pairs of {args.window:g} s windows, {result['samples_per_window']:.0f} samples/window)"
+        )
     figure["conditions_end"] = conditions()
     print(f"written to {write_figure('profile_distortion', figure)}")
 

@@ -32,15 +32,25 @@ from perflab.profile.shares import frame_shares
 from perflab.render.html.flamegraph import render as render_html
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 RUNS = 10
 
 
 def synthetic_profile(samples: int, frames: int, nodes: int, seed: int = 1) -> Profile:
     rng = np.random.default_rng(seed)
-    labels = [f"function_{i} (<project>/package/module_{i % 700}.py:{1 + i % 997})" if i % 5 else
-              f"native_function_{i} (ext_{i % 40}.c)" for i in range(frames)]
+    labels = [
+        f"function_{i} (<project>/package/module_{i % 700}.py:{1 + i % 997})"
+        if i % 5
+        else f"native_function_{i} (ext_{i % 40}.c)"
+        for i in range(frames)
+    ]
     # A random recursive tree (each node's parent uniform among earlier nodes): about 12 levels on
     # average and about 30 at most, like real profiles.
     parents = np.concatenate([[-1], [int(rng.integers(0, i)) for i in range(1, nodes)]])
@@ -61,6 +71,7 @@ def synthetic_profile(samples: int, frames: int, nodes: int, seed: int = 1) -> P
 
 def browser_times(path: Path, repeats: int) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
+
     best: dict[str, float] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -71,15 +82,25 @@ def browser_times(path: Path, repeats: int) -> dict[str, float]:
             page.wait_for_selector("body[data-ready=true]", timeout=120_000)
             load = time.perf_counter() - started
             draw = page.evaluate("window.perflabFlame.renderMs") / 1000
-            search = page.evaluate("""() => { const s = document.getElementById('search'); const t = performance.now();
+            search = (
+                page.evaluate("""() => { const s = document.getElementById('search'); const t = performance.now();
                 s.value = 'module_1[0-9]\\\\.py'; s.dispatchEvent(new Event('input'));
                 return new Promise(done => { const poll = () => document.getElementById('matched').textContent
-                    ? done(performance.now() - t - 120) : setTimeout(poll, 5); poll(); }); }""") / 1000
-            zoom = page.evaluate("""() => { const app = window.perflabFlame.app; const t = performance.now();
-                app.main.zoom = app.main.tree.n > 1 ? 1 : 0; app.main.render(); return performance.now() - t; }""") / 1000
+                    ? done(performance.now() - t - 120) : setTimeout(poll, 5); poll(); }); }""")
+                / 1000
+            )
+            zoom = (
+                page.evaluate("""() => { const app = window.perflabFlame.app; const t = performance.now();
+                app.main.zoom = app.main.tree.n > 1 ? 1 : 0; app.main.render(); return performance.now() - t; }""")
+                / 1000
+            )
             drawn = page.evaluate("window.perflabFlame.state().drawn")
-            for key, value in (("load_to_first_draw_s", load), ("first_draw_s", draw), ("search_s", search),
-                               ("zoom_redraw_s", zoom)):
+            for key, value in (
+                ("load_to_first_draw_s", load),
+                ("first_draw_s", draw),
+                ("search_s", search),
+                ("zoom_redraw_s", zoom),
+            ):
                 best[key] = min(best.get(key, float("inf")), value)
             best["boxes_drawn"] = drawn
             page.close()
@@ -105,14 +126,27 @@ def main() -> None:
         path.write_text(page, encoding="utf-8")
         size = path.stat().st_size
         times = browser_times(path, args.repeats)
-    figure.update({"samples": profile.samples, "distinct_frames": distinct, "tree_nodes": args.nodes,
-                   "runs": RUNS, "generate_s": generate, "html_bytes": size, **times,
-                   "conditions_end": conditions()})
-    print(f"synthetic profile: {profile.samples:,} samples, {distinct:,} distinct frames, {args.nodes:,} call-tree nodes")
+    figure.update(
+        {
+            "samples": profile.samples,
+            "distinct_frames": distinct,
+            "tree_nodes": args.nodes,
+            "runs": RUNS,
+            "generate_s": generate,
+            "html_bytes": size,
+            **times,
+            "conditions_end": conditions(),
+        }
+    )
+    print(
+        f"synthetic profile: {profile.samples:,} samples, {distinct:,} distinct frames, {args.nodes:,} call-tree nodes"
+    )
     print(f"generate HTML {generate:.2f} s; file {size / 1e6:.1f} MB")
-    print(f"chromium (best of {args.repeats}): navigation to first draw {times['load_to_first_draw_s']:.2f} s, "
-          f"first canvas draw {times['first_draw_s'] * 1000:.0f} ms ({times['boxes_drawn']} boxes), "
-          f"search {times['search_s'] * 1000:.0f} ms, zoom redraw {times['zoom_redraw_s'] * 1000:.0f} ms")
+    print(
+        f"chromium (best of {args.repeats}): navigation to first draw {times['load_to_first_draw_s']:.2f} s, "
+        f"first canvas draw {times['first_draw_s'] * 1000:.0f} ms ({times['boxes_drawn']} boxes), "
+        f"search {times['search_s'] * 1000:.0f} ms, zoom redraw {times['zoom_redraw_s'] * 1000:.0f} ms"
+    )
     print(f"written to {write_figure('profile_viewer_scale', figure)}")
 
 

@@ -39,6 +39,7 @@ NAME = "pyperf_scripts"
 def run_pyperf_script(script: Path, out: Path, fast: bool) -> tuple[float, dict[str, list[list[float]]]]:
     """pyperf's runner on the script: (wall seconds, {benchmark: values of each worker process})."""
     import pyperf
+
     out.unlink(missing_ok=True)
     command = [sys.executable, str(script), "-o", str(out), "--quiet", *(["--fast"] if fast else [])]
     started = time.monotonic()
@@ -47,37 +48,54 @@ def run_pyperf_script(script: Path, out: Path, fast: bool) -> tuple[float, dict[
     if completed.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {completed.stdout.strip()[-500:]}")
     suite = pyperf.BenchmarkSuite.load(str(out))
-    return wall, {bench.get_name(): [list(run.values) for run in bench.get_runs() if run.values]
-                  for bench in suite.get_benchmarks()}
+    return wall, {
+        bench.get_name(): [list(run.values) for run in bench.get_runs() if run.values]
+        for bench in suite.get_benchmarks()
+    }
 
 
 def summarize_processes(processes: list[list[float]]) -> dict:
     values = [v for process in processes for v in process]
     median = stats.estimate_cell(processes).median
-    return {"processes": len(processes), "values": len(values), "mean": statistics.mean(values),
-            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
-            "median": median.value, "median_ci": [median.low, median.high]}
+    return {
+        "processes": len(processes),
+        "values": len(values),
+        "mean": statistics.mean(values),
+        "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "median": median.value,
+        "median_ci": [median.low, median.high],
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--benchmarks", default="json_dumps,logging,crypto_pyaes",
-                        help="comma-separated pyperformance benchmarks (default json_dumps,logging,crypto_pyaes)")
+    parser.add_argument(
+        "--benchmarks",
+        default="json_dumps,logging,crypto_pyaes",
+        help="comma-separated pyperformance benchmarks (default json_dumps,logging,crypto_pyaes)",
+    )
     parser.add_argument("--trials", type=int, default=3, help="interleaved pyperf/perflab repetitions (default 3)")
     parser.add_argument("--fast", action="store_true", help="pyperf --fast (10 processes instead of 20)")
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time (default 60)")
     parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
     args = parser.parse_args()
     names = [name.strip() for name in args.benchmarks.split(",") if name.strip()]
-    scripts = {name: pyperformance_benchmarks.path_of(pyperformance_benchmarks.PREFIX + name, SystemExit)
-               for name in names}
+    scripts = {
+        name: pyperformance_benchmarks.path_of(pyperformance_benchmarks.PREFIX + name, SystemExit) for name in names
+    }
     perflab_options = ["--max-time", f"{args.max_time:g}", "--precision", f"{args.precision:g}"]
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
-              "settings": {"trials": args.trials, "pyperf_command": f"python run_benchmark.py -o out.json"
-                           f"{' --fast' if args.fast else ''} (pyperf defaults otherwise)",
-                           "perflab_command": "perflab run pyperformance:NAME --json out.json "
-                                              + " ".join(perflab_options)},
-              "trials": []}
+    figure = {
+        "figure": NAME,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "trials": args.trials,
+            "pyperf_command": f"python run_benchmark.py -o out.json"
+            f"{' --fast' if args.fast else ''} (pyperf defaults otherwise)",
+            "perflab_command": "perflab run pyperformance:NAME --json out.json " + " ".join(perflab_options),
+        },
+        "trials": [],
+    }
     with tempfile.TemporaryDirectory(prefix="perflab-pyperf-scripts-") as directory:
         for trial in range(args.trials):
             for name, script in scripts.items():
@@ -88,26 +106,44 @@ def main() -> int:
                     median = cell["estimates"]["median"]
                     cases[cell["case"]] = {
                         "pyperf": summarize_processes(pyperf_values[cell["case"]]),
-                        "perflab": {"median": median["value"], "median_ci": [float(median["low"]), float(median["high"])],
-                                    "processes": cell["estimates"]["processes"]}}
-                figure["trials"].append({"trial": trial, "benchmark": name, "pyperf_wall_s": round(pyperf_wall, 2),
-                                         "perflab_wall_s": round(run.wall, 2), "perflab_exit": run.exit_code,
-                                         "load_average": conditions()["load_average"], "cases": cases})
+                        "perflab": {
+                            "median": median["value"],
+                            "median_ci": [float(median["low"]), float(median["high"])],
+                            "processes": cell["estimates"]["processes"],
+                        },
+                    }
+                figure["trials"].append(
+                    {
+                        "trial": trial,
+                        "benchmark": name,
+                        "pyperf_wall_s": round(pyperf_wall, 2),
+                        "perflab_wall_s": round(run.wall, 2),
+                        "perflab_exit": run.exit_code,
+                        "load_average": conditions()["load_average"],
+                        "cases": cases,
+                    }
+                )
                 save_progress(NAME, figure, lambda f: None)
     return finish(NAME, figure, lambda f: None, show)
 
 
 def show(figure: dict) -> None:
     print(f"{NAME}: {figure['settings']['pyperf_command']}  vs  {figure['settings']['perflab_command']}")
-    print(f"machine: {figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs; load average "
-          f"start {format_load(figure['start'])}, end {format_load(figure['end'])}")
+    print(
+        f"machine: {figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs; load average "
+        f"start {format_load(figure['start'])}, end {format_load(figure['end'])}"
+    )
     for trial in figure["trials"]:
-        print(f"\n{trial['benchmark']} (trial {trial['trial'] + 1}): wall time pyperf {trial['pyperf_wall_s']:.1f} s, "
-              f"perflab {trial['perflab_wall_s']:.1f} s; load {' '.join(f'{x:.2f}' for x in trial['load_average'])}")
+        print(
+            f"\n{trial['benchmark']} (trial {trial['trial'] + 1}): wall time pyperf {trial['pyperf_wall_s']:.1f} s, "
+            f"perflab {trial['perflab_wall_s']:.1f} s; load {' '.join(f'{x:.2f}' for x in trial['load_average'])}"
+        )
         for case, both in trial["cases"].items():
             pyperf, perflab = both["pyperf"], both["perflab"]
-            print(f"  {case}: pyperf {format_time(pyperf['mean'])} +- {format_time(pyperf['stdev'])} (mean +- std dev); "
-                  f"median {_with_ci(pyperf)} over {pyperf['processes']} processes")
+            print(
+                f"  {case}: pyperf {format_time(pyperf['mean'])} +- {format_time(pyperf['stdev'])} (mean +- std dev); "
+                f"median {_with_ci(pyperf)} over {pyperf['processes']} processes"
+            )
             print(f"  {' ' * len(case)}  perflab median {_with_ci(perflab)} over {perflab['processes']} processes")
 
 

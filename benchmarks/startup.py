@@ -46,15 +46,20 @@ def main() -> int:
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
     names = list(COMMANDS)
     for trial in range(args.trials):
-        for name in names[trial % len(names):] + names[:trial % len(names)]:
+        for name in names[trial % len(names) :] + names[: trial % len(names)]:
             start = time.perf_counter()
             subprocess.run(COMMANDS[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             times[name].append(time.perf_counter() - start)
     after = conditions()
-    figure = {"machine": machine(), "conditions": {"before": before, "after": after}, "trials": args.trials,
-              "method": "fresh process per command, rotating order, spawn to exit; median with order-statistic "
-                        "95% interval; ratio = median over trials of perflab/pyperf in the same trial",
-              "seconds": {name: median_interval(values) for name, values in times.items()}, "raw": times}
+    figure = {
+        "machine": machine(),
+        "conditions": {"before": before, "after": after},
+        "trials": args.trials,
+        "method": "fresh process per command, rotating order, spawn to exit; median with order-statistic "
+        "95% interval; ratio = median over trials of perflab/pyperf in the same trial",
+        "seconds": {name: median_interval(values) for name, values in times.items()},
+        "raw": times,
+    }
     pyperf = np.array(times["python -m pyperf --help"])
     for name in ("perflab --help", "perflab run --help"):
         figure[f"ratio {name} / pyperf"] = median_interval(list(np.array(times[name]) / pyperf))

@@ -75,12 +75,17 @@ def main() -> None:
         (tmp / "writer.py").write_text(WRITER)
         db_path = tmp / "perflab.db"
         started = time.monotonic()
-        writers = [subprocess.Popen([sys.executable, str(tmp / "writer.py"), str(db_path), str(run_file),
-                                     str(RUNS_EACH), f"writer{n}"], stdout=subprocess.PIPE, text=True)
-                   for n in range(WRITERS)]
+        writers = [
+            subprocess.Popen(
+                [sys.executable, str(tmp / "writer.py"), str(db_path), str(run_file), str(RUNS_EACH), f"writer{n}"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for n in range(WRITERS)
+        ]
         lines: dict[int, list[list[str]]] = {n: [] for n in range(WRITERS)}
         victim = writers[0]
-        while True:   # read the victim until it starts saving run KILL_AT, then kill it mid-save
+        while True:  # read the victim until it starts saving run KILL_AT, then kill it mid-save
             line = victim.stdout.readline().split()
             lines[0].append(line)
             if line == ["saving", str(KILL_AT)]:
@@ -94,22 +99,34 @@ def main() -> None:
             assert writer.returncode == 0, f"writer {n} failed"
         wall = time.monotonic() - started
 
-        saved = {n: [(int(f[1]), int(f[2]), float(f[3])) for f in fields if f[0] == "saved"]
-                 for n, fields in lines.items()}
+        saved = {
+            n: [(int(f[1]), int(f[2]), float(f[3])) for f in fields if f[0] == "saved"] for n, fields in lines.items()
+        }
         db = sqlite3.connect(db_path)
         integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-        stored = {(name, json.loads(result)["settings"]["sequence"]): run_id
-                  for run_id, name, result in db.execute("SELECT id, benchmark, result FROM runs")}
-        missing = [(n, seq) for n, runs in saved.items() for seq, run_id, _ in runs
-                   if stored.get((f"writer{n}", seq)) != run_id]
+        stored = {
+            (name, json.loads(result)["settings"]["sequence"]): run_id
+            for run_id, name, result in db.execute("SELECT id, benchmark, result FROM runs")
+        }
+        missing = [
+            (n, seq)
+            for n, runs in saved.items()
+            for seq, run_id, _ in runs
+            if stored.get((f"writer{n}", seq)) != run_id
+        ]
         victim_stored = sorted(seq for name, seq in stored if name == "writer0")
-        orphans = db.execute("SELECT count(*) FROM measurements WHERE run_id NOT IN (SELECT id FROM runs)").fetchone()[0]
+        orphans = db.execute("SELECT count(*) FROM measurements WHERE run_id NOT IN (SELECT id FROM runs)").fetchone()[
+            0
+        ]
         size = db_path.stat().st_size + sum(p.stat().st_size for p in tmp.glob("perflab.db-*"))
         db.close()
         latencies = np.array([latency for runs in saved.values() for _, _, latency in runs])
         history_started, cpu_before = time.monotonic(), _children_cpu()
-        history = subprocess.run([sys.executable, "-m", "perflab", "history", "writer1", "--db", str(db_path)],
-                                 capture_output=True, text=True)
+        history = subprocess.run(
+            [sys.executable, "-m", "perflab", "history", "writer1", "--db", str(db_path)],
+            capture_output=True,
+            text=True,
+        )
         history_wall = time.monotonic() - history_started
         history_cpu = _children_cpu() - cpu_before
         run_bytes = run_file.stat().st_size
@@ -120,31 +137,50 @@ def main() -> None:
     last_started = max(int(f[1]) for f in lines[0] if f and f[0] == "saving")
     killed_mid_save = last_started not in [seq for seq, _, _ in saved[0]]
     figure = {
-        "what": __doc__.split("\n\n")[0], "machine": machine(), "conditions": {"start": before, "end": conditions()},
-        "writers": WRITERS, "runs_each": RUNS_EACH, "killed_writer_at_run": KILL_AT,
+        "what": __doc__.split("\n\n")[0],
+        "machine": machine(),
+        "conditions": {"start": before, "end": conditions()},
+        "writers": WRITERS,
+        "runs_each": RUNS_EACH,
+        "killed_writer_at_run": KILL_AT,
         "run_json_bytes": run_bytes,
-        "integrity_check": integrity, "runs_reported_saved": total, "runs_stored": len(stored),
-        "reported_but_missing": missing, "orphaned_measurement_rows": orphans,
-        "killed_writer": {"reported_saved": len(saved[0]), "stored": len(victim_stored),
-                          "last_run_started": last_started, "killed_during_its_save": killed_mid_save,
-                          "that_run_stored": last_started in victim_stored},
-        "save_latency_ms": {k: float(np.percentile(latencies, q) * 1000) for k, q in
-                            (("p50", 50), ("p95", 95), ("max", 100))},
-        "throughput_runs_per_s": total / wall, "wall_s": wall, "database_bytes": size,
-        "history_command_s": history_wall, "history_command_cpu_s": history_cpu,
+        "integrity_check": integrity,
+        "runs_reported_saved": total,
+        "runs_stored": len(stored),
+        "reported_but_missing": missing,
+        "orphaned_measurement_rows": orphans,
+        "killed_writer": {
+            "reported_saved": len(saved[0]),
+            "stored": len(victim_stored),
+            "last_run_started": last_started,
+            "killed_during_its_save": killed_mid_save,
+            "that_run_stored": last_started in victim_stored,
+        },
+        "save_latency_ms": {
+            k: float(np.percentile(latencies, q) * 1000) for k, q in (("p50", 50), ("p95", 95), ("max", 100))
+        },
+        "throughput_runs_per_s": total / wall,
+        "wall_s": wall,
+        "database_bytes": size,
+        "history_command_s": history_wall,
+        "history_command_cpu_s": history_cpu,
         "history_exit_code": history.returncode,
     }
     ok = integrity == "ok" and not missing and orphans == 0 and len(victim_stored) in (len(saved[0]), len(saved[0]) + 1)
     figure["verdict"] = "no corruption, every finished run present" if ok else "FAILED"
-    print(f"{WRITERS} writers x {RUNS_EACH} runs ({figure['run_json_bytes']} bytes each), writer 0 killed with "
-          f"SIGKILL while saving run {KILL_AT}: integrity_check={integrity}; {total} runs reported saved, "
-          f"{len(missing)} missing; killed writer: {len(saved[0])} reported, {len(victim_stored)} stored "
-          f"(killed {'while saving' if killed_mid_save else 'after announcing'} run {last_started}, which is "
-          f"{'complete' if last_started in victim_stored else 'absent'}); {orphans} orphaned rows")
-    print(f"save latency under contention: p50 {figure['save_latency_ms']['p50']:.1f} ms, p95 "
-          f"{figure['save_latency_ms']['p95']:.1f} ms, max {figure['save_latency_ms']['max']:.1f} ms; "
-          f"{figure['throughput_runs_per_s']:.0f} runs/s in total; database {size / 1e6:.1f} MB; "
-          f"`perflab history` on it: {history_wall:.2f} s wall, {history_cpu:.2f} s CPU (exit {history.returncode})")
+    print(
+        f"{WRITERS} writers x {RUNS_EACH} runs ({figure['run_json_bytes']} bytes each), writer 0 killed with "
+        f"SIGKILL while saving run {KILL_AT}: integrity_check={integrity}; {total} runs reported saved, "
+        f"{len(missing)} missing; killed writer: {len(saved[0])} reported, {len(victim_stored)} stored "
+        f"(killed {'while saving' if killed_mid_save else 'after announcing'} run {last_started}, which is "
+        f"{'complete' if last_started in victim_stored else 'absent'}); {orphans} orphaned rows"
+    )
+    print(
+        f"save latency under contention: p50 {figure['save_latency_ms']['p50']:.1f} ms, p95 "
+        f"{figure['save_latency_ms']['p95']:.1f} ms, max {figure['save_latency_ms']['max']:.1f} ms; "
+        f"{figure['throughput_runs_per_s']:.0f} runs/s in total; database {size / 1e6:.1f} MB; "
+        f"`perflab history` on it: {history_wall:.2f} s wall, {history_cpu:.2f} s CPU (exit {history.returncode})"
+    )
     print(f"verdict: {figure['verdict']}")
     print(f"written to {write_figure('store_load', figure)}")
 

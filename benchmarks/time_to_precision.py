@@ -53,33 +53,55 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=5, help="interleaved perflab/pyperf repetitions (default 5)")
     parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time (default 60)")
     parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
-    parser.add_argument("--name", default=NAME,
-                        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)")
+    parser.add_argument(
+        "--name",
+        default=NAME,
+        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)",
+    )
     args = parser.parse_args()
 
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(),
-              "settings": {"trials": args.trials, "perflab_command":
-                           "perflab run json_dumps --case NESTED --contender orjson --json out.json "
-                           f"--max-time {args.max_time:g} --precision {args.precision:g}",
-                           "pyperf_command": "python benchmarks/_pyperf_json_dumps.py --function F -o F.json "
-                                             "(pyperf defaults), for F in json_stdlib, orjson"},
-              "trials": []}
+    figure = {
+        "figure": NAME,
+        "machine": machine(),
+        "start": conditions(),
+        "settings": {
+            "trials": args.trials,
+            "perflab_command": "perflab run json_dumps --case NESTED --contender orjson --json out.json "
+            f"--max-time {args.max_time:g} --precision {args.precision:g}",
+            "pyperf_command": "python benchmarks/_pyperf_json_dumps.py --function F -o F.json "
+            "(pyperf defaults), for F in json_stdlib, orjson",
+        },
+        "trials": [],
+    }
     with tempfile.TemporaryDirectory(prefix="perflab-ttp-") as directory:
         directory = Path(directory)
         for trial in range(args.trials):
             perflab = _perflab(directory, args)
             pyperf = _pyperf(directory)
             figure["trials"].append({"perflab": perflab, "pyperf": pyperf})
-            print(f"repetition {trial + 1}: perflab {perflab['wall_s']:.1f} s, ratio ±{perflab['ratio_precision']:.2%}, "
-                  f"medians ±{_medians(perflab)} | pyperf {pyperf['wall_s']:.1f} s, ratio ±{pyperf['ratio_precision']:.2%}, "
-                  f"medians ±{_medians(pyperf)}", flush=True)
+            print(
+                f"repetition {trial + 1}: perflab {perflab['wall_s']:.1f} s, ratio ±{perflab['ratio_precision']:.2%}, "
+                f"medians ±{_medians(perflab)} | pyperf {pyperf['wall_s']:.1f} s, ratio ±{pyperf['ratio_precision']:.2%}, "
+                f"medians ±{_medians(pyperf)}",
+                flush=True,
+            )
             save_progress(args.name, figure, _summarize)
     return finish(args.name, figure, _summarize, _print)
 
 
 def _perflab(directory: Path, args: argparse.Namespace) -> dict:
-    run = run_perflab("json_dumps", directory / "perflab.json", "--case", "NESTED", "--contender", "orjson",
-                      "--max-time", str(args.max_time), "--precision", str(args.precision))
+    run = run_perflab(
+        "json_dumps",
+        directory / "perflab.json",
+        "--case",
+        "NESTED",
+        "--contender",
+        "orjson",
+        "--max-time",
+        str(args.max_time),
+        "--precision",
+        str(args.precision),
+    )
     summary = run.summary("orjson")
     summary["median_s"] = {c["contender"]: c["estimates"]["median"]["value"] for c in run.result["cells"]}
     return summary
@@ -95,9 +117,15 @@ def _pyperf(directory: Path) -> dict:
         precisions[function] = estimates.median.relative_half_width
         processes[function] = estimates.processes
     ratio = medians["orjson"] / medians["json_stdlib"]
-    return {"wall_s": round(sum(walls.values()), 3), "wall_per_function_s": walls, "ratio": ratio,
-            "ratio_precision": _quadrature(precisions.values()), "median_precision": precisions,
-            "median_s": medians, "processes": processes}
+    return {
+        "wall_s": round(sum(walls.values()), 3),
+        "wall_per_function_s": walls,
+        "ratio": ratio,
+        "ratio_precision": _quadrature(precisions.values()),
+        "median_precision": precisions,
+        "median_s": medians,
+        "processes": processes,
+    }
 
 
 def _quadrature(relative_half_widths) -> float:
@@ -130,37 +158,54 @@ def _summarize(figure: dict) -> None:
     summary["target"] = "perflab wall time <= 1/3 of pyperf's at equal or better precision"
     summary["ratio_precision_at_least_as_good"] = perflab["ratio_precision_median"] <= pyperf["ratio_precision_median"]
     summary["median_precision_at_least_as_good"] = all(
-        perflab["median_precision_median"][f] <= pyperf["median_precision_median"][f] for f in FUNCTIONS)
-    summary["target_met_on_ratio"] = summary["wall_time_fraction"] <= 1 / 3 and summary["ratio_precision_at_least_as_good"]
-    summary["target_met_on_medians"] = summary["wall_time_fraction"] <= 1 / 3 and summary["median_precision_at_least_as_good"]
+        perflab["median_precision_median"][f] <= pyperf["median_precision_median"][f] for f in FUNCTIONS
+    )
+    summary["target_met_on_ratio"] = (
+        summary["wall_time_fraction"] <= 1 / 3 and summary["ratio_precision_at_least_as_good"]
+    )
+    summary["target_met_on_medians"] = (
+        summary["wall_time_fraction"] <= 1 / 3 and summary["median_precision_at_least_as_good"]
+    )
     figure["summary"] = summary
 
 
 def _print(figure: dict) -> None:
     s = figure["summary"]
     print()
-    print(f"Time to precision: json.dumps(NESTED) json_stdlib vs orjson, perflab and pyperf interleaved, "
-          f"{len(figure['trials'])} repetitions")
-    print(f"  machine {figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs, shared; "
-          f"load average start {format_load(figure['start'])}, end {format_load(figure['end'])}")
+    print(
+        f"Time to precision: json.dumps(NESTED) json_stdlib vs orjson, perflab and pyperf interleaved, "
+        f"{len(figure['trials'])} repetitions"
+    )
+    print(
+        f"  machine {figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs, shared; "
+        f"load average start {format_load(figure['start'])}, end {format_load(figure['end'])}"
+    )
     print(f"  perflab: {figure['settings']['perflab_command']}")
     print(f"  pyperf:  {figure['settings']['pyperf_command']}")
-    print(f"  {'':8} {'wall s (median)':>16} {'ratio orjson/stdlib':>20} {'ratio ±95%':>11} "
-          f"{'median ±95% stdlib':>19} {'orjson':>8}")
+    print(
+        f"  {'':8} {'wall s (median)':>16} {'ratio orjson/stdlib':>20} {'ratio ±95%':>11} "
+        f"{'median ±95% stdlib':>19} {'orjson':>8}"
+    )
     for tool in ("perflab", "pyperf"):
         t = s[tool]
-        print(f"  {tool:8} {t['wall_s_median']:16.1f} {t['ratio_median']:20.4f} {t['ratio_precision_median']:10.2%} "
-              f"{t['median_precision_median']['json_stdlib']:19.2%} {t['median_precision_median']['orjson']:8.2%}")
+        print(
+            f"  {tool:8} {t['wall_s_median']:16.1f} {t['ratio_median']:20.4f} {t['ratio_precision_median']:10.2%} "
+            f"{t['median_precision_median']['json_stdlib']:19.2%} {t['median_precision_median']['orjson']:8.2%}"
+        )
     print(f"  all wall times: perflab {s['perflab']['wall_s_all']}, pyperf {s['pyperf']['wall_s_all']}")
-    print(f"  perflab/pyperf wall time: {s['wall_time_fraction']:.2f} (target <= 0.33); ratio precision "
-          f"{'at least as good' if s['ratio_precision_at_least_as_good'] else 'WORSE'}, per-function median "
-          f"precision {'at least as good' if s['median_precision_at_least_as_good'] else 'WORSE'}")
-    print(f"  target met on the ratio: {'yes' if s['target_met_on_ratio'] else 'NO'}; "
-          f"on per-function medians: {'yes' if s['target_met_on_medians'] else 'NO'}")
-    print("  (perflab's stopping rule targets the ratio, measured paired in interleaved rounds; pyperf measures "
-          "each function alone, so its ratio interval combines two independent medians)")
-
-
+    print(
+        f"  perflab/pyperf wall time: {s['wall_time_fraction']:.2f} (target <= 0.33); ratio precision "
+        f"{'at least as good' if s['ratio_precision_at_least_as_good'] else 'WORSE'}, per-function median "
+        f"precision {'at least as good' if s['median_precision_at_least_as_good'] else 'WORSE'}"
+    )
+    print(
+        f"  target met on the ratio: {'yes' if s['target_met_on_ratio'] else 'NO'}; "
+        f"on per-function medians: {'yes' if s['target_met_on_medians'] else 'NO'}"
+    )
+    print(
+        "  (perflab's stopping rule targets the ratio, measured paired in interleaved rounds; pyperf measures "
+        "each function alone, so its ratio interval combines two independent medians)"
+    )
 
 
 if __name__ == "__main__":

@@ -35,15 +35,21 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, format_load, machine, write_figure  # noqa: E402
+from _common import conditions, format_load, machine, write_figure
 
-from perflab.analysis.estimates import CellEstimates, Interval  # noqa: E402
-from perflab.results.model import Cell, Equivalence, RunResult  # noqa: E402
-from perflab.results.store import Store  # noqa: E402
+from perflab.analysis.estimates import CellEstimates, Interval
+from perflab.results.model import Cell, Equivalence, RunResult
+from perflab.results.store import Store
 
 CASES_PER_BENCHMARK = 10
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def build_store(path: Path, series: int, runs: int, seed: int = 0) -> None:
@@ -56,12 +62,25 @@ def build_store(path: Path, series: int, runs: int, seed: int = 0) -> None:
             cases = [f"case{c}" for c in range(min(CASES_PER_BENCHMARK, series - b * CASES_PER_BENCHMARK))]
             for r in range(runs):
                 commit = f"{b:04x}{r:06x}".ljust(40, "0")
-                result = RunResult(benchmark=f"bench{b}", file=f"/synthetic/bench{b}.py", reference="base",
-                                   settings={}, work={}, metadata={
-                                       "python": {"implementation": "CPython", "version": "3.12.0", "build": "x"},
-                                       "machine": machine_meta, "packages": {},
-                                       "git": {"commit": commit, "branch": "main", "dirty": False,
-                                               "commit_time": start + r * 3600, "subject": f"commit {r}"}})
+                result = RunResult(
+                    benchmark=f"bench{b}",
+                    file=f"/synthetic/bench{b}.py",
+                    reference="base",
+                    settings={},
+                    work={},
+                    metadata={
+                        "python": {"implementation": "CPython", "version": "3.12.0", "build": "x"},
+                        "machine": machine_meta,
+                        "packages": {},
+                        "git": {
+                            "commit": commit,
+                            "branch": "main",
+                            "dirty": False,
+                            "commit_time": start + r * 3600,
+                            "subject": f"commit {r}",
+                        },
+                    },
+                )
                 for c, case in enumerate(cases):
                     stepped = (b * CASES_PER_BENCHMARK + c) % 3 == 0 and r >= int(runs * 0.6)
                     value = 1e-5 * (1 + c) * (1.1 if stepped else 1.0) * math.exp(rng.normal(0, 0.005))
@@ -80,7 +99,14 @@ def median_interval(values: list[float]) -> dict[str, float]:
     n = len(ordered)
     k = int(scipy_stats.binom.ppf(0.025, n, 0.5))
     low, high = (ordered[max(k - 1, 0)], ordered[min(n - k, n - 1)]) if n >= 6 else (ordered[0], ordered[-1])
-    return {"median": float(np.median(ordered)), "low": low, "high": high, "min": ordered[0], "max": ordered[-1], "n": n}
+    return {
+        "median": float(np.median(ordered)),
+        "low": low,
+        "high": high,
+        "min": ordered[0],
+        "max": ordered[-1],
+        "n": n,
+    }
 
 
 def free_port() -> int:
@@ -113,8 +139,12 @@ def main() -> int:
         size = db.stat().st_size
         port = free_port()
         launched = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "perflab", "serve", "--db", str(db), "--port", str(port)],
-                                  stderr=subprocess.PIPE, text=True, env={**os.environ})
+        server = subprocess.Popen(
+            [sys.executable, "-m", "perflab", "serve", "--db", str(db), "--port", str(port)],
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ},
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             for _ in range(6000):
@@ -127,12 +157,15 @@ def main() -> int:
             cold, body = get(base + "/")
             warm = [get(base + "/")[0] for _ in range(args.repeats)]
             import re
-            series_urls = list(dict.fromkeys(re.findall(rb'href="(/series/[0-9a-f]{16})"', body)))[:args.pages]
+
+            series_urls = list(dict.fromkeys(re.findall(rb'href="(/series/[0-9a-f]{16})"', body)))[: args.pages]
             from playwright.sync_api import sync_playwright
+
             drawn = []
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                                     args=CHROMIUM_ARGS)
+                browser = playwright.chromium.launch(
+                    executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+                )
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 for url in series_urls:
                     page.goto(base + url.decode())
@@ -143,21 +176,33 @@ def main() -> int:
             server.terminate()
             server.wait(timeout=30)
     after = conditions()
-    figure = {"what": "perflab serve: overview response time and series chart draw time at scale",
-              "series": args.series, "runs_per_series": args.runs, "store_bytes": size, "build_seconds": built,
-              "server_ready_s": ready, "overview_first_request_s": cold, "overview_warm_s": median_interval(warm),
-              "series_chart_drawn_s": median_interval(drawn), "conditions": {"start": before, "end": after},
-              "machine": machine()}
+    figure = {
+        "what": "perflab serve: overview response time and series chart draw time at scale",
+        "series": args.series,
+        "runs_per_series": args.runs,
+        "store_bytes": size,
+        "build_seconds": built,
+        "server_ready_s": ready,
+        "overview_first_request_s": cold,
+        "overview_warm_s": median_interval(warm),
+        "series_chart_drawn_s": median_interval(drawn),
+        "conditions": {"start": before, "end": after},
+        "machine": machine(),
+    }
     print(f"store: {args.series} series x {args.runs} runs ({size / 1e6:.1f} MB, built in {built:.0f} s)")
     print(f"server ready (process start, imports, change points of every series): {ready:.1f} s (one start)")
     print(f"overview, first request: {cold * 1000:.0f} ms")
     w = figure["overview_warm_s"]
-    print(f"overview, warm: median {w['median'] * 1000:.1f} ms [95% CI {w['low'] * 1000:.1f}, {w['high'] * 1000:.1f}] "
-          f"(min {w['min'] * 1000:.1f}, max {w['max'] * 1000:.1f}, {w['n']} requests, HTTP wall time)")
+    print(
+        f"overview, warm: median {w['median'] * 1000:.1f} ms [95% CI {w['low'] * 1000:.1f}, {w['high'] * 1000:.1f}] "
+        f"(min {w['min'] * 1000:.1f}, max {w['max'] * 1000:.1f}, {w['n']} requests, HTTP wall time)"
+    )
     d = figure["series_chart_drawn_s"]
-    print(f"series chart drawn in Chromium: median {d['median'] * 1000:.0f} ms [95% CI {d['low'] * 1000:.0f}, "
-          f"{d['high'] * 1000:.0f}] (min {d['min'] * 1000:.0f}, max {d['max'] * 1000:.0f}, {d['n']} pages, "
-          "navigation start to first uPlot draw)")
+    print(
+        f"series chart drawn in Chromium: median {d['median'] * 1000:.0f} ms [95% CI {d['low'] * 1000:.0f}, "
+        f"{d['high'] * 1000:.0f}] (min {d['min'] * 1000:.0f}, max {d['max'] * 1000:.0f}, {d['n']} pages, "
+        "navigation start to first uPlot draw)"
+    )
     print(f"load average: start {format_load(before)}; end {format_load(after)}")
     if not args.no_write:
         print(f"written to {write_figure('web_scale', figure)}")

@@ -17,9 +17,24 @@ def perflab_run(tmp_path: Path, benchmark: str | Path, *options: str) -> tuple[i
     output = tmp_path / "result.json"
     output.unlink(missing_ok=True)
     process = subprocess.run(
-        [sys.executable, "-m", "perflab", "run", str(benchmark), *options,
-         "--max-time", "0.01", "--precision", "50", "--json", str(output)],
-        capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "perflab",
+            "run",
+            str(benchmark),
+            *options,
+            "--max-time",
+            "0.01",
+            "--precision",
+            "50",
+            "--json",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert output.exists(), f"no results written: {process.stderr[-2000:]}"
     result = json.loads(output.read_text())
     return process.returncode, {(e["case"], e["contender"]): e for e in result["equivalence"]}

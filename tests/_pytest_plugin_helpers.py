@@ -11,9 +11,23 @@ FAST = ["--benchmark-max-time", "0.05", "--perflab-precision", "50"]
 def run_pytest(directory, *args, check=False, env=None, timeout=300) -> subprocess.CompletedProcess:
     """``python -m pytest`` in ``directory`` (its own results store), with perflab's plugin installed."""
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-W", "ignore::DeprecationWarning",
-         *map(str, args)], cwd=directory, capture_output=True, text=True, timeout=timeout,
-        env={**os.environ, "PERFLAB_DB": str(directory / "perflab.db"), "COLUMNS": "200", **(env or {})})
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-W",
+            "ignore::DeprecationWarning",
+            *map(str, args),
+        ],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PERFLAB_DB": str(directory / "perflab.db"), "COLUMNS": "200", **(env or {})},
+    )
     if check and done.returncode != 0:
         raise AssertionError(f"pytest exited with {done.returncode}:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}")
     return done

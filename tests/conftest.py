@@ -26,17 +26,25 @@ def private_results_store(tmp_path_factory):
 @pytest.fixture
 def bench_file(tmp_path):
     """Write a benchmark file from source text (dedented) and return its path."""
+
     def write(source: str, name: str = "bench.py") -> Path:
         path = tmp_path / name
         path.write_text(textwrap.dedent(source))
         return path
+
     return write
 
 
 def run_perflab(*args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
     """The real command line, in a real subprocess."""
-    return subprocess.run([sys.executable, "-m", "perflab", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"}, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "perflab", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200"},
+        **kwargs,
+    )
 
 
 def load_json(path):
@@ -58,8 +66,14 @@ def git_repository(path: Path) -> Callable[..., None]:
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Debian's chromium as root in a closed network: no sandbox, and no background connections.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")

@@ -41,12 +41,13 @@ def history(tmp_path):
 
 def test_bisect_finds_the_first_slow_commit(history, tmp_path):
     out = tmp_path / "bisect.json"
-    result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD", history / "bench.py", *QUICK,
-                         "--json", out, timeout=600)
+    result = run_perflab(
+        "bisect", "--good", "HEAD~7", "--bad", "HEAD", history / "bench.py", *QUICK, "--json", out, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "first bad commit" in result.stdout and "commit 5" in result.stdout.split("first bad commit")[1]
     measurements = int(result.stdout.split("(")[-1].split(" measurements")[0])
-    assert measurements <= 1 + 3 + 1 + 4   # confirmation, log2(7) steps, the check, a few re-measurements
+    assert measurements <= 1 + 3 + 1 + 4  # confirmation, log2(7) steps, the check, a few re-measurements
 
     # --json: the same outcome, machine-readable
     outcome = load_json(out)
@@ -56,9 +57,9 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
     searched = [step for step in outcome["steps"] if not step["check"]]
     checked = [step for step in outcome["steps"] if step["check"]]
     assert 1 + len(searched) + 1 <= outcome["measurements"] == measurements
-    assert [step["subject"] for step in checked[-2:]] == ["commit 4", "commit 5"]   # either side of the boundary
+    assert [step["subject"] for step in checked[-2:]] == ["commit 4", "commit 5"]  # either side of the boundary
     assert isinstance(outcome["certain"], bool) and outcome["confirmed_ratio"]["value"] > 1
-    for step in outcome["steps"]:   # the work doubles: a 2x ratio, far from any noise
+    for step in outcome["steps"]:  # the work doubles: a 2x ratio, far from any noise
         assert step["low"] <= step["ratio"] <= step["high"]
         assert step["bad"] == (int(step["subject"].split()[-1]) >= 5) == (step["ratio"] > 1.4)
 
@@ -67,14 +68,17 @@ def test_no_regression_means_nothing_to_bisect(history):
     result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD~4", history / "bench.py", *QUICK, timeout=300)
     assert result.returncode == 2
     assert "no statistically supported slowdown" in result.stderr and "nothing to bisect" in result.stderr
-    assert "in 3 measurement(s)" in result.stderr   # re-measured twice, with doubled budgets, before giving up
+    assert "in 3 measurement(s)" in result.stderr  # re-measured twice, with doubled budgets, before giving up
 
 
-@pytest.mark.parametrize("good, bad, message", [
-    ("HEAD", "HEAD~3", "not a descendant"),
-    ("no-such-rev", "HEAD", "--good no-such-rev: no such revision"),
-    ("HEAD", "HEAD", "are the same commit"),
-])
+@pytest.mark.parametrize(
+    "good, bad, message",
+    [
+        ("HEAD", "HEAD~3", "not a descendant"),
+        ("no-such-rev", "HEAD", "--good no-such-rev: no such revision"),
+        ("HEAD", "HEAD", "are the same commit"),
+    ],
+)
 def test_bad_ranges(history, good, bad, message):
     result = run_perflab("bisect", "--good", good, "--bad", bad, history / "bench.py")
     assert result.returncode == 2 and message in result.stderr
@@ -97,10 +101,27 @@ def test_benchmark_missing_at_one_end(history):
 
 
 def test_ctrl_c_stops_the_bisection_and_removes_its_worktrees(history):
-    process = subprocess.Popen([sys.executable, "-m", "perflab", "bisect", "--good", "HEAD~7", "--bad", "HEAD",
-                                str(history / "bench.py"), "--max-time", "60", "--precision", "0.1"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)   # inside a measurement (the runner keeps what it measured on Ctrl-C)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "perflab",
+            "bisect",
+            "--good",
+            "HEAD~7",
+            "--bad",
+            "HEAD",
+            str(history / "bench.py"),
+            "--max-time",
+            "60",
+            "--precision",
+            "0.1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # inside a measurement (the runner keeps what it measured on Ctrl-C)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr

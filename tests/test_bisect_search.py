@@ -24,7 +24,7 @@ class Oracle:
         steps = []
         for index in indexes:
             truth = index >= self.first_bad
-            if self.calls in self.lies:   # call number -> certain? (the wrong verdict's certainty)
+            if self.calls in self.lies:  # call number -> certain? (the wrong verdict's certainty)
                 steps.append(_step(index, not truth, certain=self.lies[self.calls]))
             elif check and self.lying_checks:
                 steps.append(_step(index, not truth, certain=True))
@@ -54,12 +54,12 @@ def test_a_wrong_first_step_is_caught_by_the_check(first_bad, certain):
     # stuck on the wrong side of it.
     oracle = Oracle(first_bad, lies={1: certain})
     assert search(64, oracle) == (first_bad, True)
-    assert oracle.calls > 7   # the check contradicted the search, which went on
+    assert oracle.calls > 7  # the check contradicted the search, which went on
 
 
 def test_a_wrong_check_that_is_uncertain_does_not_override_a_certain_step():
-    oracle = Oracle(20, lies={7: False})   # call 7 is the check
-    assert search(64, oracle) == (20, False)   # the answer stands, but is not called certain
+    oracle = Oracle(20, lies={7: False})  # call 7 is the check
+    assert search(64, oracle) == (20, False)  # the answer stands, but is not called certain
     assert oracle.calls == 7
 
 
@@ -81,7 +81,7 @@ def test_random_wrong_steps_are_mostly_recovered():
         right += search(64, oracle)[0] == first_bad
         calls.append(oracle.calls)
     assert right / trials > 0.85
-    assert sorted(calls)[trials // 2] <= 8   # the median bisection still costs log2(64) + 1 steps + check
+    assert sorted(calls)[trials // 2] <= 8  # the median bisection still costs log2(64) + 1 steps + check
 
 
 def _distance(ratio: float, low: float, high: float, regression: float = 1.05, seen: bool = True):
@@ -102,6 +102,6 @@ def test_re_measurements_are_pooled_with_the_earlier_runs():
 
 def test_runs_without_a_visible_regression_count_only_when_there_is_nothing_else():
     unseen = _distance(1.0, 0.995, 1.005, seen=False)
-    assert _pooled_verdict([unseen]) == (False, False)   # the estimate, never certain
-    assert _pooled_verdict([unseen, _distance(1.05, 1.04, 1.06)]) == (True, True)   # ignored next to a real run
-    assert _pooled_verdict([_distance(1.05, 1.04, float("inf"))])[1] is False   # an interval that never closed
+    assert _pooled_verdict([unseen]) == (False, False)  # the estimate, never certain
+    assert _pooled_verdict([unseen, _distance(1.05, 1.04, 1.06)]) == (True, True)  # ignored next to a real run
+    assert _pooled_verdict([_distance(1.05, 1.04, float("inf"))])[1] is False  # an interval that never closed

@@ -15,7 +15,10 @@ def test_cryptography_encrypts_to_the_same_bytes_as_pyaes(tmp_path):
 
 
 def test_a_zero_iv_round_trips_but_is_not_equivalent(tmp_path):
-    path = with_wrong_contender(tmp_path, "crypto_aes", '''
+    path = with_wrong_contender(
+        tmp_path,
+        "crypto_aes",
+        """
 @bench.contender(setup=True)
 def zero_iv():
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -29,7 +32,8 @@ def zero_iv():
         return ciphertext, decrypted
 
     return encrypt_decrypt
-''')
+""",
+    )
     code, verdicts = perflab_run(tmp_path, path, "--contender", "zero_iv")
     assert code == 1
     verdict = verdicts[("PYPERF_23000", "zero_iv")]

@@ -14,14 +14,18 @@ def test_raw_utf8_output_is_equivalent_with_a_note(tmp_path):
 
 
 def test_a_lossy_ascii_encoding_is_not_equivalent(tmp_path):
-    path = with_wrong_contender(tmp_path, "json_dumps_ensure_ascii", '''
+    path = with_wrong_contender(
+        tmp_path,
+        "json_dumps_ensure_ascii",
+        """
 import json
 
 
 @bench.contender
 def ascii_replace(obj):
     return json.dumps(obj, ensure_ascii=False).encode("ascii", "replace")
-''')
+""",
+    )
     code, verdicts = perflab_run(tmp_path, path, "--case", "EUROPEAN", "--contender", "ascii_replace")
     assert code == 1
     verdict = verdicts[("EUROPEAN", "ascii_replace")]

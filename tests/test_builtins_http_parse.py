@@ -15,7 +15,10 @@ def test_httptools_parses_like_h11(tmp_path):
 
 
 def test_a_parser_that_drops_the_query_string_is_not_equivalent(tmp_path):
-    path = with_wrong_contender(tmp_path, "http_parse", '''
+    path = with_wrong_contender(
+        tmp_path,
+        "http_parse",
+        """
 @bench.contender(setup=True)
 def path_only():
     parse = base.h11()
@@ -25,7 +28,8 @@ def path_only():
                 for method, target, headers, body in parse(requests)]
 
     return without_query
-''')
+""",
+    )
     code, verdicts = perflab_run(tmp_path, path, "--case", "BROWSER", "--contender", "path_only")
     assert code == 1
     verdict = verdicts[("BROWSER", "path_only")]

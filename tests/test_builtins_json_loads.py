@@ -29,12 +29,16 @@ def test_every_installed_contender_is_equivalent(tmp_path):
 
 
 def test_a_parser_that_rounds_floats_is_not_equivalent(tmp_path):
-    path = with_wrong_contender(tmp_path, "json_loads", '''
+    path = with_wrong_contender(
+        tmp_path,
+        "json_loads",
+        """
 @bench.contender
 def rounded_floats(document):
     import json
     return json.loads(document, parse_float=lambda text: round(float(text), 6))
-''')
+""",
+    )
     code, verdicts = perflab_run(tmp_path, path, "--case", "CANADA", "--contender", "rounded_floats")
     assert code == 1
     verdict = verdicts[("CANADA", "rounded_floats")]
@@ -44,12 +48,16 @@ def rounded_floats(document):
 
 def test_lazy_simdjson_proxies_are_not_full_parsing(tmp_path):
     pytest.importorskip("simdjson")
-    path = with_wrong_contender(tmp_path, "json_loads", '''
+    path = with_wrong_contender(
+        tmp_path,
+        "json_loads",
+        """
 @bench.contender(setup=True)
 def simdjson_lazy():
     import simdjson
     return lambda document: simdjson.Parser().parse(document)   # proxies, not Python objects
-''')
+""",
+    )
     code, verdicts = perflab_run(tmp_path, path, "--case", "PYPERF_DICT", "--contender", "simdjson_lazy")
     verdict = verdicts[("PYPERF_DICT", "simdjson_lazy")]
     assert verdict["status"] == "not equivalent"

@@ -13,7 +13,10 @@ def test_every_installed_generator_has_the_v4_properties(tmp_path):
 
 
 def test_wrong_version_duplicates_and_hex_form_are_not_equivalent(tmp_path):
-    path = with_wrong_contender(tmp_path, "uuids", '''
+    path = with_wrong_contender(
+        tmp_path,
+        "uuids",
+        """
 import uuid
 
 
@@ -30,9 +33,9 @@ def one_id_reused(n):
 @bench.contender
 def hex_form(n):
     return [uuid.uuid4().hex for _ in range(n)]
-''')
-    code, verdicts = perflab_run(tmp_path, path, "--case", "THOUSAND",
-                                 "--contender", "version1,one_id_reused,hex_form")
+""",
+    )
+    code, verdicts = perflab_run(tmp_path, path, "--case", "THOUSAND", "--contender", "version1,one_id_reused,hex_form")
     assert code == 1
     assert "has version 1" in verdicts[("THOUSAND", "version1")]["difference"]
     assert "only 1 distinct ids among 1000" in verdicts[("THOUSAND", "one_id_reused")]["difference"]

@@ -24,13 +24,13 @@ def series(rng, n, steps=(), noise=0.01, ci=0.01, slow_runs=0.0):
 def test_no_change_points_in_pure_noise():
     rng = np.random.default_rng(1)
     found = sum(len(detect(series(rng, 100)).steps) for _ in range(10))
-    assert found == 0          # in 1,000 points
+    assert found == 0  # in 1,000 points
 
 
 def test_busy_machine_runs_are_transients_not_change_points():
     rng = np.random.default_rng(2)
     changes = [detect(series(rng, 100, slow_runs=0.05)) for _ in range(10)]
-    assert sum(len(c.steps) for c in changes) <= 1          # in 1,000 points, one run in 20 twice as slow
+    assert sum(len(c.steps) for c in changes) <= 1  # in 1,000 points, one run in 20 twice as slow
     assert all(t.ratio > 1.5 for c in changes for t in c.transients)
 
 

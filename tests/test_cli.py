@@ -46,7 +46,7 @@ def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(bench_file, 
     assert result.returncode == 0, result.stderr
     assert "SMALL" in result.stdout and "LARGE" in result.stdout
     assert "items/s" in result.stdout
-    assert "slower" in result.stdout            # a Python loop is much slower than sum()
+    assert "slower" in result.stdout  # a Python loop is much slower than sum()
     assert "equivalent" in result.stdout
     assert "±" in result.stdout
     data = load_json(out)
@@ -88,12 +88,16 @@ def test_not_equivalent_contender_is_flagged_with_the_first_difference(bench_fil
 def test_pyperf_export_is_read_by_the_real_pyperf(bench_file, tmp_path):
     result = run_perflab("run", bench_file(sums()), *QUICK, "--pyperf", tmp_path / "pp")
     assert result.returncode == 0, result.stderr
-    compare = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", tmp_path / "pp" / "builtin.json",
-                              tmp_path / "pp" / "loop.json"], capture_output=True, text=True)
+    compare = subprocess.run(
+        [sys.executable, "-m", "pyperf", "compare_to", tmp_path / "pp" / "builtin.json", tmp_path / "pp" / "loop.json"],
+        capture_output=True,
+        text=True,
+    )
     assert compare.returncode == 0, compare.stderr
     assert "SMALL" in compare.stdout and "slower" in compare.stdout
-    stats = subprocess.run([sys.executable, "-m", "pyperf", "stats", tmp_path / "pp" / "loop.json"],
-                           capture_output=True, text=True)
+    stats = subprocess.run(
+        [sys.executable, "-m", "pyperf", "stats", tmp_path / "pp" / "loop.json"], capture_output=True, text=True
+    )
     assert stats.returncode == 0 and "Number of value per run: 5" in stats.stdout
 
 
@@ -114,10 +118,13 @@ def test_every_verb_has_help_with_examples():
 # --- bad input: one line naming what and where, the rest goes on, non-zero exit -------------
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("def broken(:\n", "bench.py:1: syntax error"),
-    ("import perflab\nimport missing_module_xyz\n", "bench.py:2: ModuleNotFoundError"),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("def broken(:\n", "bench.py:1: syntax error"),
+        ("import perflab\nimport missing_module_xyz\n", "bench.py:2: ModuleNotFoundError"),
+    ],
+)
 def test_broken_benchmark_files(bench_file, source, expected):
     result = run_perflab("run", bench_file(source))
     assert result.returncode == 2
@@ -135,11 +142,14 @@ def test_unknown_case_or_contender(bench_file, option, name):
     assert result.returncode == 2 and f"unknown {option[2:]} '{name}'" in result.stderr
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("raise ValueError('boom')", "contender 'bad' raised ValueError: boom"),
-    ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
-    ("import time; time.sleep(3600)", "timed out after 3 s"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("raise ValueError('boom')", "contender 'bad' raised ValueError: boom"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
+        ("import time; time.sleep(3600)", "timed out after 3 s"),
+    ],
+)
 def test_failing_contenders_are_reported_and_the_rest_is_measured(bench_file, tmp_path, body, expected):
     path = bench_file(sums(f"\n@bench.contender\ndef bad(xs):\n    {body}\n"))
     out = tmp_path / "r.json"
@@ -184,9 +194,24 @@ def test_missing_optional_package_is_skipped_not_a_crash(bench_file):
 
 def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
     out = tmp_path / "r.json"
-    process = subprocess.Popen([sys.executable, "-m", "perflab", "run", str(bench_file(sums())),
-                                "--max-time", "60", "--precision", "0.01", "--json", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "perflab",
+            "run",
+            str(bench_file(sums())),
+            "--max-time",
+            "60",
+            "--precision",
+            "0.01",
+            "--json",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     # Interrupt once a round has been recorded (the live display is off when not a terminal, so
     # wait on time; generously, a loaded CI machine needs ~10 s for equivalence plus two rounds).
     time.sleep(15)
@@ -202,8 +227,12 @@ def test_a_benchmark_file_edited_during_the_run_is_called_out(bench_file, tmp_pa
     path = bench_file(sums())
     out = tmp_path / "r.json"
     long_run = ["--precision", "0.01", "--max-time", "20", "--values", "5", "--value-time", "0.002"]
-    process = subprocess.Popen([sys.executable, "-m", "perflab", "run", str(path), *long_run, "--json", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perflab", "run", str(path), *long_run, "--json", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(5)
     path.write_text(sums("# edited while perflab was measuring\n"))
     stdout, _ = process.communicate(timeout=300)

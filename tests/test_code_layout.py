@@ -58,7 +58,7 @@ def test_no_import_cycles():
         visiting.add(module)
         for target in sorted(imports[module]):
             if target in visiting:
-                cycles.append(path[path.index(target):] + [target] if target in path else [module, target])
+                cycles.append(path[path.index(target) :] + [target] if target in path else [module, target])
             elif target not in done:
                 visit(target, path + [target])
         visiting.discard(module)
@@ -74,7 +74,7 @@ def test_no_module_uses_another_modules_private_names():
     found = []
     for path in SOURCES:
         tree = ast.parse(path.read_text(), str(path))
-        modules = set()   # local names bound to perflab modules
+        modules = set()  # local names bound to perflab modules
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("perflab"):
                 for alias in node.names:
@@ -84,8 +84,13 @@ def test_no_module_uses_another_modules_private_names():
             elif isinstance(node, ast.Import):
                 modules.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("perflab"))
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
-                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: uses {node.value.id}.{node.attr}")
     assert found == []
 

@@ -11,21 +11,25 @@ from perflab.comparators import (
 )
 
 
-@pytest.mark.parametrize("left, right", [(1, 1), ("a", "a"), ([1, {"a": 2.5}], [1, {"a": 2.5}]),
-                                         (math.nan, math.nan), (b"x", b"x")])
+@pytest.mark.parametrize(
+    "left, right", [(1, 1), ("a", "a"), ([1, {"a": 2.5}], [1, {"a": 2.5}]), (math.nan, math.nan), (b"x", b"x")]
+)
 def test_equal_values_have_no_difference(left, right):
     assert first_difference(left, right) is None
 
 
-@pytest.mark.parametrize("left, right, expected", [
-    (1, 1.0, "type int != float"),
-    (True, 1, "type bool != int"),
-    (0.0, -0.0, "0.0 != -0.0"),
-    ({"a": [1, 2]}, {"a": [1, 3]}, "at ['a'][1]: 2 != 3"),
-    ({"a": 1}, {"b": 1}, "key 'a' missing"),
-    ([1, 2], [1, 2, 3], "length 2 != 3"),
-    ("hello world", "hello World", "first difference at index 6"),
-])
+@pytest.mark.parametrize(
+    "left, right, expected",
+    [
+        (1, 1.0, "type int != float"),
+        (True, 1, "type bool != int"),
+        (0.0, -0.0, "0.0 != -0.0"),
+        ({"a": [1, 2]}, {"a": [1, 3]}, "at ['a'][1]: 2 != 3"),
+        ({"a": 1}, {"b": 1}, "key 'a' missing"),
+        ([1, 2], [1, 2, 3], "length 2 != 3"),
+        ("hello world", "hello World", "first difference at index 6"),
+    ],
+)
 def test_first_difference_says_where(left, right, expected):
     assert expected in first_difference(left, right)
 
@@ -49,7 +53,7 @@ def test_json_reports_the_first_parsed_difference():
 
 
 def test_json_rejects_nan_spelled_differently():
-    outcome = JsonComparator().check('[NaN]', '[nan]')
+    outcome = JsonComparator().check("[NaN]", "[nan]")
     assert not outcome.equivalent and "not valid JSON" in outcome.difference
 
 
@@ -58,6 +62,7 @@ def test_function_comparator_uses_the_message_of_an_assertion():
         if len(expected) != len(actual):  # not `assert`: pytest would rewrite its message
             raise AssertionError(f"lengths {len(expected)} and {len(actual)}")
         return True
+
     outcome = FunctionComparator(same_length).check("ab", "abc")
     assert not outcome.equivalent and outcome.difference == "lengths 2 and 3"
 

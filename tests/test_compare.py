@@ -42,14 +42,15 @@ def test_fuzzing_catches_a_cache_keyed_by_identity(bench_file, tmp_path):
     fuzzed = [e for e in load_json(out)["equivalence"] if e["case"] == "fuzzing"]
     assert fuzzed[0]["contender"] == "cached" and fuzzed[0]["status"] == "not equivalent"
     assert "counterexample" in fuzzed[0]["difference"]
-    assert not load_json(out)["comparisons"][0]["valid"]   # passes the declared case, still invalid
+    assert not load_json(out)["comparisons"][0]["valid"]  # passes the declared case, still invalid
     assert "**invalid: not equivalent**" in summary.read_text()
 
 
 def test_contenders_compare_with_verdicts_and_markdown(tmp_path):
     summary = tmp_path / "s.md"
-    result = run_perflab("compare", "json_dumps", "--contenders", "orjson", "--case", "NESTED", *QUICK,
-                         "--markdown", summary)
+    result = run_perflab(
+        "compare", "json_dumps", "--contenders", "orjson", "--case", "NESTED", *QUICK, "--markdown", summary
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "faster" in result.stdout
     text = summary.read_text()
@@ -92,30 +93,35 @@ def repository(tmp_path):
 
 def test_revisions_each_in_their_own_worktree(repository, tmp_path):
     out = tmp_path / "r.json"
-    result = run_perflab("compare", repository / "bench.py", "--rev", "HEAD~2", "--rev", "HEAD~1",
-                         "--rev", "HEAD", *QUICK, "--json", out)
+    result = run_perflab(
+        "compare", repository / "bench.py", "--rev", "HEAD~2", "--rev", "HEAD~1", "--rev", "HEAD", *QUICK, "--json", out
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     verdicts = {c["contender"]: c["verdict"] for c in load_json(out)["comparisons"]}
     assert verdicts["HEAD"] == "slower"
     assert load_json(out)["sides"]["HEAD"]["file"] != str(repository / "bench.py")
     listing = subprocess.run(["git", "-C", repository, "worktree", "list"], capture_output=True, text=True)
-    assert listing.stdout.count("\n") == 1   # every worktree was removed
+    assert listing.stdout.count("\n") == 1  # every worktree was removed
 
 
 def test_uncommitted_changes_are_the_worktree_revision(repository, tmp_path):
-    (repository / "mylib.py").write_text(SLOW_LIB.format(extra="0"))   # undo the slowdown, uncommitted
+    (repository / "mylib.py").write_text(SLOW_LIB.format(extra="0"))  # undo the slowdown, uncommitted
     out = tmp_path / "r.json"
-    result = run_perflab("compare", repository / "bench.py", "--rev", "HEAD", "--rev", "WORKTREE", *QUICK,
-                         "--json", out)
+    result = run_perflab(
+        "compare", repository / "bench.py", "--rev", "HEAD", "--rev", "WORKTREE", *QUICK, "--json", out
+    )
     assert result.returncode == 0, result.stderr
     assert load_json(out)["comparisons"][0]["verdict"] == "faster"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--rev", "HEAD", "--rev", "no-such-branch"], "revision 'no-such-branch' does not exist"),
-    (["--rev", "HEAD"], "--rev needs two or more revisions"),
-    (["--python", "python3.11", "--python", "python9.99"], "--python python9.99: interpreter not found"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rev", "HEAD", "--rev", "no-such-branch"], "revision 'no-such-branch' does not exist"),
+        (["--rev", "HEAD"], "--rev needs two or more revisions"),
+        (["--python", "python3.11", "--python", "python9.99"], "--python python9.99: interpreter not found"),
+    ],
+)
 def test_bad_sides_are_one_line_errors(repository, args, message):
     result = run_perflab("compare", repository / "bench.py", *args)
     assert result.returncode == 2 and message in result.stderr
@@ -143,11 +149,13 @@ def _interpreters():
     candidates += sorted(glob.glob("/root/.pyenv/versions/3.*/bin/python3.[0-9]"))
     candidates += sorted(glob.glob("/root/.pyenv/versions/3.*/bin/python3.[0-9][0-9]"))
     for path in filter(None, candidates):
-        probe = subprocess.run([path, "-c", "import sys; print(sys.version_info[:2] >= (3, 8))"],
-                               capture_output=True, text=True)
+        probe = subprocess.run(
+            [path, "-c", "import sys; print(sys.version_info[:2] >= (3, 8))"], capture_output=True, text=True
+        )
         if probe.returncode == 0 and probe.stdout.strip() == "True":
-            version = subprocess.run([path, "-c", "import sys; print(sys.version[:4])"], capture_output=True,
-                                     text=True).stdout.strip()
+            version = subprocess.run(
+                [path, "-c", "import sys; print(sys.version[:4])"], capture_output=True, text=True
+            ).stdout.strip()
             found.setdefault(version, path)
     others = [path for version, path in sorted(found.items()) if path != sys.executable]
     return [sys.executable] + others[:1]
@@ -157,8 +165,9 @@ def _interpreters():
 def test_the_same_benchmark_under_two_interpreters(repository, tmp_path):
     out = tmp_path / "r.json"
     first, second = _interpreters()
-    result = run_perflab("compare", repository / "bench.py", "--python", first, "--python", second, *QUICK,
-                         "--json", out)
+    result = run_perflab(
+        "compare", repository / "bench.py", "--python", first, "--python", second, *QUICK, "--json", out
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     data = load_json(out)
     versions = {name: info["python"]["version"] for name, info in data["metadata"]["sides"].items()}

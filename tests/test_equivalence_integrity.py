@@ -11,15 +11,25 @@ from conftest import load_json, run_perflab
 EXAMPLES = Path(__file__).parent / "equivalence_examples"
 BROKEN = Path(__file__).parent.parent / "benchmarks" / "broken"
 # Enough rounds for the first-call caution (3 processes per side); loose precision ends them.
-SHORT = ["--precision", "50", "--max-time", "30", "--values", "5", "--value-time", "0.002", "--timeout", "60",
-         "--no-store"]
+SHORT = [
+    "--precision",
+    "50",
+    "--max-time",
+    "30",
+    "--values",
+    "5",
+    "--value-time",
+    "0.002",
+    "--timeout",
+    "60",
+    "--no-store",
+]
 
 
 def compare(tmp_path, name):
     json_path, markdown_path = tmp_path / "result.json", tmp_path / "result.md"
     path = EXAMPLES / f"{name}.py" if (EXAMPLES / f"{name}.py").exists() else BROKEN / f"{name}.py"
-    process = run_perflab("compare", path, *SHORT, "--json", json_path,
-                          "--markdown", markdown_path, timeout=300)
+    process = run_perflab("compare", path, *SHORT, "--json", json_path, "--markdown", markdown_path, timeout=300)
     return process, load_json(json_path), markdown_path.read_text()
 
 
@@ -36,23 +46,37 @@ def comparison(result, contender):
     return next(c for c in result["comparisons"] if c["contender"] == contender)
 
 
-@pytest.mark.parametrize("name, case, contender, expected, explanation", [
-    ("median", "FLOATS", "sort_in_place", "mutates input",
-     "the contender changed its input, which the reference leaves unchanged"),
-    ("divisor_lists", "N360", "lru_list", "shares output", "returned the same list object"),
-    ("wrong_after_many_calls", "NUMBERS", "drifting", "not equivalent",
-     "in timing (round 0): after its timed calls, its output differs from the reference's"),
-    ("reference_sorts_in_place", "FLOATS", "first", "not equivalent", "!="),
-])
-def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(tmp_path, name, case, contender, expected,
-                                                                   explanation):
+@pytest.mark.parametrize(
+    "name, case, contender, expected, explanation",
+    [
+        (
+            "median",
+            "FLOATS",
+            "sort_in_place",
+            "mutates input",
+            "the contender changed its input, which the reference leaves unchanged",
+        ),
+        ("divisor_lists", "N360", "lru_list", "shares output", "returned the same list object"),
+        (
+            "wrong_after_many_calls",
+            "NUMBERS",
+            "drifting",
+            "not equivalent",
+            "in timing (round 0): after its timed calls, its output differs from the reference's",
+        ),
+        ("reference_sorts_in_place", "FLOATS", "first", "not equivalent", "!="),
+    ],
+)
+def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(
+    tmp_path, name, case, contender, expected, explanation
+):
     process, result, markdown = compare(tmp_path, name)
     assert process.returncode == 1, process.stderr
     verdict = status(result, case, contender)
     assert verdict["status"] == expected and explanation in verdict["difference"], verdict
     assert comparison(result, contender)["valid"] is False
     said = words(process.stdout)
-    line = said[said.index(f"{expected.upper()} {case}/{contender}: "):]
+    line = said[said.index(f"{expected.upper()} {case}/{contender}: ") :]
     assert explanation in line.split(" (its speedup is not a valid result)")[0], line
     assert f"invalid: {expected}" in process.stdout
     row = next(line for line in markdown.splitlines() if line.startswith(f"| {case} | {contender} |"))
@@ -94,6 +118,7 @@ def test_correct_optimizations_are_not_flagged(tmp_path, name):
 
 def test_a_version_1_results_file_is_still_read(tmp_path):
     from perflab.results import RunResult
+
     _, result, _ = compare(tmp_path, "divisor_lists")
     result["schema"] = "perflab.results/1"
     for name in ("equivalence_seconds",):
@@ -145,8 +170,10 @@ def test_timing_catches_a_mutation_the_check_did_not_see_and_flags_the_floor(ben
     verdict = status(result, "NUMBERS", "total_then_overwrite")
     assert verdict["status"] == "mutates input", verdict
     assert verdict["difference"].startswith("in timing (round 0): its input changed during the timed calls")
-    assert any(run["input_changed"] for run in next(c for c in result["cells"]
-                                                    if c["contender"] == "total_then_overwrite")["runs"])
+    assert any(
+        run["input_changed"]
+        for run in next(c for c in result["cells"] if c["contender"] == "total_then_overwrite")["runs"]
+    )
     assert comparison(result, "total_then_overwrite")["valid"] is False
     # len() costs about what perflab's loop around type() costs: that ratio is mostly the harness.
     assert "floor NUMBERS/builtin_len: harness floor" in words(process.stdout)
@@ -155,8 +182,17 @@ def test_timing_catches_a_mutation_the_check_did_not_see_and_flags_the_floor(ben
 def test_the_new_statuses_survive_the_store_and_reach_the_html_report(tmp_path):
     database, report, exported = tmp_path / "perflab.db", tmp_path / "report.html", tmp_path / "out"
     options = [option for option in SHORT if option != "--no-store"]
-    process = run_perflab("compare", BROKEN / "divisor_lists.py", *options, "--db", database,
-                          "--html", report, "--no-profile", timeout=300)
+    process = run_perflab(
+        "compare",
+        BROKEN / "divisor_lists.py",
+        *options,
+        "--db",
+        database,
+        "--html",
+        report,
+        "--no-profile",
+        timeout=300,
+    )
     assert process.returncode == 1, process.stderr
     html = report.read_text()
     assert "invalid: shares output" in html and "SHARES OUTPUT" in html

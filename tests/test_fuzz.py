@@ -18,8 +18,15 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def fuzz(path, contender, reference="ref", examples=50, seed=0, python=sys.executable, patterns=None):
-    return fuzz_contender(path, contender, reference, lambda job: run_job(job, 120, python),
-                          examples=examples, seed=seed, patterns=patterns)
+    return fuzz_contender(
+        path,
+        contender,
+        reference,
+        lambda job: run_job(job, 120, python),
+        examples=examples,
+        seed=seed,
+        patterns=patterns,
+    )
 
 
 CACHES = """
@@ -252,24 +259,31 @@ def test_a_reference_that_rejects_nearly_every_generated_input_says_so_with_a_no
     assert result.status == "equivalent"
     # Hypothesis finds b"abc" itself now and then (inputs derived from the case are bytes):
     # then a warning with the count, else the note that every input was rejected.
-    assert any(("the reference raised on every one of them" in note or "warning: under half" in note)
-               and "@bench.strategy" in note for note in result.notes), result.notes
+    assert any(
+        ("the reference raised on every one of them" in note or "warning: under half" in note)
+        and "@bench.strategy" in note
+        for note in result.notes
+    ), result.notes
 
 
-@pytest.mark.parametrize("strategy, message", [
-    ("return 1 / 0", "strategy 'inputs' raised ZeroDivisionError: division by zero"),
-    ("return [1, 2]", "strategy 'inputs' returned list, expected a Hypothesis strategy"),
-    ("return st.builds(lambda: 1 / 0)", "the input strategy raised while generating: ZeroDivisionError"),
-    ("return st.integers(min_value=5, max_value=1)", "the input strategy raised while generating: InvalidArgument"),
-])
+@pytest.mark.parametrize(
+    "strategy, message",
+    [
+        ("return 1 / 0", "strategy 'inputs' raised ZeroDivisionError: division by zero"),
+        ("return [1, 2]", "strategy 'inputs' returned list, expected a Hypothesis strategy"),
+        ("return st.builds(lambda: 1 / 0)", "the input strategy raised while generating: ZeroDivisionError"),
+        ("return st.integers(min_value=5, max_value=1)", "the input strategy raised while generating: InvalidArgument"),
+    ],
+)
 def test_a_strategy_that_fails_is_a_one_line_error_naming_the_file(bench_file, strategy, message):
     path = bench_file(CACHES + f"\n@bench.strategy\ndef inputs(st):\n    {strategy}\n")
     result = fuzz(path, "fine")
     assert result.status == "error"
     assert str(path) in result.difference and message in result.difference
     assert "\n" not in result.difference
-    outcome = run_job({"mode": "fuzz", "file": str(path), "contender": "fine", "reference": "ref",
-                       "examples": 10, "seed": 0}, 60)
+    outcome = run_job(
+        {"mode": "fuzz", "file": str(path), "contender": "fine", "reference": "ref", "examples": 10, "seed": 0}, 60
+    )
     assert outcome.of("error")[0]["kind"] == "strategy"
 
 
@@ -297,8 +311,10 @@ def test_without_hypothesis_generated_inputs_are_skipped_and_patterns_still_run(
 
 def test_declaring_a_strategy_does_not_import_hypothesis(bench_file):
     path = bench_file(STRINGS)
-    code = ("import sys; from perflab.loading import load_benchmark; b = load_benchmark(sys.argv[1]); "
-            "assert b.input_strategy.__name__ == 'titles'; assert 'hypothesis' not in sys.modules")
+    code = (
+        "import sys; from perflab.loading import load_benchmark; b = load_benchmark(sys.argv[1]); "
+        "assert b.input_strategy.__name__ == 'titles'; assert 'hypothesis' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code, str(path)], check=True)
 
 

@@ -22,8 +22,13 @@ def processes(rng, k, ratio=1.0, between=0.03, within=0.05, values=10):
 
 def regression_rate(ratio: float, trials: int = 1000, k: int = 8, seed: int = 0) -> float:
     rng = np.random.default_rng(seed)
-    return sum(compare_unpaired(processes(rng, k), processes(rng, k, ratio), 0.05).p_regression <= 0.05
-               for _ in range(trials)) / trials
+    return (
+        sum(
+            compare_unpaired(processes(rng, k), processes(rng, k, ratio), 0.05).p_regression <= 0.05
+            for _ in range(trials)
+        )
+        / trials
+    )
 
 
 def test_identical_code_never_fails_the_gate():
@@ -41,8 +46,9 @@ def test_a_slowdown_well_beyond_the_threshold_is_caught():
 
 def test_the_ratio_interval_covers_the_truth():
     rng = np.random.default_rng(1)
-    covered = sum(compare_unpaired(processes(rng, 6), processes(rng, 9, 1.07), 0.05).ratio.contains(1.07)
-                  for _ in range(1000))
+    covered = sum(
+        compare_unpaired(processes(rng, 6), processes(rng, 9, 1.07), 0.05).ratio.contains(1.07) for _ in range(1000)
+    )
     assert 0.93 <= covered / 1000 <= 0.97
 
 
@@ -98,7 +104,7 @@ def test_the_threshold_moves_the_boundary(threshold):
 
 def test_a_regression_must_show_again_when_re_measured():
     baseline = synthetic_result(processes=8, seed=1)
-    busy = slowed(synthetic_result(processes=8, seed=2), "SMALL", 2.0)     # a run on a busy machine
+    busy = slowed(synthetic_result(processes=8, seed=2), "SMALL", 2.0)  # a run on a busy machine
     calm = synthetic_result(processes=8, seed=3)
     still_slow = slowed(synthetic_result(processes=8, seed=4), "SMALL", 1.3)
     first = check(baseline, busy)
@@ -132,24 +138,28 @@ def paired_regression_rate(ratio: float, trials: int = 1000, rounds: int = 8, se
 
 def test_paired_gate_fails_identical_code_never_and_the_threshold_at_most_alpha():
     assert paired_regression_rate(1.0) == 0.0
-    assert paired_regression_rate(1.05) <= 0.075     # binomial 99.9% bound for a true 5%
-    assert paired_regression_rate(1.12, trials=200) >= 0.95   # drift of 20% between rounds does not hide it
+    assert paired_regression_rate(1.05) <= 0.075  # binomial 99.9% bound for a true 5%
+    assert paired_regression_rate(1.12, trials=200) >= 0.95  # drift of 20% between rounds does not hide it
 
 
 def counts(value: float, *others: float):
     from perflab.metrics import InstructionsEstimate
+
     processes = (value, *others)
     return InstructionsEstimate(float(np.median(processes)), min(processes), max(processes), processes, 100)
 
 
-@pytest.mark.parametrize("before, after, verdict", [
-    (counts(1000.0), counts(1006.0), REGRESSION),                  # +0.6%, no spread
-    (counts(1000.0), counts(1003.0), gate.MORE_INSTRUCTIONS),      # +0.3%: real, under the threshold
-    (counts(1000.0, 1004.0), counts(1006.0), gate.MORE_INSTRUCTIONS),   # spread: at least +0.2% only
-    (counts(1000.0), counts(1000.0), gate.SAME_INSTRUCTIONS),
-    (counts(1000.0, 1002.0), counts(1001.0), gate.SAME_INSTRUCTIONS),   # within the spread
-    (counts(1000.0), counts(990.0), gate.FEWER_INSTRUCTIONS),
-])
+@pytest.mark.parametrize(
+    "before, after, verdict",
+    [
+        (counts(1000.0), counts(1006.0), REGRESSION),  # +0.6%, no spread
+        (counts(1000.0), counts(1003.0), gate.MORE_INSTRUCTIONS),  # +0.3%: real, under the threshold
+        (counts(1000.0, 1004.0), counts(1006.0), gate.MORE_INSTRUCTIONS),  # spread: at least +0.2% only
+        (counts(1000.0), counts(1000.0), gate.SAME_INSTRUCTIONS),
+        (counts(1000.0, 1002.0), counts(1001.0), gate.SAME_INSTRUCTIONS),  # within the spread
+        (counts(1000.0), counts(990.0), gate.FEWER_INSTRUCTIONS),
+    ],
+)
 def test_instruction_verdicts_use_the_range_the_spreads_allow(before, after, verdict):
     checked = gate.CheckResult(0.05, 0.05)
     gate.check_instructions(checked, [("SMALL", "base", before, after)], threshold=0.005)
@@ -159,7 +169,7 @@ def test_instruction_verdicts_use_the_range_the_spreads_allow(before, after, ver
 
 def test_instructions_and_time_that_disagree_are_called_out():
     baseline = synthetic_result(processes=8, seed=1)
-    current = slowed(synthetic_result(processes=8, seed=2), "SMALL", 3.0)   # 3x the time ...
+    current = slowed(synthetic_result(processes=8, seed=2), "SMALL", 3.0)  # 3x the time ...
     checked = check(baseline, current)
     gate.check_instructions(checked, [("SMALL", "base", counts(1000.0), counts(1001.0))], 0.005)  # ... same work
     assert any("instructions x1.001 but wall time x3" in note for note in checked.notes)

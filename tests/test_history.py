@@ -54,10 +54,14 @@ def repo(tmp_path_factory):
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "dev@example.com")
     git(repo, "config", "user.name", "dev")
-    env = {k: v for k, v in os.environ.items() if k != "PERFLAB_DB"}   # the default location
+    env = {k: v for k, v in os.environ.items() if k != "PERFLAB_DB"}  # the default location
     commits = {}
-    for branch, work, message in (("main", 200, "first"), ("main", 200, "docs"),
-                                  ("feature", 2000, "slower"), ("feature", 2000, "more")):
+    for branch, work, message in (
+        ("main", 200, "first"),
+        ("main", 200, "docs"),
+        ("feature", 2000, "slower"),
+        ("feature", 2000, "more"),
+    ):
         if branch == "feature" and git(repo, "rev-parse", "--abbrev-ref", "HEAD") != "feature":
             git(repo, "checkout", "-q", "-b", "feature")
         commits[message] = commit(repo, work, message)
@@ -75,14 +79,13 @@ def test_runs_are_stored_in_the_repository_and_shown_by_commit(repo):
     for sha in commits.values():
         assert sha[:8] in process.stdout
     assert "summing / SMALL / builtin_sum — 4 run(s)" in process.stdout
-    assert "slower +" in process.stdout and "tentative" in process.stdout   # the 10x step, 2 runs old
+    assert "slower +" in process.stdout and "tentative" in process.stdout  # the 10x step, 2 runs old
 
 
 def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(repo, tmp_path):
     repo, commits, env = repo
     summary = tmp_path / "summary.md"
-    process = perflab("check", "bench.py", "--against", "main", *QUICK, "--markdown", str(summary),
-                      cwd=repo, env=env)
+    process = perflab("check", "bench.py", "--against", "main", *QUICK, "--markdown", str(summary), cwd=repo, env=env)
     assert process.returncode == 1, process.stderr
     assert process.stdout.startswith("### :x: perflab: 1 regression(s) larger than 5% in `summing`")
     assert f"`main` at {commits['docs'][:8]}, measured now in a worktree, interleaved" in process.stdout
@@ -115,12 +118,15 @@ def test_check_against_a_results_file(repo, tmp_path):
     assert uncounted.returncode == 2 and "has no instruction counts to compare with" in uncounted.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["history", "nothing"], "no stored runs of benchmark 'nothing' (stored: summing)"),
-    (["history", "summing", "--case", "HUGE"], "no measurements of summing case 'HUGE'"),
-    (["check", "bench.py", "--against", "no-such-branch"], "no such results file, and not a git revision"),
-    (["history", "summing", "--db", "absent.db"], "no perflab database"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["history", "nothing"], "no stored runs of benchmark 'nothing' (stored: summing)"),
+        (["history", "summing", "--case", "HUGE"], "no measurements of summing case 'HUGE'"),
+        (["check", "bench.py", "--against", "no-such-branch"], "no such results file, and not a git revision"),
+        (["history", "summing", "--db", "absent.db"], "no perflab database"),
+    ],
+)
 def test_bad_requests_are_one_line_errors(repo, args, message):
     repo, commits, env = repo
     process = perflab(*args, cwd=repo, env=env)
@@ -150,8 +156,9 @@ def test_pyperf_files_round_trip_through_the_store(repo, tmp_path):
     assert run.returncode == 0 and "stored as run" not in run.stderr
     original = pyperf.BenchmarkSuite.load(str(tmp_path / "pyperf" / "builtin_sum.json"))
     db = tmp_path / "pyperf.db"
-    imported = perflab("import", str(tmp_path / "pyperf" / "builtin_sum.json"), "--benchmark", "summing",
-                       "--db", str(db))
+    imported = perflab(
+        "import", str(tmp_path / "pyperf" / "builtin_sum.json"), "--benchmark", "summing", "--db", str(db)
+    )
     assert imported.returncode == 0, imported.stderr
     exported = perflab("export", str(tmp_path / "back"), "--pyperf", "--db", str(db))
     assert exported.returncode == 0, exported.stderr
@@ -169,6 +176,7 @@ def test_import_refuses_a_file_that_is_not_results(tmp_path):
 
 def test_check_against_a_revision_reports_what_is_new_and_refuses_a_missing_benchmark(tmp_path):
     from conftest import git_repository
+
     project = tmp_path / "project"
     git = git_repository(project)
     (project / "README").write_text("no benchmark yet\n")
@@ -178,7 +186,9 @@ def test_check_against_a_revision_reports_what_is_new_and_refuses_a_missing_benc
     git("add", "bench.py")
     git("commit", "-q", "-m", "benchmark")
     # Uncommitted: a new case and a new contender that the committed revision does not declare.
-    (project / "bench.py").write_text(textwrap.dedent(BENCH.format(work=200, message="first")) + textwrap.dedent("""
+    (project / "bench.py").write_text(
+        textwrap.dedent(BENCH.format(work=200, message="first"))
+        + textwrap.dedent("""
         @bench.case
         def LARGE():
             return 20 * WORK
@@ -190,7 +200,8 @@ def test_check_against_a_revision_reports_what_is_new_and_refuses_a_missing_benc
             for i in range(n):
                 total += i
             return total
-        """))
+        """)
+    )
     env = {**os.environ, "PERFLAB_DB": str(tmp_path / "perflab.db")}
     process = perflab("check", "bench.py", "--against", "HEAD", *QUICK, cwd=project, env=env)
     assert process.returncode == 0, process.stdout + process.stderr
@@ -229,6 +240,7 @@ def loop_sum(n):
 def test_check_fails_on_a_one_percent_increase_in_instructions_against_a_revision(tmp_path):
     """~1% more work: too small for wall time at this budget, certain for callgrind's counts."""
     from conftest import git_repository
+
     project = tmp_path / "project"
     git = git_repository(project)
     (project / "bench.py").write_text(COUNTING.format(n=0))
@@ -236,10 +248,13 @@ def test_check_fails_on_a_one_percent_increase_in_instructions_against_a_revisio
     git("commit", "-q", "-m", "base")
     (project / "bench.py").write_text(COUNTING.format(n=10))
     env = {**os.environ, "PERFLAB_DB": str(tmp_path / "perflab.db")}
-    process = perflab("check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK,
-                      cwd=project, env=env)
+    process = perflab(
+        "check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK, cwd=project, env=env
+    )
     assert process.returncode == 1, process.stdout + process.stderr
     assert "in time or 0.50% in instructions" in process.stdout
-    row = next(line for line in process.stdout.splitlines() if line.startswith("| LOOP | loop_sum |") and "REGRESSION" in line)
-    assert "+1.0" in row   # +1.0x% instructions per call, a range of zero width
-    assert "output differs from the baseline revision" in process.stdout   # the sum changed, a note only
+    row = next(
+        line for line in process.stdout.splitlines() if line.startswith("| LOOP | loop_sum |") and "REGRESSION" in line
+    )
+    assert "+1.0" in row  # +1.0x% instructions per call, a range of zero width
+    assert "output differs from the baseline revision" in process.stdout  # the sum changed, a note only

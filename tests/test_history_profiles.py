@@ -62,8 +62,8 @@ def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(t
     out = history.stdout
     assert f"after {commits[1]}, at or before {commits[2]}" in out
     assert f"profiles: {commits[3]} vs {commits[0]}:" in out
-    assert "is in pipeline -> render" in out          # the one-sentence explanation names the slowed function
-    assert "pipeline > render" in out                  # and the call path is listed with its interval
+    assert "is in pipeline -> render" in out  # the one-sentence explanation names the slowed function
+    assert "pipeline > render" in out  # and the call path is listed with its interval
     [node] = [line for line in out.splitlines() if line.rstrip().endswith("pipeline > render")]
     assert node.strip().startswith("+") and "[95% CI " in node
 
@@ -71,15 +71,19 @@ def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(t
 def test_steps_without_stored_profiles_say_how_to_get_them(tmp_path):
     db = tmp_path / "perflab.db"
     with Store.open(db) as store:
-        ids = [store.save(synthetic_result(time=time, seed=seed, commit=letter * 40))
-               for seed, (time, letter) in enumerate(zip([1e-5] * 3 + [2e-5] * 3, "abcdef"))]
+        ids = [
+            store.save(synthetic_result(time=time, seed=seed, commit=letter * 40))
+            for seed, (time, letter) in enumerate(zip([1e-5] * 3 + [2e-5] * 3, "abcdef"))
+        ]
         store.save_profile(ids[0], "SMALL", "base", Profile([Counter({("f (<project>/bench.py:1)",): 5})]))
     history = run_perflab("history", "bench", "--db", db)
     assert history.returncode == 0, history.stderr
     assert "after cccccccc, at or before dddddddd" in history.stdout
     # A profile before the step (at aaaaaaaa) but none after it: the missing side is named.
-    assert ("no stored profile at dddddddd: `perflab run --profile` at those commits attaches the "
-            "differential profile of this step") in history.stdout
+    assert (
+        "no stored profile at dddddddd: `perflab run --profile` at those commits attaches the "
+        "differential profile of this step"
+    ) in history.stdout
 
 
 def test_a_profile_the_database_refuses_is_kept_in_a_file_and_the_run_stays(tmp_path, monkeypatch):

@@ -19,14 +19,16 @@ from perflab.worker import derived_strategies, integrity
 
 # --- input mutation ------------------------------------------------------------------------------
 
+
 def test_a_changed_input_is_described_and_an_unchanged_one_is_not():
     before = [3.0, 1.0, float("nan")]
-    assert integrity.changed(before, [3.0, 1.0, float("nan")]) is None   # NaN equals NaN here
+    assert integrity.changed(before, [3.0, 1.0, float("nan")]) is None  # NaN equals NaN here
     assert integrity.changed(before, [1.0, 3.0, float("nan")]) == "at [0]: 3.0 != 1.0"  # before != after
 
 
 class Opaque:
     """No value equality: == is identity, so copies compare by their pickle bytes."""
+
     def __init__(self, items):
         self.items = items
 
@@ -53,6 +55,7 @@ def test_only_a_contender_that_changes_its_input_unlike_the_reference_is_flagged
 
 # --- shared outputs ------------------------------------------------------------------------------
 
+
 def test_an_lru_cache_of_lists_shares_its_output_and_one_of_tuples_does_not():
     lists = functools.lru_cache(maxsize=None)(lambda n: list(range(n)))
     tuples = functools.lru_cache(maxsize=None)(lambda n: tuple(range(n)))
@@ -69,22 +72,27 @@ def test_sharing_inside_fresh_containers_is_found_with_its_place():
 
 # --- error behaviour -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("reference, contender, policy, flagged", [
-    (ValueError("bad"), None, "same", "returned a value"),
-    (ValueError("bad"), TypeError("no"), "same", "unrelated TypeError"),
-    (ValueError("bad"), UnicodeDecodeError("utf-8", b"x", 0, 1, "r"), "same", None),  # a subclass
-    (KeyError("k"), IndexError("i"), "same", None),                                   # both LookupError
-    (AttributeError("a"), TypeError("t"), "same", None),                              # both "wrong type"
-    (ValueError("bad"), TypeError("no"), "any", None),
-    (ValueError("bad"), None, "any", "returned a value"),
-    (ValueError("bad"), None, "ignore", None),
-])
+
+@pytest.mark.parametrize(
+    "reference, contender, policy, flagged",
+    [
+        (ValueError("bad"), None, "same", "returned a value"),
+        (ValueError("bad"), TypeError("no"), "same", "unrelated TypeError"),
+        (ValueError("bad"), UnicodeDecodeError("utf-8", b"x", 0, 1, "r"), "same", None),  # a subclass
+        (KeyError("k"), IndexError("i"), "same", None),  # both LookupError
+        (AttributeError("a"), TypeError("t"), "same", None),  # both "wrong type"
+        (ValueError("bad"), TypeError("no"), "any", None),
+        (ValueError("bad"), None, "any", "returned a value"),
+        (ValueError("bad"), None, "ignore", None),
+    ],
+)
 def test_error_behaviour_under_each_policy(reference, contender, policy, flagged):
     found = integrity.error_difference(reference, contender, policy)
     assert (found is None) if flagged is None else (flagged in found), found
 
 
 # --- derived strategies --------------------------------------------------------------------------
+
 
 def shapes(values):
     return derived_strategies.from_values(st, values).strategy
@@ -103,8 +111,9 @@ def test_a_list_of_floats_gives_lists_of_floats_or_deliberately_invalid_inputs(d
 @given(st.data())
 def test_records_keep_their_keys_and_ints_their_magnitude(data):
     value = data.draw(shapes([{"name": "ada", "age": 36}]))
-    assert value is None or (set(value) == {"name", "age"} and isinstance(value["name"], str)
-                             and abs(value["age"]) <= 2 * 36 + 10), value
+    assert value is None or (
+        set(value) == {"name", "age"} and isinstance(value["name"], str) and abs(value["age"]) <= 2 * 36 + 10
+    ), value
 
 
 def test_a_type_that_cannot_be_generated_falls_back():
@@ -112,6 +121,7 @@ def test_a_type_that_cannot_be_generated_falls_back():
 
 
 # --- timing verdicts -----------------------------------------------------------------------------
+
 
 def cell(name, median, first_calls, floor=None):
     runs = [ProcessRun(r, 10, [], [median], first_call=first, floor=floor) for r, first in enumerate(first_calls)]
@@ -121,8 +131,8 @@ def cell(name, median, first_calls, floor=None):
 
 def test_a_steady_state_far_faster_than_a_first_call_is_a_caution():
     reference = cell("ref", 100e-6, [130e-6, 120e-6, 125e-6])
-    memo = cell("memo", 10e-6, [140e-6, 135e-6, 150e-6])       # x10 steady, x0.9 first call
-    fair = cell("fair", 50e-6, [70e-6, 60e-6, 65e-6])          # x2 steady, x2 first call
+    memo = cell("memo", 10e-6, [140e-6, 135e-6, 150e-6])  # x10 steady, x0.9 first call
+    fair = cell("fair", 50e-6, [70e-6, 60e-6, 65e-6])  # x2 steady, x2 first call
     assert "x10 in the steady state but x0.889" in caution(reference, memo, 0.1)
     assert caution(reference, fair, 0.5) is None
     too_few = cell("memo", 10e-6, [140e-6, 135e-6])
@@ -166,11 +176,16 @@ def other_error(n):
 """
 
 
-@pytest.mark.parametrize("errors, contender, status", [
-    ("same", "lenient", "not equivalent"), ("same", "other_error", "not equivalent"),
-    ("any", "lenient", "not equivalent"), ("any", "other_error", "equivalent"),
-    ("ignore", "lenient", "equivalent"),
-])
+@pytest.mark.parametrize(
+    "errors, contender, status",
+    [
+        ("same", "lenient", "not equivalent"),
+        ("same", "other_error", "not equivalent"),
+        ("any", "lenient", "not equivalent"),
+        ("any", "other_error", "equivalent"),
+        ("ignore", "lenient", "equivalent"),
+    ],
+)
 def test_error_behaviour_in_fuzzing(bench_file, errors, contender, status):
     path = bench_file(ACCEPTS_MORE.format(errors=errors))
     found = fuzz_contender(path, contender, "ref", lambda job: run_job(job, 120), examples=50)
@@ -199,10 +214,10 @@ def via_frozenset(words):
 
 def test_output_that_depends_on_the_hash_seed_is_not_equivalent(bench_file):
     sides = contender_sides(str(bench_file(SEED_DEPENDENT)), ["via_set", "via_frozenset"], sys.executable)
-    run = lambda job, side, seed: run_job(job, 120, side.python, seed)  # noqa: E731
+    run = lambda job, side, seed: run_job(job, 120, side.python, seed)
     outputs = {}
     verdicts, _ = check_case("WORDS", sides, run, outputs)
-    assert [v.status for v in verdicts] == ["reference", "equivalent"]   # one process: one set order
+    assert [v.status for v in verdicts] == ["reference", "equivalent"]  # one process: one set order
     check_hash_seed(sides, outputs, verdicts, run)
     # 30 strings iterate in the same order under two seeds with a probability far below 1e-9.
     assert [v.status for v in verdicts] == ["not equivalent", "not equivalent"]

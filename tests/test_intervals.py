@@ -25,11 +25,18 @@ def hand_yuen(before, after, trim):
         cut = int(trim * n)
         kept = n - 2 * cut
         winsorized = np.clip(ordered, ordered[cut], ordered[n - cut - 1])
-        return float(ordered[cut:n - cut].mean()), float(winsorized.var(ddof=1) / (kept * (kept - 1)) * (n - 1)), kept
+        return float(ordered[cut : n - cut].mean()), float(winsorized.var(ddof=1) / (kept * (kept - 1)) * (n - 1)), kept
+
     (mb, vb, kb), (ma, va, ka) = trimmed(before), trimmed(after)
     d, se = ma - mb, math.sqrt(vb + va)
-    df = (vb + va) ** 2 / (vb ** 2 / (kb - 1) + va ** 2 / (ka - 1))
-    return d, d - T(df) * se, d + T(df) * se, 2 * scipy_stats.t.sf(abs(d) / se, df), scipy_stats.t.sf((d - 0.05) / se, df)
+    df = (vb + va) ** 2 / (vb**2 / (kb - 1) + va**2 / (ka - 1))
+    return (
+        d,
+        d - T(df) * se,
+        d + T(df) * se,
+        2 * scipy_stats.t.sf(abs(d) / se, df),
+        scipy_stats.t.sf((d - 0.05) / se, df),
+    )
 
 
 def hand_bh(p):
@@ -48,13 +55,19 @@ def test_same_numbers_as_the_hand_written_formulas(seed):
     test = intervals.one_sample(x)
     mean, low, high, p, se = hand_one_sample(x)
     assert (test.interval.value, test.interval.low, test.interval.high, test.p_value, test.se) == pytest.approx(
-        (mean, low, high, p, se), rel=1e-9, abs=1e-12)
+        (mean, low, high, p, se), rel=1e-9, abs=1e-12
+    )
     before, after = rng.normal(0, 1, rng.integers(2, 30)), rng.normal(0.2, 1.5, rng.integers(2, 30))
     for trim in (0.0, 0.2):
         yuen = intervals.welch(before, after, trim)
         d, lo, hi, p_change, p_above = hand_yuen(before, after, trim)
-        assert (yuen.interval.value, yuen.interval.low, yuen.interval.high, yuen.p_value, yuen.p_above(0.05)) == \
-            pytest.approx((d, lo, hi, p_change, p_above), rel=1e-9, abs=1e-12)
+        assert (
+            yuen.interval.value,
+            yuen.interval.low,
+            yuen.interval.high,
+            yuen.p_value,
+            yuen.p_above(0.05),
+        ) == pytest.approx((d, lo, hi, p_change, p_above), rel=1e-9, abs=1e-12)
     p_values = rng.uniform(size=rng.integers(1, 30)) ** 3
     assert intervals.benjamini_hochberg(p_values) == pytest.approx(hand_bh(p_values), rel=1e-12)
 

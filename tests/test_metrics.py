@@ -76,8 +76,13 @@ def _path_without(tmp_path: Path, *tools: str) -> str:
 
 def _perflab_with_path(path: str, *args) -> subprocess.CompletedProcess:
     """The real command line with PATH replaced."""
-    return subprocess.run([sys.executable, "-m", "perflab", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "200", "PATH": path})
+    return subprocess.run(
+        [sys.executable, "-m", "perflab", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200", "PATH": path},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +123,13 @@ def test_unknown_metric_is_a_usage_error(bench_file):
 
 def test_missing_perf_is_reported_as_unsupported_not_a_crash(bench_file, tmp_path):
     path = bench_file(WORK_BENCH)
-    done = _perflab_with_path(_path_without(tmp_path, "perf"), "run", path, "--contender", "once",
-                              "--metric", "counters", *QUICK)
+    done = _perflab_with_path(
+        _path_without(tmp_path, "perf"), "run", path, "--contender", "once", "--metric", "counters", *QUICK
+    )
     assert done.returncode == 0, done.stderr
-    assert ("hardware counters: not supported on this machine (perf stat: perf not found: "
-            "apt-get install linux-perf)") in " ".join(done.stdout.split())
+    assert (
+        "hardware counters: not supported on this machine (perf stat: perf not found: apt-get install linux-perf)"
+    ) in " ".join(done.stdout.split())
 
 
 @pytest.mark.skipif(shutil.which("perf") is None, reason="perf not installed")
@@ -138,8 +145,10 @@ def test_counters_report_what_perf_supports_here(bench_file):
 
 
 def test_perf_stat_csv_is_parsed_with_unsupported_events():
-    text = "# started\n<not supported>,,cycles,0,100.00,,\n12,,context-switches,769685,100.00,,\n" \
-           "1234,,instructions:u,5,100.00,,\n"
+    text = (
+        "# started\n<not supported>,,cycles,0,100.00,,\n12,,context-switches,769685,100.00,,\n"
+        "1234,,instructions:u,5,100.00,,\n"
+    )
     assert counters.parse(text) == {"cycles": None, "context-switches": 12.0, "instructions": 1234.0}
 
 
@@ -158,10 +167,17 @@ def test_memory_sees_transient_peaks_and_retained_bytes(bench_file):
 def test_disagreement_is_flagged_when_time_and_instructions_tell_different_stories(bench_file):
     """Equal instruction counts but a contender that sleeps: its time ratio is far beyond 2x."""
     path = bench_file(WORK_BENCH)
-    result = run_benchmark(str(path), load_benchmark(path), ["DOC"], ["once", "twice", "sleepy"],
-                           Settings(precision=0.5, max_time=10, values=5, value_time=0.002, min_rounds=2))
-    counts = [instructions.InstructionCount("DOC", name, 100, [value, value])
-              for name, value in (("once", 60000.0), ("twice", 120000.0), ("sleepy", 60500.0))]
+    result = run_benchmark(
+        str(path),
+        load_benchmark(path),
+        ["DOC"],
+        ["once", "twice", "sleepy"],
+        Settings(precision=0.5, max_time=10, values=5, value_time=0.002, min_rounds=2),
+    )
+    counts = [
+        instructions.InstructionCount("DOC", name, 100, [value, value])
+        for name, value in (("once", 60000.0), ("twice", 120000.0), ("sleepy", 60500.0))
+    ]
     flagged = instructions.disagreements(result, counts)
     assert [d.contender for d in flagged] == ["sleepy"]
     assert flagged[0].instruction_ratio == pytest.approx(60500 / 60000)
@@ -195,11 +211,13 @@ def test_compare_measures_each_revision_in_its_worktree(tmp_path):
     git("commit", "-qm", "v1")
     (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    KEPT.append(bytearray(1000))\n    return n\n")
     git("commit", "-qam", "v2 keeps memory")
-    done = run_perflab("compare", repo / "bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--metric", "memory",
-                       *QUICK)
+    done = run_perflab("compare", repo / "bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--metric", "memory", *QUICK)
     assert done.returncode == 0, done.stderr
-    memory_table = done.stdout[done.stdout.index("memory (tracemalloc"):]
-    rows = {cells[2].strip(): cells for line in memory_table.splitlines()
-            if len(cells := line.split("│")) == 9 and cells[1].strip() == "ONE"}
-    assert rows["HEAD"][6].strip().endswith("KiB")       # retained/call: ~1 kB
-    assert rows["HEAD~1"][6].strip().endswith(" B")      # retained/call: nothing
+    memory_table = done.stdout[done.stdout.index("memory (tracemalloc") :]
+    rows = {
+        cells[2].strip(): cells
+        for line in memory_table.splitlines()
+        if len(cells := line.split("│")) == 9 and cells[1].strip() == "ONE"
+    }
+    assert rows["HEAD"][6].strip().endswith("KiB")  # retained/call: ~1 kB
+    assert rows["HEAD~1"][6].strip().endswith(" B")  # retained/call: nothing

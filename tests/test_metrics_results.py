@@ -25,28 +25,43 @@ def dumps(doc):
     return json.dumps(doc)
 """
 
-TWO_CONTENDERS = ONE_CELL_BENCH + """
+TWO_CONTENDERS = (
+    ONE_CELL_BENCH
+    + """
 @bench.contender
 def dumps_sorted(doc):
     return json.dumps(doc, sort_keys=True)
 """
+)
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 
 
 def _measured() -> metrics.Measured:
     return metrics.Measured(
-        instructions=[instructions.InstructionCount("DOC", "a", 100, [1000.0, 1002.0, 1001.0]),
-                      instructions.InstructionCount("DOC", "b", 100, [], error="worker exited with code 1")],
+        instructions=[
+            instructions.InstructionCount("DOC", "a", 100, [1000.0, 1002.0, 1001.0]),
+            instructions.InstructionCount("DOC", "b", 100, [], error="worker exited with code 1"),
+        ],
         disagreements=[instructions.Disagreement("DOC", "c", 1.01, 3.0)],
         memory=[memory.MemoryUse("DOC", "a", 50, 17_000_000, 0, 3600, 0.25)],
         counters=[counters.CounterReading("DOC", "a", 400, {"context-switches": 0.001}, ["cycles"])],
-        counters_unsupported="<not supported> for cycles")
+        counters_unsupported="<not supported> for cycles",
+    )
 
 
 def _result(**fields) -> RunResult:
-    return RunResult(**{"benchmark": "counted", "file": "/x/bench.py", "reference": "a", "settings": {},
-                        "metadata": {}, "work": {}, **fields})
+    return RunResult(
+        **{
+            "benchmark": "counted",
+            "file": "/x/bench.py",
+            "reference": "a",
+            "settings": {},
+            "metadata": {},
+            "work": {},
+            **fields,
+        }
+    )
 
 
 def test_metrics_survive_the_json_round_trip():
@@ -55,7 +70,7 @@ def test_metrics_survive_the_json_round_trip():
     again = RunResult.from_json(json.loads(json.dumps(result.to_json())))
     assert metrics.stored(again) == measured
     counts = metrics.instruction_counts(again)
-    assert list(counts) == [("DOC", "a")]          # the failed cell has no count
+    assert list(counts) == [("DOC", "a")]  # the failed cell has no count
     estimate = counts["DOC", "a"]
     assert (estimate.value, estimate.low, estimate.high) == (1001.0, 1000.0, 1002.0)
     assert estimate.processes == (1000.0, 1002.0, 1001.0) and estimate.loops == 100
@@ -81,8 +96,18 @@ def test_instruction_counts_reach_json_store_export_and_import(bench_file, tmp_p
     """One cell, counted in 3 valgrind processes: the same counts in --json, the store, an exported
     file and a second database that imported it."""
     db, json_file = tmp_path / "runs.db", tmp_path / "out.json"
-    done = run_perflab("run", bench_file(ONE_CELL_BENCH), "--metric", "instructions", "--json", json_file,
-                       "--db", db, *QUICK, timeout=600)
+    done = run_perflab(
+        "run",
+        bench_file(ONE_CELL_BENCH),
+        "--metric",
+        "instructions",
+        "--json",
+        json_file,
+        "--db",
+        db,
+        *QUICK,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     written = RunResult.from_json(load_json(json_file))
     counts = metrics.instruction_counts(written)
@@ -92,6 +117,7 @@ def test_instruction_counts_reach_json_store_export_and_import(bench_file, tmp_p
     assert estimate.spread < 0.001
 
     from perflab.results.store import Store
+
     with Store.open(db, create=False) as store:
         stored = store.result(store.runs("counted")[-1].id)
     assert metrics.instruction_counts(stored) == counts
@@ -113,8 +139,18 @@ def test_compare_keeps_each_sides_metrics_in_its_stored_run(bench_file, tmp_path
     """compare --json holds both contenders' memory; a comparison of revisions is stored as one run
     per revision, each with its own rows."""
     path = bench_file(TWO_CONTENDERS)
-    done = run_perflab("compare", path, "--metric", "memory", "--no-fuzz", "--json", tmp_path / "c.json",
-                       "--db", tmp_path / "c.db", *QUICK)
+    done = run_perflab(
+        "compare",
+        path,
+        "--metric",
+        "memory",
+        "--no-fuzz",
+        "--json",
+        tmp_path / "c.json",
+        "--db",
+        tmp_path / "c.db",
+        *QUICK,
+    )
     assert done.returncode == 0, done.stderr
     kept = metrics.stored(RunResult.from_json(load_json(tmp_path / "c.json")))
     assert sorted(use.contender for use in kept.memory) == ["dumps", "dumps_sorted"]
@@ -124,29 +160,40 @@ def test_compare_keeps_each_sides_metrics_in_its_stored_run(bench_file, tmp_path
 def test_a_comparison_of_revisions_gives_each_revision_its_own_metrics():
     """Stored per revision (RunResult.per_side), each run keeps its side's rows under the contender's name."""
     from perflab.results.model import Cell
-    sides = {rev: {"name": rev, "file": f"/w/{rev}/bench.py", "contender": "a", "python": "python3", "sys_path": []}
-             for rev in ("v1", "v2")}
+
+    sides = {
+        rev: {"name": rev, "file": f"/w/{rev}/bench.py", "contender": "a", "python": "python3", "sys_path": []}
+        for rev in ("v1", "v2")
+    }
     measured = metrics.Measured(
-        instructions=[instructions.InstructionCount("DOC", "v1", 10, [1000.0]),
-                      instructions.InstructionCount("DOC", "v2", 10, [1100.0])],
+        instructions=[
+            instructions.InstructionCount("DOC", "v1", 10, [1000.0]),
+            instructions.InstructionCount("DOC", "v2", 10, [1100.0]),
+        ],
         disagreements=[instructions.Disagreement("DOC", "v2", 1.1, 3.0)],
-        memory=[memory.MemoryUse("DOC", "v2", 5, 1, 2, 3, 4.0)])
-    result = _result(cells=[Cell("DOC", "v1"), Cell("DOC", "v2")], sides=sides, metrics=measured.to_json(),
-                     metadata={"sides": {rev: {"git": {"commit": rev, "branch": "HEAD"}} for rev in sides}})
+        memory=[memory.MemoryUse("DOC", "v2", 5, 1, 2, 3, 4.0)],
+    )
+    result = _result(
+        cells=[Cell("DOC", "v1"), Cell("DOC", "v2")],
+        sides=sides,
+        metrics=measured.to_json(),
+        metadata={"sides": {rev: {"git": {"commit": rev, "branch": "HEAD"}} for rev in sides}},
+    )
     v1, v2 = result.per_side("/repo/bench.py")
     assert metrics.instruction_counts(v1)["DOC", "a"].value == 1000.0
     assert metrics.instruction_counts(v2)["DOC", "a"].value == 1100.0
     assert metrics.stored(v1).memory == [] and metrics.stored(v2).memory[0].contender == "a"
-    assert metrics.stored(v2).disagreements == []      # they compared the revisions with each other
+    assert metrics.stored(v2).disagreements == []  # they compared the revisions with each other
 
 
 def test_history_of_instruction_counts_finds_a_half_percent_step(tmp_path):
     """Ten stored runs whose counts step up by 0.5% (a step the 3% floor for times would hide);
     runs without counts are left out of the series."""
     from perflab.results.store import Store
+
     db = tmp_path / "history.db"
     with Store.open(db) as store:
-        store.save(_result())                                  # timed only: not in the series
+        store.save(_result())  # timed only: not in the series
         for index in range(10):
             value = 50_000.0 if index < 5 else 50_250.0
             count = instructions.InstructionCount("DOC", "a", 100, [value, value, value])
@@ -161,6 +208,7 @@ def test_history_of_instruction_counts_finds_a_half_percent_step(tmp_path):
 
 def test_history_without_counts_says_how_to_get_them(tmp_path):
     from perflab.results.store import Store
+
     db = tmp_path / "history.db"
     with Store.open(db) as store:
         store.save(_result())

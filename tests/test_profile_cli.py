@@ -50,8 +50,14 @@ QUICK = ["--samples", "200", "--rate", "200", "--runs", "2", "--timeout", "30"]
 
 
 def perflab(*args, env=None, cwd=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "perflab", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd, env={**os.environ, "COLUMNS": "200", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "perflab", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )
 
 
 @pytest.fixture
@@ -68,23 +74,37 @@ def _py_spy_can_attach() -> bool:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         time.sleep(0.3)
-        return subprocess.run([find_py_spy(), "dump", "--pid", str(child.pid)], capture_output=True,
-                              timeout=30).returncode == 0
+        return (
+            subprocess.run([find_py_spy(), "dump", "--pid", str(child.pid)], capture_output=True, timeout=30).returncode
+            == 0
+        )
     finally:
         child.kill()
         child.wait()
 
 
-needs_py_spy = pytest.mark.skipif(not _py_spy_can_attach(),
-                                  reason="py-spy is not installed or may not ptrace here (the fallback tests still run)")
+needs_py_spy = pytest.mark.skipif(
+    not _py_spy_can_attach(), reason="py-spy is not installed or may not ptrace here (the fallback tests still run)"
+)
 
 
 @needs_py_spy
 def test_profile_shows_the_operation_only_with_shares_and_exports(bench, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    result = perflab("profile", bench, "--case", "SMALL", *QUICK, "--json", out / "p.json",
-                     "--folded", out / "p.folded", "--speedscope", out / "p.speedscope.json")
+    result = perflab(
+        "profile",
+        bench,
+        "--case",
+        "SMALL",
+        *QUICK,
+        "--json",
+        out / "p.json",
+        "--folded",
+        out / "p.folded",
+        "--speedscope",
+        out / "p.speedscope.json",
+    )
     assert result.returncode == 0, result.stderr
     for expected in ("sampler py-spy", "--nonblocking, cpu time, 200 Hz", "heavy", "light", "hottest path", "[95% CI]"):
         assert expected in result.stdout
@@ -93,8 +113,13 @@ def test_profile_shows_the_operation_only_with_shares_and_exports(bench, tmp_pat
     profile = json.loads((out / "p.json").read_text())
     meta = profile["metadata"]
     assert profile["schema"] == "perflab.profile/1" and len(profile["runs"]) >= 2
-    assert (meta["sampler"], meta["mode"], meta["rate"], meta["native"], meta["nonblocking"]) == \
-        ("py-spy", "cpu", 200, False, True)
+    assert (meta["sampler"], meta["mode"], meta["rate"], meta["native"], meta["nonblocking"]) == (
+        "py-spy",
+        "cpu",
+        200,
+        False,
+        True,
+    )
     assert meta["python"]["version"] and meta["python"]["build"] and meta["samples"] >= 200
     speedscope = json.loads((out / "p.speedscope.json").read_text())
     frames = speedscope["shared"]["frames"]
@@ -114,8 +139,16 @@ def test_native_frames_show_c_functions_under_the_operation(tmp_path):
 
 
 def test_fallback_sampler_when_py_spy_cannot_be_run(bench, tmp_path):
-    result = perflab("profile", bench, "--case", "SMALL", *QUICK, "--json", tmp_path / "p.json",
-                     env={"PERFLAB_PY_SPY": str(tmp_path / "no-such-py-spy")})
+    result = perflab(
+        "profile",
+        bench,
+        "--case",
+        "SMALL",
+        *QUICK,
+        "--json",
+        tmp_path / "p.json",
+        env={"PERFLAB_PY_SPY": str(tmp_path / "no-such-py-spy")},
+    )
     assert result.returncode == 0, result.stderr
     assert "fallback sampler because cannot run py-spy" in result.stdout
     assert "heavy" in result.stdout
@@ -123,32 +156,51 @@ def test_fallback_sampler_when_py_spy_cannot_be_run(bench, tmp_path):
     assert meta["sampler"] == "inprocess" and "no-such-py-spy" in meta["sampler_reason"]
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None or find_py_spy() is None,
-                    reason="denying ptrace needs root (to drop to another user) and setpriv")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None or find_py_spy() is None,
+    reason="denying ptrace needs root (to drop to another user) and setpriv",
+)
 def test_fallback_sampler_when_ptrace_is_denied(bench, tmp_path):
     """A real denial: py-spy runs as user nobody, so the kernel refuses to let it ptrace our worker."""
     denied = tmp_path / "py-spy-as-nobody"
-    denied.write_text(f'#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups '
-                      f'"{os.path.realpath(find_py_spy())}" "$@"\n')
+    denied.write_text(
+        f'#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "{os.path.realpath(find_py_spy())}" "$@"\n'
+    )
     denied.chmod(0o755)
-    result = perflab("profile", bench, "--case", "SMALL", *QUICK, "--json", tmp_path / "p.json",
-                     env={"PERFLAB_PY_SPY": str(denied)})
+    result = perflab(
+        "profile", bench, "--case", "SMALL", *QUICK, "--json", tmp_path / "p.json", env={"PERFLAB_PY_SPY": str(denied)}
+    )
     assert result.returncode == 0, result.stderr
     assert "fallback sampler because py-spy cannot attach to the worker: ptrace permission denied" in result.stdout
     assert "heavy" in result.stdout and "light" in result.stdout
     meta = json.loads((tmp_path / "p.json").read_text())["metadata"]
     assert meta["sampler"] == "inprocess" and meta["native"] is False
     # Asked for py-spy explicitly: no silent fallback, a one-line error instead.
-    strict = perflab("profile", bench, "--case", "SMALL", *QUICK, "--sampler", "py-spy",
-                     env={"PERFLAB_PY_SPY": str(denied)})
+    strict = perflab(
+        "profile", bench, "--case", "SMALL", *QUICK, "--sampler", "py-spy", env={"PERFLAB_PY_SPY": str(denied)}
+    )
     assert strict.returncode == 1
     assert strict.stderr.strip().splitlines()[-1].startswith("perflab: error: py-spy cannot attach")
 
 
 @needs_py_spy
 def test_a_target_crashing_mid_profile_keeps_the_partial_profile(bench, tmp_path):
-    result = perflab("profile", bench, "--case", "SMALL", "--contender", "crashes", "--samples", "600",
-                     "--rate", "200", "--runs", "2", "--json", tmp_path / "p.json")
+    result = perflab(
+        "profile",
+        bench,
+        "--case",
+        "SMALL",
+        "--contender",
+        "crashes",
+        "--samples",
+        "600",
+        "--rate",
+        "200",
+        "--runs",
+        "2",
+        "--json",
+        tmp_path / "p.json",
+    )
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert "SIGABRT" in last and "runs sampled until then are kept" in last
@@ -156,12 +208,15 @@ def test_a_target_crashing_mid_profile_keeps_the_partial_profile(bench, tmp_path
     assert json.loads((tmp_path / "p.json").read_text())["runs"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--case", "NOPE"], "unknown case 'NOPE'"),
-    ([], "2 cases (SMALL, LARGE): choose one with --case"),
-    (["--case", "SMALL", "--contender", "nope"], "unknown contender 'nope'"),
-    (["--case", "SMALL", "--html", "/no/such/dir/x.html"], "--html /no/such/dir/x.html: directory"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--case", "NOPE"], "unknown case 'NOPE'"),
+        ([], "2 cases (SMALL, LARGE): choose one with --case"),
+        (["--case", "SMALL", "--contender", "nope"], "unknown contender 'nope'"),
+        (["--case", "SMALL", "--html", "/no/such/dir/x.html"], "--html /no/such/dir/x.html: directory"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(bench, args, message):
     result = perflab("profile", bench, *args)
     assert result.returncode == 2
@@ -174,8 +229,19 @@ def test_malformed_what_if_is_refused_before_profiling(bench):
 
 
 def test_what_if_predicts_and_an_unknown_frame_is_an_error_after_writing(bench, tmp_path):
-    result = perflab("profile", bench, "--case", "SMALL", *QUICK, "--sampler", "inprocess",
-                     "--what-if", "heavy=2x", "--json", tmp_path / "p.json")
+    result = perflab(
+        "profile",
+        bench,
+        "--case",
+        "SMALL",
+        *QUICK,
+        "--sampler",
+        "inprocess",
+        "--what-if",
+        "heavy=2x",
+        "--json",
+        tmp_path / "p.json",
+    )
     assert result.returncode == 0, result.stderr
     assert "what if heavy" in result.stdout and "faster [95% CI" in result.stdout
     merged = perflab("merge", tmp_path / "p.json", "--what-if", "hevy=2x")
@@ -185,11 +251,23 @@ def test_what_if_predicts_and_an_unknown_frame_is_an_error_after_writing(bench, 
 
 def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
     for name in ("a", "b"):
-        result = perflab("profile", bench, "--case", "SMALL", *QUICK, "--sampler", "inprocess",
-                         "--json", tmp_path / f"{name}.json", "--folded", tmp_path / f"{name}.folded")
+        result = perflab(
+            "profile",
+            bench,
+            "--case",
+            "SMALL",
+            *QUICK,
+            "--sampler",
+            "inprocess",
+            "--json",
+            tmp_path / f"{name}.json",
+            "--folded",
+            tmp_path / f"{name}.folded",
+        )
         assert result.returncode == 0, result.stderr
-    merged = perflab("merge", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "a.folded",
-                     "--json", tmp_path / "m.json")
+    merged = perflab(
+        "merge", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "a.folded", "--json", tmp_path / "m.json"
+    )
     assert merged.returncode == 0, merged.stderr
     runs = lambda name: len(json.loads((tmp_path / name).read_text())["runs"])
     assert runs("m.json") == runs("a.json") + runs("b.json") + 1
@@ -201,16 +279,32 @@ def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
 
 
 def test_run_with_profile_profiles_after_timing_in_separate_workers(bench, tmp_path):
-    result = perflab("run", bench, "--case", "SMALL", "--contender", "work", "--max-time", "2", "--precision", "50",
-                     "--profile-dir", tmp_path / "profiles", "--profile-samples", "200", "--no-store", cwd=tmp_path,
-                     timeout=300)
+    result = perflab(
+        "run",
+        bench,
+        "--case",
+        "SMALL",
+        "--contender",
+        "work",
+        "--max-time",
+        "2",
+        "--precision",
+        "50",
+        "--profile-dir",
+        tmp_path / "profiles",
+        "--profile-samples",
+        "200",
+        "--no-store",
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert "hottest path" in result.stdout
     assert (tmp_path / "profiles" / "SMALL-work.profile.json").exists()
     assert "<canvas" in (tmp_path / "profiles" / "SMALL-work.html").read_text()
 
 
-EVIL_BENCH = '''
+EVIL_BENCH = """
     import perflab
 
     bench = perflab.Benchmark("evil")
@@ -229,14 +323,25 @@ EVIL_BENCH = '''
     @bench.contender
     def run(n):
         return work(n)
-'''
+"""
 
 
 def test_names_from_user_code_are_escaped_in_every_output(tmp_path):
     path = tmp_path / "evil.py"
     path.write_text(textwrap.dedent(EVIL_BENCH))
-    result = perflab("profile", path, *QUICK, "--sampler", "inprocess", "--html", tmp_path / "p.html",
-                     "--folded", tmp_path / "p.folded", "--speedscope", tmp_path / "p.json")
+    result = perflab(
+        "profile",
+        path,
+        *QUICK,
+        "--sampler",
+        "inprocess",
+        "--html",
+        tmp_path / "p.html",
+        "--folded",
+        tmp_path / "p.folded",
+        "--speedscope",
+        tmp_path / "p.json",
+    )
     assert result.returncode == 0, result.stderr
     assert "[bold]</script><script>window.pwned=1</script>" in result.stdout  # shown literally, not as markup
     page = (tmp_path / "p.html").read_text()

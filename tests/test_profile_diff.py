@@ -18,10 +18,20 @@ DUMPS = "dumps (<stdlib>/json/__init__.py:231)"
 
 def profile(runs, per_call, contender="c", paired=True, **metadata):
     """A profile from [{stack: samples}] runs, each with its time per call (seconds)."""
-    info = [{"time_per_call": t, "samples": sum(r.values()), **({"round": i} if paired else {})}
-            for i, (r, t) in enumerate(zip(runs, per_call))]
-    meta = {"sampler": "py-spy", "mode": "cpu", "native": False, "python": PY, "contender": contender,
-            "benchmark_file": "/x/bench.py", "run_info": info, **metadata}
+    info = [
+        {"time_per_call": t, "samples": sum(r.values()), **({"round": i} if paired else {})}
+        for i, (r, t) in enumerate(zip(runs, per_call))
+    ]
+    meta = {
+        "sampler": "py-spy",
+        "mode": "cpu",
+        "native": False,
+        "python": PY,
+        "contender": contender,
+        "benchmark_file": "/x/bench.py",
+        "run_info": info,
+        **metadata,
+    }
     return Profile([Counter(r) for r in runs], meta)
 
 
@@ -42,7 +52,7 @@ def test_injected_slowdown_is_named_with_its_share():
         noise = rng.normal(1, 0.01)
         runs_a.append({(ENC, DUMPS): 90, (ENC, PAD): 10})
         t_a.append(10e-6 * noise)
-        runs_b.append({(ENC, DUMPS): 90, (ENC, PAD): 40})   # pad takes 3 us more of 13 us
+        runs_b.append({(ENC, DUMPS): 90, (ENC, PAD): 40})  # pad takes 3 us more of 13 us
         t_b.append(13e-6 * noise)
     diff = diff_profiles(profile(runs_a, t_a), profile(runs_b, t_b), ("v1", "v2"))
     pad = diff.nodes[("encode (<project>/lib.py)", "pad (<project>/lib.py)")]
@@ -61,8 +71,14 @@ def test_a_function_s_line_does_not_split_it_and_contenders_line_up():
     assert "saved" in diff.explain()
 
 
-@pytest.mark.parametrize("key, value, said", [("sampler", "inprocess", "sampler"), ("mode", "wall", "sampling mode"),
-                                              ("python", {**PY, "version": "3.12.1"}, "interpreters")])
+@pytest.mark.parametrize(
+    "key, value, said",
+    [
+        ("sampler", "inprocess", "sampler"),
+        ("mode", "wall", "sampling mode"),
+        ("python", {**PY, "version": "3.12.1"}, "interpreters"),
+    ],
+)
 def test_refuses_different_instruments_unless_asked(key, value, said):
     a = profile([{(ENC,): 10}] * 2, [1e-6] * 2)
     b = profile([{(ENC,): 10}] * 2, [1e-6] * 2, **{key: value})
@@ -73,13 +89,14 @@ def test_refuses_different_instruments_unless_asked(key, value, said):
 
 
 def test_timed_scale_uses_the_timing_phase_and_widens_intervals():
-    a = profile([{(ENC, PAD): 50, (ENC,): 50}] * 4, [99.0] * 4)   # profiled times ignored when timed
+    a = profile([{(ENC, PAD): 50, (ENC,): 50}] * 4, [99.0] * 4)  # profiled times ignored when timed
     b = profile([{(ENC, PAD): 75, (ENC,): 25}] * 4, [99.0] * 4)
     from perflab.analysis.estimates import Interval
+
     diff = diff_profiles(a, b, timed=(2e-6, 4e-6), timed_difference=Interval(2e-6, 1.5e-6, 2.5e-6))
     assert diff.operation.a == pytest.approx(2e-6) and diff.operation.difference.low == pytest.approx(1.5e-6)
     pad = diff.nodes[("encode (<project>/lib.py)", "pad (<project>/lib.py)")]
-    assert pad.difference.value == pytest.approx(2e-6)          # 1 us -> 3 us
+    assert pad.difference.value == pytest.approx(2e-6)  # 1 us -> 3 us
     assert pad.difference.low < pad.difference.value < pad.difference.high  # the timing error is carried
 
 
@@ -88,12 +105,12 @@ def test_intervals_cover_the_true_difference_about_95_percent():
     covered = {"welch": 0, "paired": 0}
     trials = 2000
     for _ in range(trials):
-        drift = rng.normal(0, 1.0, 6)                        # the machine's speed, shared by a round
+        drift = rng.normal(0, 1.0, 6)  # the machine's speed, shared by a round
         a, b = 10 + drift + rng.normal(0, 0.3, 6), 11 + drift + rng.normal(0, 0.3, 6)
         covered["welch"] += welch_interval(a, b).contains(1.0)
         covered["paired"] += paired_interval(a, b).contains(1.0)
     assert 0.93 <= covered["paired"] / trials <= 0.97
-    assert covered["welch"] / trials >= 0.93                # valid but wider: it ignores the pairing
+    assert covered["welch"] / trials >= 0.93  # valid but wider: it ignores the pairing
 
 
 def test_one_run_has_no_interval():
@@ -103,9 +120,18 @@ def test_one_run_has_no_interval():
 def test_report_escapes_user_text(tmp_path):
     from perflab.profile.comparison import CaseProfiles
     from perflab.results.model import Cell, Equivalence, RunResult
+
     evil = "</script><img src=x onerror=alert(1)>"
-    result = RunResult(benchmark=evil, file="/x/bench.py", reference="base", settings={}, metadata={}, work={},
-                       cells=[Cell(evil, "base")], equivalence=[Equivalence(evil, "base", "reference")])
+    result = RunResult(
+        benchmark=evil,
+        file="/x/bench.py",
+        reference="base",
+        settings={},
+        metadata={},
+        work={},
+        cells=[Cell(evil, "base")],
+        equivalence=[Equivalence(evil, "base", "reference")],
+    )
     a = profile([{(f"{evil} (<project>/lib.py:1)",): 10}] * 2, [1e-6] * 2)
     entry = CaseProfiles(evil, "base", "other", a, a, diff_profiles(a, a))
     page = report_html.render([report_html.Section(result, [entry], [evil])], evil)

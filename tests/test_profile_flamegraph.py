@@ -21,14 +21,25 @@ def sample_profile() -> Profile:
     native = "encoder_call (_json.c)"
     evil = f"{EVIL} (<project>/{EVIL}.py:1)"
     run = Counter({(op, hot, native): 50, (op, hot): 10, (op, cold, hot): 20, (op, cold): 15, (op, evil): 4, (): 1})
-    return Profile([run, run, run], {"sampler": "py-spy", "sampler_version": "py-spy 0.4.3", "mode": "cpu",
-                                     "rate": 200, "native": True, "python": {"version": "3.11.7", "build": "x"},
-                                     "benchmark": "b", "case": "C", "contender": EVIL})
+    return Profile(
+        [run, run, run],
+        {
+            "sampler": "py-spy",
+            "sampler_version": "py-spy 0.4.3",
+            "mode": "cpu",
+            "rate": 200,
+            "native": True,
+            "python": {"version": "3.11.7", "build": "x"},
+            "benchmark": "b",
+            "case": "C",
+            "contender": EVIL,
+        },
+    )
 
 
 def test_the_page_is_self_contained_and_escapes_user_text():
     page = render_html(sample_profile(), title=f"b / C / {EVIL}")
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)   # nothing loaded from outside
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # nothing loaded from outside
     assert "<script>window.pwned" not in page and "<img src=x" not in page
     assert page.count("<script") == 2 and page.count("</script>") == 2
     assert "&lt;/script&gt;" in page  # the title, HTML-escaped
@@ -45,7 +56,7 @@ def test_page_data_lists_each_frame_once_with_its_shares():
     names = data["frames"]["name"]
     assert names.count("hot") == 1 and data["nodes"]["frame"].count(names.index("hot")) == 2  # two callers
     hot = names.index("hot")
-    self_share, low, high = data["stats"][6 * hot: 6 * hot + 3]
+    self_share, low, high = data["stats"][6 * hot : 6 * hot + 3]
     assert self_share == pytest.approx(30 / 100) and low <= self_share <= high
     assert data["frames"]["line"][hot] == 20 and data["frames"]["file"][hot] == "<project>/bench.py"
     assert data["nodes"]["total"][0] == profile.samples
@@ -59,8 +70,14 @@ def page(browser, tmp_path):
     problems = []
     page.on("pageerror", lambda error: problems.append(str(error)))
     page.on("dialog", lambda dialog: (problems.append(dialog.message), dialog.dismiss()))
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else
-               (problems.append(route.request.url), route.abort()))  # offline: no request may leave the file
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith("file:")
+            else (problems.append(route.request.url), route.abort())
+        ),
+    )  # offline: no request may leave the file
     page.goto(path.as_uri())
     page.wait_for_selector("body[data-ready=true]")
     yield page

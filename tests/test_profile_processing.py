@@ -11,8 +11,9 @@ from perflab.profile.model import IncomparableProfiles, Profile, ProfileFileErro
 from perflab.profile.processors import normalize_frame, normalize_stacks, path_roots, trim_to_operation
 
 WORKER = "measured_region (/src/perflab/worker.py:38)"
-ROOTS = path_roots("/home/me/project", {"stdlib": "/usr/lib/python3.11",
-                                        "purelib": "/usr/lib/python3.11/site-packages"})
+ROOTS = path_roots(
+    "/home/me/project", {"stdlib": "/usr/lib/python3.11", "purelib": "/usr/lib/python3.11/site-packages"}
+)
 
 
 def test_folded_round_trip_keeps_frames_with_spaces_and_counts():
@@ -21,24 +22,29 @@ def test_folded_round_trip_keeps_frames_with_spaces_and_counts():
     assert format_folded(stacks).splitlines()[0] == "a (x.py:1) 5"  # heaviest first
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("a;b 3\nnot a stack\n", "x.folded:2: not a folded stack line"),
-    ("a;b 3\na;b", "x.folded:2: truncated last line"),
-    ("a;b 3\n 4\n", "x.folded:2: not a folded stack line"),
-    ("a;b -1\n", "x.folded:1: not a folded stack line"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("a;b 3\nnot a stack\n", "x.folded:2: not a folded stack line"),
+        ("a;b 3\na;b", "x.folded:2: truncated last line"),
+        ("a;b 3\n 4\n", "x.folded:2: not a folded stack line"),
+        ("a;b -1\n", "x.folded:1: not a folded stack line"),
+    ],
+)
 def test_malformed_folded_lines_are_reported_with_file_and_line(text, problem):
     with pytest.raises(FoldedFormatError, match=problem):
         parse_folded(text, "x.folded")
 
 
 def test_trim_keeps_only_what_runs_below_measured_region():
-    raw = Counter({
-        ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER, "op (/b.py:3)", "f (/b.py:9)"): 7,
-        ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER): 2,            # the loop itself
-        ("<module> (/w.py:1)", "calibrate (/src/perflab/worker.py:50)"): 4,                 # harness only
-        ("<module> (/w.py:1)", "readline (/usr/lib/python3.11/codecs.py:1)"): 1,
-    })
+    raw = Counter(
+        {
+            ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER, "op (/b.py:3)", "f (/b.py:9)"): 7,
+            ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER): 2,  # the loop itself
+            ("<module> (/w.py:1)", "calibrate (/src/perflab/worker.py:50)"): 4,  # harness only
+            ("<module> (/w.py:1)", "readline (/usr/lib/python3.11/codecs.py:1)"): 1,
+        }
+    )
     trimmed = trim_to_operation(raw)
     assert trimmed.stacks == Counter({("op (/b.py:3)", "f (/b.py:9)"): 7, (): 2})
     assert trimmed.outside == 5
@@ -46,20 +52,24 @@ def test_trim_keeps_only_what_runs_below_measured_region():
 
 def test_a_user_function_named_measured_region_is_not_the_harness():
     raw = Counter({(WORKER, "measured_region (/home/me/bench.py:4)", "g (/home/me/bench.py:8)"): 1})
-    assert trim_to_operation(raw).stacks == Counter({("measured_region (/home/me/bench.py:4)",
-                                                      "g (/home/me/bench.py:8)"): 1})
+    assert trim_to_operation(raw).stacks == Counter(
+        {("measured_region (/home/me/bench.py:4)", "g (/home/me/bench.py:8)"): 1}
+    )
 
 
-@pytest.mark.parametrize("label, expected", [
-    ("dumps (/usr/lib/python3.11/json/__init__.py:183)", "dumps (<stdlib>/json/__init__.py:183)"),
-    ("f (/usr/lib/python3.11/site-packages/pkg/m.py:5)", "f (<site-packages>/pkg/m.py:5)"),
-    ("f (/home/me/project/.venv/lib/python3.12/site-packages/pkg/m.py:5)", "f (<site-packages>/pkg/m.py:5)"),
-    ("op (/home/me/project/bench/b.py:3)", "op (<project>/bench/b.py:3)"),
-    ("op (/elsewhere/b.py:3)", "op (/elsewhere/b.py:3)"),
-    ("encoder_call (/tmp/python-build.123/Python-3.11.7/Modules/_json.c:1305)", "encoder_call (_json.c)"),
-    ("0x7f068ea4524a (/usr/lib/x86_64-linux-gnu/libc.so.6)", "[unknown] (libc.so.6)"),
-    ("<module> (<frozen importlib._bootstrap>:1)", "<module> (<frozen importlib._bootstrap>:1)"),
-])
+@pytest.mark.parametrize(
+    "label, expected",
+    [
+        ("dumps (/usr/lib/python3.11/json/__init__.py:183)", "dumps (<stdlib>/json/__init__.py:183)"),
+        ("f (/usr/lib/python3.11/site-packages/pkg/m.py:5)", "f (<site-packages>/pkg/m.py:5)"),
+        ("f (/home/me/project/.venv/lib/python3.12/site-packages/pkg/m.py:5)", "f (<site-packages>/pkg/m.py:5)"),
+        ("op (/home/me/project/bench/b.py:3)", "op (<project>/bench/b.py:3)"),
+        ("op (/elsewhere/b.py:3)", "op (/elsewhere/b.py:3)"),
+        ("encoder_call (/tmp/python-build.123/Python-3.11.7/Modules/_json.c:1305)", "encoder_call (_json.c)"),
+        ("0x7f068ea4524a (/usr/lib/x86_64-linux-gnu/libc.so.6)", "[unknown] (libc.so.6)"),
+        ("<module> (<frozen importlib._bootstrap>:1)", "<module> (<frozen importlib._bootstrap>:1)"),
+    ],
+)
 def test_paths_are_normalized_so_profiles_from_two_machines_line_up(label, expected):
     assert normalize_frame(label, ROOTS) == expected
 
@@ -71,7 +81,12 @@ def test_normalizing_merges_frames_that_differ_only_in_build_paths_or_call_lines
 
 def test_frame_labels_parse_into_name_file_and_line():
     frame = parse_frame("JSONEncoder.encode (<stdlib>/json/encoder.py:183)")
-    assert (frame.name, frame.file, frame.line, frame.is_python) == ("JSONEncoder.encode", "<stdlib>/json/encoder.py", 183, True)
+    assert (frame.name, frame.file, frame.line, frame.is_python) == (
+        "JSONEncoder.encode",
+        "<stdlib>/json/encoder.py",
+        183,
+        True,
+    )
     native = parse_frame("encoder_call (_json.c)")
     assert (native.name, native.line, native.is_python) == ("encoder_call", None, False)
 

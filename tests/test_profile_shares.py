@@ -13,7 +13,7 @@ from perflab.profile.whatif import WhatIfError, matches, parse_what_if, predict
 def test_self_and_total_shares_count_each_sample_once():
     runs = [Counter({("a", "b"): 30, ("a",): 10, ("c",): 50, ("a", "a"): 10})]  # a recursive once
     shares = {s.frame: s for s in frame_shares(runs)}
-    assert shares["a"].total.value == pytest.approx(0.5)   # 30 + 10 + 10 samples, not 60
+    assert shares["a"].total.value == pytest.approx(0.5)  # 30 + 10 + 10 samples, not 60
     assert shares["a"].self.value == pytest.approx(0.2)
     assert shares["b"].self.value == pytest.approx(0.3)
     assert shares["c"].total.value == pytest.approx(0.5)
@@ -46,8 +46,15 @@ def test_a_frame_never_sampled_still_gets_an_upper_bound():
     assert share[0] == 0 and low[0] == 0 and 0 < high[0] < 0.01
 
 
-@pytest.mark.parametrize("text, expected", [("f=2x", ("f", 2.0)), ("*escape*=1.5", ("*escape*", 1.5)),
-                                            ("a=b=3x", ("a=b", 3.0)), ("slow=inf", ("slow", math.inf))])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("f=2x", ("f", 2.0)),
+        ("*escape*=1.5", ("*escape*", 1.5)),
+        ("a=b=3x", ("a=b", 3.0)),
+        ("slow=inf", ("slow", math.inf)),
+    ],
+)
 def test_what_if_syntax(text, expected):
     assert parse_what_if(text) == expected
 

@@ -70,7 +70,7 @@ def test_script_arguments_and_pyperf_options_are_parsed(tmp_path, monkeypatch):
     monkeypatch.setenv("PERFLAB_PYPERF_ARGS", "--size 100000 --fast -p 3")
     large = run_perflab("run", script, *QUICK, "--case", "sum", "--json", tmp_path / "large.json")
     assert small.returncode == 0 and large.returncode == 0, large.stderr
-    median = lambda name: cells(load_json(tmp_path / name))[("sum", "script")]["estimates"]["median"]  # noqa: E731
+    median = lambda name: cells(load_json(tmp_path / name))[("sum", "script")]["estimates"]["median"]
     assert median("large.json")["low"] > 10 * median("small.json")["high"]
     monkeypatch.setenv("PERFLAB_PYPERF_ARGS", "--size many")
     wrong = run_perflab("run", script, *QUICK)
@@ -92,7 +92,9 @@ def test_unknown_pyperformance_benchmark_is_bad_input():
 
 
 def test_compare_revisions_checks_outputs_of_bench_func(tmp_path):
-    script = write_script(tmp_path, """
+    script = write_script(
+        tmp_path,
+        """
         import pyperf
 
         def work(n):
@@ -100,8 +102,9 @@ def test_compare_revisions_checks_outputs_of_bench_func(tmp_path):
 
         runner = pyperf.Runner()
         runner.bench_func("squares", work, 200)
-    """)
-    git = lambda *args: subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)  # noqa: E731
+    """,
+    )
+    git = lambda *args: subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
     git("init", "-q")
     git("add", script.name)
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
@@ -121,8 +124,19 @@ OTHER_PYTHON = next(iter(sorted(glob.glob("/root/.pyenv/versions/3.1[2-9]*/bin/p
 def test_compare_interpreters_without_pyperf_installed_there(tmp_path):
     """The other interpreter sees only perflab (no pyperf): the stand-in module serves the script."""
     script = write_script(tmp_path)
-    done = run_perflab("compare", script, "--python", sys.executable, "--python", OTHER_PYTHON, "--case", "sum",
-                       *QUICK, "--json", tmp_path / "c.json")
+    done = run_perflab(
+        "compare",
+        script,
+        "--python",
+        sys.executable,
+        "--python",
+        OTHER_PYTHON,
+        "--case",
+        "sum",
+        *QUICK,
+        "--json",
+        tmp_path / "c.json",
+    )
     assert done.returncode == 0, done.stderr
     result = load_json(tmp_path / "c.json")
     assert len(result["comparisons"]) == 1
@@ -130,16 +144,43 @@ def test_compare_interpreters_without_pyperf_installed_there(tmp_path):
 
 
 # pyperformance benchmarks that need nothing beyond the standard library and pyaes (perflab[cases]).
-PYPERFORMANCE = ["json_dumps", "json_loads", "logging", "crypto_pyaes", "nbody", "richards", "float",
-                 "fannkuch", "spectral_norm", "nqueens", "deepcopy", "generators", "coroutines", "regex_v8"]
+PYPERFORMANCE = [
+    "json_dumps",
+    "json_loads",
+    "logging",
+    "crypto_pyaes",
+    "nbody",
+    "richards",
+    "float",
+    "fannkuch",
+    "spectral_norm",
+    "nqueens",
+    "deepcopy",
+    "generators",
+    "coroutines",
+    "regex_v8",
+]
 
 
 @pytest.mark.skipif(not pyperformance_benchmarks.names(), reason="pyperformance is not installed")
 @pytest.mark.parametrize("name", PYPERFORMANCE)
 def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
     out = tmp_path / "out.json"
-    done = run_perflab("run", f"pyperformance:{name}", "--max-time", "1", "--values", "3", "--value-time", "0.002",
-                       "--timeout", "120", "--json", out, timeout=300)
+    done = run_perflab(
+        "run",
+        f"pyperformance:{name}",
+        "--max-time",
+        "1",
+        "--values",
+        "3",
+        "--value-time",
+        "0.002",
+        "--timeout",
+        "120",
+        "--json",
+        out,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     result = load_json(out)
     assert result["benchmark"] == name
@@ -148,7 +189,9 @@ def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
 
 def test_profile_reaches_the_scripts_function(tmp_path):
     """perflab profile samples the benchmarked function, below the recording Runner's frames."""
-    script = write_script(tmp_path, """
+    script = write_script(
+        tmp_path,
+        """
         import json
         import pyperf
 
@@ -157,9 +200,26 @@ def test_profile_reaches_the_scripts_function(tmp_path):
 
         if __name__ == "__main__":
             pyperf.Runner().bench_func("encode", encode, {"a": list(range(200))})
-    """)
-    done = run_perflab("profile", script, "--case", "encode", "--contender", "script", "--samples", "200",
-                       "--rate", "200", "--runs", "2", "--timeout", "30", "--folded", tmp_path / "p.folded")
+    """,
+    )
+    done = run_perflab(
+        "profile",
+        script,
+        "--case",
+        "encode",
+        "--contender",
+        "script",
+        "--samples",
+        "200",
+        "--rate",
+        "200",
+        "--runs",
+        "2",
+        "--timeout",
+        "30",
+        "--folded",
+        tmp_path / "p.folded",
+    )
     assert done.returncode == 0, done.stderr
     samples = [line.rsplit(" ", 1) for line in (tmp_path / "p.folded").read_text().splitlines()]
     in_encode = sum(int(count) for stack, count in samples if "encode (<project>/bm_script.py" in stack)

@@ -25,11 +25,14 @@ FIXTURE_TYPE = """
 """
 
 
-@pytest.mark.parametrize("options, expected", [
-    ((), "pytest_benchmark.fixture"),                         # installed: pytest-benchmark keeps its fixture
-    (("--perflab",), "perflab.pytest_plugin.fixture"),        # asked for
-    (("-p", "no:benchmark"), "perflab.pytest_plugin.fixture"),  # pytest-benchmark absent
-])
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ((), "pytest_benchmark.fixture"),  # installed: pytest-benchmark keeps its fixture
+        (("--perflab",), "perflab.pytest_plugin.fixture"),  # asked for
+        (("-p", "no:benchmark"), "perflab.pytest_plugin.fixture"),  # pytest-benchmark absent
+    ],
+)
 def test_takes_over_only_when_enabled_or_alone(tmp_path, options, expected):
     write(tmp_path, FIXTURE_TYPE)
     done = run_pytest(tmp_path, "-s", "--benchmark-max-time", "0.05", *options, check=True)
@@ -38,7 +41,9 @@ def test_takes_over_only_when_enabled_or_alone(tmp_path, options, expected):
 
 
 def test_call_pedantic_extra_info_group_and_store(tmp_path):
-    write(tmp_path, """
+    write(
+        tmp_path,
+        """
         import time
         import pytest
 
@@ -52,7 +57,8 @@ def test_call_pedantic_extra_info_group_and_store(tmp_path):
             benchmark.pedantic(time.sleep, args=(0.001,), rounds=7, iterations=2)
             assert len(benchmark.stats.values) == 7
             assert min(benchmark.stats.values) >= 0.001
-    """)
+    """,
+    )
     done = run_pytest(tmp_path, "--perflab", *FAST, "--benchmark-json", tmp_path / "out.json", check=True)
     found = benchmarks_of(tmp_path / "out.json")
     assert set(found) == {"test_sum[10]", "test_sum[1000]", "test_sleep"}
@@ -70,7 +76,9 @@ def test_call_pedantic_extra_info_group_and_store(tmp_path):
 
 
 def test_compare_times_interleaved_with_verdicts(tmp_path):
-    write(tmp_path, """
+    write(
+        tmp_path,
+        """
         import time
 
         def test_lookup(benchmark):
@@ -85,9 +93,19 @@ def test_compare_times_interleaved_with_verdicts(tmp_path):
             assert outcomes["set"].verdict == "faster"
             assert outcomes["slow"].verdict == "slower"
             assert outcomes["set"].ratio.high < 1 < outcomes["slow"].ratio.low
-    """)
-    run_pytest(tmp_path, "--perflab", "--benchmark-max-time", "0.3", "--perflab-precision", "5",
-               "--benchmark-json", tmp_path / "out.json", check=True)
+    """,
+    )
+    run_pytest(
+        tmp_path,
+        "--perflab",
+        "--benchmark-max-time",
+        "0.3",
+        "--perflab-precision",
+        "5",
+        "--benchmark-json",
+        tmp_path / "out.json",
+        check=True,
+    )
     found = benchmarks_of(tmp_path / "out.json")
     assert set(found) == {"test_lookup::list", "test_lookup::set", "test_lookup::slow"}
     assert {b["group"] for b in found.values()} == {"test_lookup"}
@@ -96,7 +114,9 @@ def test_compare_times_interleaved_with_verdicts(tmp_path):
 
 
 def test_compare_refuses_a_contender_with_other_output(tmp_path):
-    write(tmp_path, """
+    write(
+        tmp_path,
+        """
         import json
 
         def test_dumps(benchmark):
@@ -106,7 +126,8 @@ def test_compare_refuses_a_contender_with_other_output(tmp_path):
         def test_dumps_as_json(benchmark):
             benchmark.compare({"stdlib": json.dumps, "compact": lambda o: json.dumps(o, separators=(",", ":"))},
                               {"a": [1, 2]}, compare_outputs="json")
-    """)
+    """,
+    )
     done = run_pytest(tmp_path, "--perflab", *FAST)
     assert done.returncode == 1
     assert "1 failed, 1 passed" in done.stdout
@@ -114,7 +135,9 @@ def test_compare_refuses_a_contender_with_other_output(tmp_path):
 
 
 def test_async_functions_are_awaited(tmp_path):
-    write(tmp_path, """
+    write(
+        tmp_path,
+        """
         import asyncio
         import pytest
 
@@ -126,20 +149,24 @@ def test_async_functions_are_awaited(tmp_path):
         async def test_double(benchmark):
             assert await benchmark(double, 21) == 42
             assert benchmark.stats.values and benchmark.stats.loops >= 1
-    """)
+    """,
+    )
     run_pytest(tmp_path, "-p", "asyncio", "--perflab", *FAST, "--benchmark-json", tmp_path / "out.json", check=True)
     assert benchmarks_of(tmp_path / "out.json")["test_double"]["stats"]["rounds"] >= 5
 
 
 def test_xdist_workers_are_not_timed(tmp_path):
-    write(tmp_path, """
+    write(
+        tmp_path,
+        """
         def test_one(benchmark):
             assert benchmark(sorted, [2, 1]) == [1, 2]
             assert benchmark.disabled and benchmark.stats is None
 
         def test_plain():
             pass
-    """)
+    """,
+    )
     done = run_pytest(tmp_path, "-n", "2", "--perflab", *FAST, "-W", "default", check=True)
     assert "benchmark not timed: pytest-xdist runs tests in parallel workers" in done.stdout
     assert not (tmp_path / "perflab.db").exists()
@@ -187,11 +214,11 @@ def test_gate_against_a_file_fails_only_on_a_regression(tmp_path):
 
 def test_gate_against_a_git_revision_reads_the_store(tmp_path):
     write(tmp_path, SPEED)
-    git = lambda *args: subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)  # noqa: E731
+    git = lambda *args: subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
     git("init", "-q")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "base")
     options = GATE
-    run_pytest(tmp_path, *options, env={"WORK_SECONDS": "0.0002"}, check=True)     # stored at HEAD
+    run_pytest(tmp_path, *options, env={"WORK_SECONDS": "0.0002"}, check=True)  # stored at HEAD
     again = run_pytest(tmp_path, *options, "--perflab-against", "HEAD", env={"WORK_SECONDS": "0.0002"})
     assert again.returncode == 0, again.stdout[-2000:]
     assert "test_work [benchmark]" in again.stdout
@@ -200,9 +227,16 @@ def test_gate_against_a_git_revision_reads_the_store(tmp_path):
     assert "--perflab-against no-such-branch: neither a file nor a git revision" in unknown.stdout
 
 
-@pytest.mark.parametrize("option, value", [("--perflab-threshold", "nan"), ("--perflab-threshold", "-5"),
-                                           ("--perflab-value-time", "inf"), ("--benchmark-max-time", "-1"),
-                                           ("--perflab-precision", "1e309")])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--perflab-threshold", "nan"),
+        ("--perflab-threshold", "-5"),
+        ("--perflab-value-time", "inf"),
+        ("--benchmark-max-time", "-1"),
+        ("--perflab-precision", "1e309"),
+    ],
+)
 def test_bad_options_are_one_line_usage_errors(tmp_path, option, value):
     write(tmp_path, FIXTURE_TYPE)
     done = run_pytest(tmp_path, "-p", "no:benchmark", f"{option}={value}")
@@ -211,7 +245,9 @@ def test_bad_options_are_one_line_usage_errors(tmp_path, option, value):
 
 
 def test_bad_marker_keywords_fail_the_test_with_a_message(tmp_path):
-    write(tmp_path, """
+    write(
+        tmp_path,
+        """
         import pytest
 
         @pytest.mark.benchmark(rounds=3)
@@ -221,17 +257,22 @@ def test_bad_marker_keywords_fail_the_test_with_a_message(tmp_path):
         @pytest.mark.benchmark(max_time=float("nan"))
         def test_nan(benchmark):
             benchmark(str)
-    """)
+    """,
+    )
     done = run_pytest(tmp_path, "--perflab", *FAST)
     assert "2 error" in done.stdout
     assert "unknown keyword 'rounds'" in done.stdout and "max_time=nan" in done.stdout
 
 
 def test_skip_and_only_select_tests(tmp_path):
-    write(tmp_path, FIXTURE_TYPE + """
+    write(
+        tmp_path,
+        FIXTURE_TYPE
+        + """
     def test_plain():
         pass
-""")
+""",
+    )
     skipped = run_pytest(tmp_path, "-p", "no:benchmark", "--benchmark-skip", check=True)
     assert "1 passed, 1 skipped" in skipped.stdout
     only = run_pytest(tmp_path, "-p", "no:benchmark", "--benchmark-only", *FAST, check=True)

@@ -14,9 +14,9 @@ EXAMPLES = Path(__file__).parent / "data" / "pytest_benchmark_examples"
 # What does not pass, and why (docs/migrating.md says the same): these tests reach into
 # pytest-benchmark's private internals or need aspectlib's weaving, which perflab does not offer.
 # (Names as junit-xml writes them: module.Class::test.)
-PRIVATE_TIMER = "test_calibration::test_calibrate_stuck"        # sets benchmark._timer, a private attribute
-PRIVATE_PRECISION = "test_precision::"                          # calls benchmark._run_until_precise
-WEAVE = "test_with_testcase.TerribleTerribleWayToWritePatchTests::test_foo2"   # the benchmark_weave fixture
+PRIVATE_TIMER = "test_calibration::test_calibrate_stuck"  # sets benchmark._timer, a private attribute
+PRIVATE_PRECISION = "test_precision::"  # calls benchmark._run_until_precise
+WEAVE = "test_with_testcase.TerribleTerribleWayToWritePatchTests::test_foo2"  # the benchmark_weave fixture
 
 
 def _outcomes(junit: Path) -> dict[str, str]:
@@ -40,21 +40,31 @@ def examples(tmp_path):
 def test_pytest_benchmark_examples_run_unchanged(examples, mode):
     """perflab provides the fixture by itself (pytest-benchmark disabled), or takes it over from an
     installed pytest-benchmark (--perflab, its options then declared by pytest-benchmark)."""
-    done = run_pytest(examples, *mode, *FAST, "--doctest-glob=*.rst", "--doctest-modules",
-                      "--junitxml", examples / "junit.xml")
+    done = run_pytest(
+        examples, *mode, *FAST, "--doctest-glob=*.rst", "--doctest-modules", "--junitxml", examples / "junit.xml"
+    )
     outcomes = _outcomes(examples / "junit.xml")
-    unexpected = {node: outcome for node, outcome in outcomes.items()
-                  if outcome != "passed" and not node.startswith((PRIVATE_TIMER, PRIVATE_PRECISION, WEAVE))
-                  and node != "test_skip::test_skip"}
+    unexpected = {
+        node: outcome
+        for node, outcome in outcomes.items()
+        if outcome != "passed"
+        and not node.startswith((PRIVATE_TIMER, PRIVATE_PRECISION, WEAVE))
+        and node != "test_skip::test_skip"
+    }
     assert not unexpected, done.stdout[-3000:]
     passed = [node for node, outcome in outcomes.items() if outcome == "passed"]
     assert len(passed) >= 40, done.stdout[-3000:]
     for family in ("test_normal", "test_pedantic", "test_sample", "test_calibration::test_calibrate"):
         assert any(node.startswith(family) for node in passed), family
-    assert outcomes["test_skip::test_skip"] == "skipped"       # pytest.skip inside the test, as intended
-    assert outcomes[WEAVE] == "error"                           # fixture 'benchmark_weave' not found
-    assert sum(node.startswith((PRIVATE_TIMER, PRIVATE_PRECISION)) and outcome == "failure"
-               for node, outcome in outcomes.items()) == 33
+    assert outcomes["test_skip::test_skip"] == "skipped"  # pytest.skip inside the test, as intended
+    assert outcomes[WEAVE] == "error"  # fixture 'benchmark_weave' not found
+    assert (
+        sum(
+            node.startswith((PRIVATE_TIMER, PRIVATE_PRECISION)) and outcome == "failure"
+            for node, outcome in outcomes.items()
+        )
+        == 33
+    )
     assert "perflab benchmarks" in done.stdout
 
 

@@ -37,9 +37,18 @@ def test_fixed_rounds_take_exactly_that_many_values():
     assert len(sampler.values) == 7 and sampler.loops == 4 and not sampler.warmups
 
 
-@pytest.mark.parametrize("bad", [{"max_time": float("nan")}, {"precision": 0}, {"value_time": -1},
-                                 {"min_rounds": 0}, {"warmups": -1}, {"max_time": float("inf")},
-                                 {"min_rounds": True}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"max_time": float("nan")},
+        {"precision": 0},
+        {"value_time": -1},
+        {"min_rounds": 0},
+        {"warmups": -1},
+        {"max_time": float("inf")},
+        {"min_rounds": True},
+    ],
+)
 def test_settings_refuse_nonsense(bad):
     with pytest.raises(ValueError):
         SamplingSettings(**bad)
@@ -62,7 +71,7 @@ def test_median_interval_covers_the_true_median(rho):
         noise = np.empty(100)
         noise[0] = rng.normal()
         for i in range(1, 100):
-            noise[i] = rho * noise[i - 1] + np.sqrt(1 - rho ** 2) * rng.normal()
+            noise[i] = rho * noise[i - 1] + np.sqrt(1 - rho**2) * rng.normal()
         values = list(true_median * np.exp(0.1 * noise))
         hits += estimate(values).median.contains(true_median)
     assert 0.88 <= hits / 200 <= 0.995

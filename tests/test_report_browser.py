@@ -12,7 +12,7 @@ from conftest import QUICK, run_perflab
 
 EVIL = "E<img src=x onerror=window.pwned=1>"
 
-BENCH = f'''
+BENCH = f"""
 import json
 import perflab
 
@@ -39,7 +39,7 @@ def base(obj):
 def slow(obj):
     pad(300)
     return json.dumps(obj)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +60,14 @@ def page(browser, report):
     problems = []
     page.on("pageerror", lambda error: problems.append(str(error)))
     page.on("dialog", lambda dialog: (problems.append(dialog.message), dialog.dismiss()))
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "about:")) else
-               (problems.append(route.request.url), route.abort()))  # offline: nothing may leave the file
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(("file:", "about:"))
+            else (problems.append(route.request.url), route.abort())
+        ),
+    )  # offline: nothing may leave the file
     page.goto(report.as_uri())
     yield page
     assert problems == []
@@ -96,14 +102,14 @@ def test_report_shows_verdicts_ratio_chart_distributions_and_equivalence(page):
     # the speedup as the terminal prints it: x0.722 [0.692–0.754]
     assert "slow" in slow and "equivalent" in slow and re.search(r"x\d[\d.e+-]* \[\d[\d.e+-]*–\d[\d.e+-]*\]", slow)
     assert rows.nth(0).locator("td").nth(0).text_content() == EVIL  # shown literally, not as markup
-    assert page.locator("svg.chart circle").count() >= 3          # ratio point + distribution dots
+    assert page.locator("svg.chart circle").count() >= 3  # ratio point + distribution dots
     assert page.locator("table.equivalence").is_visible()
     assert "per call" in page.text_content("p.explain")
 
 
 def test_flame_graphs_zoom_search_icicle_and_sandwich(page):
     frames = flame_frames(page)
-    assert len(frames) == 2                                       # one per side
+    assert len(frames) == 2  # one per side
     element, frame = frames[1]
     click_in_frame(page, element, frame, "pad")
     assert frame.evaluate("window.perflabFlame.state()")["zoomed"] == "pad"

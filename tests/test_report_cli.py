@@ -2,7 +2,7 @@
 
 from conftest import QUICK, run_perflab
 
-BENCH = '''
+BENCH = """
 import perflab
 
 bench = perflab.Benchmark("tiny", description="report options", compare="exact")
@@ -24,7 +24,7 @@ def loop_sum(xs):
     for x in xs:
         total += x
     return total
-'''
+"""
 
 
 def test_html_without_profiles(bench_file, tmp_path):
@@ -40,7 +40,8 @@ def test_an_unwritable_report_path_is_refused_before_measuring(bench_file, tmp_p
     result = run_perflab("compare", bench_file(BENCH), *QUICK, "--html", tmp_path / "missing" / "r.html")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"perflab: error: --html {tmp_path / 'missing' / 'r.html'}: directory {tmp_path / 'missing'} does not exist"]
+        f"perflab: error: --html {tmp_path / 'missing' / 'r.html'}: directory {tmp_path / 'missing'} does not exist"
+    ]
 
 
 def test_demo_refuses_an_unwritable_report_path(tmp_path):
@@ -52,11 +53,24 @@ def saved_profile(path, sampler="py-spy", pad=10):
     from collections import Counter
 
     from perflab.profile.model import Profile
+
     python = {"implementation": "CPython", "version": "3.11.7", "executable": "/usr/bin/python3"}
-    runs = [Counter({("encode (<project>/lib.py:3)",): 90, ("encode (<project>/lib.py:3)", "pad (<project>/lib.py:9)"): pad})
-            for _ in range(4)]
-    Profile(runs, {"sampler": sampler, "mode": "cpu", "native": False, "python": python,
-                   "run_info": [{"time_per_call": (90 + pad) * 1e-7, "round": i} for i in range(4)]}).save(path)
+    runs = [
+        Counter(
+            {("encode (<project>/lib.py:3)",): 90, ("encode (<project>/lib.py:3)", "pad (<project>/lib.py:9)"): pad}
+        )
+        for _ in range(4)
+    ]
+    Profile(
+        runs,
+        {
+            "sampler": sampler,
+            "mode": "cpu",
+            "native": False,
+            "python": python,
+            "run_info": [{"time_per_call": (90 + pad) * 1e-7, "round": i} for i in range(4)],
+        },
+    ).save(path)
     return path
 
 
@@ -81,11 +95,24 @@ def test_diff_verb_refuses_profiles_from_different_samplers(tmp_path):
 def test_python_sides_are_profiled_but_not_diffed_unless_allowed(bench_file, tmp_path):
     import subprocess
     import sys
-    venv = tmp_path / "venv"   # another interpreter path (same build): enough for the profiles to differ in it
+
+    venv = tmp_path / "venv"  # another interpreter path (same build): enough for the profiles to differ in it
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", venv], check=True)
     out = tmp_path / "report.html"
-    result = run_perflab("compare", bench_file(BENCH), "--python", sys.executable, "--python", venv / "bin" / "python",
-                         *QUICK, "--samples", "100", "--html", out, timeout=300)
+    result = run_perflab(
+        "compare",
+        bench_file(BENCH),
+        "--python",
+        sys.executable,
+        "--python",
+        venv / "bin" / "python",
+        *QUICK,
+        "--samples",
+        "100",
+        "--html",
+        out,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     page = out.read_text()
     assert "differential profile is skipped unless --allow-mismatch" in page

@@ -18,12 +18,19 @@ from perflab.units import format_time
 EVIL = "<img src=x onerror=window.pwned=1>"
 
 
-def result_with(ratios: dict[str, float], benchmark: str = "crypto", not_equivalent: str | None = None,
-                level: float = 1e-3) -> RunResult:
+def result_with(
+    ratios: dict[str, float], benchmark: str = "crypto", not_equivalent: str | None = None, level: float = 1e-3
+) -> RunResult:
     """A reference and one contender per entry of ``ratios`` (time of contender / time of reference)."""
     rng = np.random.default_rng(0)
-    result = RunResult(benchmark=benchmark, file="b.py", reference="pyaes", settings={"alpha": 0.05, "min_effect": 0.01},
-                       metadata={}, work={})
+    result = RunResult(
+        benchmark=benchmark,
+        file="b.py",
+        reference="pyaes",
+        settings={"alpha": 0.05, "min_effect": 0.01},
+        metadata={},
+        work={},
+    )
     for name, ratio in {"pyaes": 1.0, **ratios}.items():
         cell = Cell("CTR", name)
         for index in range(6):
@@ -32,12 +39,22 @@ def result_with(ratios: dict[str, float], benchmark: str = "crypto", not_equival
         cell.estimates = stats.estimate_cell(cell.process_values())
         result.cells.append(cell)
         status = NOT_EQUIVALENT if name == not_equivalent else ("reference" if name == "pyaes" else "equivalent")
-        result.equivalence.append(Equivalence("CTR", name, status, "differs at byte 3" if status == NOT_EQUIVALENT else None))
+        result.equivalence.append(
+            Equivalence("CTR", name, status, "differs at byte 3" if status == NOT_EQUIVALENT else None)
+        )
         if name != "pyaes":
             interval = Interval(ratio, ratio * 0.97, ratio * 1.03)
-            result.comparisons.append(CaseComparison("CTR", name, "pyaes", Comparison(interval, 1e-6, 6, 0.01), 1e-6,
-                                                     stats.FASTER if ratio < 1 else stats.SLOWER,
-                                                     valid=name != not_equivalent))
+            result.comparisons.append(
+                CaseComparison(
+                    "CTR",
+                    name,
+                    "pyaes",
+                    Comparison(interval, 1e-6, 6, 0.01),
+                    1e-6,
+                    stats.FASTER if ratio < 1 else stats.SLOWER,
+                    valid=name != not_equivalent,
+                )
+            )
             result.geometric_means[name] = interval
     return result
 
@@ -57,7 +74,7 @@ def test_time_ratios_are_shown_as_speedups():
 
 def test_tick_labels_never_overlap_and_keep_the_line_of_no_difference():
     for lo, hi in ((0.45, 1.3), (0.9, 1.1), (1e-4, 2.0), (0.98, 1.02), (0.2, 50)):
-        position = lambda v: 260 + (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo)) * 470  # noqa: E731
+        position = lambda v, lo=lo, hi=hi: 260 + (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo)) * 470
         ticks = report_html.log_ticks(lo, hi, position)
         assert 1.0 in ticks
         gaps = [position(b) - position(a) for a, b in zip(ticks, ticks[1:])]
@@ -82,8 +99,10 @@ def test_the_distribution_axis_starts_where_the_data_does():
 
 
 def test_the_demo_summary_says_who_is_faster_and_what_is_not_equivalent():
-    sections = [report_html.Section(result_with({"cryptography": 1 / 4500, EVIL: 0.5}, not_equivalent=EVIL)),
-                report_html.Section(result_with({"orjson": 1.4}, benchmark="json_dumps"))]
+    sections = [
+        report_html.Section(result_with({"cryptography": 1 / 4500, EVIL: 0.5}, not_equivalent=EVIL)),
+        report_html.Section(result_with({"orjson": 1.4}, benchmark="json_dumps")),
+    ]
     html = report_html.render(sections, "perflab demo")
     summary = re.search(r"<section class='summary'>.*?</section>", html, re.S).group(0)
     assert html.index("<section class='summary'>") < html.index("<section class='benchmark'")

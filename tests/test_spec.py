@@ -38,13 +38,16 @@ def test_a_benchmark_can_import_its_neighbours(bench_file):
     assert load_benchmark(path).name == "b"
 
 
-@pytest.mark.parametrize("source, message", [
-    ("def broken(:\n", r"bench.py:1: syntax error"),
-    ("import perflab\nimport no_such_module_xyz\n", r"bench.py:2: ModuleNotFoundError while importing"),
-    ("x = 1\n", "expected exactly one perflab.Benchmark, found 0"),
-    ("import perflab\nb = perflab.Benchmark('x')\n", "declares no case"),
-    (MINIMAL + "\n@bench.contender\ndef total(xs):\n    return 0\n", "contender 'total' is declared twice"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("def broken(:\n", r"bench.py:1: syntax error"),
+        ("import perflab\nimport no_such_module_xyz\n", r"bench.py:2: ModuleNotFoundError while importing"),
+        ("x = 1\n", "expected exactly one perflab.Benchmark, found 0"),
+        ("import perflab\nb = perflab.Benchmark('x')\n", "declares no case"),
+        (MINIMAL + "\n@bench.contender\ndef total(xs):\n    return 0\n", "contender 'total' is declared twice"),
+    ],
+)
 def test_bad_files_give_one_line_errors_naming_the_file(bench_file, source, message):
     with pytest.raises(BenchmarkFileError, match=message) as error:
         load_benchmark(bench_file(source))

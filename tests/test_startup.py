@@ -18,8 +18,7 @@ for verb in sys.argv[1:]:
             pass
 print(" ".join(sorted({name.partition(".")[0] for name in sys.modules} & set(HEAVY))))
 """.replace("HEAVY", repr(HEAVY))
-VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import", "export", "profile", "merge",
-         "diff"]
+VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import", "export", "profile", "merge", "diff"]
 
 
 def test_help_of_every_verb_imports_no_heavy_library():
@@ -29,8 +28,10 @@ def test_help_of_every_verb_imports_no_heavy_library():
 
 
 def test_the_results_model_and_store_import_no_statistics_library():
-    probe = ("import sys, perflab.results.model, perflab.results.store, perflab.render.terminal.results; "
-             "print(' '.join(sorted({m.partition('.')[0] for m in sys.modules} & {'numpy', 'scipy'})))")
+    probe = (
+        "import sys, perflab.results.model, perflab.results.store, perflab.render.terminal.results; "
+        "print(' '.join(sorted({m.partition('.')[0] for m in sys.modules} & {'numpy', 'scipy'})))"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""

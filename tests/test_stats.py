@@ -21,7 +21,7 @@ def test_median_and_mean_intervals_cover_at_about_95_percent(processes):
     rng = np.random.default_rng(processes)
     trials, between, within = 300, 0.05, 0.03
     true_median = 1e-6
-    true_mean = 1e-6 * math.exp((between ** 2 + within ** 2) / 2)
+    true_mean = 1e-6 * math.exp((between**2 + within**2) / 2)
     covered_median = covered_mean = 0
     for trial in range(trials):
         data = hierarchical_processes(rng, processes, 20, between=between, within=within)
@@ -143,8 +143,14 @@ def test_geometric_mean_interval_covers_the_true_mean_ratio():
     assert 0.92 <= covered / trials <= 0.99
 
 
-@pytest.mark.parametrize("ratio, p, expected", [
-    (0.5, 0.001, stats.FASTER), (1.5, 0.001, stats.SLOWER),
-    (0.5, 0.2, stats.NO_DIFFERENCE), (1.005, 0.0001, stats.NO_DIFFERENCE)])
+@pytest.mark.parametrize(
+    "ratio, p, expected",
+    [
+        (0.5, 0.001, stats.FASTER),
+        (1.5, 0.001, stats.SLOWER),
+        (0.5, 0.2, stats.NO_DIFFERENCE),
+        (1.005, 0.0001, stats.NO_DIFFERENCE),
+    ],
+)
 def test_verdict_needs_significance_and_a_minimum_effect(ratio, p, expected):
     assert stats.verdict(ratio, p, alpha=0.05, min_effect=0.01) == expected

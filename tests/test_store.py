@@ -75,9 +75,15 @@ def not_sqlite(path):
     path.write_text("name,value\nada,1\n")
 
 
-@pytest.mark.parametrize("make, message", [
-    (foreign_sqlite, "not a perflab database"), (newer_perflab, "newer perflab"),
-    (corrupted, "not a usable perflab database"), (not_sqlite, "not a usable perflab database")])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (foreign_sqlite, "not a perflab database"),
+        (newer_perflab, "newer perflab"),
+        (corrupted, "not a usable perflab database"),
+        (not_sqlite, "not a usable perflab database"),
+    ],
+)
 def test_files_that_are_not_ours_are_refused_and_left_untouched(tmp_path, make, message):
     path = tmp_path / "perflab.db"
     make(path)
@@ -120,6 +126,7 @@ def test_old_databases_are_migrated_and_keep_their_runs(tmp_path, monkeypatch):
 
     def add_note_column(connection):
         connection.execute("ALTER TABLE runs ADD COLUMN note TEXT")
+
     monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note_column])
     with Store.open(path) as db:
         assert len(db.runs("bench")) == 1
@@ -130,7 +137,7 @@ def test_old_databases_are_migrated_and_keep_their_runs(tmp_path, monkeypatch):
 
 def test_a_version_1_database_gains_the_profiles_table_and_keeps_everything(tmp_path, monkeypatch):
     path = tmp_path / "perflab.db"
-    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])   # the perflab of schema version 1
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])  # the perflab of schema version 1
     with Store.open(path) as db:
         run_id = db.save(synthetic_result(commit="c" * 40))
     before = RunResult.from_json(synthetic_result(commit="c" * 40).to_json()).to_json()
@@ -138,8 +145,10 @@ def test_a_version_1_database_gains_the_profiles_table_and_keeps_everything(tmp_
     with Store.open(path) as db:
         assert [run.id for run in db.runs("bench")] == [run_id] and db.result(run_id).to_json() == before
         assert db.profile(run_id, "SMALL", "base") is None
-        profile = Profile([Counter({("encode (<project>/bench.py:3)", "pad (<project>/bench.py:9)"): 7})],
-                          {"case": "SMALL", "contender": "base"})
+        profile = Profile(
+            [Counter({("encode (<project>/bench.py:3)", "pad (<project>/bench.py:9)"): 7})],
+            {"case": "SMALL", "contender": "base"},
+        )
         db.save_profile(run_id, "SMALL", "base", profile)
         assert db.profile(run_id, "SMALL", "base").to_json() == profile.to_json()
         assert db.profiled_runs("bench", "SMALL", "base") == {run_id}

@@ -27,11 +27,17 @@ with Store.open(path) as db:
 
 def test_four_writers_one_killed_leave_a_valid_database_with_every_finished_run(tmp_path):
     template = tmp_path / "template.json"
-    synthetic_result(processes=100).save(template)   # ~100 kB per run: writes take a while
+    synthetic_result(processes=100).save(template)  # ~100 kB per run: writes take a while
     (tmp_path / "writer.py").write_text(WRITER)
     path, count = tmp_path / "perflab.db", 40
-    writers = [subprocess.Popen([sys.executable, str(tmp_path / "writer.py"), str(path), str(template), str(count),
-                                 f"writer{n}"], stdout=subprocess.PIPE, text=True) for n in range(4)]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, str(tmp_path / "writer.py"), str(path), str(template), str(count), f"writer{n}"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
     victim = writers[0]
     finished = {0: []}
     while len(finished[0]) < 5:
@@ -47,8 +53,10 @@ def test_four_writers_one_killed_leave_a_valid_database_with_every_finished_run(
 
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    stored = {(name, json.loads(result)["settings"]["sequence"]): run_id
-              for run_id, name, result in db.execute("SELECT id, benchmark, result FROM runs")}
+    stored = {
+        (name, json.loads(result)["settings"]["sequence"]): run_id
+        for run_id, name, result in db.execute("SELECT id, benchmark, result FROM runs")
+    }
     for n, lines in finished.items():
         for sequence, run_id in lines:
             assert stored[(f"writer{n}", int(sequence))] == int(run_id)

@@ -21,16 +21,31 @@ from perflab.results.model import Cell, Equivalence, ProcessRun, RunResult
 QUICK = ["--max-time", "30", "--precision", "50", "--values", "5", "--value-time", "0.002"]
 
 
-def synthetic_result(benchmark: str = "bench", time: float = 1e-5, processes: int = 6, seed: int = 0,
-                     cases: tuple[str, ...] = ("SMALL",), contender: str = "base", commit: str | None = None,
-                     machine: dict | None = None, noise: float = 0.03) -> RunResult:
+def synthetic_result(
+    benchmark: str = "bench",
+    time: float = 1e-5,
+    processes: int = 6,
+    seed: int = 0,
+    cases: tuple[str, ...] = ("SMALL",),
+    contender: str = "base",
+    commit: str | None = None,
+    machine: dict | None = None,
+    noise: float = 0.03,
+) -> RunResult:
     rng = np.random.default_rng(seed)
-    result = RunResult(benchmark=benchmark, file=f"/nowhere/{benchmark}.py", reference=contender,
-                       settings={"precision": 0.01, "max_time": 1.0}, work={},
-                       metadata={"python": {"implementation": "CPython", "version": "3.11.7", "build": "test"},
-                                 "machine": machine or metadata.machine_info(),
-                                 "git": {"commit": commit, "branch": "main", "dirty": False} if commit else None,
-                                 "packages": {"numpy": np.__version__}})
+    result = RunResult(
+        benchmark=benchmark,
+        file=f"/nowhere/{benchmark}.py",
+        reference=contender,
+        settings={"precision": 0.01, "max_time": 1.0},
+        work={},
+        metadata={
+            "python": {"implementation": "CPython", "version": "3.11.7", "build": "test"},
+            "machine": machine or metadata.machine_info(),
+            "git": {"commit": commit, "branch": "main", "dirty": False} if commit else None,
+            "packages": {"numpy": np.__version__},
+        },
+    )
     for case in cases:
         cell = Cell(case, contender)
         for index in range(processes):
@@ -44,5 +59,6 @@ def synthetic_result(benchmark: str = "bench", time: float = 1e-5, processes: in
 
 def perflab(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """The real command line, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "perflab", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "perflab", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
+    )

@@ -15,28 +15,37 @@ from perflab.results.store import ChangeMark, Store, StoreError
 
 def counted(commit: str, per_call: list[float]):
     result = synthetic_result(commit=commit)
-    result.metrics = {"instructions": [{"case": "SMALL", "contender": "base", "loops": 10, "per_call": per_call}],
-                      "memory": [{"case": "SMALL", "contender": "base", "loops": 10, "peak_traced": 4096}]}
+    result.metrics = {
+        "instructions": [{"case": "SMALL", "contender": "base", "loops": 10, "per_call": per_call}],
+        "memory": [{"case": "SMALL", "contender": "base", "loops": 10, "peak_traced": 4096}],
+    }
     return result
 
 
 def test_a_version_2_database_gets_its_stored_instruction_counts_indexed(tmp_path, monkeypatch):
     path = tmp_path / "perflab.db"
-    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:2])     # the perflab of schema version 2
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:2])  # the perflab of schema version 2
     with Store.open(path) as db:
         plain = db.save(synthetic_result(commit="a" * 40))
         second = db.save(synthetic_result(commit="b" * 40))
     monkeypatch.undo()
     # version 2 kept a counted run's metrics in its JSON only
     raw = sqlite3.connect(path)
-    raw.execute("UPDATE runs SET result = ? WHERE id = ?",
-                [json.dumps(counted("b" * 40, [1000.0, 1010.0, 990.0]).to_json()), second])
+    raw.execute(
+        "UPDATE runs SET result = ? WHERE id = ?",
+        [json.dumps(counted("b" * 40, [1000.0, 1010.0, 990.0]).to_json()), second],
+    )
     raw.commit()
     raw.close()
     with Store.open(path) as db:
         [instructions] = db.metric_measurements("bench", "instructions")
-        assert (instructions.run.id, instructions.median, instructions.low, instructions.high,
-                instructions.processes) == (second, 1000.0, 990.0, 1010.0, 3)
+        assert (
+            instructions.run.id,
+            instructions.median,
+            instructions.low,
+            instructions.high,
+            instructions.processes,
+        ) == (second, 1000.0, 990.0, 1010.0, 3)
         [memory] = db.metric_measurements("bench", "memory", "SMALL", "base")
         assert memory.median == 4096 and memory.low is None
         assert [run.id for run in db.runs("bench")] == [plain, second]

@@ -12,7 +12,7 @@ from web_helpers import build_store, profile_of
 from perflab.results.profiles import side_runs
 from perflab.results.store import Store
 
-BENCH = '''
+BENCH = """
 import perflab
 
 bench = perflab.Benchmark("pair", compare="exact")
@@ -38,15 +38,16 @@ def base(items):
 def slow(items):
     pad(600)
     return sum(items)
-'''
+"""
 
 
 def test_compare_with_profile_stores_each_sides_profile_with_its_run(tmp_path):
     bench = tmp_path / "bench.py"
     bench.write_text(BENCH)
     db = tmp_path / "perflab.db"
-    result = run_perflab("compare", bench, "--profile", "--samples", "200", "--no-fuzz", "--db", db, *QUICK,
-                         timeout=600)
+    result = run_perflab(
+        "compare", bench, "--profile", "--samples", "200", "--no-fuzz", "--db", db, *QUICK, timeout=600
+    )
     assert result.returncode == 0, result.stderr
     assert "2 profiles stored" in result.stderr
     with Store.open(db) as store:

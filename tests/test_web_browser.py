@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web view needs perflab[web]")
 expect = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").expect
 
-from conftest import run_perflab
-from web_helpers import build_store
+from conftest import run_perflab  # noqa: E402 - after the skips above
+from web_helpers import build_store  # noqa: E402
 
 TOKEN = "browser-test-token-0123456789"
 
@@ -38,9 +38,13 @@ def store(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(store):
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "perflab", "serve", "--db", str(store[0]), "--port", str(port),
-                                "--token", TOKEN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "COLUMNS": "200"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perflab", "serve", "--db", str(store[0]), "--port", str(port), "--token", TOKEN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -61,8 +65,14 @@ def watched(browser, allowed_prefixes):
     page.on("pageerror", lambda error: page.problems.append(f"pageerror: {error}"))
     page.on("console", lambda m: page.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("dialog", lambda dialog: (page.problems.append(dialog.message), dialog.dismiss()))
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(allowed_prefixes) else
-               (page.problems.append(f"network: {route.request.url}"), route.abort()))
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(allowed_prefixes)
+            else (page.problems.append(f"network: {route.request.url}"), route.abort())
+        ),
+    )
     return page
 
 
@@ -75,7 +85,7 @@ def finished(page):
 @pytest.fixture
 def served(browser, server):
     page = watched(browser, (server, "data:", "about:"))
-    page.goto(f"{server}/?token={TOKEN}")     # sets the cookie, then every page reads with it
+    page.goto(f"{server}/?token={TOKEN}")  # sets the cookie, then every page reads with it
     yield page
     finished(page)
 
@@ -89,7 +99,7 @@ def test_the_overview_filters_with_htmx_and_keeps_the_state_in_the_url(served, s
     served.check("#regressions")
     expect(served.locator("#shown")).to_have_text(re.compile(r"^1 of"))
     assert parse_qs(urlsplit(served.url).query)["regressions"] == ["1"]
-    served.goto(served.url)           # the URL alone restores the state
+    served.goto(served.url)  # the URL alone restores the state
     assert served.locator("#series-table tbody tr[data-text]").count() == 1
     assert served.input_value("#q") == "small base" and served.is_checked("#regressions")
 
@@ -101,7 +111,7 @@ def test_a_series_draws_its_points_and_two_picked_points_open_their_comparison(s
     served.locator("#series-table tbody tr.regressed a", has_text="parse").first.click()
     served.wait_for_selector("body[data-ready=true]")
     assert served.locator("#chart canvas").count() == 1
-    assert served.locator("#chart .band-slower").count() == 1       # the step, as a band
+    assert served.locator("#chart .band-slower").count() == 1  # the step, as a band
     box = served.locator("#chart .u-over").bounding_box()
     points = served.evaluate("JSON.parse(document.getElementById('series-data').textContent).points.run.length")
     assert points == 12
@@ -109,6 +119,7 @@ def test_a_series_draws_its_points_and_two_picked_points_open_their_comparison(s
     def click_point(index):
         served.mouse.move(box["x"] + box["width"] * index / (points - 1), box["y"] + box["height"] / 2)
         served.mouse.click(box["x"] + box["width"] * index / (points - 1), box["y"] + box["height"] / 2)
+
     click_point(6)
     served.wait_for_selector("#picked .pick")
     assert served.locator("#chart .tooltip").is_visible()
@@ -137,7 +148,7 @@ def test_a_stored_profile_zooms_and_searches(served, store):
     served.locator("a", has_text="SMALL / base").last.click()
     served.wait_for_selector("body[data-ready=true]")
     canvas = served.locator("#flame").bounding_box()
-    served.mouse.click(canvas["x"] + 20, canvas["y"] + canvas["height"] - 9 - 18)   # the frame above the root
+    served.mouse.click(canvas["x"] + 20, canvas["y"] + canvas["height"] - 9 - 18)  # the frame above the root
     expect(served.locator("#crumbs")).not_to_be_empty()
     served.fill("#search", "tokenize")
     expect(served.locator("#matched")).to_contain_text("%")

@@ -23,12 +23,15 @@ def db(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--host", "0.0.0.0"], "pass --token"),
-    (["--token", "short"], "at least 16 characters"),
-    (["--port", "70000"], "not a TCP port"),
-    (["--port", "-1"], "not a TCP port"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--host", "0.0.0.0"], "pass --token"),
+        (["--token", "short"], "at least 16 characters"),
+        (["--port", "70000"], "not a TCP port"),
+        (["--port", "-1"], "not a TCP port"),
+    ],
+)
 def test_serve_refuses_unsafe_or_bad_options(db, args, message):
     result = run_perflab("serve", "--db", db, *args, timeout=60)
     assert result.returncode == 2 and message in result.stderr
@@ -44,8 +47,23 @@ def test_insecure_no_auth_is_said_loudly_and_serves_reads(db):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "perflab", "serve", "--db", str(db), "--host", "0.0.0.0",
-                                "--port", str(port), "--insecure-no-auth"], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "perflab",
+            "serve",
+            "--db",
+            str(db),
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--insecure-no-auth",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for _ in range(300):
             try:
@@ -69,12 +87,21 @@ def test_publish_writes_a_site_and_updates_its_own_but_nothing_else(db, tmp_path
     first = run_perflab("publish", "--out", out, "--db", db, timeout=300)
     assert first.returncode == 0, first.stderr
     assert "site written to" in first.stderr
-    for name in ("index.html", "regressions.html", "regressions.atom", "api/series.json", "api/regressions.json",
-                 "static/web.css", "static/flamegraph.js", "static/vendor/uplot/LICENSE", "static/vendor/htmx/LICENSE"):
+    for name in (
+        "index.html",
+        "regressions.html",
+        "regressions.atom",
+        "api/series.json",
+        "api/regressions.json",
+        "static/web.css",
+        "static/flamegraph.js",
+        "static/vendor/uplot/LICENSE",
+        "static/vendor/htmx/LICENSE",
+    ):
         assert (out / name).is_file(), name
     assert len(list((out / "series").glob("*.html"))) == 5 and len(list((out / "runs").glob("*.html"))) == 15
     assert len(list((out / "profiles").glob("diff-*.html"))) == 1
-    assert run_perflab("publish", "--out", out, "--db", db, timeout=300).returncode == 0   # its own folder: updated
+    assert run_perflab("publish", "--out", out, "--db", db, timeout=300).returncode == 0  # its own folder: updated
     foreign = tmp_path / "documents"
     foreign.mkdir()
     (foreign / "thesis.tex").write_text("precious")

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web view needs perflab[web]")
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")   # Starlette asks for httpx2 over httpx; both drive the app the same way
+    warnings.simplefilter("ignore")  # Starlette asks for httpx2 over httpx; both drive the app the same way
     from starlette.testclient import TestClient
 
 from test_store_helpers import synthetic_result
@@ -69,15 +69,22 @@ def test_the_overview_lists_every_series_with_latest_value_and_change_point(clie
     assert page.status_code == 200
     html = page.text
     no_markup_from_users(html)
-    assert len(series_ids(html)) == 5    # 2 cases x 2 contenders on one machine, 1 on the other
+    assert len(series_ids(html)) == 5  # 2 cases x 2 contenders on one machine, 1 on the other
     assert "E&lt;/script&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;" in html
     assert html.count('data-regressed="true"') == 4 and "slower +" in html
     assert "Other CPU &lt;img" in html
 
 
-@pytest.mark.parametrize("query, expected", [
-    ({"q": "small"}, 3), ({"q": "small base"}, 2), ({"q": "pwned"}, 3), ({"regressions": "1"}, 4),
-    ({"q": "nothing-matches"}, 0)])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ({"q": "small"}, 3),
+        ({"q": "small base"}, 2),
+        ({"q": "pwned"}, 3),
+        ({"regressions": "1"}, 4),
+        ({"q": "nothing-matches"}, 0),
+    ],
+)
 def test_overview_filters_come_from_the_url(client, query, expected):
     html = client.get("/", params=query).text
     assert len(series_ids(html)) == expected
@@ -89,8 +96,9 @@ def test_machine_and_interpreter_selectors_filter(client):
     other = next(r for r in rows if r["machine"].startswith("Other CPU"))
     assert len(series_ids(client.get("/", params={"machine": other["machine_id"]}).text)) == 1
     assert len(series_ids(client.get("/", params={"python": other["python_id"]}).text)) == 5
-    assert [r["id"] for r in client.get("/api/series", params={"machine": other["machine_id"]}).json()["series"]] \
-        == [other["id"]]
+    assert [r["id"] for r in client.get("/api/series", params={"machine": other["machine_id"]}).json()["series"]] == [
+        other["id"]
+    ]
 
 
 def test_the_series_page_and_its_json_hold_every_run_and_the_step(client, store_path):
@@ -99,7 +107,9 @@ def test_the_series_page_and_its_json_hold_every_run_and_the_step(client, store_
     row = next(r for r in rows if r["machine"] != OTHER_MACHINE["cpu_model"] and r["contender"] == "base")
     data = client.get(f"/api/series/{row['id']}").json()
     assert data["points"]["run"] == list(range(ids["first"], ids["last"] + 1)) and len(data["points"]["median"]) == RUNS
-    assert all(lo <= m <= hi for lo, m, hi in zip(data["points"]["low"], data["points"]["median"], data["points"]["high"]))
+    assert all(
+        lo <= m <= hi for lo, m, hi in zip(data["points"]["low"], data["points"]["median"], data["points"]["high"])
+    )
     [change] = data["changes"]
     assert (change["before_run"], change["after_run"]) == (ids["before"], ids["after"])
     assert change["before_index"] == STEP_AT - 1 and change["after_index"] == STEP_AT
@@ -114,8 +124,13 @@ def test_the_series_page_and_its_json_hold_every_run_and_the_step(client, store_
 
 
 def test_unknown_ids_are_404_pages_not_errors(client):
-    for path in ("/series/0123456789abcdef", "/runs/9999", "/compare/1/9999", "/profiles/1/abcdef012345",
-                 "/profiles/diff/1/2/abcdef012345"):
+    for path in (
+        "/series/0123456789abcdef",
+        "/runs/9999",
+        "/compare/1/9999",
+        "/profiles/1/abcdef012345",
+        "/profiles/diff/1/2/abcdef012345",
+    ):
         response = client.get(path)
         assert response.status_code == 404 and "Not here" in response.text, path
     assert client.get("/api/runs/9999").status_code == 404
@@ -138,7 +153,11 @@ def test_comparing_two_runs_of_different_times_is_unpaired_and_says_what_differs
     data = client.get(f"/api/compare/{ids['before']}/{ids['after']}").json()
     assert data["paired"] is False and data["pairing"].startswith("unpaired")
     assert {(c["case"], c["contender"]) for c in data["cells"]} == {
-        ("SMALL", "base"), (EVIL_CASE, "base"), ("SMALL", EVIL_CONTENDER), (EVIL_CASE, EVIL_CONTENDER)}
+        ("SMALL", "base"),
+        (EVIL_CASE, "base"),
+        ("SMALL", EVIL_CONTENDER),
+        (EVIL_CASE, EVIL_CONTENDER),
+    }
     for cell in data["cells"]:
         ratio = cell["ratio_b_over_a"]
         assert ratio["low"] < 1.3 * 1.02 and ratio["high"] > 1.3 * 0.98 and cell["verdict"] == "slower"
@@ -155,8 +174,9 @@ def test_two_sides_of_one_compare_are_compared_paired(tmp_path):
     first = synthetic_result(benchmark="sides", commit="a" * 40, processes=6, seed=1)
     second = synthetic_result(benchmark="sides", commit="b" * 40, processes=6, seed=2, time=2e-5)
     for run, name in ((first, "x"), (second, "y")):
-        run.metadata.update(started_at=result.metadata["started_at"], command=result.metadata["command"],
-                            compared_as=name)
+        run.metadata.update(
+            started_at=result.metadata["started_at"], command=result.metadata["command"], compared_as=name
+        )
     path = tmp_path / "perflab.db"
     with Store.open(path) as store:
         a, b = store.save(first), store.save(second)
@@ -186,7 +206,7 @@ def test_profiles_and_the_differential_profile_of_the_step(client, store_path):
     cell = profile_href.rsplit("/", 1)[1]
     diff = client.get(f"/profiles/diff/{ids['before']}/{ids['after']}/{cell}").text
     no_markup_from_users(diff)
-    assert "Differential flame graph" in diff and "window.pwned" in diff   # escaped, in the explanation
+    assert "Differential flame graph" in diff and "window.pwned" in diff  # escaped, in the explanation
     assert client.get(f"/profiles/diff/{ids['first']}/{ids['after']}/{cell}").status_code == 404
 
 
@@ -200,7 +220,7 @@ def test_change_points_as_json_and_as_an_atom_feed(client):
     entries = root.findall("a:entry", ns)
     assert len(entries) == 4
     titles = [e.find("a:title", ns).text for e in entries]
-    assert any(SCRIPT in title for title in titles)   # the hostile name survives as text, escaped in the XML
+    assert any(SCRIPT in title for title in titles)  # the hostile name survives as text, escaped in the XML
     assert all(e.find("a:link", ns).get("href").startswith("http://testserver/series/") for e in entries)
     no_markup_from_users(client.get("/regressions").text)
 
@@ -213,8 +233,17 @@ def test_security_headers_on_pages_json_static_and_errors(client):
         assert headers["x-content-type-options"] == "nosniff"
 
 
-@pytest.mark.parametrize("path", ["/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
-                                  "/static/%2e%2e/%2e%2e/store.py", "/static//etc/passwd", "/static/vendor/../../app.py"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../app.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e/%2e%2e/store.py",
+        "/static//etc/passwd",
+        "/static/vendor/../../app.py",
+    ],
+)
 def test_no_path_traversal_through_static_files(client, path):
     response = client.get(path)
     assert response.status_code == 404
@@ -222,16 +251,23 @@ def test_no_path_traversal_through_static_files(client, path):
 
 
 def test_vendored_libraries_are_served_with_their_licences(client):
-    for path in ("/static/vendor/htmx/htmx.min.js", "/static/vendor/htmx/LICENSE", "/static/vendor/uplot/uPlot.iife.min.js",
-                 "/static/vendor/uplot/LICENSE", "/static/vendor/uplot/uPlot.min.css"):
+    for path in (
+        "/static/vendor/htmx/htmx.min.js",
+        "/static/vendor/htmx/LICENSE",
+        "/static/vendor/uplot/uPlot.iife.min.js",
+        "/static/vendor/uplot/LICENSE",
+        "/static/vendor/uplot/uPlot.min.css",
+    ):
         assert client.get(path).status_code == 200, path
 
 
 def test_without_a_token_pages_read_and_marks_are_refused(client, store_path):
-    [change] = [c for c in client.get("/api/regressions").json()["changes"] if c["case"] == "SMALL"
-                and c["contender"] == "base"]
-    response = client.post("/api/marks", data={"series": change["series"], "after": change["after"],
-                                               "status": "ignored"})
+    [change] = [
+        c for c in client.get("/api/regressions").json()["changes"] if c["case"] == "SMALL" and c["contender"] == "base"
+    ]
+    response = client.post(
+        "/api/marks", data={"series": change["series"], "after": change["after"], "status": "ignored"}
+    )
     assert response.status_code == 403 and "--token" in response.text
     assert not any(c["mark"] for c in client.get("/api/regressions").json()["changes"])
 
@@ -254,16 +290,24 @@ def test_with_a_token_every_request_needs_it_and_a_mark_is_stored(marked_store):
     assert client.post("/api/marks", data=mark, headers={**bearer, "Origin": "http://evil.example"}).status_code == 403
     assert client.post("/api/marks", data={**mark, "status": "fixed"}, headers=bearer).status_code == 400
     assert client.post("/api/marks", data={**mark, "after": "nope"}, headers=bearer).status_code == 404
-    assert client.post("/api/marks", content=b"x" * 5000, headers={**bearer, "Content-Type": "application/json"}
-                       ).status_code == 400
-    assert client.post("/api/marks", content=b"[1, 2]", headers={**bearer, "Content-Type": "application/json"}
-                       ).status_code == 400
+    assert (
+        client.post(
+            "/api/marks", content=b"x" * 5000, headers={**bearer, "Content-Type": "application/json"}
+        ).status_code
+        == 400
+    )
+    assert (
+        client.post("/api/marks", content=b"[1, 2]", headers={**bearer, "Content-Type": "application/json"}).status_code
+        == 400
+    )
     stored = client.post("/api/marks", json=mark, headers=bearer)
     assert stored.status_code == 200 and stored.json()["status"] == "acknowledged"
     # the cookie route: ?token= once, then the cookie carries it
     login = client.get(f"/?token={TOKEN}&q=small", follow_redirects=False)
     assert login.status_code == 303 and login.headers["location"] == "/?q=small"
-    assert "httponly" in login.headers["set-cookie"].lower() and "samesite=strict" in login.headers["set-cookie"].lower()
+    assert (
+        "httponly" in login.headers["set-cookie"].lower() and "samesite=strict" in login.headers["set-cookie"].lower()
+    )
     after = client.get("/api/regressions").json()["changes"]
     [marked] = [c for c in after if c["series"] == change["series"]]
     assert marked["mark"]["status"] == "acknowledged" and marked["mark"]["note"] == f"ok {IMG}"
@@ -276,8 +320,10 @@ def test_with_a_token_every_request_needs_it_and_a_mark_is_stored(marked_store):
 
 
 def test_a_loopback_server_refuses_other_host_names(store_path):
-    client = TestClient(create_app(ServeSettings(store_path[0], allowed_hosts=("127.0.0.1", "localhost"))),
-                        base_url="http://127.0.0.1:8000")
+    client = TestClient(
+        create_app(ServeSettings(store_path[0], allowed_hosts=("127.0.0.1", "localhost"))),
+        base_url="http://127.0.0.1:8000",
+    )
     assert client.get("/").status_code == 200
     assert client.get("/", headers={"Host": "attacker.example"}).status_code == 400
 
@@ -289,7 +335,7 @@ def test_pages_stay_whole_while_another_process_writes(tmp_path):
     before = client.get("/api/series").json()["series"]
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")
-    writer.execute("DELETE FROM measurements")      # uncommitted: no reader may see it
+    writer.execute("DELETE FROM measurements")  # uncommitted: no reader may see it
     assert client.get("/api/series").json()["series"] == before
     assert client.get("/").status_code == 200
     writer.execute("ROLLBACK")
@@ -301,6 +347,7 @@ def test_pages_stay_whole_while_another_process_writes(tmp_path):
             for i in range(15):
                 store.save(synthetic_result(benchmark="parse", cases=("SMALL",), commit=f"{i:02d}" + "ef" * 19, seed=i))
         stop.set()
+
     thread = threading.Thread(target=save_runs)
     thread.start()
     while not stop.is_set():
@@ -315,7 +362,8 @@ def test_pages_stay_whole_while_another_process_writes(tmp_path):
 
 def test_the_server_never_writes_to_the_store_while_reading(store_path, tmp_path):
     import hashlib
-    digest = lambda: hashlib.sha256(store_path[0].read_bytes()).hexdigest()  # noqa: E731
+
+    digest = lambda: hashlib.sha256(store_path[0].read_bytes()).hexdigest()
     first = digest()
     client = TestClient(create_app(ServeSettings(store_path[0])))
     for path in ("/", "/api/series", "/regressions", "/regressions.atom", "/api/regressions"):
@@ -326,14 +374,16 @@ def test_the_server_never_writes_to_the_store_while_reading(store_path, tmp_path
 def test_runs_stored_without_raw_values_compare_by_their_medians_without_an_interval(tmp_path):
     from perflab.analysis.estimates import CellEstimates, Interval
     from perflab.results.model import Cell, RunResult
+
     path = tmp_path / "perflab.db"
     ids = []
     with Store.open(path) as store:
         for value in (1e-5, 1.2e-5):
             result = RunResult(benchmark="imported", file="x.py", reference="base", settings={}, work={}, metadata={})
             cell = Cell("SMALL", "base")
-            cell.estimates = CellEstimates(Interval(value, value * 0.99, value * 1.01), Interval(value, value, value),
-                                           6, 60, 0, 0)
+            cell.estimates = CellEstimates(
+                Interval(value, value * 0.99, value * 1.01), Interval(value, value, value), 6, 60, 0, 0
+            )
             result.cells.append(cell)
             ids.append(store.save(result))
     [cell] = TestClient(create_app(ServeSettings(path))).get(f"/api/compare/{ids[0]}/{ids[1]}").json()["cells"]

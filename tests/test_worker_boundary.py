@@ -14,7 +14,7 @@ import pytest
 
 import perflab
 
-SOURCE_ROOT = str(Path(perflab.__file__).resolve().parent.parent)   # the directory holding perflab/
+SOURCE_ROOT = str(Path(perflab.__file__).resolve().parent.parent)  # the directory holding perflab/
 INTERPRETERS = ["python3.10", "python3.12", "python3.13"]
 BENCH = textwrap.dedent("""
     import perflab
@@ -60,15 +60,20 @@ def interpreter(name: str) -> str:
 
 
 @pytest.mark.parametrize("name", INTERPRETERS)
-@pytest.mark.parametrize("job", [{"mode": "describe"},
-                                 {"mode": "check", "case": "SMALL", "contender": "by_hand", "reference": "builtin"}])
+@pytest.mark.parametrize(
+    "job", [{"mode": "describe"}, {"mode": "check", "case": "SMALL", "contender": "by_hand", "reference": "builtin"}]
+)
 def test_worker_runs_with_only_the_standard_library(name, job, tmp_path):
     python = interpreter(name)
     bench = tmp_path / "boundary_bench.py"
     bench.write_text(BENCH)
-    process = subprocess.run([python, "-I", "-S", "-c", PROBE.format(root=SOURCE_ROOT)],
-                             input=json.dumps({**job, "file": str(bench)}) + "\n",
-                             capture_output=True, text=True, timeout=60)
+    process = subprocess.run(
+        [python, "-I", "-S", "-c", PROBE.format(root=SOURCE_ROOT)],
+        input=json.dumps({**job, "file": str(bench)}) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     events = [json.loads(line) for line in process.stdout.splitlines()]
     assert process.returncode == 0, process.stderr
     assert events[-1]["event"] == "done" and not any(e["event"] == "error" for e in events), events
@@ -78,11 +83,13 @@ def test_worker_runs_with_only_the_standard_library(name, job, tmp_path):
 
 def test_the_benchmark_file_api_imports_only_the_standard_library():
     python = interpreter("python3.12")
-    probe = (f"import sys; sys.path.insert(0, {SOURCE_ROOT!r}); before = set(sys.modules); "
-             "import perflab, perflab.spec, perflab.comparators, perflab.worker.jobs, perflab.worker.fuzz, "
-             "perflab.worker.inprocess_sampler; "
-             "print(sorted({m.partition('.')[0] for m in set(sys.modules) - before} "
-             "- set(sys.stdlib_module_names) - {'perflab'}))")
+    probe = (
+        f"import sys; sys.path.insert(0, {SOURCE_ROOT!r}); before = set(sys.modules); "
+        "import perflab, perflab.spec, perflab.comparators, perflab.worker.jobs, perflab.worker.fuzz, "
+        "perflab.worker.inprocess_sampler; "
+        "print(sorted({m.partition('.')[0] for m in set(sys.modules) - before} "
+        "- set(sys.stdlib_module_names) - {'perflab'}))"
+    )
     process = subprocess.run([python, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=60)
     assert process.returncode == 0, process.stderr
     assert process.stdout.strip() == "[]"

@@ -14,8 +14,13 @@ bench = perflab.Benchmark("json_encode", description="Serialize a dict to JSON t
 
 @bench.case
 def ORDER():
-    return {"id": 981, "customer": "Zoë", "items": [{"sku": "A-1", "qty": 2, "price": 9.5}],
-            "paid": False, "note": None}
+    return {
+        "id": 981,
+        "customer": "Zoë",
+        "items": [{"sku": "A-1", "qty": 2, "price": 9.5}],
+        "paid": False,
+        "note": None,
+    }
 
 
 @bench.contender(reference=True)

@@ -16,6 +16,7 @@ bench = perflab.Benchmark("median", description="The upper median of a list of f
 @bench.case
 def FLOATS():
     import random
+
     rng = random.Random(1)
     return [rng.random() for _ in range(20_000)]
 

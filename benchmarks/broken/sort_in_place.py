@@ -12,6 +12,7 @@ bench = perflab.Benchmark("sort_in_place", description="Sort a list in place", m
 @bench.case
 def FLOATS():
     import random
+
     rng = random.Random(3)
     return [rng.random() for _ in range(2_000)]
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 _SNIPPET = 30  # characters of context shown either side of a first difference
 
@@ -22,7 +23,7 @@ _SNIPPET = 30  # characters of context shown either side of a first difference
 class Outcome:
     equivalent: bool
     difference: str | None = None  # where and how the outputs first differ
-    note: str | None = None        # equivalent, but worth knowing (e.g. bytes differ)
+    note: str | None = None  # equivalent, but worth knowing (e.g. bytes differ)
 
 
 class Comparator:
@@ -93,8 +94,9 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
     """Describe the first place where two values differ, or None when they are the same."""
     where = f"at {path}: " if path else ""
     if type(expected) is not type(actual):
-        return f"{where}type {type(expected).__name__} != {type(actual).__name__} " \
-               f"({_short(expected)} vs {_short(actual)})"
+        return (
+            f"{where}type {type(expected).__name__} != {type(actual).__name__} ({_short(expected)} vs {_short(actual)})"
+        )
     if isinstance(expected, float):
         same = repr(expected) == repr(actual) or (math.isnan(expected) and math.isnan(actual))
         return None if same else f"{where}{expected!r} != {actual!r}"
@@ -121,17 +123,17 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
 
 
 def _sequence_difference(expected: str | bytes, actual: str | bytes) -> str:
-    index = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
-                 min(len(expected), len(actual)))
+    index = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b), min(len(expected), len(actual)))
     start = max(0, index - _SNIPPET)
-    left, right = expected[start:index + _SNIPPET], actual[start:index + _SNIPPET]
+    left, right = expected[start : index + _SNIPPET], actual[start : index + _SNIPPET]
     return f"first difference at index {index}: {left!r} != {right!r}" + (
-        f" (lengths {len(expected)} and {len(actual)})" if len(expected) != len(actual) else "")
+        f" (lengths {len(expected)} and {len(actual)})" if len(expected) != len(actual) else ""
+    )
 
 
 def _short(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= 2 * _SNIPPET else text[:2 * _SNIPPET] + "..."
+    return text if len(text) <= 2 * _SNIPPET else text[: 2 * _SNIPPET] + "..."
 
 
 def _parse_json(text: Any) -> Any:
@@ -147,8 +149,9 @@ def _byte_differences(expected: Any, actual: Any) -> str | None:
     reasons = []
     if type(expected) is not type(actual):
         reasons.append(f"{type(actual).__name__} instead of {type(expected).__name__}")
-    expected_text, actual_text = (t.decode("utf-8") if isinstance(t, (bytes, bytearray)) else t
-                                  for t in (expected, actual))
+    expected_text, actual_text = (
+        t.decode("utf-8") if isinstance(t, (bytes, bytearray)) else t for t in (expected, actual)
+    )
     if expected_text != actual_text:
         text_reasons = []
         if _spaced(expected_text) and not _spaced(actual_text):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-TIMEOUT = 120.0   # seconds for one git command (a worktree checkout of a large repository included)
+TIMEOUT = 120.0  # seconds for one git command (a worktree checkout of a large repository included)
 
 
 class GitError(Exception):
@@ -20,8 +20,7 @@ class GitError(Exception):
 def run(directory: str | Path, *args: str) -> str:
     """Run ``git -C directory ARGS``; its standard output, stripped."""
     try:
-        done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True,
-                              timeout=TIMEOUT)
+        done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=TIMEOUT)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     except subprocess.TimeoutExpired:
@@ -58,9 +57,12 @@ def head(directory: str | Path) -> dict[str, object] | None:
     commit = answer(directory, "rev-parse", "HEAD")
     if commit is None:
         return None
-    return {"commit": commit, "branch": answer(directory, "rev-parse", "--abbrev-ref", "HEAD"),
-            "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no")),
-            "subject": subject(directory, commit)}
+    return {
+        "commit": commit,
+        "branch": answer(directory, "rev-parse", "--abbrev-ref", "HEAD"),
+        "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no")),
+        "subject": subject(directory, commit),
+    }
 
 
 def commit_time(directory: str | Path, commit: str) -> float | None:

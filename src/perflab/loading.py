@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from perflab import pyperf_script
 from perflab.spec import Benchmark, BenchmarkFileError
@@ -55,7 +56,7 @@ def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:
         raise BenchmarkFileError(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
     except BenchmarkFileError as error:
         raise BenchmarkFileError(error if str(error).startswith(str(path)) else f"{path}: {error}") from None
-    except BaseException as error:  # noqa: BLE001 - any failure of user code is reported, not raised
+    except BaseException as error:
         line = _user_line(error, path)
         raise BenchmarkFileError(f"{path}{line}: {type(error).__name__} while {doing}: {error}") from None
 

@@ -35,6 +35,7 @@ def seconds(text: str) -> float:
 
 def whole_number(minimum: int, maximum: int = 10**7) -> Callable[[str], int]:
     """A validator for a whole number in [minimum, maximum]."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -43,6 +44,7 @@ def whole_number(minimum: int, maximum: int = 10**7) -> Callable[[str], int]:
         if not minimum <= value <= maximum:
             raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from {minimum} to {maximum:,}")
         return value
+
     parse.__name__ = "whole number"  # what argparse names in its own messages
     return parse
 

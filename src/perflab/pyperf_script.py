@@ -40,10 +40,11 @@ import subprocess
 import sys
 import time
 import types
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from perflab.comparators import Comparator, Outcome, first_difference
 from perflab.spec import Benchmark, BenchmarkFileError
@@ -53,13 +54,54 @@ CONTENDER = "script"
 PLAIN_DATA = (type(None), bool, int, float, complex, str, bytes)
 
 # pyperf's own command-line options: accepted so that scripts parse as under pyperf, and ignored.
-_PYPERF_FLAGS = ("--rigorous", "--fast", "--debug-single-value", "--quiet", "--append", "--worker", "--pipe",
-                 "--tracemalloc", "--track-memory", "--no-locale", "--copy-env", "--inherit-environ-all",
-                 "--table", "--min", "--stats", "--dump", "--metadata", "--hist")
-_PYPERF_VALUED = ("-p", "--processes", "-n", "--values", "-l", "--loops", "-w", "--warmups", "--min-time",
-                  "--worker-task", "--calibrate-loops", "--recalibrate-loops", "--calibrate-warmups",
-                  "--recalibrate-warmups", "-o", "--output", "--python", "--compare-to", "--python-names",
-                  "--affinity", "--inherit-environ", "--timeout", "--profile", "--hook", "-d", "--duplicate")
+_PYPERF_FLAGS = (
+    "--rigorous",
+    "--fast",
+    "--debug-single-value",
+    "--quiet",
+    "--append",
+    "--worker",
+    "--pipe",
+    "--tracemalloc",
+    "--track-memory",
+    "--no-locale",
+    "--copy-env",
+    "--inherit-environ-all",
+    "--table",
+    "--min",
+    "--stats",
+    "--dump",
+    "--metadata",
+    "--hist",
+)
+_PYPERF_VALUED = (
+    "-p",
+    "--processes",
+    "-n",
+    "--values",
+    "-l",
+    "--loops",
+    "-w",
+    "--warmups",
+    "--min-time",
+    "--worker-task",
+    "--calibrate-loops",
+    "--recalibrate-loops",
+    "--calibrate-warmups",
+    "--recalibrate-warmups",
+    "-o",
+    "--output",
+    "--python",
+    "--compare-to",
+    "--python-names",
+    "--affinity",
+    "--inherit-environ",
+    "--timeout",
+    "--profile",
+    "--hook",
+    "-d",
+    "--duplicate",
+)
 
 
 def is_pyperf_script(path: Path) -> bool:
@@ -82,8 +124,8 @@ class Recorded:
     """One benchmark the script asked for: how to time ``loops`` iterations, and how to run one."""
 
     name: str
-    time_loops: Callable[[int], float]      # seconds for ``loops`` calls of the benchmark
-    run_once: Callable[[], Any]             # one iteration, for its output
+    time_loops: Callable[[int], float]  # seconds for ``loops`` calls of the benchmark
+    run_once: Callable[[], Any]  # one iteration, for its output
     inner_loops: int = 1
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -104,21 +146,32 @@ class Runner:
     """``pyperf.Runner``, as far as a script sees it: arguments, metadata, and the bench methods,
     which record instead of running."""
 
-    recorded: list[Recorded] = []   # what every Runner of the script being loaded recorded
+    recorded: list[Recorded] = []  # what every Runner of the script being loaded recorded
 
-    def __init__(self, values: int | None = None, processes: int | None = None, loops: int = 0,
-                 min_time: float = 0.1, metadata: dict | None = None, show_name: bool = True,
-                 program_args: Any = None, add_cmdline_args: Callable | None = None, _argparser: Any = None,
-                 warmups: int = 1) -> None:
+    def __init__(
+        self,
+        values: int | None = None,
+        processes: int | None = None,
+        loops: int = 0,
+        min_time: float = 0.1,
+        metadata: dict | None = None,
+        show_name: bool = True,
+        program_args: Any = None,
+        add_cmdline_args: Callable | None = None,
+        _argparser: Any = None,
+        warmups: int = 1,
+    ) -> None:
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.args: argparse.Namespace | None = None
-        self.argparser = _argparser or argparse.ArgumentParser(prog=Path(sys.argv[0]).name,
-                                                               description="Benchmark (run by perflab)")
+        self.argparser = _argparser or argparse.ArgumentParser(
+            prog=Path(sys.argv[0]).name, description="Benchmark (run by perflab)"
+        )
         for flag in _PYPERF_FLAGS:
             self.argparser.add_argument(flag, action="store_true", help=argparse.SUPPRESS)
         for option in _PYPERF_VALUED:
-            self.argparser.add_argument(option, action="append" if option == "--hook" else "store",
-                                        help=argparse.SUPPRESS)
+            self.argparser.add_argument(
+                option, action="append" if option == "--hook" else "store", help=argparse.SUPPRESS
+            )
         self.argparser.add_argument("-v", "--verbose", action="store_true", help=argparse.SUPPRESS)
 
     def parse_args(self, args: list[str] | None = None) -> argparse.Namespace:
@@ -126,8 +179,14 @@ class Runner:
             self.args = self.argparser.parse_args(args)
         return self.args
 
-    def bench_func(self, name: str, func: Callable[..., Any], *args: Any, inner_loops: int | None = None,
-                   metadata: dict | None = None) -> None:
+    def bench_func(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        *args: Any,
+        inner_loops: int | None = None,
+        metadata: dict | None = None,
+    ) -> None:
         call = functools.partial(func, *args) if args else func
 
         def time_loops(loops: int) -> float:
@@ -136,19 +195,36 @@ class Runner:
             for _ in range(loops):
                 call()
             return timer() - start
+
         self._record(name, time_loops, call, inner_loops, metadata)
 
-    def bench_time_func(self, name: str, time_func: Callable[..., float], *args: Any,
-                        inner_loops: int | None = None, metadata: dict | None = None) -> None:
+    def bench_time_func(
+        self,
+        name: str,
+        time_func: Callable[..., float],
+        *args: Any,
+        inner_loops: int | None = None,
+        metadata: dict | None = None,
+    ) -> None:
         def time_loops(loops: int) -> float:
             return float(time_func(loops, *args)) if loops else 0.0
-        def run_once() -> None:   # the script's function returns a time, not an output to compare
+
+        def run_once() -> None:  # the script's function returns a time, not an output to compare
             time_func(1, *args)
+
         self._record(name, time_loops, run_once, inner_loops, metadata)
 
-    def bench_async_func(self, name: str, func: Callable[..., Any], *args: Any, inner_loops: int | None = None,
-                         metadata: dict | None = None, loop_factory: Callable[[], Any] | None = None) -> None:
+    def bench_async_func(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        *args: Any,
+        inner_loops: int | None = None,
+        metadata: dict | None = None,
+        loop_factory: Callable[[], Any] | None = None,
+    ) -> None:
         import asyncio
+
         call = functools.partial(func, *args) if args else func
 
         def in_a_loop(coroutine: Any) -> Any:
@@ -169,15 +245,25 @@ class Runner:
 
         async def once() -> Any:
             return await call()
+
         self._record(name, lambda loops: in_a_loop(timed(loops)), lambda: in_a_loop(once()), inner_loops, metadata)
 
-    def timeit(self, name: str, stmt: Any = None, setup: Any = "pass", teardown: Any = "pass",
-               inner_loops: int | None = None, duplicate: int | None = None, metadata: dict | None = None,
-               globals: dict | None = None) -> None:
+    def timeit(
+        self,
+        name: str,
+        stmt: Any = None,
+        setup: Any = "pass",
+        teardown: Any = "pass",
+        inner_loops: int | None = None,
+        duplicate: int | None = None,
+        metadata: dict | None = None,
+        globals: dict | None = None,
+    ) -> None:
         import timeit as stdlib_timeit
+
         namespace = dict(globals or {})
         stmt = name if stmt is None else stmt
-        if duplicate and duplicate > 1:   # pyperf repeats the statement inside the loop, and divides
+        if duplicate and duplicate > 1:  # pyperf repeats the statement inside the loop, and divides
             if not isinstance(stmt, str):
                 raise ValueError("timeit: duplicate needs the statement as a string")
             stmt = "\n".join([stmt] * duplicate)
@@ -196,8 +282,10 @@ class Runner:
             elapsed = timer.timeit(loops)
             finish()
             return elapsed
+
         def run_once() -> None:
             time_loops(1)
+
         self._record(name, time_loops, run_once, (inner_loops or 1) * (duplicate or 1), metadata)
 
     def bench_command(self, name: str, command: list[str]) -> None:
@@ -207,19 +295,28 @@ class Runner:
             for _ in range(loops):
                 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             return timer() - start
+
         def run_once() -> None:
             time_loops(1)
+
         self._record(name, time_loops, run_once, None, None)
 
-    def _record(self, name: str, time_loops: Callable[[int], float], run_once: Callable[[], Any],
-                inner_loops: int | None, metadata: dict | None) -> None:
+    def _record(
+        self,
+        name: str,
+        time_loops: Callable[[int], float],
+        run_once: Callable[[], Any],
+        inner_loops: int | None,
+        metadata: dict | None,
+    ) -> None:
         self.parse_args()
         if not isinstance(name, str) or not name:
             raise ValueError(f"benchmark name must be a non-empty string, not {name!r}")
         if inner_loops is not None and (not isinstance(inner_loops, int) or inner_loops < 1):
             raise ValueError(f"inner_loops must be a positive int, not {inner_loops!r}")
-        Runner.recorded.append(Recorded(name, time_loops, run_once, inner_loops or 1,
-                                        {**self.metadata, **(metadata or {})}))
+        Runner.recorded.append(
+            Recorded(name, time_loops, run_once, inner_loops or 1, {**self.metadata, **(metadata or {})})
+        )
 
 
 class PlainDataComparator(Comparator):
@@ -265,28 +362,30 @@ class _TimesItself:
 def load(path: Path) -> Benchmark:
     """Run the script as ``__main__`` with the recording Runner and return it as a Benchmark."""
     argv = [str(path), *shlex.split(os.environ.get(ARGS_VARIABLE, ""))]
-    sys.path.insert(0, str(path.parent))   # as `python script.py` would: it may import its neighbours
+    sys.path.insert(0, str(path.parent))  # as `python script.py` would: it may import its neighbours
     Runner.recorded = []
     with _recording_pyperf(), _argv(argv):
         runpy.run_path(str(path), run_name="__main__")
     recorded, Runner.recorded = Runner.recorded, []
     if not recorded:
-        raise BenchmarkFileError(f"{path}: the pyperf script asked to time nothing (no bench_func, bench_time_func, "
-                                 "bench_async_func, timeit or bench_command call ran)")
+        raise BenchmarkFileError(
+            f"{path}: the pyperf script asked to time nothing (no bench_func, bench_time_func, "
+            "bench_async_func, timeit or bench_command call ran)"
+        )
     metadata = recorded[0].metadata
-    benchmark = Benchmark(script_name(path), description=str(metadata.get("description", "")),
-                          compare=PlainDataComparator(), fuzz=False)
+    benchmark = Benchmark(
+        script_name(path), description=str(metadata.get("description", "")), compare=PlainDataComparator(), fuzz=False
+    )
     for item in recorded:
         benchmark.case(lambda item=item: item, name=item.name)
-    benchmark.contender(_TimesItself(), name=CONTENDER,
-                        description="the script's own benchmark functions, unchanged")
+    benchmark.contender(_TimesItself(), name=CONTENDER, description="the script's own benchmark functions, unchanged")
     return benchmark
 
 
 def script_name(path: Path) -> str:
     """pyperformance's ``bm_json_dumps/run_benchmark.py`` is ``json_dumps``; others, the file's stem."""
     if path.stem == "run_benchmark" and path.parent.name.startswith("bm_"):
-        return path.parent.name[len("bm_"):]
+        return path.parent.name[len("bm_") :]
     return path.stem
 
 
@@ -309,11 +408,11 @@ def _recording_pyperf() -> Iterator[None]:
         pyperf = _stand_in()
         sys.modules["pyperf"] = pyperf
     saved = pyperf.Runner
-    setattr(pyperf, "Runner", Runner)
+    pyperf.Runner = Runner
     try:
         yield
     finally:
-        setattr(pyperf, "Runner", saved)
+        pyperf.Runner = saved
 
 
 def _stand_in() -> types.ModuleType:
@@ -323,7 +422,10 @@ def _stand_in() -> types.ModuleType:
     module.python_has_jit = lambda: sys.implementation.name == "pypy"
 
     def missing(name: str) -> Any:
-        raise AttributeError(f"pyperf.{name}: pyperf is not installed under {sys.executable}, and perflab's stand-in "
-                             "only offers Runner, perf_counter and python_has_jit; install pyperf there")
+        raise AttributeError(
+            f"pyperf.{name}: pyperf is not installed under {sys.executable}, and perflab's stand-in "
+            "only offers Runner, perf_counter and python_has_jit; install pyperf there"
+        )
+
     module.__getattr__ = missing
     return module

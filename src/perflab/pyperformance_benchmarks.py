@@ -22,12 +22,12 @@ def names() -> list[str]:
     directory = benchmarks_directory()
     if directory is None:
         return []
-    return sorted(path.parent.name[len("bm_"):] for path in directory.glob("bm_*/run_benchmark.py"))
+    return sorted(path.parent.name[len("bm_") :] for path in directory.glob("bm_*/run_benchmark.py"))
 
 
 def path_of(reference: str, error: type[Exception]) -> Path:
     """The script ``pyperformance:NAME`` names; ``error(message)`` when there is none."""
-    name = reference[len(PREFIX):]
+    name = reference[len(PREFIX) :]
     directory = benchmarks_directory()
     if directory is None:
         raise error(f"{reference}: pyperformance is not installed (pip install pyperformance)")

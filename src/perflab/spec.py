@@ -36,8 +36,9 @@ uses the standard library.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from perflab.comparators import Comparator, resolve_comparator
 from perflab.worker.integrity import ERROR_POLICIES, ERRORS_SAME
@@ -81,8 +82,9 @@ class Contender:
             return self.function
         built = self.function()
         if not callable(built):
-            raise TypeError(f"setup of contender {self.name!r} returned {type(built).__name__}, "
-                            "expected the function to time")
+            raise TypeError(
+                f"setup of contender {self.name!r} returned {type(built).__name__}, expected the function to time"
+            )
         return built
 
 
@@ -95,10 +97,10 @@ class Benchmark:
     compare: Any = "exact"
     cases: dict[str, Case] = field(default_factory=dict)
     contenders: dict[str, Contender] = field(default_factory=dict)
-    fuzz: bool = True                 # False: no generated inputs (perflab.worker.fuzz)
-    mutates_input: bool = False       # True: the operation changes its argument on purpose
-    shares_output: bool = False       # True: outputs may be shared objects (e.g. a cache of lists)
-    errors: str = ERRORS_SAME         # where the reference raises: "same" | "any" | "ignore"
+    fuzz: bool = True  # False: no generated inputs (perflab.worker.fuzz)
+    mutates_input: bool = False  # True: the operation changes its argument on purpose
+    shares_output: bool = False  # True: outputs may be shared objects (e.g. a cache of lists)
+    errors: str = ERRORS_SAME  # where the reference raises: "same" | "any" | "ignore"
     comparator: Comparator = field(init=False)
     # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.worker.fuzz's JSON-like default.
     input_strategy: Callable[[Any], Any] | None = field(default=None, init=False)
@@ -108,8 +110,14 @@ class Benchmark:
         if self.errors not in ERROR_POLICIES:
             raise BenchmarkFileError(f"errors={self.errors!r}: use one of {', '.join(map(repr, ERROR_POLICIES))}")
 
-    def case(self, function: Callable | None = None, *, name: str | None = None,
-             bytes: int | Callable | None = None, items: int | Callable | None = None) -> Any:
+    def case(
+        self,
+        function: Callable | None = None,
+        *,
+        name: str | None = None,
+        bytes: int | Callable | None = None,
+        items: int | Callable | None = None,
+    ) -> Any:
         """Declare a case. ``bytes``/``items``: work per call (a number or a function of the input)."""
         if bytes is not None and items is not None:
             raise BenchmarkFileError("a case declares either bytes or items of work, not both")
@@ -122,16 +130,22 @@ class Benchmark:
 
         return register(function) if function is not None else register
 
-    def contender(self, function: Callable | None = None, *, name: str | None = None,
-                  setup: bool = False, reference: bool = False, description: str = "") -> Any:
+    def contender(
+        self,
+        function: Callable | None = None,
+        *,
+        name: str | None = None,
+        setup: bool = False,
+        reference: bool = False,
+        description: str = "",
+    ) -> Any:
         """Declare a contender; the first one, or the one with ``reference=True``, is the reference."""
 
         def register(fn: Callable) -> Callable:
             contender_name = name or fn.__name__
             _check_new_name(self.contenders, contender_name, "contender")
             if reference and any(c.reference for c in self.contenders.values()):
-                raise BenchmarkFileError(f"two contenders are marked reference=True "
-                                         f"(second: {contender_name!r})")
+                raise BenchmarkFileError(f"two contenders are marked reference=True (second: {contender_name!r})")
             doc = description or (fn.__doc__ or "").strip().split("\n")[0]
             self.contenders[contender_name] = Contender(contender_name, fn, setup, reference, doc)
             return fn

@@ -32,8 +32,11 @@ def format_rate(per_second: float, unit: str) -> str:
     """'123 MB/s', '4.5 k items/s'."""
     for scale, prefix in _RATE_PREFIXES:
         if per_second >= scale:
-            return f"{per_second / scale:.3g} {prefix}{unit}/s" if unit == "B" else \
-                f"{per_second / scale:.3g} {prefix} {unit}/s".replace("  ", " ")
+            return (
+                f"{per_second / scale:.3g} {prefix}{unit}/s"
+                if unit == "B"
+                else f"{per_second / scale:.3g} {prefix} {unit}/s".replace("  ", " ")
+            )
     return f"{per_second:.3g} {unit}/s"
 
 

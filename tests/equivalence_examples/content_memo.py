@@ -1,5 +1,6 @@
 """Issue 12, example 5: a content-keyed memo cache: right, but fast only because timing repeats
 one input."""
+
 import perflab
 
 bench = perflab.Benchmark("word_counts")

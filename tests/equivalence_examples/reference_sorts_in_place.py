@@ -1,5 +1,6 @@
 """Issue 12, example 4: a reference that sorts its input in place, and a wrong contender that
 only looks right when it is handed the already sorted object."""
+
 import random
 
 import perflab

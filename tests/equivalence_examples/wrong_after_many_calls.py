@@ -1,4 +1,5 @@
 """Issue 12, example 3: a contender whose result becomes wrong from its 1,000th call on."""
+
 import perflab
 
 bench = perflab.Benchmark("total")

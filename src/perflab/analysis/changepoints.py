@@ -36,9 +36,9 @@ the data, so it is slightly optimistic for small steps).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Sequence
 
 import numpy as np
 
@@ -50,35 +50,35 @@ PENALTY_PER_LOG_N = 1.5
 MIN_SEGMENT = 2
 MAX_TRANSIENT = 4
 CONFIRMED = 3
-DEGREES_OF_FREEDOM = 5    # of the Student-t weights: heavy tails, as timings on a shared machine have
+DEGREES_OF_FREEDOM = 5  # of the Student-t weights: heavy tails, as timings on a shared machine have
 # Smaller steps are not reported: on this project's VM, runs of identical code a few minutes
 # apart differ by up to 3.7% with tight intervals (benchmarks/results/changepoint_measurements.json).
 MIN_STEP = 0.03
-LOCAL_WINDOW = 5          # points around each one that define its local level
+LOCAL_WINDOW = 5  # points around each one that define its local level
 
 
 @dataclass(frozen=True)
 class Point:
-    label: str               # which code was measured: a short commit hash, or a run id
-    value: float             # median time per call (seconds)
+    label: str  # which code was measured: a short commit hash, or a run id
+    value: float  # median time per call (seconds)
     low: float | None = None  # its 95% interval, when the run had one
     high: float | None = None
 
 
 @dataclass(frozen=True)
 class Step:
-    index: int               # first point at the new level
-    before: str              # label of the last point at the old level
-    after: str               # label of the first point at the new level
-    ratio: Interval          # new level / old level (> 1: slower)
+    index: int  # first point at the new level
+    before: str  # label of the last point at the old level
+    after: str  # label of the first point at the new level
+    ratio: Interval  # new level / old level (> 1: slower)
     tentative: bool = False  # the new level has fewer than CONFIRMED points so far
 
 
 @dataclass(frozen=True)
 class Transient:
-    first: str               # labels of the first and last point of the excursion
+    first: str  # labels of the first and last point of the excursion
     last: str
-    ratio: float             # excursion level / surrounding level
+    ratio: float  # excursion level / surrounding level
 
 
 @dataclass
@@ -87,8 +87,9 @@ class Changes:
     transients: list[Transient] = field(default_factory=list)
 
 
-def detect(points: Sequence[Point], penalty: float | None = None, min_segment: int = MIN_SEGMENT,
-           min_step: float = MIN_STEP) -> Changes:
+def detect(
+    points: Sequence[Point], penalty: float | None = None, min_segment: int = MIN_SEGMENT, min_step: float = MIN_STEP
+) -> Changes:
     """Steps and transients in the series, oldest first; steps smaller than ``min_step`` are not
     reported (a deterministic measure such as instruction counts passes a smaller one)."""
     n = len(points)
@@ -102,34 +103,41 @@ def detect(points: Sequence[Point], penalty: float | None = None, min_segment: i
     bounds = [0, *_pelt(y, weights, penalty, min_segment), n]
     levels = [_level(y[a:b], weights[a:b]) for a, b in zip(bounds, bounds[1:])]
     changes = Changes()
-    last_before: dict[int, int] = {}   # boundary -> last point of the old level, when a transient sits between
+    last_before: dict[int, int] = {}  # boundary -> last point of the old level, when a transient sits between
     segment = 1
-    while segment < len(levels) - 1:   # short excursions above (or below) both neighbours: transients
-        (before, v_before), (inside, _), (after, v_after) = levels[segment - 1:segment + 2]
+    while segment < len(levels) - 1:  # short excursions above (or below) both neighbours: transients
+        (before, v_before), (inside, _), (after, v_after) = levels[segment - 1 : segment + 2]
         start, end = bounds[segment], bounds[segment + 1]
         if end - start > MAX_TRANSIENT or (inside - before) * (inside - after) <= 0:
             segment += 1
             continue
         changes.transients.append(Transient(points[start].label, points[end - 1].label, math.exp(inside - before)))
-        weights[start:end] = 0.0       # the excursion is not part of any level
+        weights[start:end] = 0.0  # the excursion is not part of any level
         left, right = bounds[segment - 1], bounds[segment + 2]
-        if abs(after - before) <= _Z * math.sqrt(v_before + v_after):   # it came back: one level
-            del bounds[segment:segment + 2]
-            levels[segment - 1:segment + 2] = [_level(y[left:right], weights[left:right])]
-        else:                          # a step hides under it: somewhere between start and end
+        if abs(after - before) <= _Z * math.sqrt(v_before + v_after):  # it came back: one level
+            del bounds[segment : segment + 2]
+            levels[segment - 1 : segment + 2] = [_level(y[left:right], weights[left:right])]
+        else:  # a step hides under it: somewhere between start and end
             del bounds[segment]
             last_before[end] = start - 1
-            levels[segment - 1:segment + 2] = [_level(y[left:end], weights[left:end]),
-                                               _level(y[end:right], weights[end:right])]
+            levels[segment - 1 : segment + 2] = [
+                _level(y[left:end], weights[left:end]),
+                _level(y[end:right], weights[end:right]),
+            ]
     for index, split in enumerate(bounds[1:-1], start=1):
         (old, v_old), (new, v_new) = levels[index - 1], levels[index]
         if abs(new - old) < math.log1p(min_step):
             continue
         half = _Z * math.sqrt(v_old + v_new)
-        changes.steps.append(Step(split, points[last_before.get(split, split - 1)].label, points[split].label,
-                                  Interval(math.exp(new - old), math.exp(new - old - half), math.exp(new - old + half)),
-                                  tentative=_agreeing(y[split:bounds[index + 1]], scales[split:bounds[index + 1]], new)
-                                  < CONFIRMED))
+        changes.steps.append(
+            Step(
+                split,
+                points[last_before.get(split, split - 1)].label,
+                points[split].label,
+                Interval(math.exp(new - old), math.exp(new - old - half), math.exp(new - old + half)),
+                tentative=_agreeing(y[split : bounds[index + 1]], scales[split : bounds[index + 1]], new) < CONFIRMED,
+            )
+        )
     return changes
 
 
@@ -141,11 +149,13 @@ def _agreeing(y: np.ndarray, scales: np.ndarray, level: float) -> int:
 def point_variances(points: Sequence[Point]) -> np.ndarray:
     """Variance of each log median from its 95% interval (its upper half when the lower bound is
     not positive, as with very few processes); points without one get the median variance."""
+
     def variance(p: Point) -> float:
         if p.high is None or not math.isfinite(p.high) or p.high <= p.value:
             return math.nan
-        low = p.low if p.low is not None and 0 < p.low < p.value else p.value ** 2 / p.high
+        low = p.low if p.low is not None and 0 < p.low < p.value else p.value**2 / p.high
         return ((math.log(p.high) - math.log(low)) / (2 * _Z)) ** 2
+
     variances = np.array([variance(p) for p in points])
     known = variances[~np.isnan(variances)]
     variances[np.isnan(variances)] = float(np.median(known)) if known.size else 0.0
@@ -164,7 +174,7 @@ def between_run_variance(points: Sequence[Point]) -> float:
     spread = 1.4826 * float(np.median(np.abs(differences - np.median(differences))))
     own = float(np.median(point_variances(points)))
     # A floor: identical values (or perfectly precise points) must not give infinite weights.
-    return max(spread ** 2 / 2 - own, 1e-10)
+    return max(spread**2 / 2 - own, 1e-10)
 
 
 def robust_weights(y: np.ndarray, scales: np.ndarray) -> np.ndarray:
@@ -174,7 +184,7 @@ def robust_weights(y: np.ndarray, scales: np.ndarray) -> np.ndarray:
     so the points of a real step keep their weight."""
     local = local_levels(y)
     z2 = ((y - local) / scales) ** 2
-    return (DEGREES_OF_FREEDOM + 1) / (DEGREES_OF_FREEDOM + z2) / scales ** 2
+    return (DEGREES_OF_FREEDOM + 1) / (DEGREES_OF_FREEDOM + z2) / scales**2
 
 
 def local_levels(y: np.ndarray) -> np.ndarray:
@@ -185,10 +195,10 @@ def local_levels(y: np.ndarray) -> np.ndarray:
     n, half = len(y), LOCAL_WINDOW // 2
     local = np.empty(n)
     if n >= LOCAL_WINDOW:
-        local[half:n - half] = np.median(np.lib.stride_tricks.sliding_window_view(y, LOCAL_WINDOW), axis=1)
+        local[half : n - half] = np.median(np.lib.stride_tricks.sliding_window_view(y, LOCAL_WINDOW), axis=1)
     for i in range(max(n - half, 0), n):
-        local[i] = np.median(y[i - half:]) if i >= half else np.median(y[:LOCAL_WINDOW])
-    local[:min(half, n)] = np.median(y[:LOCAL_WINDOW])
+        local[i] = np.median(y[i - half :]) if i >= half else np.median(y[:LOCAL_WINDOW])
+    local[: min(half, n)] = np.median(y[:LOCAL_WINDOW])
     return local
 
 
@@ -203,7 +213,7 @@ def _pelt(y: np.ndarray, weights: np.ndarray, penalty: float, min_segment: int) 
     with cost(segment) = 1/2 sum w_i (y_i - weighted mean)^2 (O(1) each, from prefix sums)."""
     n = len(y)
     sw, swy, swy2 = (np.concatenate([[0.0], np.cumsum(v)]) for v in (weights, weights * y, weights * y * y))
-    best = np.zeros(n + 1)         # best[t]: minimal cost of y[:t], penalties included
+    best = np.zeros(n + 1)  # best[t]: minimal cost of y[:t], penalties included
     best[0] = -penalty
     previous = np.zeros(n + 1, int)  # start of the last segment in that optimum
     candidates = np.array([0])

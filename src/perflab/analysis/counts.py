@@ -25,11 +25,11 @@ class InstructionsEstimate:
     Counts are deterministic, so the range is the whole uncertainty: two counts differ by more
     than their spreads only if the code (or what it runs on) changed."""
 
-    value: float                  # median over the processes
-    low: float                    # the smallest process's count
-    high: float                   # the largest
+    value: float  # median over the processes
+    low: float  # the smallest process's count
+    high: float  # the largest
     processes: tuple[float, ...]  # one count per separate valgrind process
-    loops: int                    # calls counted in each process
+    loops: int  # calls counted in each process
 
     @property
     def spread(self) -> float:
@@ -43,8 +43,8 @@ class Disagreement:
 
     case: str
     contender: str
-    instruction_ratio: float   # contender's instructions per call / the reference's
-    time_ratio: float          # contender's time per call / the reference's (paired estimate)
+    instruction_ratio: float  # contender's instructions per call / the reference's
+    time_ratio: float  # contender's time per call / the reference's (paired estimate)
 
     @property
     def factor(self) -> float:

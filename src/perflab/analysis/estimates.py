@@ -21,7 +21,7 @@ Coverage and false-positive rates are checked by simulation in tests/test_stats.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -38,8 +38,9 @@ def _small_sample_factor(clusters: int) -> float:
     return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters - 1) / Z
 
 
-def estimate_cell(processes: Sequence[Sequence[float]], seed: int = 0,
-                  resamples: int = BOOTSTRAP_RESAMPLES) -> CellEstimates:
+def estimate_cell(
+    processes: Sequence[Sequence[float]], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES
+) -> CellEstimates:
     """Median and mean over all values, with 95% cluster-bootstrap intervals."""
     processes = [list(p) for p in processes if len(p)]
     if not processes:
@@ -47,15 +48,16 @@ def estimate_cell(processes: Sequence[Sequence[float]], seed: int = 0,
     width = max(len(p) for p in processes)
     matrix = np.full((len(processes), width), np.nan)
     for row, values in zip(matrix, processes):
-        row[:len(values)] = values
+        row[: len(values)] = values
     all_values = matrix[~np.isnan(matrix)]
     median = float(np.median(all_values))
     mean = float(np.mean(all_values))
     k = len(processes)
     if k < 2:
         no_interval = (-math.inf, math.inf)
-        return CellEstimates(Interval(median, *no_interval), Interval(mean, *no_interval), k,
-                             all_values.size, _far_out(all_values), 0)
+        return CellEstimates(
+            Interval(median, *no_interval), Interval(mean, *no_interval), k, all_values.size, _far_out(all_values), 0
+        )
     rng = np.random.default_rng(seed)
     picks = matrix[rng.integers(0, k, size=(resamples, k))].reshape(resamples, -1)
     factor = _small_sample_factor(k)
@@ -65,11 +67,15 @@ def estimate_cell(processes: Sequence[Sequence[float]], seed: int = 0,
         low, high = np.percentile(replicates, [tail, 100 - tail])
         # Widened on the log scale: times are positive and vary by factors, and a linear widening
         # with two or three processes (t is 12.7 for one degree of freedom) crossed zero.
-        intervals.append(Interval(estimate, float(estimate * (low / estimate) ** factor),
-                                  float(estimate * (high / estimate) ** factor)))
+        intervals.append(
+            Interval(
+                estimate, float(estimate * (low / estimate) ** factor), float(estimate * (high / estimate) ** factor)
+            )
+        )
     process_medians = np.nanmedian(matrix, axis=1)
-    return CellEstimates(intervals[0], intervals[1], k, all_values.size,
-                         _far_out(all_values), _far_out(process_medians))
+    return CellEstimates(
+        intervals[0], intervals[1], k, all_values.size, _far_out(all_values), _far_out(process_medians)
+    )
 
 
 def _far_out(values: np.ndarray) -> int:
@@ -112,11 +118,11 @@ def geometric_mean(comparisons: Sequence[Comparison]) -> Interval | None:
         return None
     m = len(usable)
     centre = sum(math.log(c.ratio.value) for c in usable) / m
-    variances = [c.log_se ** 2 for c in usable]
+    variances = [c.log_se**2 for c in usable]
     se = math.sqrt(sum(variances)) / m
     if se == 0:
         return Interval(math.exp(centre), math.exp(centre), math.exp(centre))
-    df = sum(variances) ** 2 / sum(v ** 2 / (c.pairs - 1) for v, c in zip(variances, usable) if v > 0)
+    df = sum(variances) ** 2 / sum(v**2 / (c.pairs - 1) for v, c in zip(variances, usable) if v > 0)
     half = t_quantile(df) * se
     return Interval(math.exp(centre), math.exp(centre - half), math.exp(centre + half))
 

@@ -29,8 +29,8 @@ in benchmarks/changepoint_replay.py.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
@@ -54,17 +54,17 @@ TRIM = 0.2
 
 @dataclass(frozen=True)
 class GateComparison:
-    ratio: Interval           # current / baseline
-    p_change: float           # two-sided, H0: ratio = 1
-    p_regression: float       # one-sided, H0: ratio <= 1 + threshold
-    processes: tuple[int, int]   # measured processes (baseline, current); paired: rounds on each side
+    ratio: Interval  # current / baseline
+    p_change: float  # two-sided, H0: ratio = 1
+    p_regression: float  # one-sided, H0: ratio <= 1 + threshold
+    processes: tuple[int, int]  # measured processes (baseline, current); paired: rounds on each side
 
 
 @dataclass(frozen=True)
 class CellCheck:
     case: str
     contender: str
-    baseline: float           # median seconds per call
+    baseline: float  # median seconds per call
     current: float
     comparison: GateComparison
     verdict: str
@@ -85,19 +85,22 @@ class InstructionCheck:
     @property
     def change(self) -> Interval:
         """current / baseline: the median ratio, and the smallest and largest the spreads allow."""
-        return Interval(self.current.value / self.baseline.value, self.current.low / self.baseline.high,
-                              self.current.high / self.baseline.low)
+        return Interval(
+            self.current.value / self.baseline.value,
+            self.current.low / self.baseline.high,
+            self.current.high / self.baseline.low,
+        )
 
 
 @dataclass
 class CheckResult:
     threshold: float
     alpha: float
-    paired: bool = False      # both measured in one interleaved run (a revision), not a results file
+    paired: bool = False  # both measured in one interleaved run (a revision), not a results file
     cells: list[CellCheck] = field(default_factory=list)
-    not_compared: list[str] = field(default_factory=list)   # cells measured on one side only
-    notes: list[str] = field(default_factory=list)          # e.g. different machines
-    instructions: list[InstructionCheck] = field(default_factory=list)   # with --metric instructions
+    not_compared: list[str] = field(default_factory=list)  # cells measured on one side only
+    notes: list[str] = field(default_factory=list)  # e.g. different machines
+    instructions: list[InstructionCheck] = field(default_factory=list)  # with --metric instructions
     instructions_threshold: float = 0.0
 
     @property
@@ -113,8 +116,9 @@ def process_log_medians(processes: Sequence[Sequence[float]]) -> np.ndarray:
     return np.array([math.log(float(np.median(values))) for values in processes if len(values)])
 
 
-def compare_unpaired(baseline: Sequence[Sequence[float]], current: Sequence[Sequence[float]],
-                     threshold: float) -> GateComparison:
+def compare_unpaired(
+    baseline: Sequence[Sequence[float]], current: Sequence[Sequence[float]], threshold: float
+) -> GateComparison:
     """Yuen-Welch t on per-process log medians: ratio current/baseline with a 95% interval."""
     before, after = process_log_medians(baseline), process_log_medians(current)
     counts = (len(before), len(after))
@@ -127,23 +131,36 @@ def compare_unpaired(baseline: Sequence[Sequence[float]], current: Sequence[Sequ
     return GateComparison(ratio, test.p_value, test.p_above(math.log1p(threshold)), counts)
 
 
-def check(baseline: RunResult, current: RunResult, threshold: float = 0.05, alpha: float = 0.05,
-          min_effect: float = 0.01) -> CheckResult:
+def check(
+    baseline: RunResult, current: RunResult, threshold: float = 0.05, alpha: float = 0.05, min_effect: float = 0.01
+) -> CheckResult:
     """Unpaired: every (case, contender) measured in both runs; FDR-corrected verdicts."""
     result = CheckResult(threshold, alpha, notes=comparability_notes(baseline, current))
     before = {(c.case, c.contender): c for c in baseline.cells if c.process_values()}
     after = {(c.case, c.contender): c for c in current.cells if c.process_values()}
     keys = [key for key in after if key in before]
-    result.not_compared = [f"{case}/{contender}" for case, contender in [*before, *after]
-                           if (case, contender) not in keys]
-    _decide(result, [(*key, before[key], after[key],
-                      compare_unpaired(before[key].process_values(), after[key].process_values(), threshold))
-                     for key in keys], min_effect)
+    result.not_compared = [
+        f"{case}/{contender}" for case, contender in [*before, *after] if (case, contender) not in keys
+    ]
+    _decide(
+        result,
+        [
+            (
+                *key,
+                before[key],
+                after[key],
+                compare_unpaired(before[key].process_values(), after[key].process_values(), threshold),
+            )
+            for key in keys
+        ],
+        min_effect,
+    )
     return result
 
 
-def check_paired(runs: Sequence[RunResult], threshold: float = 0.05, alpha: float = 0.05,
-                 min_effect: float = 0.01) -> CheckResult:
+def check_paired(
+    runs: Sequence[RunResult], threshold: float = 0.05, alpha: float = 0.05, min_effect: float = 0.01
+) -> CheckResult:
     """Paired: each run measured the baseline revision (its reference side) and the code under test
     (its other side) interleaved, for one contender; FDR-corrected verdicts across all of them."""
     result = CheckResult(threshold, alpha, paired=True)
@@ -158,11 +175,22 @@ def check_paired(runs: Sequence[RunResult], threshold: float = 0.05, alpha: floa
             if found is None or found.comparison.pairs == 0:
                 result.not_compared.append(f"{cell.case}/{contender}")
                 continue
-            rows.append((cell.case, contender, run.cell(cell.case, run.reference), cell,
-                         paired_comparison(found.comparison, threshold)))
-        result.notes += [f"{e.case}/{run.sides[e.contender]['contender']}: "
-                         f"{'output differs from' if e.status == NOT_EQUIVALENT else e.status + ', unlike'} "
-                         f"the baseline revision: {e.difference}" for e in run.equivalence if e.status in INVALID]
+            rows.append(
+                (
+                    cell.case,
+                    contender,
+                    run.cell(cell.case, run.reference),
+                    cell,
+                    paired_comparison(found.comparison, threshold),
+                )
+            )
+        result.notes += [
+            f"{e.case}/{run.sides[e.contender]['contender']}: "
+            f"{'output differs from' if e.status == NOT_EQUIVALENT else e.status + ', unlike'} "
+            f"the baseline revision: {e.difference}"
+            for e in run.equivalence
+            if e.status in INVALID
+        ]
     _decide(result, rows, min_effect)
     return result
 
@@ -177,20 +205,29 @@ def paired_comparison(comparison: Comparison, threshold: float) -> GateCompariso
     return GateComparison(comparison.ratio, comparison.p_value, test.p_above(math.log1p(threshold)), (n, n))
 
 
-def _decide(result: CheckResult, rows: list[tuple[str, str, Cell, Cell, GateComparison]],
-            min_effect: float) -> None:
+def _decide(result: CheckResult, rows: list[tuple[str, str, Cell, Cell, GateComparison]], min_effect: float) -> None:
     """Verdicts for (case, contender, baseline cell, current cell, comparison) rows, with the
     Benjamini-Hochberg correction across all of them."""
     p_changes = intervals.benjamini_hochberg([row[4].p_change for row in rows])
     p_regressions = intervals.benjamini_hochberg([row[4].p_regression for row in rows])
     for (case, contender, before, after, comparison), p_change, p_regression in zip(rows, p_changes, p_regressions):
-        result.cells.append(CellCheck(case, contender, _median(before), _median(after), comparison,
-                                      _verdict(comparison, p_change, p_regression, result.alpha, min_effect)))
+        result.cells.append(
+            CellCheck(
+                case,
+                contender,
+                _median(before),
+                _median(after),
+                comparison,
+                _verdict(comparison, p_change, p_regression, result.alpha, min_effect),
+            )
+        )
 
 
-def check_instructions(checked: CheckResult,
-                       counts: Sequence[tuple[str, str, InstructionsEstimate, InstructionsEstimate]],
-                       threshold: float) -> None:
+def check_instructions(
+    checked: CheckResult,
+    counts: Sequence[tuple[str, str, InstructionsEstimate, InstructionsEstimate]],
+    threshold: float,
+) -> None:
     """Add the instruction verdicts of (case, contender, baseline, current) counts to ``checked``: a
     REGRESSION when even the smallest ratio the spreads allow exceeds 1 + ``threshold``. Each is
     paired with the wall-time verdict of the same cell, and a note says when the two disagree by
@@ -199,8 +236,15 @@ def check_instructions(checked: CheckResult,
     times = {(cell.case, cell.contender): cell.comparison.ratio.value for cell in checked.cells}
     for case, contender, before, after in counts:
         low, high = after.low / before.high, after.high / before.low
-        verdict = (REGRESSION if low > 1 + threshold else MORE_INSTRUCTIONS if low > 1
-                   else FEWER_INSTRUCTIONS if high < 1 else SAME_INSTRUCTIONS)
+        verdict = (
+            REGRESSION
+            if low > 1 + threshold
+            else MORE_INSTRUCTIONS
+            if low > 1
+            else FEWER_INSTRUCTIONS
+            if high < 1
+            else SAME_INSTRUCTIONS
+        )
         checked.instructions.append(InstructionCheck(case, contender, before, after, verdict))
         time_ratio = times.get((case, contender), math.nan)
         if time_ratio > 0:
@@ -209,7 +253,8 @@ def check_instructions(checked: CheckResult,
                 checked.notes.append(
                     f"{case}/{contender}: instructions x{disagreement.instruction_ratio:.3f} but wall time "
                     f"x{time_ratio:.3f}: the difference is in what instructions do not see (I/O, system "
-                    "calls, waiting, cache misses)")
+                    "calls, waiting, cache misses)"
+                )
 
 
 def _median(cell: Cell) -> float:
@@ -225,15 +270,17 @@ def confirm(first: CheckResult, again: CheckResult) -> CheckResult:
         repeat = second.get((cell.case, cell.contender))
         if cell.verdict == REGRESSION and (repeat is None or repeat.verdict != REGRESSION):
             cell = replace(cell, verdict=NOT_REPRODUCED)
-        elif (cell.verdict == REGRESSION and repeat is not None
-              and repeat.comparison.ratio.low < cell.comparison.ratio.low):
-            cell = repeat        # the more conservative of the two measurements
+        elif (
+            cell.verdict == REGRESSION
+            and repeat is not None
+            and repeat.comparison.ratio.low < cell.comparison.ratio.low
+        ):
+            cell = repeat  # the more conservative of the two measurements
         cells.append(cell)
     return replace(first, cells=cells)
 
 
-def _verdict(comparison: GateComparison, p_change: float, p_regression: float, alpha: float,
-             min_effect: float) -> str:
+def _verdict(comparison: GateComparison, p_change: float, p_regression: float, alpha: float, min_effect: float) -> str:
     if min(comparison.processes) < 2:
         return UNDECIDED
     if p_regression <= alpha:
@@ -245,12 +292,19 @@ def _verdict(comparison: GateComparison, p_change: float, p_regression: float, a
 def comparability_notes(baseline: RunResult, current: RunResult) -> list[str]:
     """Warnings when the two runs were not measured on the same machine and interpreter."""
     notes = []
-    for what, key, fingerprint in (("machine", "machine", machine_fingerprint),
-                                   ("interpreter", "python", python_fingerprint)):
+    for what, key, fingerprint in (
+        ("machine", "machine", machine_fingerprint),
+        ("interpreter", "python", python_fingerprint),
+    ):
         old, new = baseline.metadata.get(key) or {}, current.metadata.get(key) or {}
         if fingerprint(old) != fingerprint(new):
-            describe = (lambda m: f"{m.get('cpu_model')}, {m.get('cpu_count')} cores, {m.get('os')}") \
-                if key == "machine" else (lambda p: f"{p.get('implementation')} {p.get('version')}")
-            notes.append(f"different {what}: baseline {describe(old)}; current {describe(new)} "
-                         "(timings may differ for reasons other than the code)")
+            describe = (
+                (lambda m: f"{m.get('cpu_model')}, {m.get('cpu_count')} cores, {m.get('os')}")
+                if key == "machine"
+                else (lambda p: f"{p.get('implementation')} {p.get('version')}")
+            )
+            notes.append(
+                f"different {what}: baseline {describe(old)}; current {describe(new)} "
+                "(timings may differ for reasons other than the code)"
+            )
     return notes

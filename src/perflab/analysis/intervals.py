@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from perflab.results.quantities import CONFIDENCE, Interval
 
-Z = float(scipy_stats.norm.ppf(0.5 + CONFIDENCE / 2))   # the normal quantile of a two-sided 95% interval
+Z = float(scipy_stats.norm.ppf(0.5 + CONFIDENCE / 2))  # the normal quantile of a two-sided 95% interval
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def t_quantile(degrees_of_freedom: float) -> float:
     """The Student-t quantile of a two-sided 95% interval."""
     return float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, degrees_of_freedom))
@@ -32,10 +32,10 @@ def t_quantile(degrees_of_freedom: float) -> float:
 class MeanTest:
     """A t interval of a mean (or a difference of means) and its tests."""
 
-    interval: Interval     # the mean with its 95% interval
-    se: float              # its standard error
-    df: float              # degrees of freedom of the t distribution
-    p_value: float         # two-sided, H0: mean = 0
+    interval: Interval  # the mean with its 95% interval
+    se: float  # its standard error
+    df: float  # degrees of freedom of the t distribution
+    p_value: float  # two-sided, H0: mean = 0
 
     def p_above(self, bound: float) -> float:
         """One-sided p-value of H0 "mean <= bound", on the same t distribution."""
@@ -71,14 +71,14 @@ def welch(a: np.ndarray, b: np.ndarray, trim: float = 0.0) -> MeanTest:
     difference = float(scipy_stats.trim_mean(b, trim) - scipy_stats.trim_mean(a, trim))
     if len(a) < 2 or len(b) < 2:
         return MeanTest(Interval(difference, -math.inf, math.inf), math.inf, 0, 1.0)
-    if np.ptp(a) == 0 and np.ptp(b) == 0:   # no spread on either side: scipy would divide by zero
-        return MeanTest(Interval(difference, difference, difference), 0.0, len(a) + len(b) - 2,
-                        1.0 if difference == 0 else 0.0)
+    if np.ptp(a) == 0 and np.ptp(b) == 0:  # no spread on either side: scipy would divide by zero
+        return MeanTest(
+            Interval(difference, difference, difference), 0.0, len(a) + len(b) - 2, 1.0 if difference == 0 else 0.0
+        )
     test = scipy_stats.ttest_ind(b, a, equal_var=False, trim=trim)
     bounds = test.confidence_interval(CONFIDENCE)
-    se = float(bounds.high - bounds.low) / (2 * t_quantile(float(test.df)))   # the interval is difference ± t·se
-    return MeanTest(Interval(difference, float(bounds.low), float(bounds.high)), se, float(test.df),
-                    float(test.pvalue))
+    se = float(bounds.high - bounds.low) / (2 * t_quantile(float(test.df)))  # the interval is difference ± t·se
+    return MeanTest(Interval(difference, float(bounds.low), float(bounds.high)), se, float(test.df), float(test.pvalue))
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:

@@ -23,10 +23,14 @@ def same_ciphertext(reference, output):
     expected_ciphertext, expected_plain = reference
     ciphertext, plain = output
     if ciphertext != expected_ciphertext:
-        index = next((i for i, (a, b) in enumerate(zip(ciphertext, expected_ciphertext)) if a != b),
-                     min(len(ciphertext), len(expected_ciphertext)))
-        raise AssertionError(f"ciphertext differs from byte {index} on (lengths {len(expected_ciphertext)} "
-                             f"and {len(ciphertext)}): another key, mode or initial counter?")
+        index = next(
+            (i for i, (a, b) in enumerate(zip(ciphertext, expected_ciphertext)) if a != b),
+            min(len(ciphertext), len(expected_ciphertext)),
+        )
+        raise AssertionError(
+            f"ciphertext differs from byte {index} on (lengths {len(expected_ciphertext)} "
+            f"and {len(ciphertext)}): another key, mode or initial counter?"
+        )
     if plain != expected_plain:
         raise AssertionError("decryption does not give the message back")
     return True

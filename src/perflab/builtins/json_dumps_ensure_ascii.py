@@ -33,8 +33,17 @@ TEXTS = {
 def records(alphabet, count=200):
     """``count`` small records whose strings are in one alphabet."""
     texts = TEXTS[alphabet]
-    return [{"id": i, "status": texts[i % 3], "note": texts[(i + 1) % 3], "tags": [texts[(i + 2) % 3]],
-             "amount": i * 1.25, "paid": i % 2 == 0} for i in range(count)]
+    return [
+        {
+            "id": i,
+            "status": texts[i % 3],
+            "note": texts[(i + 1) % 3],
+            "tags": [texts[(i + 2) % 3]],
+            "amount": i * 1.25,
+            "paid": i % 2 == 0,
+        }
+        for i in range(count)
+    ]
 
 
 def escaped_bytes(obj):

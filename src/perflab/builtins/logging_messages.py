@@ -117,9 +117,14 @@ bench = perflab.Benchmark(
 @bench.strategy  # perflab compare also checks generated messages (any text, "%" and newlines too)
 def scenarios(st):
     call = st.tuples(st.sampled_from([DEBUG, INFO, WARNING, ERROR]), st.text(max_size=40), st.just(()))
-    return st.builds(Scenario, logger=st.just("fuzz"), format=st.sampled_from([PYPERF_FORMAT, REALISTIC_FORMAT]),
-                     level=st.sampled_from([DEBUG, INFO, WARNING]), to_file=st.just(False),
-                     calls=st.lists(call, max_size=10).map(tuple))
+    return st.builds(
+        Scenario,
+        logger=st.just("fuzz"),
+        format=st.sampled_from([PYPERF_FORMAT, REALISTIC_FORMAT]),
+        level=st.sampled_from([DEBUG, INFO, WARNING]),
+        to_file=st.just(False),
+        calls=st.lists(call, max_size=10).map(tuple),
+    )
 
 
 @bench.case(items=messages)
@@ -157,7 +162,7 @@ def configure(logging, scenario):
         os.close(descriptor)
         atexit.register(os.remove, path)
         handler = logging.FileHandler(path, encoding="utf-8")
-        reader = open(path, encoding="utf-8")
+        reader = open(path, encoding="utf-8")  # noqa: SIM115 - read on every call for the benchmark's lifetime
 
         def take_output():
             text = reader.read()
@@ -174,6 +179,7 @@ def configure(logging, scenario):
             stream.seek(0)
             stream.truncate()
             return text
+
     handler.setFormatter(logging.Formatter(scenario.format))
     logger.addHandler(handler)
     return logger, take_output

@@ -24,8 +24,10 @@ import perflab
 def random_uuid_strings(reference, output):
     """The properties a version-4 UUID generator must have (see the module docstring)."""
     if not isinstance(output, list) or len(output) != len(reference):
-        raise AssertionError(f"expected a list of {len(reference)} UUID strings, got {type(output).__name__}"
-                             f" of length {len(output) if hasattr(output, '__len__') else '?'}")
+        raise AssertionError(
+            f"expected a list of {len(reference)} UUID strings, got {type(output).__name__}"
+            f" of length {len(output) if hasattr(output, '__len__') else '?'}"
+        )
     for text in output:
         if not isinstance(text, str):
             raise AssertionError(f"{text!r} is a {type(text).__name__}, expected str")
@@ -36,8 +38,10 @@ def random_uuid_strings(reference, output):
         if str(value) != text:
             raise AssertionError(f"{text!r} is not in canonical form {str(value)!r}")
         if value.version != 4 or value.variant != uuid.RFC_4122:
-            raise AssertionError(f"{text} has version {value.version} and variant {value.variant!r},"
-                                 " expected version 4 and the RFC 4122 variant")
+            raise AssertionError(
+                f"{text} has version {value.version} and variant {value.variant!r},"
+                " expected version 4 and the RFC 4122 variant"
+            )
     if len(set(output)) != len(output):
         raise AssertionError(f"only {len(set(output))} distinct ids among {len(output)}")
     if set(output) & set(reference):

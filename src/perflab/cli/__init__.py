@@ -27,9 +27,22 @@ from perflab.render.terminal.console import stderr_console
 from perflab.spec import BenchmarkFileError
 
 # In the order ``perflab --help`` lists them.
-REGISTER = (run.register, compare.register, bisect.register, demo.register, listing.register,
-            history.register, check.register, store_io.register_import, store_io.register_export,
-            profile.register, profile.register_merge, diff.register, serve.register, publish.register)
+REGISTER = (
+    run.register,
+    compare.register,
+    bisect.register,
+    demo.register,
+    listing.register,
+    history.register,
+    check.register,
+    store_io.register_import,
+    store_io.register_export,
+    profile.register,
+    profile.register_merge,
+    diff.register,
+    serve.register,
+    publish.register,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,16 +71,20 @@ def _stop_on_sigterm() -> list[int]:
         if not received:
             received.append(signum)
             raise KeyboardInterrupt
+
     signal.signal(signal.SIGTERM, stop)
     return received
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="perflab", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="perflab",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A performance lab for Python: measure, compare alternatives, prove equivalence.",
-        epilog=examples_text("perflab run bench.py", "perflab run json_dumps --case NESTED",
-                             "perflab list", "perflab demo"))
+        epilog=examples_text(
+            "perflab run bench.py", "perflab run json_dumps --case NESTED", "perflab list", "perflab demo"
+        ),
+    )
     top.add_argument("--version", action="version", version=f"perflab {__version__}")
     verbs = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
     for register in REGISTER:

@@ -39,26 +39,48 @@ if TYPE_CHECKING:
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "check", "CI gate: run the benchmark and fail only on a regression larger "
-                                      "than --threshold against a baseline",
-                      "perflab check bench.py --against main >> \"$GITHUB_STEP_SUMMARY\"",
-                      "perflab check bench.py --against main --metric instructions --instructions-threshold 0.2",
-                      "perflab check bench.py --against baseline.json --threshold 3")
+    parser = add_verb(
+        verbs,
+        "check",
+        "CI gate: run the benchmark and fail only on a regression larger than --threshold against a baseline",
+        'perflab check bench.py --against main >> "$GITHUB_STEP_SUMMARY"',
+        "perflab check bench.py --against main --metric instructions --instructions-threshold 0.2",
+        "perflab check bench.py --against baseline.json --threshold 3",
+    )
     parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in")
-    parser.add_argument("--against", required=True, metavar="REF_OR_FILE",
-                       help="a git branch/tag/commit, measured now in a worktree interleaved with the working "
-                            "tree (paired); or a perflab results JSON file measured before (unpaired)")
-    parser.add_argument("--threshold", type=percentage, default=0.05, metavar="PCT",
-                       help="smallest slowdown that fails the check (default 5%%)")
+    parser.add_argument(
+        "--against",
+        required=True,
+        metavar="REF_OR_FILE",
+        help="a git branch/tag/commit, measured now in a worktree interleaved with the working "
+        "tree (paired); or a perflab results JSON file measured before (unpaired)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=percentage,
+        default=0.05,
+        metavar="PCT",
+        help="smallest slowdown that fails the check (default 5%%)",
+    )
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases")
     parser.add_argument("--contender", action="append", metavar="NAME", help="only these contenders")
     parser.add_argument("--markdown", metavar="FILE", help="also write the Markdown summary to FILE")
-    parser.add_argument("--confirm", type=whole_number(0, 100), default=1, metavar="N",
-                       help="re-measure a regression N times before failing; each must show it (default 1)")
+    parser.add_argument(
+        "--confirm",
+        type=whole_number(0, 100),
+        default=1,
+        metavar="N",
+        help="re-measure a regression N times before failing; each must show it (default 1)",
+    )
     metric_option(parser)
-    parser.add_argument("--instructions-threshold", type=percentage, default=0.005, metavar="PCT",
-                       help="with --metric instructions: smallest increase in instructions per call, beyond "
-                            "the counts' spread, that fails the check (default 0.5%%)")
+    parser.add_argument(
+        "--instructions-threshold",
+        type=percentage,
+        default=0.005,
+        metavar="PCT",
+        help="with --metric instructions: smallest increase in instructions per call, beyond "
+        "the counts' spread, that fails the check (default 0.5%%)",
+    )
     timing_options(parser)
     store_options(parser)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
@@ -68,40 +90,53 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab import metrics
     from perflab.analysis import gate
     from perflab.render import markdown
+
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
-    wanted_metrics = metric_names(args.metric)       # before measuring: fail fast
+    wanted_metrics = metric_names(args.metric)  # before measuring: fail fast
     counting = metrics.INSTRUCTIONS in wanted_metrics
-    check_outputs(args, "--markdown", inputs=(path, args.against if Path(args.against).is_file() else None,
-                                              None if args.no_store else db_path(args, path)))
+    check_outputs(
+        args,
+        "--markdown",
+        inputs=(
+            path,
+            args.against if Path(args.against).is_file() else None,
+            None if args.no_store else db_path(args, path),
+        ),
+    )
     baseline = _baseline(args, path, benchmark.name, counting)
     cases = select(args.case, benchmark.cases, "case", str(path)) if args.case else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
     checked, stored, failed, first_runs = None, True, False, []
-    for attempt in range(args.confirm + 1):   # re-measure what looks regressed before failing
+    for attempt in range(args.confirm + 1):  # re-measure what looks regressed before failing
         if checked is not None:
             cases = list(dict.fromkeys(cell.case for cell in checked.regressions))
             contenders = list(dict.fromkeys(cell.contender for cell in checked.regressions))
-            err.print(f"possible regression in {', '.join(cases)}: measuring again to confirm "
-                      f"({attempt}/{args.confirm})", markup=False)
+            err.print(
+                f"possible regression in {', '.join(cases)}: measuring again to confirm ({attempt}/{args.confirm})",
+                markup=False,
+            )
         # Other metrics are measured once: instruction counts do not change when measured again.
-        runs, again = baseline.measure(path, benchmark, cases, contenders, args, err,
-                                       wanted_metrics if attempt == 0 else [])
+        runs, again = baseline.measure(
+            path, benchmark, cases, contenders, args, err, wanted_metrics if attempt == 0 else []
+        )
         if any(measured.interrupted for measured in runs):
             return EXIT_INTERRUPTED
         for measured in runs:
             stored = bool(save_run(measured, path, args, err, source="check")) and stored
         failed = failed or any(baseline.problems(measured) or _metric_errors(measured) for measured in runs)
-        if attempt == 0:   # the runs whose instructions were counted
+        if attempt == 0:  # the runs whose instructions were counted
             first_runs = runs
         if checked is not None:
             again = gate.confirm(checked, again)
-            again.notes.append(f"what looked like a regression was measured again ({attempt} time(s)); "
-                               "a regression counts only if every measurement shows it")
+            again.notes.append(
+                f"what looked like a regression was measured again ({attempt} time(s)); "
+                "a regression counts only if every measurement shows it"
+            )
         checked = again
         if not checked.regressions:
             break
-    assert checked is not None   # the loop measures at least once
+    assert checked is not None  # the loop measures at least once
     if counting:
         gate.check_instructions(checked, baseline.instruction_counts(first_runs), args.instructions_threshold)
     summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
@@ -109,8 +144,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if args.markdown:
         write_output(args.markdown, summary, "summary", err)
     if not checked.cells:
-        raise UsageError(f"{args.against}: no (case, contender) in common with this run of "
-                         f"{benchmark.name}; nothing to compare")
+        raise UsageError(
+            f"{args.against}: no (case, contender) in common with this run of {benchmark.name}; nothing to compare"
+        )
     if checked.regressions or checked.instruction_regressions or failed:
         return EXIT_FAILURES
     return EXIT_OK if stored else EXIT_BAD_INPUT
@@ -118,6 +154,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
 def _metric_errors(run: RunResult) -> list[str]:
     from perflab import metrics
+
     measured = metrics.stored(run)
     return measured.errors if measured else []
 
@@ -128,10 +165,18 @@ class _ResultsFileBaseline:
     def __init__(self, result: RunResult, file: Path) -> None:
         self.result, self.description = result, str(file)
 
-    def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
-                args: argparse.Namespace, err: Console, wanted_metrics: list[str]
-                ) -> tuple[list[RunResult], gate.CheckResult]:
+    def measure(
+        self,
+        path: Path,
+        benchmark,
+        cases: list[str] | None,
+        contenders: list[str],
+        args: argparse.Namespace,
+        err: Console,
+        wanted_metrics: list[str],
+    ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab.analysis import gate
+
         settings = timing_settings(args)
         run = measure(path, benchmark, cases or list(benchmark.cases), contenders, settings, err)
         measure_metrics(run, wanted_metrics, settings.timeout, err)
@@ -140,6 +185,7 @@ class _ResultsFileBaseline:
     def instruction_counts(self, runs: list[RunResult]) -> list[tuple]:
         """(case, contender, baseline count, current count) for cells counted in both."""
         from perflab.metrics import instruction_counts
+
         before, after = instruction_counts(self.result), instruction_counts(runs[0])
         return [(*key, before[key], after[key]) for key in after if key in before]
 
@@ -161,18 +207,27 @@ class _RevisionBaseline:
         self.revision = revision
         self.description = f"{revision} at {commit[:8]}, measured now in a worktree, interleaved"
 
-    def measure(self, path: Path, benchmark, cases: list[str] | None, contenders: list[str],
-                args: argparse.Namespace, err: Console, wanted_metrics: list[str]
-                ) -> tuple[list[RunResult], gate.CheckResult]:
+    def measure(
+        self,
+        path: Path,
+        benchmark,
+        cases: list[str] | None,
+        contenders: list[str],
+        args: argparse.Namespace,
+        err: Console,
+        wanted_metrics: list[str],
+    ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab.analysis import gate
         from perflab.measure import compare
         from perflab.measure.worktrees import CURRENT
         from perflab.render.terminal.progress import LiveProgress
+
         settings = timing_settings(args)
         runs, missing = [], []
         for contender in contenders:
-            request = compare.Request(path, settings, cases=cases, revisions=[self.revision, CURRENT],
-                                      contender=contender, fuzz_examples=0)
+            request = compare.Request(
+                path, settings, cases=cases, revisions=[self.revision, CURRENT], contender=contender, fuzz_examples=0
+            )
             # Counted while the revision's worktree still exists.
             request.after_timing = functools.partial(_count_while_checked_out, wanted_metrics, settings.timeout, err)
             try:
@@ -186,8 +241,9 @@ class _RevisionBaseline:
                 break
         checked = gate.check_paired(runs, args.threshold, settings.alpha, settings.min_effect)
         measured_cases = {cell.case for run in runs for cell in run.cells}
-        checked.not_compared += [f"{case}/*" for case in benchmark.cases
-                                 if case not in measured_cases and (cases is None or case in cases)]
+        checked.not_compared += [
+            f"{case}/*" for case in benchmark.cases if case not in measured_cases and (cases is None or case in cases)
+        ]
         checked.not_compared += [f"*/{contender}" for contender in missing]
         if missing or len(measured_cases) < len(cases or benchmark.cases):
             checked.notes.append(f"cases and contenders marked * are not declared at {self.revision}")
@@ -197,13 +253,22 @@ class _RevisionBaseline:
     def instruction_counts(runs: list[RunResult]) -> list[tuple]:
         """(case, contender, count at the revision, count now) for cells counted on both sides."""
         from perflab.metrics import instruction_counts
+
         found = []
         for run in runs:
             counts = instruction_counts(run)
-            found += [(cell.case, run.sides[cell.contender]["contender"], counts[(cell.case, run.reference)],
-                       counts[(cell.case, cell.contender)])
-                      for cell in run.cells if cell.contender != run.reference
-                      and (cell.case, cell.contender) in counts and (cell.case, run.reference) in counts]
+            found += [
+                (
+                    cell.case,
+                    run.sides[cell.contender]["contender"],
+                    counts[(cell.case, run.reference)],
+                    counts[(cell.case, cell.contender)],
+                )
+                for cell in run.cells
+                if cell.contender != run.reference
+                and (cell.case, cell.contender) in counts
+                and (cell.case, run.reference) in counts
+            ]
         return found
 
     @staticmethod
@@ -215,33 +280,40 @@ class _RevisionBaseline:
     @staticmethod
     def current(runs: list[RunResult]) -> str:
         from perflab.measure.worktrees import CURRENT
+
         git = ((runs[0].metadata.get("sides") or {}).get(CURRENT) or {}).get("git") or {} if runs else {}
         return f"working tree at {(git.get('commit') or '?')[:8]}{'+' if git.get('dirty') else ''} (measured now)"
 
 
-def _count_while_checked_out(wanted_metrics: list[str], timeout: float, err: Console, sides: list,
-                             cases: list[str], run: RunResult) -> None:
+def _count_while_checked_out(
+    wanted_metrics: list[str], timeout: float, err: Console, sides: list, cases: list[str], run: RunResult
+) -> None:
     """The compare hook that counts the metrics while the revision's worktree still exists."""
     measure_metrics(run, wanted_metrics, timeout, err)
 
 
-def _baseline(args: argparse.Namespace, path: Path, name: str,
-              counting: bool) -> _ResultsFileBaseline | _RevisionBaseline:
+def _baseline(
+    args: argparse.Namespace, path: Path, name: str, counting: bool
+) -> _ResultsFileBaseline | _RevisionBaseline:
     """A results file, else a git revision of the benchmark's repository."""
     from perflab.metrics import instruction_counts
     from perflab.results.files import load_file
     from perflab.results.store import resolve_ref
+
     against = Path(args.against)
     if against.is_file():
-        result = load_file(against, benchmark=name)   # (the name is used for pyperf files only)
+        result = load_file(against, benchmark=name)  # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")
         if counting and not instruction_counts(result):
-            raise UsageError(f"{against}: has no instruction counts to compare with; measure the "
-                                 "baseline with `perflab run --metric instructions --json FILE`")
+            raise UsageError(
+                f"{against}: has no instruction counts to compare with; measure the "
+                "baseline with `perflab run --metric instructions --json FILE`"
+            )
         return _ResultsFileBaseline(result, against)
     commit = resolve_ref(path, args.against)
     if commit is None:
-        raise UsageError(f"--against {args.against}: no such results file, and not a git revision of "
-                             f"the repository holding {path}")
+        raise UsageError(
+            f"--against {args.against}: no such results file, and not a git revision of the repository holding {path}"
+        )
     return _RevisionBaseline(args.against, commit)

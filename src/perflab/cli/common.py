@@ -33,11 +33,17 @@ class UsageError(Exception):
 
 # ---- verbs and their help -----------------------------------------------------------------------
 
+
 def add_verb(verbs: argparse._SubParsersAction, name: str, summary: str, *examples: str) -> argparse.ArgumentParser:
     """A subcommand with its summary and examples in ``--help``."""
     # ``help`` is %-formatted by argparse, ``description`` is printed as written.
-    return verbs.add_parser(name, help=summary, description=summary.replace("%%", "%"),
-                            epilog=examples_text(*examples), formatter_class=argparse.RawDescriptionHelpFormatter)
+    return verbs.add_parser(
+        name,
+        help=summary,
+        description=summary.replace("%%", "%"),
+        epilog=examples_text(*examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def examples_text(*lines: str) -> str:
@@ -63,64 +69,115 @@ def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, 
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 
+
 def resolve_benchmark(name_or_path: str) -> Path:
     """A path to a benchmark file (or pyperf script), ``pyperformance:NAME``, or a built-in's name."""
     path = Path(name_or_path)
     if path.is_file():
         return path.resolve()
-    if name_or_path.startswith(pyperformance_benchmarks.PREFIX):   # a script of the installed suite
+    if name_or_path.startswith(pyperformance_benchmarks.PREFIX):  # a script of the installed suite
         return pyperformance_benchmarks.path_of(name_or_path, UsageError)
     builtin = builtins.path_of(name_or_path)
     if builtin is not None and not path.suffix:
         return builtin
-    raise UsageError(f"{name_or_path}: no such benchmark file or built-in benchmark "
-                     f"(built-ins: {', '.join(builtins.names())})")
+    raise UsageError(
+        f"{name_or_path}: no such benchmark file or built-in benchmark (built-ins: {', '.join(builtins.names())})"
+    )
 
 
 # ---- timing -------------------------------------------------------------------------------------
 
+
 def timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, precision: float = 0.01) -> None:
-    parser.add_argument("--precision", type=percentage, default=precision, metavar="PCT",
-                        help=f"target 95%% CI half-width in percent (default {precision * 100:g}%%)")
-    parser.add_argument("--max-time", type=seconds, default=max_time, metavar="SECONDS",
-                        help=f"time budget for the timing phase (default {max_time:g})")
-    parser.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
-                        help="limit for each wait on a worker process (default 60)")
-    parser.add_argument("--min-effect", type=percentage, default=0.01, metavar="PCT",
-                        help="smaller differences are reported as no detectable difference (default 1%%)")
-    parser.add_argument("--values", type=whole_number(2, 100_000), default=20, metavar="N",
-                        help="values per worker process (default 20)")
-    parser.add_argument("--value-time", type=seconds, default=0.005, metavar="SECONDS",
-                        help="calibrated duration of one value (default 0.005)")
-    parser.add_argument("--alpha", type=percentage, default=0.01, metavar="PCT",
-                        help="false discovery rate for faster/slower verdicts, in percent (default 1%%)")
+    parser.add_argument(
+        "--precision",
+        type=percentage,
+        default=precision,
+        metavar="PCT",
+        help=f"target 95%% CI half-width in percent (default {precision * 100:g}%%)",
+    )
+    parser.add_argument(
+        "--max-time",
+        type=seconds,
+        default=max_time,
+        metavar="SECONDS",
+        help=f"time budget for the timing phase (default {max_time:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="limit for each wait on a worker process (default 60)",
+    )
+    parser.add_argument(
+        "--min-effect",
+        type=percentage,
+        default=0.01,
+        metavar="PCT",
+        help="smaller differences are reported as no detectable difference (default 1%%)",
+    )
+    parser.add_argument(
+        "--values",
+        type=whole_number(2, 100_000),
+        default=20,
+        metavar="N",
+        help="values per worker process (default 20)",
+    )
+    parser.add_argument(
+        "--value-time",
+        type=seconds,
+        default=0.005,
+        metavar="SECONDS",
+        help="calibrated duration of one value (default 0.005)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=percentage,
+        default=0.01,
+        metavar="PCT",
+        help="false discovery rate for faster/slower verdicts, in percent (default 1%%)",
+    )
 
 
 def timing_settings(args: argparse.Namespace) -> Settings:
-    return Settings(precision=args.precision, max_time=args.max_time, timeout=args.timeout,
-                    min_effect=args.min_effect, alpha=args.alpha, values=args.values,
-                    value_time=args.value_time)
+    return Settings(
+        precision=args.precision,
+        max_time=args.max_time,
+        timeout=args.timeout,
+        min_effect=args.min_effect,
+        alpha=args.alpha,
+        values=args.values,
+        value_time=args.value_time,
+    )
 
 
 # ---- the results store --------------------------------------------------------------------------
 
+
 def store_options(parser: argparse.ArgumentParser, saves: bool = True) -> None:
-    parser.add_argument("--db", metavar="PATH",
-                        help="results database (default: $PERFLAB_DB, else .perflab/perflab.db at the git "
-                             "top level of the benchmark file, else in the current directory)")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="results database (default: $PERFLAB_DB, else .perflab/perflab.db at the git "
+        "top level of the benchmark file, else in the current directory)",
+    )
     if saves:
         parser.add_argument("--no-store", action="store_true", help="do not save this run in the database")
 
 
 def db_path(args: argparse.Namespace, benchmark_file: str | Path | None) -> Path:
     from perflab.results.store import default_path
+
     return Path(args.db) if args.db else default_path(benchmark_file)
 
 
 # ---- outputs ------------------------------------------------------------------------------------
 
-def check_outputs(args: argparse.Namespace, *options: str, inputs: Iterable[str | Path | None] = (),
-                  directories: Iterable[str] = ()) -> None:
+
+def check_outputs(
+    args: argparse.Namespace, *options: str, inputs: Iterable[str | Path | None] = (), directories: Iterable[str] = ()
+) -> None:
     """Refuse, before measuring, an output that cannot be written or would replace an input.
 
     ``options`` write one file each, ``directories`` write files into a directory; ``inputs`` are
@@ -143,11 +200,12 @@ def check_outputs(args: argparse.Namespace, *options: str, inputs: Iterable[str 
             raise UsageError(f"{option} {target}: is a directory; give a file name")
         identity = _identity(path)
         if identity in read:
-            raise UsageError(f"{option} {target}: is an input of this command ({read[identity]}); "
-                             "it would be overwritten: choose another file")
+            raise UsageError(
+                f"{option} {target}: is an input of this command ({read[identity]}); "
+                "it would be overwritten: choose another file"
+            )
         if identity in written:
-            raise UsageError(f"{option} {target}: is also the output of {written[identity]}; "
-                             "choose another file")
+            raise UsageError(f"{option} {target}: is also the output of {written[identity]}; choose another file")
         written[identity] = option
 
 
@@ -215,13 +273,16 @@ Handler = Callable[[argparse.Namespace, Console], int]
 def store_errors_are_bad_input(handler: Handler) -> Handler:
     """The handler, with store, history and results-file errors turned into usage errors (bad input:
     one line, exit code 2)."""
+
     @functools.wraps(handler)
     def guarded(args: argparse.Namespace, err: Console) -> int:
         from perflab.results.files import ResultsFileError
         from perflab.results.history import HistoryError
         from perflab.results.store import StoreError
+
         try:
             return handler(args, err)
         except (StoreError, HistoryError, ResultsFileError) as error:
             raise UsageError(str(error)) from None
+
     return guarded

@@ -36,41 +36,73 @@ from perflab.profile.settings import REPORT_SAMPLES, ProfileSettings
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "compare", "A/B: verdicts with CIs, equivalence (declared cases and fuzzing), "
-                      "across contenders, git revisions or interpreters",
-                      "perflab compare bench.py                          # every contender vs the reference",
-                      "perflab compare json_dumps --contenders orjson,ujson --case NESTED",
-                      "perflab compare bench.py --rev main --rev HEAD     # the same benchmark on two revisions",
-                      "perflab compare bench.py --rev HEAD --rev WORKTREE # uncommitted changes vs HEAD",
-                      "perflab compare bench.py --python python3.11 --python python3.12",
-                      "perflab compare bench.py --markdown summary.md --json results.json",
-                      "perflab compare json_dumps --html report.html   # with flame graphs and differential profiles")
+    parser = add_verb(
+        verbs,
+        "compare",
+        "A/B: verdicts with CIs, equivalence (declared cases and fuzzing), "
+        "across contenders, git revisions or interpreters",
+        "perflab compare bench.py                          # every contender vs the reference",
+        "perflab compare json_dumps --contenders orjson,ujson --case NESTED",
+        "perflab compare bench.py --rev main --rev HEAD     # the same benchmark on two revisions",
+        "perflab compare bench.py --rev HEAD --rev WORKTREE # uncommitted changes vs HEAD",
+        "perflab compare bench.py --python python3.11 --python python3.12",
+        "perflab compare bench.py --markdown summary.md --json results.json",
+        "perflab compare json_dumps --html report.html   # with flame graphs and differential profiles",
+    )
     parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
-    parser.add_argument("--contenders", metavar="A,B,...", help="contenders to compare with the reference (default all)")
-    parser.add_argument("--rev", action="append", metavar="REV",
-                        help="a git revision (repeat; WORKTREE = uncommitted state); each runs in its own worktree")
+    parser.add_argument(
+        "--contenders", metavar="A,B,...", help="contenders to compare with the reference (default all)"
+    )
+    parser.add_argument(
+        "--rev",
+        action="append",
+        metavar="REV",
+        help="a git revision (repeat; WORKTREE = uncommitted state); each runs in its own worktree",
+    )
     parser.add_argument("--python", action="append", metavar="PYTHON", help="an interpreter (repeat)")
-    parser.add_argument("--contender", metavar="NAME",
-                        help="with --rev/--python: the contender to run on each side (default the reference)")
+    parser.add_argument(
+        "--contender",
+        metavar="NAME",
+        help="with --rev/--python: the contender to run on each side (default the reference)",
+    )
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
-    parser.add_argument("--no-fuzz", action="store_true",
-                        help="skip generated inputs (stateful call patterns on the declared cases still run)")
+    parser.add_argument(
+        "--no-fuzz",
+        action="store_true",
+        help="skip generated inputs (stateful call patterns on the declared cases still run)",
+    )
     timing_options(parser)
     parser.add_argument("--json", metavar="FILE", help="write the results (perflab.results/2)")
     parser.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
     metric_option(parser)
-    parser.add_argument("--html", metavar="FILE",
-                        help="write one offline HTML report: verdicts, ratio chart, distributions, equivalence, "
-                             "flame graphs and the differential flame graph")
-    parser.add_argument("--profile", action=argparse.BooleanOptionalAction, default=None,
-                        help="profile every side per case after timing (default: only with --html)")
-    parser.add_argument("--samples", type=whole_number(1), default=REPORT_SAMPLES, metavar="N",
-                        help=f"profile samples per side and case (default {REPORT_SAMPLES})")
-    parser.add_argument("--native", action="store_true",
-                        help="profile C frames too (py-spy --native): the view inside C extensions")
-    parser.add_argument("--allow-mismatch", action="store_true",
-                        help="diff profiles even when their sampler, mode or interpreter differ "
-                             "(needed for a differential profile across --python interpreters)")
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write one offline HTML report: verdicts, ratio chart, distributions, equivalence, "
+        "flame graphs and the differential flame graph",
+    )
+    parser.add_argument(
+        "--profile",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="profile every side per case after timing (default: only with --html)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=whole_number(1),
+        default=REPORT_SAMPLES,
+        metavar="N",
+        help=f"profile samples per side and case (default {REPORT_SAMPLES})",
+    )
+    parser.add_argument(
+        "--native", action="store_true", help="profile C frames too (py-spy --native): the view inside C extensions"
+    )
+    parser.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="diff profiles even when their sampler, mode or interpreter differ "
+        "(needed for a differential profile across --python interpreters)",
+    )
     store_options(parser)
     parser.set_defaults(handler=run)
 
@@ -84,23 +116,34 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
     from perflab.results.profiles import keep_comparison_profiles
+
     path = resolve_benchmark(args.benchmark)
     settings = timing_settings(args)
-    request = compare.Request(path, settings, cases=names(args.case) or None,
-                              contenders=names([args.contenders]) if args.contenders else None,
-                              revisions=args.rev, pythons=args.python, contender=args.contender,
-                              fuzz_examples=0 if args.no_fuzz else fuzzing.DEFAULT_EXAMPLES)
+    request = compare.Request(
+        path,
+        settings,
+        cases=names(args.case) or None,
+        contenders=names([args.contenders]) if args.contenders else None,
+        revisions=args.rev,
+        pythons=args.python,
+        contender=args.contender,
+        fuzz_examples=0 if args.no_fuzz else fuzzing.DEFAULT_EXAMPLES,
+    )
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, None if args.no_store else db_path(args, path)))
     profiler = None
     if args.profile if args.profile is not None else bool(args.html):
-        profiler = Profiler(ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
-                            args.allow_mismatch, on_progress=lambda message: say(err, message))
+        profiler = Profiler(
+            ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
+            args.allow_mismatch,
+            on_progress=lambda message: say(err, message),
+        )
     wanted_metrics, measured = metric_names(args.metric), []
 
     def after_timing(sides, cases, result) -> None:  # while revisions' worktrees still exist
         if profiler:
             profiler(sides, cases, result)
         measured.append(measure_metrics(result, wanted_metrics, settings.timeout, err))
+
     request.after_timing = after_timing
     try:
         with LiveProgress(err, settings.max_time, settings.precision) as progress:
@@ -116,15 +159,20 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     def html() -> None:
         if args.html:
-            section = report.Section(result, profiler.profiles if profiler else [],
-                                     profiler.notes if profiler else ["not profiled (--no-profile)"])
+            section = report.Section(
+                result,
+                profiler.profiles if profiler else [],
+                profiler.notes if profiler else ["not profiled (--no-profile)"],
+            )
             write_report(args.html, report.render([section], f"perflab compare: {result.benchmark}"), err)
-    failed = write_outputs({"--json": lambda: save_results(result, args.json, err), "--markdown": summary,
-                            "--html": html})
+
+    failed = write_outputs(
+        {"--json": lambda: save_results(result, args.json, err), "--markdown": summary, "--html": html}
+    )
     saved = save_run(result, path, args, err, failed_outputs=failed)
     if not saved:
         return EXIT_BAD_INPUT
-    if profiler and saved.run_ids and saved.path:   # the profiles of --profile/--html, with the runs of their sides
+    if profiler and saved.run_ids and saved.path:  # the profiles of --profile/--html, with the runs of their sides
         stored = keep_comparison_profiles(saved.path, saved.run_ids, result, profiler.profiles)
         err.print(f"[dim]{stored} profiles stored[/]")
     return max(exit_code(result, err), EXIT_FAILURES if metrics_failed else EXIT_OK)

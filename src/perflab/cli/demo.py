@@ -24,19 +24,26 @@ from perflab.cli.compare import write_report
 DEMO_MAX_TIME = 8.0
 DEMO_PRECISION = 0.02
 DEMO_REPORT = "perflab-demo.html"
-DEMO_FUZZ_EXAMPLES = 25     # generated inputs per contender: enough to show fuzzing, quick enough for a demo
-DEMO_SAMPLES = 400          # profile samples per side: a demo's flame graph, not a precise attribution
+DEMO_FUZZ_EXAMPLES = 25  # generated inputs per contender: enough to show fuzzing, quick enough for a demo
+DEMO_SAMPLES = 400  # profile samples per side: a demo's flame graph, not a precise attribution
 DEMO_ROUNDS = 3
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "demo", "run the built-in case studies at a short budget and write one HTML report "
-                      "(timings, equivalence, profiles)", "perflab demo", "perflab demo --max-time 20 --html demo.html")
+    parser = add_verb(
+        verbs,
+        "demo",
+        "run the built-in case studies at a short budget and write one HTML report (timings, equivalence, profiles)",
+        "perflab demo",
+        "perflab demo --max-time 20 --html demo.html",
+    )
     timing_options(parser, max_time=DEMO_MAX_TIME, precision=DEMO_PRECISION)
-    parser.add_argument("--html", metavar="PATH", default=DEMO_REPORT,
-                        help=f"where to write the report (default ./{DEMO_REPORT})")
-    parser.add_argument("--no-profile", dest="profile", action="store_false",
-                        help="skip the profiles (timings and equivalence only)")
+    parser.add_argument(
+        "--html", metavar="PATH", default=DEMO_REPORT, help=f"where to write the report (default ./{DEMO_REPORT})"
+    )
+    parser.add_argument(
+        "--no-profile", dest="profile", action="store_false", help="skip the profiles (timings and equivalence only)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -48,16 +55,24 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
+
     check_outputs(args, "--html")
     settings = timing_settings(args)
     sections, worst = [], EXIT_OK
     for name in builtins.names():
         err.print(f"[bold]perflab demo:[/] {name} ({builtins.summary(name)})")
-        hook = Profiler(ProfileSettings(samples=DEMO_SAMPLES, min_runs=DEMO_ROUNDS, timeout=args.timeout),
-                        pick=fastest_of_first_case, on_progress=lambda message: say(err, message)
-                        ) if args.profile else None
-        request = compare.Request(resolve_benchmark(name), settings, fuzz_examples=DEMO_FUZZ_EXAMPLES,
-                                  after_timing=hook)
+        hook = (
+            Profiler(
+                ProfileSettings(samples=DEMO_SAMPLES, min_runs=DEMO_ROUNDS, timeout=args.timeout),
+                pick=fastest_of_first_case,
+                on_progress=lambda message: say(err, message),
+            )
+            if args.profile
+            else None
+        )
+        request = compare.Request(
+            resolve_benchmark(name), settings, fuzz_examples=DEMO_FUZZ_EXAMPLES, after_timing=hook
+        )
         try:
             with LiveProgress(err, settings.max_time, settings.precision) as progress:
                 result = compare.compare(request, progress)
@@ -70,16 +85,27 @@ def run(args: argparse.Namespace, err: Console) -> int:
         # something that failed to run makes the demo fail.
         if result.interrupted or any(cell.error for cell in result.cells):
             worst = max(worst, exit_code(result, err))
-        notes = ([f"profiled: the reference and the fastest equivalent contender of one case, "
-                  f"{DEMO_SAMPLES} samples each in {DEMO_ROUNDS} alternating rounds (a demo budget)"]
-                 + hook.notes if hook else ["not profiled (--no-profile)"])
+        notes = (
+            [
+                f"profiled: the reference and the fastest equivalent contender of one case, "
+                f"{DEMO_SAMPLES} samples each in {DEMO_ROUNDS} alternating rounds (a demo budget)"
+            ]
+            + hook.notes
+            if hook
+            else ["not profiled (--no-profile)"]
+        )
         sections.append(report.Section(result, hook.profiles if hook else [], notes))
         if result.interrupted or (hook and hook.interrupted):
             break
     if sections:
-        page = report.render(sections, "perflab demo: the built-in case studies",
-                             [f"Short budget: --max-time {settings.max_time:g} s per benchmark, precision target "
-                              f"{settings.precision:.0%}, {DEMO_FUZZ_EXAMPLES} generated inputs per contender; "
-                              "run perflab compare NAME --html for a full report."])
+        page = report.render(
+            sections,
+            "perflab demo: the built-in case studies",
+            [
+                f"Short budget: --max-time {settings.max_time:g} s per benchmark, precision target "
+                f"{settings.precision:.0%}, {DEMO_FUZZ_EXAMPLES} generated inputs per contender; "
+                "run perflab compare NAME --html for a full report."
+            ],
+        )
         write_report(args.html, page, err)
     return worst

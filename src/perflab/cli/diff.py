@@ -11,15 +11,20 @@ from perflab.cli.common import EXIT_OK, UsageError, add_verb, check_outputs, say
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "diff", "differential profile of two saved profiles: time per call per call path",
-                      "perflab profile bench.py --case C --contender a --json a.json",
-                      "perflab profile bench.py --case C --contender b --json b.json",
-                      "perflab diff a.json b.json --html diff.html")
+    parser = add_verb(
+        verbs,
+        "diff",
+        "differential profile of two saved profiles: time per call per call path",
+        "perflab profile bench.py --case C --contender a --json a.json",
+        "perflab profile bench.py --case C --contender b --json b.json",
+        "perflab diff a.json b.json --html diff.html",
+    )
     parser.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
     parser.add_argument("after", help="profile B")
     parser.add_argument("--html", metavar="FILE", help="write the differential flame graph and both flame graphs")
-    parser.add_argument("--allow-mismatch", action="store_true",
-                        help="diff even when the sampler, mode, frames or interpreter differ")
+    parser.add_argument(
+        "--allow-mismatch", action="store_true", help="diff even when the sampler, mode, frames or interpreter differ"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -31,6 +36,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.html import report
     from perflab.render.terminal.console import SafeConsole
     from perflab.units import format_time
+
     check_outputs(args, "--html", inputs=(args.before, args.after))
     try:
         a, b = load_profile(args.before), load_profile(args.after)
@@ -46,8 +52,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
         change = node.b_self - node.a_self
         if change == 0:
             continue
-        out.print(f"  {'+' if change >= 0 else '-'}{format_time(abs(change)):>9}  "
-                  f"{' > '.join(parse_frame(p).name for p in node.path)}", markup=False)
+        out.print(
+            f"  {'+' if change >= 0 else '-'}{format_time(abs(change)):>9}  "
+            f"{' > '.join(parse_frame(p).name for p in node.path)}",
+            markup=False,
+        )
     for note in diff.notes:
         say(err, f"note: {note}")
     if args.html:

@@ -20,16 +20,24 @@ from perflab.loading import load_benchmark
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "history", "a benchmark's times over commits, with 95%% CIs and change points",
-                      "perflab history json_dumps", "perflab history bench.py --case SMALL --any-machine")
+    parser = add_verb(
+        verbs,
+        "history",
+        "a benchmark's times over commits, with 95%% CIs and change points",
+        "perflab history json_dumps",
+        "perflab history bench.py --case SMALL --any-machine",
+    )
     parser.add_argument("benchmark", help="a stored benchmark's name, or its file")
     parser.add_argument("--case", metavar="NAME", help="only this case (default: every case)")
     parser.add_argument("--contender", metavar="NAME", help="this contender (default: the reference)")
     parser.add_argument("--any-machine", action="store_true", help="include runs from other machines")
     parser.add_argument("--any-python", action="store_true", help="include runs from other interpreters")
-    parser.add_argument("--metric", choices=("time", "instructions"), default="time",
-                        help="time per call (default), or instructions per call from the runs measured with "
-                             "--metric instructions")
+    parser.add_argument(
+        "--metric",
+        choices=("time", "instructions"),
+        default="time",
+        help="time per call (default), or instructions per call from the runs measured with --metric instructions",
+    )
     store_options(parser, saves=False)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
 
@@ -40,21 +48,31 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal.console import stdout_console
     from perflab.results import history
     from perflab.results.store import Store
+
     name, file = benchmark_name(args.benchmark)
     out = stdout_console()
-    with Store.open(db_path(args, file), create=False) as store:   # open while rendering: profiles load per step
-        for series in history.series(store, name, args.case, args.contender, args.any_machine, args.any_python,
-                                     args.metric):
+    with Store.open(db_path(args, file), create=False) as store:  # open while rendering: profiles load per step
+        for series in history.series(
+            store, name, args.case, args.contender, args.any_machine, args.any_python, args.metric
+        ):
             notes = []
             if series.hidden:
-                notes.append(f"{series.hidden} run(s) on other machines or interpreters not shown "
-                             "(--any-machine / --any-python to include them)")
+                notes.append(
+                    f"{series.hidden} run(s) on other machines or interpreters not shown "
+                    "(--any-machine / --any-python to include them)"
+                )
             changes = changepoints.detect(series.points, min_step=series.min_step)
-            timed = series.metric == history.TIME   # profiles show where time went, at time steps
-            history_terminal.render(series.points, out, f"{name} / {series.case} / {series.contender} — "
-                                    f"{len(series.points)} run(s) on {series.description}", series.dates,
-                                    changes, notes, history.step_profiles(store, series, changes) if timed else None,
-                                    scale=history_terminal.TIME if timed else history_terminal.INSTRUCTIONS)
+            timed = series.metric == history.TIME  # profiles show where time went, at time steps
+            history_terminal.render(
+                series.points,
+                out,
+                f"{name} / {series.case} / {series.contender} — {len(series.points)} run(s) on {series.description}",
+                series.dates,
+                changes,
+                notes,
+                history.step_profiles(store, series, changes) if timed else None,
+                scale=history_terminal.TIME if timed else history_terminal.INSTRUCTIONS,
+            )
     return EXIT_OK
 
 

@@ -18,6 +18,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal.console import stdout_console
+
     out = stdout_console()
     for name in builtins.names():
         out.print(f"[bold]{escape(name):<24}[/] {escape(builtins.summary(name))}", highlight=False)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -21,26 +22,34 @@ if TYPE_CHECKING:
     from perflab.spec import Benchmark
 
 
-def measure(path: Path, benchmark: Benchmark, cases: list[str], contenders: list[str], settings: Settings,
-            err: Console) -> RunResult:
+def measure(
+    path: Path, benchmark: Benchmark, cases: list[str], contenders: list[str], settings: Settings, err: Console
+) -> RunResult:
     """Time the contenders on the cases, with the live progress display on ``err``."""
     from perflab.measure.runner import run_benchmark
     from perflab.render.terminal.progress import LiveProgress
+
     with LiveProgress(err, settings.max_time, settings.precision) as progress:
         return run_benchmark(str(path), benchmark, cases, contenders, settings, progress)
 
 
 # ---- --metric -----------------------------------------------------------------------------------
 
+
 def metric_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--metric", action="append", metavar="NAME",
-                        help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
-                             "(perf stat); time is always measured (repeat or comma-separate)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        metavar="NAME",
+        help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
+        "(perf stat); time is always measured (repeat or comma-separate)",
+    )
 
 
 def metric_names(requested: list[str] | None) -> list[str]:
     """``--metric`` values (time is always measured); a tool the metrics need must be installed."""
     from perflab import metrics
+
     wanted = names(requested)
     unknown = [name for name in wanted if name not in metrics.NAMES]
     if unknown:
@@ -56,6 +65,7 @@ def measure_metrics(result: RunResult, wanted: list[str], timeout: float, err: C
     """The metrics beside wall time, measured where the timing ran (None: only time requested), and
     kept in ``result.metrics`` so that --json and the results store hold them."""
     from perflab import metrics
+
     if result.interrupted or not set(wanted) - {metrics.TIME}:
         return None
     say(err, f"measuring {', '.join(n for n in wanted if n != metrics.TIME)} ...")
@@ -68,6 +78,7 @@ def show_metrics(result: RunResult, measured: Measured | None) -> bool:
     """Print the metrics' tables after the timing table; True if any of them failed."""
     from perflab.render.terminal import metrics as metrics_terminal
     from perflab.render.terminal.console import stdout_console
+
     if measured is None:
         return False
     metrics_terminal.render(result, stdout_console(), measured)
@@ -75,6 +86,7 @@ def show_metrics(result: RunResult, measured: Measured | None) -> bool:
 
 
 # ---- results files ------------------------------------------------------------------------------
+
 
 def save_results(result: RunResult, path: str | None, err: Console) -> None:
     """``--json``: the run as a perflab results file (nothing when ``path`` is None)."""
@@ -87,6 +99,7 @@ def save_results(result: RunResult, path: str | None, err: Console) -> None:
 def export_pyperf(result: RunResult, directory: str | None, err: Console) -> None:
     """``--pyperf``: one pyperf JSON file per contender in ``directory`` (nothing when None)."""
     from perflab.results import pyperf
+
     if directory:
         with writing("pyperf results", directory):
             for written in pyperf.export(result, directory):
@@ -95,25 +108,34 @@ def export_pyperf(result: RunResult, directory: str | None, err: Console) -> Non
 
 # ---- the results store --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Saved:
     """What became of a run: where it was stored (``run_id`` in the database at ``path``; None when
     not stored, as with --no-store). False as a truth value only when the database refused it."""
+
     refused: bool = False
     run_id: int | None = None
     path: Path | None = None
-    run_ids: tuple[int, ...] = ()     # every run stored (one per side of a comparison of revisions)
+    run_ids: tuple[int, ...] = ()  # every run stored (one per side of a comparison of revisions)
 
     def __bool__(self) -> bool:
         return not self.refused
 
 
-def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, err: Console,
-             source: str = "run", failed_outputs: Mapping[str, str] | None = None) -> Saved:
+def save_run(
+    result: RunResult,
+    benchmark_file: Path,
+    args: argparse.Namespace,
+    err: Console,
+    source: str = "run",
+    failed_outputs: Mapping[str, str] | None = None,
+) -> Saved:
     """Keep the run in the database (unless --no-store). If the database refuses it, or an output
     file could not be written (``failed_outputs``, by option), the run is also written to a
     ``perflab-unsaved-*.json`` file, so that nothing measured is lost, and the user is told where."""
     from perflab.results.store import Store, StoreError
+
     failed_outputs = failed_outputs or {}
     problems = list(failed_outputs.values())
     stored: list[int] = []
@@ -122,15 +144,16 @@ def save_run(result: RunResult, benchmark_file: Path, args: argparse.Namespace, 
         err.print("[dim]interrupted run not stored (the history holds complete runs only)[/]")
     elif not args.no_store:
         try:
-            with Store.open(path) as store:   # a comparison of revisions: one run per revision
+            with Store.open(path) as store:  # a comparison of revisions: one run per revision
                 stored = [store.save(run, source) for run in result.per_side(str(benchmark_file))]
         except StoreError as error:
             problems.append(str(error))
     if stored:
         err.print(f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {path}[/]")
     if not problems:
-        return Saved(run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None,
-                     run_ids=tuple(stored))
+        return Saved(
+            run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None, run_ids=tuple(stored)
+        )
     json_written = getattr(args, "json", None) and "--json" not in failed_outputs
     kept = [f"{path} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"] if stored else []
     if json_written:
@@ -151,6 +174,7 @@ def _unsaved_file() -> Path:
     """A new file in the current directory (or, if that is not writable, the temporary one)."""
     import os
     import tempfile
+
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for directory in (Path.cwd(), Path(tempfile.gettempdir())):
         if os.access(directory, os.W_OK):

@@ -6,9 +6,10 @@ Handlers only parse, call perflab.profile and hand the result to the renderers.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -40,10 +41,14 @@ if TYPE_CHECKING:
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    profile = add_verb(verbs, "profile", "profile the measured operation: Python + C frames, each function's share with its interval",
-                        "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
-                        "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
-                        "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json")
+    profile = add_verb(
+        verbs,
+        "profile",
+        "profile the measured operation: Python + C frames, each function's share with its interval",
+        "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
+        "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
+        "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
+    )
     profile.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
     profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
     profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
@@ -53,62 +58,125 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def register_merge(verbs: argparse._SubParsersAction) -> None:
-    merge = add_verb(verbs, "merge", "merge saved profiles (perflab JSON or folded stacks) into one",
-                      "perflab merge a.profile.json b.profile.json --html merged.html",
-                      "perflab merge run1.folded run2.folded --json merged.profile.json")
-    merge.add_argument("files", nargs="+", metavar="FILE",
-                       help="perflab profile JSON (--json of perflab profile) or folded stacks, one run each")
+    merge = add_verb(
+        verbs,
+        "merge",
+        "merge saved profiles (perflab JSON or folded stacks) into one",
+        "perflab merge a.profile.json b.profile.json --html merged.html",
+        "perflab merge run1.folded run2.folded --json merged.profile.json",
+    )
+    merge.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="perflab profile JSON (--json of perflab profile) or folded stacks, one run each",
+    )
     _view_options(merge)
     merge.set_defaults(handler=run_merge)
 
 
 def after_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--profile", action="store_true",
-                     help="after timing, profile every measured (case, contender) in separate worker processes")
-    run.add_argument("--profile-dir", metavar="DIR", help="write each profile's HTML flame graph and JSON into DIR "
-                                                          "(implies --profile)")
+    run.add_argument(
+        "--profile",
+        action="store_true",
+        help="after timing, profile every measured (case, contender) in separate worker processes",
+    )
+    run.add_argument(
+        "--profile-dir",
+        metavar="DIR",
+        help="write each profile's HTML flame graph and JSON into DIR (implies --profile)",
+    )
     run.add_argument("--profile-native", action="store_true", help="profile with native (C) frames (implies --profile)")
-    run.add_argument("--profile-samples", type=whole_number(1), default=DEFAULT_SAMPLES, metavar="N",
-                     help=f"samples per profile (default {DEFAULT_SAMPLES}; implies --profile when given)")
+    run.add_argument(
+        "--profile-samples",
+        type=whole_number(1),
+        default=DEFAULT_SAMPLES,
+        metavar="N",
+        help=f"samples per profile (default {DEFAULT_SAMPLES}; implies --profile when given)",
+    )
 
 
 def _sampling_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--native", action="store_true",
-                        help="also collect C frames of extensions and libpython (py-spy --native)")
-    parser.add_argument("--samples", type=whole_number(1), default=DEFAULT_SAMPLES, metavar="N",
-                        help=f"samples of the operation to collect over all runs (default {DEFAULT_SAMPLES})")
-    parser.add_argument("--rate", type=whole_number(1), metavar="HZ",
-                        help=f"samples per second (default {DEFAULT_RATE[False]}, with --native {DEFAULT_RATE[True]}: "
-                             "low enough to barely slow the target)")
-    parser.add_argument("--runs", type=whole_number(1), default=5, metavar="N",
-                        help="profiling runs (fresh processes) at least; the budget is split over them (default 5)")
-    parser.add_argument("--mode", choices=("cpu", "wall"), default="cpu",
-                        help="cpu: samples of running threads (default); wall: waiting threads too")
-    parser.add_argument("--sampler", choices=(AUTO, PY_SPY, INPROCESS), default=AUTO,
-                        help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)")
-    parser.add_argument("--blocking", action="store_true",
-                        help="pause the target for each sample (exact stacks, more slowdown; always so with "
-                             "--native). Default: py-spy --nonblocking")
-    parser.add_argument("--max-time", type=seconds, default=300.0, metavar="SECONDS",
-                        help="time budget for all profiling runs (default 300)")
-    parser.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
-                        help="limit for a worker's set-up (default 60)")
+    parser.add_argument(
+        "--native", action="store_true", help="also collect C frames of extensions and libpython (py-spy --native)"
+    )
+    parser.add_argument(
+        "--samples",
+        type=whole_number(1),
+        default=DEFAULT_SAMPLES,
+        metavar="N",
+        help=f"samples of the operation to collect over all runs (default {DEFAULT_SAMPLES})",
+    )
+    parser.add_argument(
+        "--rate",
+        type=whole_number(1),
+        metavar="HZ",
+        help=f"samples per second (default {DEFAULT_RATE[False]}, with --native {DEFAULT_RATE[True]}: "
+        "low enough to barely slow the target)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=whole_number(1),
+        default=5,
+        metavar="N",
+        help="profiling runs (fresh processes) at least; the budget is split over them (default 5)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="cpu: samples of running threads (default); wall: waiting threads too",
+    )
+    parser.add_argument(
+        "--sampler",
+        choices=(AUTO, PY_SPY, INPROCESS),
+        default=AUTO,
+        help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)",
+    )
+    parser.add_argument(
+        "--blocking",
+        action="store_true",
+        help="pause the target for each sample (exact stacks, more slowdown; always so with "
+        "--native). Default: py-spy --nonblocking",
+    )
+    parser.add_argument(
+        "--max-time",
+        type=seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="time budget for all profiling runs (default 300)",
+    )
+    parser.add_argument(
+        "--timeout", type=seconds, default=60.0, metavar="SECONDS", help="limit for a worker's set-up (default 60)"
+    )
 
 
 def _view_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--top", type=whole_number(1), default=15, metavar="N", help="rows in the terminal tables (default 15)")
-    parser.add_argument("--what-if", action="append", type=_what_if, default=[], metavar="FRAME=Kx",
-                        help="predict the operation's speedup if FRAME's self time were K times faster "
-                             "(a function name or a pattern such as '*escape*'; repeatable)")
+    parser.add_argument(
+        "--top", type=whole_number(1), default=15, metavar="N", help="rows in the terminal tables (default 15)"
+    )
+    parser.add_argument(
+        "--what-if",
+        action="append",
+        type=_what_if,
+        default=[],
+        metavar="FRAME=Kx",
+        help="predict the operation's speedup if FRAME's self time were K times faster "
+        "(a function name or a pattern such as '*escape*'; repeatable)",
+    )
     parser.add_argument("--html", metavar="FILE", help="write an interactive flame graph (one offline HTML file)")
     parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
     parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
-    parser.add_argument("--json", metavar="FILE", help="write the profile with its runs and metadata "
-                                                       "(perflab.profile/1; input of perflab merge)")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write the profile with its runs and metadata (perflab.profile/1; input of perflab merge)",
+    )
 
 
 def _what_if(text: str) -> tuple[str, float]:
     from perflab.profile.whatif import WhatIfError, parse_what_if
+
     try:
         return parse_what_if(text)
     except WhatIfError as error:
@@ -134,17 +202,27 @@ class Views:
 
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.session import profile_operation
+
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *_OUTPUTS, inputs=(path,))
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
-    settings = ProfileSettings(samples=args.samples, rate=args.rate, native=args.native, mode=args.mode,
-                               sampler=args.sampler, blocking=args.blocking, min_runs=args.runs,
-                               max_time=args.max_time, timeout=args.timeout)
-    outcome = profile_operation(str(path), case, contender, settings, benchmark.name,
-                                on_run=lambda message: say(err, f"  {message}"))
+    settings = ProfileSettings(
+        samples=args.samples,
+        rate=args.rate,
+        native=args.native,
+        mode=args.mode,
+        sampler=args.sampler,
+        blocking=args.blocking,
+        min_runs=args.runs,
+        max_time=args.max_time,
+        timeout=args.timeout,
+    )
+    outcome = profile_operation(
+        str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
+    )
     return _report(outcome, Views.from_args(args), err)
 
 
@@ -166,6 +244,7 @@ def _report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
     from perflab.profile.shares import frame_shares
     from perflab.render.terminal import profile as profile_terminal
     from perflab.render.terminal.console import stdout_console
+
     profile = outcome.profile
     shares = frame_shares(profile.runs)
     what_ifs, what_if_error = _what_ifs(profile, views.what_if)
@@ -189,6 +268,7 @@ def _report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
 
 def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[list[WhatIf], str | None]:
     from perflab.profile.whatif import WhatIfError, predict
+
     results = []
     for pattern, factor in requests:
         try:
@@ -203,6 +283,7 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
     from perflab.profile.processors import with_operation_frame
     from perflab.render import speedscope
     from perflab.render.html import flamegraph
+
     if views.json:
         with writing("profile", views.json):
             profile.save(views.json)
@@ -224,6 +305,7 @@ def _title(profile: Profile) -> str:
 def run_merge(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile, merge_profiles
     from perflab.profile.session import ProfileOutcome
+
     check_outputs(args, *_OUTPUTS, inputs=args.files)
     try:
         merged = merge_profiles([(name, load_profile(name)) for name in args.files])
@@ -232,11 +314,18 @@ def run_merge(args: argparse.Namespace, err: Console) -> int:
     return _report(ProfileOutcome(merged), Views.from_args(args), err)
 
 
-def after_run(result: RunResult, path: Path, benchmark_name: str, args: argparse.Namespace, err: Console,
-              saved: Saved | None = None) -> int:
+def after_run(
+    result: RunResult,
+    path: Path,
+    benchmark_name: str,
+    args: argparse.Namespace,
+    err: Console,
+    saved: Saved | None = None,
+) -> int:
     """``run --profile``: profile each measured (case, contender) after timing, keeping each profile
     next to the stored run (``saved``) for ``perflab history``; the worst exit code."""
     from perflab.profile.session import profile_operation
+
     wanted = args.profile or args.profile_dir or args.profile_native or args.profile_samples != DEFAULT_SAMPLES
     if result.interrupted or not wanted:
         return EXIT_OK
@@ -250,8 +339,9 @@ def after_run(result: RunResult, path: Path, benchmark_name: str, args: argparse
         settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
         outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
         stem = Path(args.profile_dir or ".") / safe_file_name(f"{cell.case}-{cell.contender}")
-        views = Views(html=f"{stem}.html" if args.profile_dir else None,
-                      json=f"{stem}.profile.json" if args.profile_dir else None)
+        views = Views(
+            html=f"{stem}.html" if args.profile_dir else None, json=f"{stem}.profile.json" if args.profile_dir else None
+        )
         worst = max(worst, _report(outcome, views, err))
         if outcome.interrupted:
             break
@@ -264,7 +354,8 @@ def store_profile(profile: Profile, case: str, contender: str, saved: Saved, err
     """Keep a profile in the database next to its run; if the database refuses it, in a file (the
     run itself is stored already and stays so)."""
     from perflab.results.store import Store, StoreError
-    assert saved.run_id is not None and saved.path is not None   # a stored run
+
+    assert saved.run_id is not None and saved.path is not None  # a stored run
     try:
         with Store.open(saved.path, create=False) as store:
             store.save_profile(saved.run_id, case, contender, profile)

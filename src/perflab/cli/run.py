@@ -36,18 +36,27 @@ from perflab.loading import load_benchmark
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "run", "time every contender of every case, adaptively, with 95%% CIs",
-                   "perflab run bench.py",
-                   "perflab run json_dumps --case NESTED --contender json_stdlib,orjson",
-                   "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
-                   "perflab run bench.py --pyperf pyperf-out/  &&  "
-                   "pyperf compare_to pyperf-out/a.json pyperf-out/b.json")
+    parser = add_verb(
+        verbs,
+        "run",
+        "time every contender of every case, adaptively, with 95%% CIs",
+        "perflab run bench.py",
+        "perflab run json_dumps --case NESTED --contender json_stdlib,orjson",
+        "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
+        "perflab run bench.py --pyperf pyperf-out/  &&  pyperf compare_to pyperf-out/a.json pyperf-out/b.json",
+    )
     parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
-    parser.add_argument("--contender", action="append", metavar="NAME",
-                     help="only these contenders (repeat or comma-separate); the reference is always kept")
+    parser.add_argument(
+        "--contender",
+        action="append",
+        metavar="NAME",
+        help="only these contenders (repeat or comma-separate); the reference is always kept",
+    )
     timing_options(parser)
-    parser.add_argument("--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/2)")
+    parser.add_argument(
+        "--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/2)"
+    )
     parser.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
     store_options(parser)
     profile_verb.after_run_options(parser)  # --profile: profile after timing
@@ -58,6 +67,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
+
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     cases = select(args.case, benchmark.cases, "case", str(path))
@@ -65,14 +75,22 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if benchmark.reference.name not in contenders:  # everything is measured against it
         contenders.insert(0, benchmark.reference.name)
     wanted_metrics = metric_names(args.metric)  # a missing tool fails here, before anything is measured
-    check_outputs(args, "--json", directories=("--pyperf", "--profile-dir"),
-                  inputs=(path, None if args.no_store else db_path(args, path)))
+    check_outputs(
+        args,
+        "--json",
+        directories=("--pyperf", "--profile-dir"),
+        inputs=(path, None if args.no_store else db_path(args, path)),
+    )
     settings = timing_settings(args)
     result = measure(path, benchmark, cases, contenders, settings, err)
     results_terminal.render(result, stdout_console())
     metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))
-    failed = write_outputs({"--json": lambda: save_results(result, args.json, err),
-                            "--pyperf": lambda: export_pyperf(result, args.pyperf, err)})
+    failed = write_outputs(
+        {
+            "--json": lambda: save_results(result, args.json, err),
+            "--pyperf": lambda: export_pyperf(result, args.pyperf, err),
+        }
+    )
     saved = save_run(result, path, args, err, failed_outputs=failed)  # every run goes to the results store
     if not saved:
         return EXIT_BAD_INPUT

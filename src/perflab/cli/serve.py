@@ -16,20 +16,30 @@ TOKEN_VAR = "PERFLAB_TOKEN"
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
-    serve = add_verb(verbs, "serve", "a web view of every stored run: series, change points, runs, comparisons, "
-                                      "profiles (needs perflab[web])",
-                      "perflab serve                                   # http://127.0.0.1:8000, reads only",
-                      "perflab serve --token \"$(openssl rand -hex 16)\"  # marks on change points need the token",
-                      "PERFLAB_TOKEN=... perflab serve --host 0.0.0.0 --port 8080 --db team.db")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1; any other address needs --token or "
-                            "--insecure-no-auth)")
+    serve = add_verb(
+        verbs,
+        "serve",
+        "a web view of every stored run: series, change points, runs, comparisons, profiles (needs perflab[web])",
+        "perflab serve                                   # http://127.0.0.1:8000, reads only",
+        'perflab serve --token "$(openssl rand -hex 16)"  # marks on change points need the token',
+        "PERFLAB_TOKEN=... perflab serve --host 0.0.0.0 --port 8080 --db team.db",
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; any other address needs --token or --insecure-no-auth)",
+    )
     serve.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000)")
-    serve.add_argument("--token", metavar="TOKEN",
-                       help=f"every request must carry it (default ${TOKEN_VAR}); needed to mark change points")
-    serve.add_argument("--insecure-no-auth", action="store_true",
-                       help="listen on a non-loopback address without a token: anyone who can reach it reads "
-                            "the store")
+    serve.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help=f"every request must carry it (default ${TOKEN_VAR}); needed to mark change points",
+    )
+    serve.add_argument(
+        "--insecure-no-auth",
+        action="store_true",
+        help="listen on a non-loopback address without a token: anyone who can reach it reads the store",
+    )
     store_options(serve, saves=False)
     serve.set_defaults(handler=run)
 
@@ -58,10 +68,16 @@ def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | None:
     """The store to show (``--db``, else the default), upgraded to the current schema once so that
     pages can then read it read-only; None (said on ``err``) when the extra or the store is missing."""
     from perflab.results.store import Store, StoreError, default_path
-    missing = next((name for name in ("jinja2", "starlette", "uvicorn") if importlib.util.find_spec(name) is None), None)
-    if missing:   # the perflab[web] extra
-        err.print(f"perflab {verb}: error: {missing} is not installed: pip install 'perflab[web]'",
-                  markup=False, highlight=False)
+
+    missing = next(
+        (name for name in ("jinja2", "starlette", "uvicorn") if importlib.util.find_spec(name) is None), None
+    )
+    if missing:  # the perflab[web] extra
+        err.print(
+            f"perflab {verb}: error: {missing} is not installed: pip install 'perflab[web]'",
+            markup=False,
+            highlight=False,
+        )
         return None
     path = Path(args.db) if args.db else default_path(None)
     try:
@@ -75,14 +91,20 @@ def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | None:
 def run(args: argparse.Namespace, err: Console) -> int:
     token = token_from(args)
     if token is not None and len(token) < 16:
-        err.print("perflab serve: error: --token must be at least 16 characters (e.g. `openssl rand -hex 16`)",
-                  markup=False, highlight=False)
+        err.print(
+            "perflab serve: error: --token must be at least 16 characters (e.g. `openssl rand -hex 16`)",
+            markup=False,
+            highlight=False,
+        )
         return EXIT_BAD_INPUT
     loopback = is_loopback(args.host)
     if not loopback and token is None and not args.insecure_no_auth:
-        err.print(f"perflab serve: error: --host {args.host} is reachable from other machines: pass --token (or set "
-                  f"{TOKEN_VAR}), or --insecure-no-auth to let anyone who can reach it read the store",
-                  markup=False, highlight=False)
+        err.print(
+            f"perflab serve: error: --host {args.host} is reachable from other machines: pass --token (or set "
+            f"{TOKEN_VAR}), or --insecure-no-auth to let anyone who can reach it read the store",
+            markup=False,
+            highlight=False,
+        )
         return EXIT_BAD_INPUT
     path = web_store(args, err, "serve")
     if path is None:
@@ -90,12 +112,18 @@ def run(args: argparse.Namespace, err: Console) -> int:
     import uvicorn
 
     from perflab.web.app import LOOPBACK_HOSTS, ServeSettings, create_app
+
     if not loopback and token is None:
-        err.print(f"[bold red]WARNING: --insecure-no-auth: http://{args.host}:{args.port} serves {path} to anyone "
-                  "who can reach it, without a token. Change points cannot be marked.[/]")
+        err.print(
+            f"[bold red]WARNING: --insecure-no-auth: http://{args.host}:{args.port} serves {path} to anyone "
+            "who can reach it, without a token. Change points cannot be marked.[/]"
+        )
     settings = ServeSettings(path, token, tuple(LOOPBACK_HOSTS) if loopback else ())
-    err.print(f"perflab serve: {path} at http://{args.host}:{args.port}/"
-              + (" (open it once with ?token=TOKEN)" if token else " (read only; --token allows marking change points)"),
-              markup=False, highlight=False)
+    err.print(
+        f"perflab serve: {path} at http://{args.host}:{args.port}/"
+        + (" (open it once with ?token=TOKEN)" if token else " (read only; --token allows marking change points)"),
+        markup=False,
+        highlight=False,
+    )
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
     return EXIT_OK

@@ -20,8 +20,13 @@ from perflab.cli.common import (
 
 
 def register_import(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "import", "load perflab results files or pyperf JSON files into the database",
-                      "perflab import results.json", "perflab import pyperf-out/orjson.json --benchmark json_dumps")
+    parser = add_verb(
+        verbs,
+        "import",
+        "load perflab results files or pyperf JSON files into the database",
+        "perflab import results.json",
+        "perflab import pyperf-out/orjson.json --benchmark json_dumps",
+    )
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--benchmark", metavar="NAME", help="benchmark name for pyperf files (default: file name)")
     parser.add_argument("--contender", metavar="NAME", help="contender name for pyperf files (default: file name)")
@@ -30,8 +35,13 @@ def register_import(verbs: argparse._SubParsersAction) -> None:
 
 
 def register_export(verbs: argparse._SubParsersAction) -> None:
-    parser = add_verb(verbs, "export", "write stored runs out as perflab results files or pyperf JSON",
-                      "perflab export out/", "perflab export out/ --benchmark json_dumps --pyperf")
+    parser = add_verb(
+        verbs,
+        "export",
+        "write stored runs out as perflab results files or pyperf JSON",
+        "perflab export out/",
+        "perflab export out/ --benchmark json_dumps --pyperf",
+    )
     parser.add_argument("directory", metavar="DIR")
     parser.add_argument("--benchmark", metavar="NAME", help="only runs of this benchmark")
     parser.add_argument("--run", type=int, action="append", metavar="ID", help="only these run ids")
@@ -44,6 +54,7 @@ def run_import(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import load_file
     from perflab.results.profiles import import_profiles
     from perflab.results.store import Store
+
     path = db_path(args, None)
     if any(_same_file(path, file) for file in args.files):
         raise UsageError(f"{path}: is the results database itself; import results files into it")
@@ -56,8 +67,11 @@ def run_import(args: argparse.Namespace, err: Console) -> int:
                 continue
             run_id = store.save(result, source="import")
             profiles = import_profiles(store, run_id, Path(file))
-            err.print(f"{file}: stored as run {run_id} ({result.benchmark}) in {path}"
-                      + (f" with {profiles} profiles" if profiles else ""), markup=False)
+            err.print(
+                f"{file}: stored as run {run_id} ({result.benchmark}) in {path}"
+                + (f" with {profiles} profiles" if profiles else ""),
+                markup=False,
+            )
     return EXIT_OK
 
 
@@ -65,6 +79,7 @@ def run_export(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import export, exported_paths
     from perflab.results.profiles import export_profiles
     from perflab.results.store import Store
+
     path = db_path(args, None)
     directory = Path(args.directory)
     if directory.exists() and not directory.is_dir():
@@ -74,7 +89,7 @@ def run_export(args: argparse.Namespace, err: Console) -> int:
         if not runs:
             raise UsageError(f"{path}: no stored run matches (benchmarks: {', '.join(store.benchmarks()) or 'none'})")
         results = [(run.id, store.result(run.id)) for run in runs]
-        for run_id, result in results:   # every target checked before anything is written
+        for run_id, result in results:  # every target checked before anything is written
             for target in exported_paths(result, run_id, directory, args.pyperf):
                 if target.exists():
                     raise UsageError(f"{target}: exists already; export into another directory (nothing was written)")

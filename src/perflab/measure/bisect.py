@@ -24,9 +24,9 @@ About log2(N) + 2 measurements for N commits, plus re-measurements near the boun
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 from perflab import git
 from perflab.measure.compare import CompareError, Request, compare
@@ -45,16 +45,16 @@ class BisectError(Exception):
 class Step:
     commit: str
     subject: str
-    ratio: float          # time at this commit / time at good, for the case followed (last run)
+    ratio: float  # time at this commit / time at good, for the case followed (last run)
     low: float
     high: float
-    regression: float     # ratio bad/good measured in the same run
-    bad: bool             # decided by every measurement of this commit so far, pooled
+    regression: float  # ratio bad/good measured in the same run
+    bad: bool  # decided by every measurement of this commit so far, pooled
     certain: bool
-    budget: float         # --max-time of the last measurement
-    attempts: int = 1     # measurements this step took (re-measurements included)
-    check: bool = False   # the final check of the boundary, not a bisection step
-    pooled: int = 1       # measurements of this commit behind bad/certain (all of them count)
+    budget: float  # --max-time of the last measurement
+    attempts: int = 1  # measurements this step took (re-measurements included)
+    check: bool = False  # the final check of the boundary, not a bisection step
+    pooled: int = 1  # measurements of this commit behind bad/certain (all of them count)
     # Why this commit's timing is not of the same operation as good's (e.g. "mutates input"), from
     # the equivalence checks of its last measurement; None: equivalent.
     equivalence: str | None = None
@@ -65,7 +65,7 @@ class Outcome:
     first_bad: str
     subject: str
     case: str
-    confirmed_ratio: tuple[float, float, float]   # bad/good: value, low, high
+    confirmed_ratio: tuple[float, float, float]  # bad/good: value, low, high
     steps: list[Step] = field(default_factory=list)
     measurements: int = 0
     commits: int = 0
@@ -75,35 +75,68 @@ class Outcome:
 
     def to_json(self) -> dict:
         """The machine-readable outcome (``perflab bisect --json``), schema perflab.bisect/1."""
-        return json_numbers({
-            "schema": "perflab.bisect/1", "first_bad": self.first_bad, "subject": self.subject, "case": self.case,
-            "certain": self.certain, "measurements": self.measurements, "commits": self.commits,
-            "confirmed_ratio": dict(zip(("value", "low", "high"), self.confirmed_ratio)),
-            "steps": [asdict(step) for step in self.steps]})
+        return json_numbers(
+            {
+                "schema": "perflab.bisect/1",
+                "first_bad": self.first_bad,
+                "subject": self.subject,
+                "case": self.case,
+                "certain": self.certain,
+                "measurements": self.measurements,
+                "commits": self.commits,
+                "confirmed_ratio": dict(zip(("value", "low", "high"), self.confirmed_ratio)),
+                "steps": [asdict(step) for step in self.steps],
+            }
+        )
 
 
-def bisect(benchmark: Path, good: str, bad: str, settings: Settings, listener: Listener,
-           case: str | None = None, contender: str | None = None, max_remeasure: int = 2,
-           max_reopen: int = 2) -> Outcome:
+def bisect(
+    benchmark: Path,
+    good: str,
+    bad: str,
+    settings: Settings,
+    listener: Listener,
+    case: str | None = None,
+    contender: str | None = None,
+    max_remeasure: int = 2,
+    max_reopen: int = 2,
+) -> Outcome:
     root = repository_root(benchmark)
     commits = _commits_between(root, good, bad)
 
     def measure(revisions: list[str], budget: float) -> RunResult:
-        request = Request(benchmark, replace(settings, max_time=budget), cases=[case] if case else None,
-                          revisions=revisions, contender=contender, fuzz_examples=0)
+        request = Request(
+            benchmark,
+            replace(settings, max_time=budget),
+            cases=[case] if case else None,
+            revisions=revisions,
+            contender=contender,
+            fuzz_examples=0,
+        )
         try:
             result = compare(request, listener)
         except CompareError as error:
             raise BisectError(str(error)) from None
-        if result.interrupted:   # the runner keeps what it measured on Ctrl-C; bisect stops
+        if result.interrupted:  # the runner keeps what it measured on Ctrl-C; bisect stops
             raise KeyboardInterrupt
         return result
 
-    evidence: dict[str, list[_Distance]] = {}   # commit -> each of its measurements
+    evidence: dict[str, list[_Distance]] = {}  # commit -> each of its measurements
 
     def classify(indexes: list[int], check: bool) -> list[Step]:
-        steps = _classify([commits[i] for i in indexes], [git.subject(root, commits[i]) for i in indexes], followed,
-                          good, bad, measure, settings.max_time, max_remeasure, outcome, check, evidence)
+        steps = _classify(
+            [commits[i] for i in indexes],
+            [git.subject(root, commits[i]) for i in indexes],
+            followed,
+            good,
+            bad,
+            measure,
+            settings.max_time,
+            max_remeasure,
+            outcome,
+            check,
+            evidence,
+        )
         outcome.steps.extend(steps)
         return steps
 
@@ -115,8 +148,14 @@ def bisect(benchmark: Path, good: str, bad: str, settings: Settings, listener: L
         budget, confirmations = budget * 2, confirmations + 1
         confirmation = measure([good, bad], budget)
     followed, (value, low, high) = _regressed_case(confirmation, bad, good, confirmations)
-    outcome = Outcome(commits[-1], git.subject(root, commits[-1]), followed, (value, low, high),
-                      measurements=confirmations, commits=len(commits))
+    outcome = Outcome(
+        commits[-1],
+        git.subject(root, commits[-1]),
+        followed,
+        (value, low, high),
+        measurements=confirmations,
+        commits=len(commits),
+    )
     first_bad, outcome.certain = search(len(commits), classify, max_reopen)
     outcome.first_bad, outcome.subject = commits[first_bad], git.subject(root, commits[first_bad])
     return outcome
@@ -126,7 +165,7 @@ def search(count: int, classify: Callable[[list[int], bool], list[Step]], max_re
     """The index of the first bad one of ``count`` commits (the last is known bad), and whether the check
     confirmed it; ``classify(indexes, check)`` measures commits and calls each good or bad."""
     last = count - 1
-    verdicts: dict[int, Step] = {}   # commit index -> the verdict that stands; -1 (good) and last are known
+    verdicts: dict[int, Step] = {}  # commit index -> the verdict that stands; -1 (good) and last are known
     for _ in range(max_reopen + 1):
         low, high = _bounds(verdicts, last)
         while high - low > 1:
@@ -141,7 +180,7 @@ def search(count: int, classify: Callable[[list[int], bool], list[Step]], max_re
         contradicted = False
         for index, step in zip(boundary, checks):
             if step.bad != verdicts[index].bad and (step.certain or not verdicts[index].certain):
-                verdicts[index], contradicted = step, True   # search again between the verdicts that stand
+                verdicts[index], contradicted = step, True  # search again between the verdicts that stand
         if not contradicted:
             return high, all(step.certain and step.bad == verdicts[index].bad for index, step in zip(boundary, checks))
     return _bounds(verdicts, last)[1], False
@@ -158,8 +197,8 @@ def _bounds(verdicts: dict[int, Step], last: int) -> tuple[int, int]:
 class _Distance:
     """One measurement of a commit: how far past the halfway point of good->bad it is, on a log scale."""
 
-    value: float        # log(ratio) - log(regression) / 2: > 0 means bad
-    error: float        # its standard error, from the width of the ratio's 95% interval
+    value: float  # log(ratio) - log(regression) / 2: > 0 means bad
+    error: float  # its standard error, from the width of the ratio's 95% interval
     regression_seen: bool
 
     @classmethod
@@ -176,7 +215,7 @@ def _pooled_verdict(distances: list[_Distance]) -> tuple[bool, bool]:
     only count when there is nothing else.
     """
     usable = [d for d in distances if d.regression_seen] or distances
-    weights = [(1 / d.error ** 2, d) for d in usable if math.isfinite(d.error)]
+    weights = [(1 / d.error**2, d) for d in usable if math.isfinite(d.error)]
     if not weights:
         return usable[-1].value > 0, False
     total = sum(w for w, _ in weights)
@@ -184,10 +223,21 @@ def _pooled_verdict(distances: list[_Distance]) -> tuple[bool, bool]:
     return value > 0, any(d.regression_seen for d in usable) and abs(value) > 1.96 / math.sqrt(total)
 
 
-def _classify(commits: list[str], subjects: list[str], case: str, good: str, bad: str, measure, budget: float,
-              max_remeasure: int, outcome: Outcome, check: bool, evidence: dict[str, list[_Distance]]) -> list[Step]:
+def _classify(
+    commits: list[str],
+    subjects: list[str],
+    case: str,
+    good: str,
+    bad: str,
+    measure,
+    budget: float,
+    max_remeasure: int,
+    outcome: Outcome,
+    check: bool,
+    evidence: dict[str, list[_Distance]],
+) -> list[Step]:
     """Good or bad for each commit, measured interleaved with good and bad; re-measured while uncertain."""
-    budget *= (len(commits) + 2) / 3   # each side timed as long as in a one-commit step
+    budget *= (len(commits) + 2) / 3  # each side timed as long as in a one-commit step
     attempt = 0
     while True:
         result = measure([good, *commits, bad], budget)
@@ -195,8 +245,10 @@ def _classify(commits: list[str], subjects: list[str], case: str, good: str, bad
         found = {c.contender: c for c in result.comparisons if c.case == case}
         for commit in commits + [bad]:
             if commit not in found:
-                raise BisectError(f"commit {commit[:12]} could not be measured on case {case!r}: "
-                                  + "; ".join(result.failures or ["no comparison"]))
+                raise BisectError(
+                    f"commit {commit[:12]} could not be measured on case {case!r}: "
+                    + "; ".join(result.failures or ["no comparison"])
+                )
         regression = found[bad].comparison.ratio
         # A run in which bad is not clearly slower than good (a burst of load) decides little:
         # its commits are held to the confirmed regression, and it cannot make a verdict certain.
@@ -207,9 +259,23 @@ def _classify(commits: list[str], subjects: list[str], case: str, good: str, bad
             ratio = found[commit].comparison.ratio
             evidence.setdefault(commit, []).append(_Distance.of(ratio, halfway, regression_seen))
             is_bad, certain = _pooled_verdict(evidence[commit])
-            steps.append(Step(commit, subject, ratio.value, ratio.low, ratio.high, regression.value, bad=is_bad,
-                              certain=certain, budget=budget, attempts=attempt + 1, check=check,
-                              pooled=len(evidence[commit]), equivalence=result.invalid_reason(case, commit)))
+            steps.append(
+                Step(
+                    commit,
+                    subject,
+                    ratio.value,
+                    ratio.low,
+                    ratio.high,
+                    regression.value,
+                    bad=is_bad,
+                    certain=certain,
+                    budget=budget,
+                    attempts=attempt + 1,
+                    check=check,
+                    pooled=len(evidence[commit]),
+                    equivalence=result.invalid_reason(case, commit),
+                )
+            )
         if all(step.certain for step in steps) or attempt == max_remeasure:
             return steps
         attempt += 1
@@ -220,15 +286,20 @@ def _slower(result: RunResult, bad: str) -> list[CaseComparison]:
     return [c for c in result.comparisons if c.contender == bad and c.verdict == SLOWER]
 
 
-def _regressed_case(result: RunResult, bad: str, good: str,
-                    measurements: int) -> tuple[str, tuple[float, float, float]]:
+def _regressed_case(
+    result: RunResult, bad: str, good: str, measurements: int
+) -> tuple[str, tuple[float, float, float]]:
     """The case whose slowdown good->bad is largest among those called slower."""
     slower = _slower(result, bad)
     if not slower:
-        found = "; ".join(f"{c.case}: x{c.comparison.ratio.value:.3f} ({c.verdict})"
-                          for c in result.comparisons) or "nothing measured"
-        raise BisectError(f"no statistically supported slowdown from {good} to {bad} in {measurements} "
-                          f"measurement(s), the last one {found}; nothing to bisect (or raise --max-time)")
+        found = (
+            "; ".join(f"{c.case}: x{c.comparison.ratio.value:.3f} ({c.verdict})" for c in result.comparisons)
+            or "nothing measured"
+        )
+        raise BisectError(
+            f"no statistically supported slowdown from {good} to {bad} in {measurements} "
+            f"measurement(s), the last one {found}; nothing to bisect (or raise --max-time)"
+        )
     worst = max(slower, key=lambda c: c.comparison.ratio.value)
     ratio = worst.comparison.ratio
     return worst.case, (ratio.value, ratio.low, ratio.high)
@@ -237,11 +308,11 @@ def _regressed_case(result: RunResult, bad: str, good: str,
 def _commits_between(root: Path, good: str, bad: str) -> list[str]:
     """Commits after good up to and including bad, oldest first. Both are resolved to commit hashes
     first, so that no user string reaches git as an option."""
-    good_commit, bad_commit = (_commit(root, option, revision) for option, revision in (("--good", good),
-                                                                                      ("--bad", bad)))
+    good_commit, bad_commit = (
+        _commit(root, option, revision) for option, revision in (("--good", good), ("--bad", bad))
+    )
     if good_commit == bad_commit:
-        raise BisectError(f"--good {good} and --bad {bad} are the same commit ({bad_commit[:12]}): "
-                          "nothing to bisect")
+        raise BisectError(f"--good {good} and --bad {bad} are the same commit ({bad_commit[:12]}): nothing to bisect")
     try:
         between = git.commits_between(root, good_commit, bad_commit)
     except git.GitError as error:

@@ -14,9 +14,10 @@ import functools
 import shutil
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from perflab.measure import fuzzing, metadata
 from perflab.measure.launcher import JobOutcome, run_job
@@ -40,10 +41,10 @@ class Request:
     benchmark: Path
     settings: Settings
     cases: list[str] | None = None
-    contenders: list[str] | None = None   # contenders mode: these against the reference
-    revisions: list[str] | None = None    # revisions mode
-    pythons: list[str] | None = None      # interpreters mode
-    contender: str | None = None          # the contender run on each revision or interpreter
+    contenders: list[str] | None = None  # contenders mode: these against the reference
+    revisions: list[str] | None = None  # revisions mode
+    pythons: list[str] | None = None  # interpreters mode
+    contender: str | None = None  # the contender run on each revision or interpreter
     fuzz_examples: int = fuzzing.DEFAULT_EXAMPLES
     # Called with the sides, cases and result while the sides still exist (worktrees included),
     # e.g. to profile them for the report.
@@ -59,10 +60,11 @@ def compare(request: Request, listener: Listener) -> RunResult:
         fuzz_started = time.monotonic()
         prior = _fuzz(sides, request) if _fuzzable(request) else []
         fuzz_seconds = time.monotonic() - fuzz_started
-        result = run_sides(next(iter(names.values()))["name"], sides, cases, request.settings, listener,
-                           prior_equivalence=prior)
+        result = run_sides(
+            next(iter(names.values()))["name"], sides, cases, request.settings, listener, prior_equivalence=prior
+        )
         result.equivalence_seconds += fuzz_seconds
-        if request.revisions:   # the user's file, not a temporary worktree that is gone afterwards
+        if request.revisions:  # the user's file, not a temporary worktree that is gone afterwards
             result.file = str(request.benchmark)
         if request.after_timing is not None and not result.interrupted:
             request.after_timing(sides, cases, result)
@@ -77,29 +79,41 @@ def _sides(request: Request) -> Iterator[list[Side]]:
             raise CompareError("--rev needs two or more revisions, e.g. --rev main --rev HEAD")
         repeated = [revision for revision in request.revisions if request.revisions.count(revision) > 1]
         if repeated:
-            raise CompareError(f"--rev {repeated[0]} is given twice: each side must be another revision (for an "
-                               "A/A comparison of one commit, name it twice differently, e.g. HEAD and its hash)")
+            raise CompareError(
+                f"--rev {repeated[0]} is given twice: each side must be another revision (for an "
+                "A/A comparison of one commit, name it twice differently, e.g. HEAD and its hash)"
+            )
         try:
             with checkouts(path, request.revisions) as files:
                 contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
-                yield [Side(revision, str(file), contender, settings.python,
-                            [] if revision == CURRENT else import_roots(file))
-                       for revision, file in files.items()]
+                yield [
+                    Side(
+                        revision,
+                        str(file),
+                        contender,
+                        settings.python,
+                        [] if revision == CURRENT else import_roots(file),
+                    )
+                    for revision, file in files.items()
+                ]
         except RevisionError as error:
             raise CompareError(str(error)) from None
     elif request.pythons:
         if len(request.pythons) < 2:
             raise CompareError("--python needs two or more interpreters, e.g. --python python3.11 --python python3.12")
         contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
-        yield [Side(label, str(path), contender, _resolve_python(name))
-               for label, name in zip(_short_names(request.pythons), request.pythons)]
+        yield [
+            Side(label, str(path), contender, _resolve_python(name))
+            for label, name in zip(_short_names(request.pythons), request.pythons)
+        ]
     else:
         described = _describe(Side("", str(path), ""), settings)
         chosen = request.contenders or described["contenders"]
         unknown = [c for c in chosen if c not in described["contenders"]]
         if unknown:
-            raise CompareError(f"{path}: unknown contender {unknown[0]!r} "
-                               f"(declared: {', '.join(described['contenders'])})")
+            raise CompareError(
+                f"{path}: unknown contender {unknown[0]!r} (declared: {', '.join(described['contenders'])})"
+            )
         reference = described["reference"]
         ordered = [reference] + [c for c in chosen if c != reference]
         if len(ordered) < 2:
@@ -109,15 +123,16 @@ def _sides(request: Request) -> Iterator[list[Side]]:
 
 def _describe(side: Side, settings: Settings) -> dict:
     """The benchmark as this side sees it; a file that does not load is a one-line error."""
-    outcome = run_job({"mode": "describe", "file": side.file, "sys_path": side.sys_path},
-                      settings.timeout, side.python)
+    outcome = run_job({"mode": "describe", "file": side.file, "sys_path": side.sys_path}, settings.timeout, side.python)
     if not outcome.ok:
         where = f" ({side.name})" if side.name else ""
         raise CompareError(f"{outcome.error}{where}")
     described = outcome.of("describe")[0]
     if side.contender and side.contender not in described["contenders"]:
-        raise MissingContender(f"{side.file}: no contender {side.contender!r} on side {side.name!r} "
-                           f"(declared: {', '.join(described['contenders'])})")
+        raise MissingContender(
+            f"{side.file}: no contender {side.contender!r} on side {side.name!r} "
+            f"(declared: {', '.join(described['contenders'])})"
+        )
     return described
 
 
@@ -154,8 +169,10 @@ def _common_cases(requested: list[str] | None, described: dict[str, dict]) -> li
                 raise CompareError(f"case {case!r} is not declared on side {missing[0]!r}")
         return requested
     if not common:
-        raise CompareError("the sides have no case in common: " +
-                           "; ".join(f"{name}: {', '.join(d['cases'])}" for name, d in described.items()))
+        raise CompareError(
+            "the sides have no case in common: "
+            + "; ".join(f"{name}: {', '.join(d['cases'])}" for name, d in described.items())
+        )
     return common
 
 
@@ -171,15 +188,20 @@ def _run_on(side: Side, timeout: float, job: dict[str, Any]) -> JobOutcome:
 def _fuzz(sides: list[Side], request: Request) -> list[Equivalence]:
     reference, verdicts = sides[0], []
     for side in sides[1:]:
-        found = fuzzing.fuzz_contender(side.file, side.contender, reference.contender,
-                                       functools.partial(_run_on, side, request.settings.timeout),
-                                       examples=request.fuzz_examples)
+        found = fuzzing.fuzz_contender(
+            side.file,
+            side.contender,
+            reference.contender,
+            functools.partial(_run_on, side, request.settings.timeout),
+            examples=request.fuzz_examples,
+        )
         difference = found.difference
         if found.status in INVALID:
             difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
         notes = "; ".join(found.notes) or None
         if found.status == EQUIVALENT:
             notes = f"{found.examples_run} generated inputs and {found.calls} stateful calls agree" + (
-                f"; {notes}" if notes else "")
+                f"; {notes}" if notes else ""
+            )
         verdicts.append(Equivalence(FUZZING_CASE, side.name, found.status, difference, notes))
     return verdicts

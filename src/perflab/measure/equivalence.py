@@ -9,7 +9,7 @@ reference's output pickled from a worker of the reference side.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from perflab.measure.launcher import JobOutcome
 from perflab.measure.sides import Side
@@ -30,8 +30,9 @@ JobRunner = Callable[[dict, Side, "str | None"], JobOutcome]
 Outputs = dict[str, dict[str, str]]
 
 
-def check_case(case: str, sides: list[Side], run: JobRunner,
-               outputs: Outputs | None = None) -> tuple[list[Equivalence], list | None]:
+def check_case(
+    case: str, sides: list[Side], run: JobRunner, outputs: Outputs | None = None
+) -> tuple[list[Equivalence], list | None]:
     """Check every side on one case; ``sides[0]`` is the reference. Returns the verdicts and the
     case's declared work; each side's pickled output is added to ``outputs`` when given.
 
@@ -44,18 +45,30 @@ def check_case(case: str, sides: list[Side], run: JobRunner,
     send_output = outputs is not None
     for side in sides:
         if side.shares_process_with(reference):
-            outcome = run(side.job("check", case=case, reference=reference.contender, send_output=send_output),
-                          side, None)
+            outcome = run(
+                side.job("check", case=case, reference=reference.contender, send_output=send_output), side, None
+            )
         else:
             if expected is None:
                 expected = run(reference.job("output", case=case), reference, None)
             if not expected.ok:
-                verdicts.append(Equivalence(case, side.name, ERROR,
-                                            f"the reference's output is not available: {expected.error}"))
+                verdicts.append(
+                    Equivalence(case, side.name, ERROR, f"the reference's output is not available: {expected.error}")
+                )
                 continue
             given = expected.of("output")[0]
-            outcome = run(side.job("check", case=case, expected=given["pickled"], expected_input=given["input"],
-                                   reference_shares=given["shares"], send_output=send_output), side, None)
+            outcome = run(
+                side.job(
+                    "check",
+                    case=case,
+                    expected=given["pickled"],
+                    expected_input=given["input"],
+                    reference_shares=given["shares"],
+                    send_output=send_output,
+                ),
+                side,
+                None,
+            )
         work_events = outcome.of("work")
         if work_events:
             work = work_events[0]["work"]
@@ -81,8 +94,10 @@ def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivale
             verdict = next(v for v in verdicts if v.case == case and v.contender == side.name)
             whose = "the reference's" if index == 0 else "its"
             verdict.status = NOT_EQUIVALENT
-            verdict.difference = (f"{whose} output depends on the hash seed (set or dict order leaking into "
-                                  f"it): under PYTHONHASHSEED={seed}, {difference}")
+            verdict.difference = (
+                f"{whose} output depends on the hash seed (set or dict order leaking into "
+                f"it): under PYTHONHASHSEED={seed}, {difference}"
+            )
 
 
 def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> Equivalence:
@@ -101,14 +116,19 @@ def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> E
     if check.get("mutation"):
         return Equivalence(case, name, MUTATES_INPUT, check["mutation"], comparator=comparator)
     if check.get("shared"):
-        return Equivalence(case, name, SHARES_OUTPUT, check["shared"] + " (declare Benchmark(..., "
-                           "shares_output=True) if the API returns shared objects on purpose)", comparator=comparator)
-    return Equivalence(case, name, REFERENCE if is_reference else EQUIVALENT,
-                       note=check["note"], comparator=comparator)
+        return Equivalence(
+            case,
+            name,
+            SHARES_OUTPUT,
+            check["shared"] + " (declare Benchmark(..., "
+            "shares_output=True) if the API returns shared objects on purpose)",
+            comparator=comparator,
+        )
+    return Equivalence(case, name, REFERENCE if is_reference else EQUIVALENT, note=check["note"], comparator=comparator)
 
 
 def not_installed(outcome: JobOutcome) -> str | None:
-    """"skipped: not installed (...)" when the contender could not import a module; else None."""
+    """ "skipped: not installed (...)" when the contender could not import a module; else None."""
     errors = outcome.of("error")
     if errors and errors[0].get("exception") in ("ImportError", "ModuleNotFoundError"):
         return f"skipped: not installed ({errors[0]['detail']})"

@@ -8,9 +8,9 @@ perflab.measure.equivalence does for the declared cases.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from perflab.measure.equivalence import not_installed
 from perflab.measure.launcher import JobOutcome
@@ -18,18 +18,18 @@ from perflab.results.model import EQUIVALENT, ERROR, INVALID, NOT_EQUIVALENT, SK
 from perflab.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
 
 DEFAULT_EXAMPLES = 200  # generated inputs per contender: seconds, not minutes, for most operations
-DEFAULT_SEED = 0        # fixed: the same run finds the same counterexample
+DEFAULT_SEED = 0  # fixed: the same run finds the same counterexample
 
 
 @dataclass
 class FuzzResult:
     contender: str
-    status: str                        # "equivalent" | "not equivalent" | "mutates input" | "error" | "skipped"
-    difference: str | None = None      # the first difference found, or the error
+    status: str  # "equivalent" | "not equivalent" | "mutates input" | "error" | "skipped"
+    difference: str | None = None  # the first difference found, or the error
     counterexample: str | None = None  # repr of the (shrunk) input, and for a pattern how it was used
-    pattern: str | None = None         # None: a generated input; else a key of perflab.worker.fuzz.PATTERNS
-    examples_run: int = 0              # generated inputs compared
-    calls: int = 0                     # contender calls made by the stateful patterns
+    pattern: str | None = None  # None: a generated input; else a key of perflab.worker.fuzz.PATTERNS
+    examples_run: int = 0  # generated inputs compared
+    calls: int = 0  # contender calls made by the stateful patterns
     notes: list[str] = field(default_factory=list)  # what was skipped and why
 
     @property
@@ -40,9 +40,16 @@ class FuzzResult:
         return PATTERNS[self.pattern] if self.pattern else "generated inputs"
 
 
-def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Callable[[dict], JobOutcome],
-                   examples: int = DEFAULT_EXAMPLES, seed: int = DEFAULT_SEED,
-                   sys_path: list[str] | None = None, patterns: list[str] | None = None) -> FuzzResult:
+def fuzz_contender(
+    file: str | Path,
+    contender: str,
+    reference: str,
+    run_job: Callable[[dict], JobOutcome],
+    examples: int = DEFAULT_EXAMPLES,
+    seed: int = DEFAULT_SEED,
+    sys_path: list[str] | None = None,
+    patterns: list[str] | None = None,
+) -> FuzzResult:
     """Fuzz one contender against the reference in a worker started by ``run_job``.
 
     ``run_job(job) -> JobOutcome`` is e.g. ``lambda job: launcher.run_job(job, timeout, python)``.
@@ -53,10 +60,17 @@ def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Ca
     """
     unknown = sorted(set(patterns or ()) - set(STATEFUL_PATTERNS))
     if unknown:
-        raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; "
-                         f"choose from {', '.join(STATEFUL_PATTERNS)}")
-    job = {"mode": "fuzz", "file": str(file), "contender": contender, "reference": reference,
-           "examples": examples, "seed": seed, "sys_path": sys_path or [], "patterns": patterns}
+        raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; choose from {', '.join(STATEFUL_PATTERNS)}")
+    job = {
+        "mode": "fuzz",
+        "file": str(file),
+        "contender": contender,
+        "reference": reference,
+        "examples": examples,
+        "seed": seed,
+        "sys_path": sys_path or [],
+        "patterns": patterns,
+    }
     outcome = run_job(job)
     if not outcome.ok:
         skipped = not_installed(outcome)
@@ -65,6 +79,13 @@ def fuzz_contender(file: str | Path, contender: str, reference: str, run_job: Ca
         where = f" ({outcome.location})" if outcome.location else ""
         return FuzzResult(contender, ERROR, (outcome.error or "") + where)
     report = outcome.of("fuzz")[0]
-    return FuzzResult(contender, EQUIVALENT if report["equivalent"] else (report.get("status") or NOT_EQUIVALENT),
-                      report["difference"], report["counterexample"], report["pattern"],
-                      report["examples_run"], report["calls"], report["notes"])
+    return FuzzResult(
+        contender,
+        EQUIVALENT if report["equivalent"] else (report.get("status") or NOT_EQUIVALENT),
+        report["difference"],
+        report["counterexample"],
+        report["pattern"],
+        report["examples_run"],
+        report["calls"],
+        report["notes"],
+    )

@@ -7,6 +7,7 @@ the process was killed by a signal, it exceeded its time limit, or it exited wit
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import json
 import os
@@ -29,8 +30,8 @@ _STDERR_TAIL_LINES = 5
 @dataclass
 class JobOutcome:
     events: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None         # one line: what went wrong, None when the job succeeded
-    location: str | None = None      # file:line in user code, when known
+    error: str | None = None  # one line: what went wrong, None when the job succeeded
+    location: str | None = None  # file:line in user code, when known
 
     @property
     def ok(self) -> bool:
@@ -48,18 +49,21 @@ class Worker:
     never block on a full pipe.
     """
 
-    def __init__(self, job: dict[str, Any], timeout: float, python: str = sys.executable,
-                 hash_seed: str | None = None):
+    def __init__(self, job: dict[str, Any], timeout: float, python: str = sys.executable, hash_seed: str | None = None):
         self.timeout = timeout
         self.outcome = JobOutcome()
-        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open for the worker's life, closed in close()
         self._buffer = b""
         self._done = False
         self._process = subprocess.Popen(
-            [python, "-m", "perflab.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, env=_with_hash_seed(worker_environment(python), hash_seed),
-            start_new_session=True)  # own process group: a kill takes its children
-        _live.add(self)   # from its first moment: whatever stops perflab, it does not outlive perflab
+            [python, "-m", "perflab.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=_with_hash_seed(worker_environment(python), hash_seed),
+            start_new_session=True,
+        )  # own process group: a kill takes its children
+        _live.add(self)  # from its first moment: whatever stops perflab, it does not outlive perflab
         self._send(job)
 
     def wait_for(self, kind: str) -> dict[str, Any] | None:
@@ -75,9 +79,11 @@ class Worker:
             elif event.get("background"):
                 # Killed at once: on the shared, pinned CPU it would slow the other contenders.
                 self._kill()
-                self.outcome.error = (f"not timed: work left running after its calls returned ({event['background']}) "
-                                      "would take CPU time from the other contenders' workers; join threads "
-                                      "and wait for child processes before returning")
+                self.outcome.error = (
+                    f"not timed: work left running after its calls returned ({event['background']}) "
+                    "would take CPU time from the other contenders' workers; join threads "
+                    "and wait for child processes before returning"
+                )
             elif event["event"] == kind:
                 self._done = kind == "done"
                 return event
@@ -104,7 +110,7 @@ class Worker:
 
     def _send(self, message: dict[str, Any]) -> bool:
         try:
-            assert self._process.stdin is not None   # started with stdin=PIPE
+            assert self._process.stdin is not None  # started with stdin=PIPE
             self._process.stdin.write((json.dumps(message) + "\n").encode())
             self._process.stdin.flush()
             return True
@@ -130,7 +136,7 @@ class Worker:
     def _read_chunk(self, timeout: float) -> bytes | None:
         """Bytes from the worker's stdout, b'' at end of file, None if nothing came in time."""
         stdout = self._process.stdout
-        assert stdout is not None   # started with stdout=PIPE
+        assert stdout is not None  # started with stdout=PIPE
         with selectors.DefaultSelector() as selector:
             selector.register(stdout, selectors.EVENT_READ)
             if not selector.select(timeout):
@@ -143,16 +149,16 @@ class Worker:
             return f"worker killed by signal {signal.Signals(-code).name}"
         self._stderr.seek(0)
         tail = " | ".join(self._stderr.read().strip().splitlines()[-_STDERR_TAIL_LINES:])
-        if not tail:   # no traceback: the process was ended on purpose
-            return (f"worker exited with code {code} before finishing its job, without an error: does the "
-                    "benchmark call os._exit() (or end the process another way)?")
+        if not tail:  # no traceback: the process was ended on purpose
+            return (
+                f"worker exited with code {code} before finishing its job, without an error: does the "
+                "benchmark call os._exit() (or end the process another way)?"
+            )
         return f"worker exited with code {code}: {tail}"
 
     def _kill(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 # Workers not closed yet; any left when perflab exits (an exception, a signal between two steps)
@@ -166,7 +172,7 @@ def _kill_live_workers() -> None:
         worker._kill()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def worker_environment(python: str) -> dict[str, str] | None:
     """The environment for workers under ``python``: None (inherit) for perflab's own
     interpreter; for another one, a PYTHONPATH that exposes only the perflab package (the
@@ -190,8 +196,9 @@ def _with_hash_seed(environment: dict[str, str] | None, hash_seed: str | None) -
     return {**(environment if environment is not None else os.environ), "PYTHONHASHSEED": hash_seed}
 
 
-def run_job(job: dict[str, Any], timeout: float, python: str = sys.executable,
-            hash_seed: str | None = None) -> JobOutcome:
+def run_job(
+    job: dict[str, Any], timeout: float, python: str = sys.executable, hash_seed: str | None = None
+) -> JobOutcome:
     """Run a one-shot job (such as an equivalence check) to completion; ``hash_seed``: the
     worker's PYTHONHASHSEED (None: inherited)."""
     worker = Worker(job, timeout, python, hash_seed)

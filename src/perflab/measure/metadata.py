@@ -32,8 +32,9 @@ print(json.dumps({
 
 def interpreter_info(python: str = sys.executable) -> dict[str, Any]:
     """Version and build of the interpreter that runs the workers."""
-    output = subprocess.run([python, "-c", _INTERPRETER_PROBE], capture_output=True, text=True,
-                            check=True, timeout=60).stdout
+    output = subprocess.run(
+        [python, "-c", _INTERPRETER_PROBE], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
     return json.loads(output)
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from perflab.analysis import estimates as stats
 from perflab.analysis.intervals import benjamini_hochberg
@@ -67,26 +68,45 @@ class _Silent:
         pass
 
 
-def run_benchmark(file: str, benchmark: Benchmark, cases: list[str], contenders: list[str],
-                  settings: Settings, listener: Listener = _Silent()) -> RunResult:
+def run_benchmark(
+    file: str,
+    benchmark: Benchmark,
+    cases: list[str],
+    contenders: list[str],
+    settings: Settings,
+    listener: Listener = _Silent(),
+) -> RunResult:
     """Contenders of one benchmark file, against its reference."""
     reference = benchmark.reference.name
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
     return run_sides(benchmark.name, contender_sides(file, ordered, settings.python), cases, settings, listener)
 
 
-def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings: Settings,
-              listener: Listener = _Silent(), prior_equivalence: Sequence[Equivalence] = ()) -> RunResult:
+def run_sides(
+    benchmark_name: str,
+    sides: list[Side],
+    cases: list[str],
+    settings: Settings,
+    listener: Listener = _Silent(),
+    prior_equivalence: Sequence[Equivalence] = (),
+) -> RunResult:
     """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
 
     ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
     there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
     """
     reference = sides[0]
-    result = RunResult(benchmark=benchmark_name, file=reference.file, reference=reference.name,
-                       settings=asdict(settings), metadata=metadata.collect(reference.file, reference.python),
-                       work={}, cells=[Cell(case, side.name) for case in cases for side in sides],
-                       sides={side.name: asdict(side) for side in sides}, equivalence=list(prior_equivalence))
+    result = RunResult(
+        benchmark=benchmark_name,
+        file=reference.file,
+        reference=reference.name,
+        settings=asdict(settings),
+        metadata=metadata.collect(reference.file, reference.python),
+        work={},
+        cells=[Cell(case, side.name) for case in cases for side in sides],
+        sides={side.name: asdict(side) for side in sides},
+        equivalence=list(prior_equivalence),
+    )
     if any(not side.shares_process_with(reference) for side in sides):
         result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
@@ -110,8 +130,15 @@ def run_sides(benchmark_name: str, sides: list[Side], cases: list[str], settings
         result.equivalence_seconds += time.monotonic() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
-        _time_rounds(result, {side.name: side for side in sides}, cases, settings, listener, status,
-                     time.monotonic() + settings.max_time)
+        _time_rounds(
+            result,
+            {side.name: side for side in sides},
+            cases,
+            settings,
+            listener,
+            status,
+            time.monotonic() + settings.max_time,
+        )
     except KeyboardInterrupt:
         result.interrupted = True
     result.elapsed = time.monotonic() - started
@@ -139,8 +166,15 @@ def _mark_unmeasurable(result: RunResult) -> None:
             result.cell(verdict.case, verdict.contender).error = verdict.difference
 
 
-def _time_rounds(result: RunResult, sides: dict[str, Side], cases: list[str], settings: Settings,
-                 listener: Listener, status: Status, deadline: float) -> None:
+def _time_rounds(
+    result: RunResult,
+    sides: dict[str, Side],
+    cases: list[str],
+    settings: Settings,
+    listener: Listener,
+    status: Status,
+    deadline: float,
+) -> None:
     active = [case for case in cases if _measurable(result, case)]
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
     round_number = 0
@@ -172,8 +206,15 @@ def _measurable(result: RunResult, case: str) -> bool:
     return any(not c.error and not c.skipped for c in result.cells if c.case == case)
 
 
-def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell], round_number: int,
-                    cpu: int | None, settings: Settings, deadline: float) -> None:
+def _time_one_round(
+    result: RunResult,
+    sides: dict[str, Side],
+    cells: list[Cell],
+    round_number: int,
+    cpu: int | None,
+    settings: Settings,
+    deadline: float,
+) -> None:
     """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
 
     The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
@@ -190,10 +231,19 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
                 break
             side = sides[cell.contender]
             reference = sides[result.reference]
-            worker = Worker(side.job("time", case=cell.case, loops=cell.loops, cpu=cpu,
-                                     value_time=settings.value_time, report_packages=cell.loops is None,
-                                     reference=reference.contender if side.shares_process_with(reference) else None),
-                            settings.timeout, side.python)
+            worker = Worker(
+                side.job(
+                    "time",
+                    case=cell.case,
+                    loops=cell.loops,
+                    cpu=cpu,
+                    value_time=settings.value_time,
+                    report_packages=cell.loops is None,
+                    reference=reference.contender if side.shares_process_with(reference) else None,
+                ),
+                settings.timeout,
+                side.python,
+            )
             run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
             # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
             workers.append((cell, worker, run))
@@ -203,11 +253,11 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
                 run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
                 calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                 result.metadata.setdefault("packages", {}).update(ready["packages"])
-                if "sides" in result.metadata:   # sides under other interpreters may have other versions
+                if "sides" in result.metadata:  # sides under other interpreters may have other versions
                     result.metadata["sides"][cell.contender].setdefault("packages", {}).update(ready["packages"])
         for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
             for index in range(count):
-                for cell, worker, run in workers[::-1] if index % 2 else workers:
+                for _cell, worker, run in workers[::-1] if index % 2 else workers:
                     if time.monotonic() >= deadline:
                         return
                     value = worker.request(kind)
@@ -240,9 +290,11 @@ def _say_if_calls_exceed_budget(result: RunResult, settings: Settings) -> None:
         if not cell.measured_runs() and cell.loops == 1 and seconds >= settings.max_time / 2:
             slow.append(f"{cell.case}/{cell.contender} ({seconds:.3g} s per call)")
     if slow:
-        result.metadata["over_budget"] = (f"one call takes too long for the time budget (--max-time "
-                                          f"{settings.max_time:g} s) to measure: {', '.join(slow)}; "
-                                          "raise --max-time to measure it")
+        result.metadata["over_budget"] = (
+            f"one call takes too long for the time budget (--max-time "
+            f"{settings.max_time:g} s) to measure: {', '.join(slow)}; "
+            "raise --max-time to measure it"
+        )
 
 
 def _loops_for(run: ProcessRun, value_time: float) -> int:
@@ -268,10 +320,15 @@ def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], floa
     reference = next((c for c in cells if c.contender == result.reference), None)
     others = [c for c in cells if c is not reference]
     if reference is None or not others:
-        return {(case, c.contender): stats.estimate_cell(c.process_values()).median.relative_half_width
-                for c in cells if c.process_values()}
-    return {(case, c.contender): stats.compare_paired(reference.round_values(), c.round_values())
-            .ratio.relative_half_width for c in others}
+        return {
+            (case, c.contender): stats.estimate_cell(c.process_values()).median.relative_half_width
+            for c in cells
+            if c.process_values()
+        }
+    return {
+        (case, c.contender): stats.compare_paired(reference.round_values(), c.round_values()).ratio.relative_half_width
+        for c in others
+    }
 
 
 def _finish(result: RunResult, settings: Settings) -> None:
@@ -295,11 +352,19 @@ def _finish(result: RunResult, settings: Settings) -> None:
             pending.append((cell, comparison))
     adjusted = benjamini_hochberg([comparison.p_value for _, comparison in pending])
     for (cell, comparison), p_adjusted in zip(pending, adjusted):
-        result.comparisons.append(CaseComparison(
-            cell.case, cell.contender, result.reference, comparison, p_adjusted,
-            stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
-            valid=result.equivalent(cell.case, cell.contender),
-            caution=caution(result.cell(cell.case, result.reference), cell, comparison.ratio.value)))
+        result.comparisons.append(
+            CaseComparison(
+                cell.case,
+                cell.contender,
+                result.reference,
+                comparison,
+                p_adjusted,
+                stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
+                valid=result.equivalent(cell.case, cell.contender),
+                caution=caution(result.cell(cell.case, result.reference), cell, comparison.ratio.value),
+            )
+        )
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = stats.geometric_mean(
-            [c.comparison for c in result.comparisons if c.contender == contender])
+            [c.comparison for c in result.comparisons if c.contender == contender]
+        )

@@ -12,17 +12,17 @@ from dataclasses import dataclass
 
 @dataclass
 class Settings:
-    precision: float = 0.01     # target 95% CI half-width, relative
-    max_time: float = 60.0      # seconds for the timing phase of the whole run
-    timeout: float = 60.0       # seconds one worker process may take
+    precision: float = 0.01  # target 95% CI half-width, relative
+    max_time: float = 60.0  # seconds for the timing phase of the whole run
+    timeout: float = 60.0  # seconds one worker process may take
     # Many short values per process: adjacent values of two contenders are ~5 ms apart, so they
     # see the same machine state (the reasoning, and exploratory runs: docs/statistics.md).
-    value_time: float = 0.005   # seconds one value should last (loops are calibrated to it)
+    value_time: float = 0.005  # seconds one value should last (loops are calibrated to it)
     warmups: int = 2
-    values: int = 20            # values per process
+    values: int = 20  # values per process
     min_rounds: int = 5
     # Verdicts need an FDR-adjusted p <= 0.01: at 0.05, one A/A comparison in twenty would be
     # called faster or slower, and people act on those calls (intervals stay 95%).
     alpha: float = 0.01
-    min_effect: float = 0.01    # smaller differences are never called faster/slower
+    min_effect: float = 0.01  # smaller differences are never called faster/slower
     python: str = sys.executable

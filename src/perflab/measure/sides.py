@@ -16,15 +16,14 @@ from typing import Any
 
 @dataclass
 class Side:
-    name: str                  # the column's name in results: contender, revision or interpreter
+    name: str  # the column's name in results: contender, revision or interpreter
     file: str
     contender: str
     python: str = sys.executable
     sys_path: list[str] = field(default_factory=list)
 
     def job(self, mode: str, **fields: Any) -> dict[str, Any]:
-        return {"mode": mode, "file": self.file, "contender": self.contender, "sys_path": self.sys_path,
-                **fields}
+        return {"mode": mode, "file": self.file, "contender": self.contender, "sys_path": self.sys_path, **fields}
 
     def shares_process_with(self, other: Side) -> bool:
         """Whether both can run in one worker (same file, interpreter and imports)."""

@@ -52,9 +52,11 @@ def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
     steady, first = 1 / ratio, min(firsts[0]) / min(firsts[1])
     if steady <= 1 or steady < REPEAT_ONLY_FACTOR * first:
         return None
-    return (f"repeat-only speed: x{steady:.3g} in the steady state but x{first:.3g} on a first call with a "
-            "fresh copy of the input (a memo cache or warmed lookup answers the timing loop's repeated "
-            "input); varied inputs would see about the first-call figure")
+    return (
+        f"repeat-only speed: x{steady:.3g} in the steady state but x{first:.3g} on a first call with a "
+        "fresh copy of the input (a memo cache or warmed lookup answers the timing loop's repeated "
+        "input); varied inputs would see about the first-call figure"
+    )
 
 
 def floor_of(cell: Cell) -> float | None:
@@ -74,8 +76,10 @@ def floor_warning(cell: Cell) -> str | None:
     fraction = floor / cell.estimates.median.value
     if fraction <= FLOOR_WARNING:
         return None
-    return (f"harness floor {floor * 1e9:.1f} ns/call is {fraction:.0%} of its time per call: "
-            "ratios involving it are partly perflab's loop, not the operation")
+    return (
+        f"harness floor {floor * 1e9:.1f} ns/call is {fraction:.0%} of its time per call: "
+        "ratios involving it are partly perflab's loop, not the operation"
+    )
 
 
 def _median(values: list[float]) -> float | None:

@@ -68,7 +68,7 @@ def checkouts(benchmark: Path, revisions: list[str]) -> Iterator[dict[str, Path]
 
 
 _PREFIX = "perflab-revisions-"
-_OWNER = "owner.pid"   # in the parent directory of a run's worktrees: the perflab process using them
+_OWNER = "owner.pid"  # in the parent directory of a run's worktrees: the perflab process using them
 
 
 def remove_stale(root: Path) -> None:
@@ -84,7 +84,7 @@ def remove_stale(root: Path) -> None:
 def _running(owner_file: Path) -> bool:
     try:
         os.kill(int(owner_file.read_text()), 0)
-    except PermissionError:   # running, as another user
+    except PermissionError:  # running, as another user
         return True
     except (OSError, ValueError):
         return False

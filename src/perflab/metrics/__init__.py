@@ -33,12 +33,15 @@ class Measured:
     disagreements: list[Disagreement] = field(default_factory=list)
     memory: list[memory.MemoryUse] | None = None
     counters: list[counters.CounterReading] | None = None
-    counters_unsupported: str | None = None   # why perf stat has no hardware counters here
+    counters_unsupported: str | None = None  # why perf stat has no hardware counters here
 
     @property
     def errors(self) -> list[str]:
         rows: list[instructions.InstructionCount | memory.MemoryUse | counters.CounterReading] = [
-            *(self.instructions or []), *(self.memory or []), *(self.counters or [])]
+            *(self.instructions or []),
+            *(self.memory or []),
+            *(self.counters or []),
+        ]
         return [f"{row.case}/{row.contender}: {row.error}" for row in rows if row.error]
 
     def to_json(self) -> dict[str, Any]:
@@ -48,15 +51,19 @@ class Measured:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measured:
         """Inverse of ``to_json``; keys a later perflab may add are ignored."""
+
         def rows(kind: type, key: str) -> list | None:
             known = {f.name for f in fields(kind)}
             items = data.get(key)
-            return None if items is None else [kind(**{k: v for k, v in item.items() if k in known})
-                                               for item in items]
-        return cls(instructions=rows(instructions.InstructionCount, "instructions"),
-                   disagreements=rows(instructions.Disagreement, "disagreements") or [],
-                   memory=rows(memory.MemoryUse, "memory"), counters=rows(counters.CounterReading, "counters"),
-                   counters_unsupported=data.get("counters_unsupported"))
+            return None if items is None else [kind(**{k: v for k, v in item.items() if k in known}) for item in items]
+
+        return cls(
+            instructions=rows(instructions.InstructionCount, "instructions"),
+            disagreements=rows(instructions.Disagreement, "disagreements") or [],
+            memory=rows(memory.MemoryUse, "memory"),
+            counters=rows(counters.CounterReading, "counters"),
+            counters_unsupported=data.get("counters_unsupported"),
+        )
 
 
 def stored(result: RunResult) -> Measured | None:
@@ -98,5 +105,13 @@ def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Meas
     return measured
 
 
-__all__ = ["NAMES", "InstructionsEstimate", "Measured", "MetricUnavailable", "check_tools", "instruction_counts",
-           "measure", "stored"]
+__all__ = [
+    "NAMES",
+    "InstructionsEstimate",
+    "Measured",
+    "MetricUnavailable",
+    "check_tools",
+    "instruction_counts",
+    "measure",
+    "stored",
+]

@@ -13,8 +13,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from perflab.measure.launcher import worker_environment
 from perflab.measure.sides import Side
@@ -52,8 +53,9 @@ class Target:
         return self.side.name
 
     @classmethod
-    def of(cls, file: str, case: str, contender: str, time_per_call: float = 1e-5,
-           python: str = sys.executable) -> Target:
+    def of(
+        cls, file: str, case: str, contender: str, time_per_call: float = 1e-5, python: str = sys.executable
+    ) -> Target:
         """A contender of a benchmark file."""
         return cls(case, Side(contender, file, contender, python), time_per_call)
 
@@ -71,9 +73,15 @@ def targets(result: RunResult) -> list[Target]:
     """Every cell that was timed, with its median time per call (cells that failed are left out)."""
     python = result.settings.get("python") or sys.executable
     sides = {name: Side(**side) for name, side in result.sides.items()}
-    return [Target(cell.case, sides.get(cell.contender) or Side(cell.contender, result.file, cell.contender, python),
-                   cell.estimates.median.value)
-            for cell in result.cells if cell.estimates is not None]
+    return [
+        Target(
+            cell.case,
+            sides.get(cell.contender) or Side(cell.contender, result.file, cell.contender, python),
+            cell.estimates.median.value,
+        )
+        for cell in result.cells
+        if cell.estimates is not None
+    ]
 
 
 def loops_for(time_per_call: float, native_seconds: float, most: int = 10**6) -> int:
@@ -96,8 +104,14 @@ def warmups_for(loops: int) -> int:
     return max(1, min(WARMUP_CALLS, loops))
 
 
-def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: Sequence[str] = (),
-                       memory: bool = False, warmups: int | None = None) -> WorkerReport:
+def run_counted_worker(
+    target: Target,
+    loops: int,
+    timeout: float,
+    wrapper: Sequence[str] = (),
+    memory: bool = False,
+    warmups: int | None = None,
+) -> WorkerReport:
     """Run the worker's one-shot "count" job (perflab.worker.jobs.run_count) for ``target`` with
     ``loops`` calls, with ``wrapper`` (e.g. valgrind and its options) in front."""
     warmups = warmups_for(loops) if warmups is None else warmups
@@ -107,8 +121,14 @@ def run_counted_worker(target: Target, loops: int, timeout: float, wrapper: Sequ
     environment = {name: inherited[name] for name in KEPT_VARIABLES if name in inherited}
     environment.update(PINNED_ENVIRONMENT)
     try:
-        process = subprocess.run([*wrapper, python, "-m", "perflab.worker"], input=json.dumps(job) + "\n",
-                                 capture_output=True, text=True, timeout=timeout, env=environment)
+        process = subprocess.run(
+            [*wrapper, python, "-m", "perflab.worker"],
+            input=json.dumps(job) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=environment,
+        )
     except subprocess.TimeoutExpired:
         return WorkerReport(error=f"timed out after {timeout:g} s")
     report = WorkerReport(stderr=process.stderr)

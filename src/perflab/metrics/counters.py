@@ -25,7 +25,7 @@ class CounterReading:
     case: str
     contender: str
     loops: int
-    per_call: dict[str, float] = field(default_factory=dict)   # event -> count per call (supported ones)
+    per_call: dict[str, float] = field(default_factory=dict)  # event -> count per call (supported ones)
     unsupported: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -43,8 +43,8 @@ def probe() -> tuple[bool, str | None]:
     except MetricUnavailable as missing:
         return False, str(missing)
     import subprocess
-    completed = subprocess.run([perf, "stat", "-x,", "-e", ",".join(HARDWARE), "true"],
-                               capture_output=True, text=True)
+
+    completed = subprocess.run([perf, "stat", "-x,", "-e", ",".join(HARDWARE), "true"], capture_output=True, text=True)
     readings = parse(completed.stderr)
     if completed.returncode != 0 or not readings:  # e.g. perf_event_paranoid forbids it
         lines = completed.stderr.strip().splitlines()
@@ -72,8 +72,9 @@ def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = N
     perf = require("perf", "linux-perf")
     results = []
     for target in targets:
-        reading = CounterReading(target.case, target.contender,
-                                 loops or loops_for(target.time_per_call, NATIVE_SECONDS))
+        reading = CounterReading(
+            target.case, target.contender, loops or loops_for(target.time_per_call, NATIVE_SECONDS)
+        )
         warmups = warmups_for(reading.loops)  # the same in both runs: only the counted calls differ
         runs = [_perf_run(perf, target, calls, warmups, timeout) for calls in (reading.loops, 0)]
         error = next((error for _, error in runs if error), None)
@@ -91,8 +92,9 @@ def measure(targets: list[Target], timeout: float = 600.0, loops: int | None = N
     return results
 
 
-def _perf_run(perf: str, target: Target, loops: int, warmups: int,
-              timeout: float) -> tuple[dict[str, float | None], str | None]:
+def _perf_run(
+    perf: str, target: Target, loops: int, warmups: int, timeout: float
+) -> tuple[dict[str, float | None], str | None]:
     with tempfile.TemporaryDirectory(prefix="perflab-perf-") as directory:
         out = Path(directory) / "perf.csv"
         wrapper = [perf, "stat", "-x,", "-o", str(out), "-e", ",".join(EVENTS), "--"]

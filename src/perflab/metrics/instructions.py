@@ -53,8 +53,9 @@ class InstructionCount:
         """Median and range over the processes that counted (None: none did)."""
         if not self.per_call:
             return None
-        return InstructionsEstimate(statistics.median(self.per_call), min(self.per_call), max(self.per_call),
-                                    tuple(self.per_call), self.loops)
+        return InstructionsEstimate(
+            statistics.median(self.per_call), min(self.per_call), max(self.per_call), tuple(self.per_call), self.loops
+        )
 
     @property
     def median(self) -> float:
@@ -66,13 +67,15 @@ class InstructionCount:
         return estimate.spread if estimate else 0.0
 
 
-def measure(targets: list[Target], repeats: int = REPEATS, timeout: float = 600.0,
-            loops: int | None = None) -> list[InstructionCount]:
+def measure(
+    targets: list[Target], repeats: int = REPEATS, timeout: float = 600.0, loops: int | None = None
+) -> list[InstructionCount]:
     """Count every target ``repeats`` times, in separate processes (run side by side: counts do
     not depend on the machine's load)."""
     valgrind = require("valgrind", "valgrind")
-    counts = [InstructionCount(t.case, t.contender, loops or loops_for(t.time_per_call, NATIVE_SECONDS))
-              for t in targets]
+    counts = [
+        InstructionCount(t.case, t.contender, loops or loops_for(t.time_per_call, NATIVE_SECONDS)) for t in targets
+    ]
     jobs = [(count, target) for count, target in zip(counts, targets) for _ in range(repeats)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(pool.map(lambda job: count_once(valgrind, job[1], job[0].loops, timeout), jobs))
@@ -84,22 +87,30 @@ def measure(targets: list[Target], repeats: int = REPEATS, timeout: float = 600.
     return counts
 
 
-def count_once(valgrind: str, target: Target, loops: int, timeout: float = 600.0,
-               randomize_addresses: bool = False) -> tuple[float, str | None]:
+def count_once(
+    valgrind: str, target: Target, loops: int, timeout: float = 600.0, randomize_addresses: bool = False
+) -> tuple[float, str | None]:
     """One callgrind run of the worker: (instructions per call, None) or (nan, why it failed).
     (``randomize_addresses`` only shows what pinning them is for: benchmarks/instruction_stability.py.)"""
     with tempfile.TemporaryDirectory(prefix="perflab-callgrind-") as directory:
         out = Path(directory) / "callgrind.out"
-        wrapper = [*([] if randomize_addresses else _without_aslr()), valgrind, "--tool=callgrind", f"--dump-before={MARKER_SYMBOL}",
-                   f"--callgrind-out-file={out}"]
+        wrapper = [
+            *([] if randomize_addresses else _without_aslr()),
+            valgrind,
+            "--tool=callgrind",
+            f"--dump-before={MARKER_SYMBOL}",
+            f"--callgrind-out-file={out}",
+        ]
         report = run_counted_worker(target, loops, timeout, wrapper)
         if report.error:
             return float("nan"), report.error
         regions = region_totals(Path(directory))
     if regions is None:
-        return float("nan"), (f"callgrind wrote no dumps at the region markers: {target.side.python} has no "
-                              f"symbol "
-                              f"{MARKER_SYMBOL} (not CPython?)")
+        return float("nan"), (
+            f"callgrind wrote no dumps at the region markers: {target.side.python} has no "
+            f"symbol "
+            f"{MARKER_SYMBOL} (not CPython?)"
+        )
     empty, full = regions
     return (full - empty) / loops if loops else 0.0, None
 
@@ -146,8 +157,9 @@ def disagreements(result: RunResult, counts: list[InstructionCount]) -> list[Dis
         time_ratio = comparison.comparison.ratio.value
         if contender is None or reference is None or not time_ratio > 0:
             continue
-        disagreement = Disagreement(comparison.case, comparison.contender, contender.median / reference.median,
-                                    time_ratio)
+        disagreement = Disagreement(
+            comparison.case, comparison.contender, contender.median / reference.median, time_ratio
+        )
         if disagreement.factor > DISAGREEMENT_FACTOR:
             found.append(disagreement)
     return found

@@ -29,9 +29,9 @@ class MemoryUse:
     case: str
     contender: str
     loops: int
-    peak_rss: int | None = None          # bytes
-    rss_growth: int | None = None        # bytes
-    peak_traced: int | None = None       # bytes above the traced memory at the start of the calls
+    peak_rss: int | None = None  # bytes
+    rss_growth: int | None = None  # bytes
+    peak_traced: int | None = None  # bytes above the traced memory at the start of the calls
     retained_per_call: float | None = None  # bytes
     error: str | None = None
 

@@ -6,8 +6,8 @@ so the same function called from two callers is two nodes, and their times stay 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from perflab.profile.folded import Stack
 
@@ -15,8 +15,8 @@ from perflab.profile.folded import Stack
 @dataclass
 class Node:
     frame: str
-    total: int = 0      # samples in this node and below
-    self: int = 0       # samples whose innermost frame is this node
+    total: int = 0  # samples in this node and below
+    self: int = 0  # samples whose innermost frame is this node
     children: dict[str, Node] = field(default_factory=dict)
 
     def child(self, frame: str) -> Node:
@@ -56,8 +56,8 @@ def hottest_path(root: Node, floor: float = 0.05) -> list[Node]:
 class FlameColumns:
     """The call tree as columns in depth-first order (what the flame graph page draws from)."""
 
-    frame: list[str]    # each node's frame label
-    depth: list[int]    # 0 for the root
+    frame: list[str]  # each node's frame label
+    depth: list[int]  # 0 for the root
     total: list[int]
     self: list[int]
 
@@ -77,7 +77,7 @@ def flame_columns(stacks: Mapping[Stack, int], root_name: str = "measured_region
         limit = min(len(stack), len(previous))
         while shared < limit and stack[shared] == previous[shared]:
             shared += 1
-        del path[shared + 1:]
+        del path[shared + 1 :]
         for level in range(shared, len(stack)):
             frame.append(stack[level])
             depth.append(level + 1)

@@ -12,8 +12,8 @@ so their diff is skipped with a note unless ``allow_mismatch`` is given.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from perflab.measure.sides import Side
 from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles
@@ -23,14 +23,16 @@ from perflab.profile.settings import ProfileSettings
 from perflab.results.model import RunResult
 from perflab.results.quantities import Interval
 
-INTERPRETER_NOTE = ("--python sides differ in interpreter by design: each side is profiled, but the "
-                    "differential profile is skipped unless --allow-mismatch is given")
+INTERPRETER_NOTE = (
+    "--python sides differ in interpreter by design: each side is profiled, but the "
+    "differential profile is skipped unless --allow-mismatch is given"
+)
 
 
 @dataclass
 class CaseProfiles:
     case: str
-    reference: str                 # side names
+    reference: str  # side names
     other: str
     reference_profile: Profile
     other_profile: Profile
@@ -41,24 +43,35 @@ class CaseProfiles:
 def pairs_to_profile(result: RunResult) -> list[tuple[str, str]]:
     """Every (case, side) timed alongside the reference."""
     timed = {(c.case, c.contender) for c in result.cells if c.estimates is not None}
-    return [(c.case, c.contender) for c in result.comparisons
-            if (c.case, c.contender) in timed and (c.case, result.reference) in timed]
+    return [
+        (c.case, c.contender)
+        for c in result.comparisons
+        if (c.case, c.contender) in timed and (c.case, result.reference) in timed
+    ]
 
 
 def fastest_of_first_case(result: RunResult) -> list[tuple[str, str]]:
     """The reference and its fastest valid (equivalent) contender on the first case measured."""
     timed = {(c.case, c.contender) for c in result.cells if c.estimates is not None}
     for case in dict.fromkeys(c.case for c in result.cells):
-        candidates = [c for c in result.comparisons if c.case == case and c.valid and (case, c.contender) in timed
-                      and (case, result.reference) in timed]
+        candidates = [
+            c
+            for c in result.comparisons
+            if c.case == case and c.valid and (case, c.contender) in timed and (case, result.reference) in timed
+        ]
         if candidates:
             return [(case, min(candidates, key=lambda c: c.comparison.ratio.value).contender)]
     return []
 
 
-def profile_comparison(sides: Sequence[Side], result: RunResult, settings: ProfileSettings,
-                       pairs: Sequence[tuple[str, str]] | None = None, allow_mismatch: bool = False,
-                       on_progress: Callable[[str], None] = lambda message: None) -> list[CaseProfiles]:
+def profile_comparison(
+    sides: Sequence[Side],
+    result: RunResult,
+    settings: ProfileSettings,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    allow_mismatch: bool = False,
+    on_progress: Callable[[str], None] = lambda message: None,
+) -> list[CaseProfiles]:
     """Profile each (case, side) pair with the reference (``sides[0]``) and diff them."""
     by_name = {side.name: side for side in sides}
     reference = sides[0]
@@ -105,7 +118,9 @@ def _timed(result: RunResult, case: str, other: str) -> tuple[tuple[float, float
     base, ratio = reference.median.value, comparison.comparison.ratio
     if not all(math.isfinite(x) for x in (ratio.value, ratio.low, ratio.high)):
         return None, None
-    return (base, base * ratio.value), Interval(base * (ratio.value - 1), base * (ratio.low - 1), base * (ratio.high - 1))
+    return (base, base * ratio.value), Interval(
+        base * (ratio.value - 1), base * (ratio.low - 1), base * (ratio.high - 1)
+    )
 
 
 @dataclass
@@ -120,14 +135,13 @@ class Profiler:
     on_progress: Callable[[str], None] = lambda message: None
     profiles: list[CaseProfiles] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    interrupted: bool = False    # Ctrl-C while profiling: what was profiled is kept
+    interrupted: bool = False  # Ctrl-C while profiling: what was profiled is kept
 
     def __call__(self, sides: list[Side], cases: list[str], result: RunResult) -> None:
         if len({side.python for side in sides}) > 1 and not self.allow_mismatch:
             self.notes.append(INTERPRETER_NOTE)
         pairs = self.pick(result) if self.pick is not None else None
-        self.profiles = profile_comparison(sides, result, self.settings, pairs, self.allow_mismatch,
-                                           self.on_progress)
+        self.profiles = profile_comparison(sides, result, self.settings, pairs, self.allow_mismatch, self.on_progress)
         self.interrupted = any("interrupted" in entry.notes for entry in self.profiles)
         for entry in self.profiles:
             if entry.diff is not None:

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from perflab.profile.model import IncomparableProfiles, Profile
 from perflab.results.quantities import Interval
 from perflab.units import format_signed_time, format_time
 
-Path_ = tuple[str, ...]   # a calling context: function keys from the operation's top frame down
+Path_ = tuple[str, ...]  # a calling context: function keys from the operation's top frame down
 OPERATION: Path_ = ()
 # The top frame of contenders defined in the benchmark file: two contenders' own functions differ
 # in name but are the same node of the comparison.
@@ -47,10 +47,10 @@ DOMINANT = 0.5
 @dataclass(frozen=True)
 class NodeDiff:
     path: Path_
-    a: float              # seconds per call in this node and below, side A (mean over runs)
+    a: float  # seconds per call in this node and below, side A (mean over runs)
     b: float
     difference: Interval  # b - a with its 95% interval
-    a_self: float         # seconds per call in this node itself
+    a_self: float  # seconds per call in this node itself
     b_self: float
 
     @property
@@ -84,8 +84,10 @@ class ProfileDiff:
             if not children:
                 return path
             best = max(children, key=lambda n: sign * n.difference.value)
-            if (sign * best.difference.value < DOMINANT * abs(self.operation.difference.value)
-                    or best.difference.value == 0):
+            if (
+                sign * best.difference.value < DOMINANT * abs(self.operation.difference.value)
+                or best.difference.value == 0
+            ):
                 return path
             path.append(best)
 
@@ -97,19 +99,27 @@ class ProfileDiff:
         """One sentence: how much the operation's time per call changed, and where."""
         total = self.operation.difference
         verb = "added" if total.value >= 0 else "saved"
-        head = (f"{self.b_name} vs {self.a_name}: {format_time(self.operation.a)} -> {format_time(self.operation.b)} "
-                f"per call ({format_signed_time(total.value)}, 95% CI {format_signed_time(total.low)} to "
-                f"{format_signed_time(total.high)})")
+        head = (
+            f"{self.b_name} vs {self.a_name}: {format_time(self.operation.a)} -> {format_time(self.operation.b)} "
+            f"per call ({format_signed_time(total.value)}, 95% CI {format_signed_time(total.low)} to "
+            f"{format_signed_time(total.high)})"
+        )
         if not math.isfinite(total.low) or total.low <= 0 <= total.high:
-            changes = ", ".join(f"{n.name} {format_signed_time(n.b_self - n.a_self)}" for n in self.largest_self_changes(3))
+            changes = ", ".join(
+                f"{n.name} {format_signed_time(n.b_self - n.a_self)}" for n in self.largest_self_changes(3)
+            )
             return f"{head}; no detectable difference in the profiles" + (
-                f" (largest self-time changes: {changes})" if changes else "")
+                f" (largest self-time changes: {changes})" if changes else ""
+            )
         path = self.dominant_path()
         if len(path) == 1:
-            parts = ", ".join(f"{n.name} {abs(n.difference.value) / abs(total.value):.0%}"
-                              for n in sorted(self.children(OPERATION), key=lambda n: -abs(n.difference.value))[:3])
+            parts = ", ".join(
+                f"{n.name} {abs(n.difference.value) / abs(total.value):.0%}"
+                for n in sorted(self.children(OPERATION), key=lambda n: -abs(n.difference.value))[:3]
+            )
             return f"{head}; no single call path holds half of the {format_time(abs(total.value))} {verb}" + (
-                f" (largest: {parts})" if parts else "")
+                f" (largest: {parts})" if parts else ""
+            )
         share = path[-1].difference.value / total.value
         named = path[-1]
         only = f" (only in {self.a_name})" if named.b == 0 else f" (only in {self.b_name})" if named.a == 0 else ""
@@ -122,16 +132,24 @@ def check_comparable(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B")
         if a.metadata.get(key) != b.metadata.get(key):
             raise IncomparableProfiles(
                 f"the profiles differ in {what} ({names[0]}: {a.metadata.get(key)!r}, {names[1]}: "
-                f"{b.metadata.get(key)!r}); refusing to diff them (--allow-mismatch to diff anyway)")
+                f"{b.metadata.get(key)!r}); refusing to diff them (--allow-mismatch to diff anyway)"
+            )
     pa, pb = _interpreter(a), _interpreter(b)
     if pa != pb:
         raise IncomparableProfiles(
             f"the profiles were taken under different interpreters ({names[0]}: {pa}, {names[1]}: {pb}); "
-            "refusing to diff them (--allow-mismatch to diff anyway)")
+            "refusing to diff them (--allow-mismatch to diff anyway)"
+        )
 
 
-def diff_profiles(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B"), allow_mismatch: bool = False,
-                  timed: tuple[float, float] | None = None, timed_difference: Interval | None = None) -> ProfileDiff:
+def diff_profiles(
+    a: Profile,
+    b: Profile,
+    names: tuple[str, str] = ("A", "B"),
+    allow_mismatch: bool = False,
+    timed: tuple[float, float] | None = None,
+    timed_difference: Interval | None = None,
+) -> ProfileDiff:
     """Per calling context: time per call on each side and the difference B - A with its interval.
 
     ``timed``: each side's time per call from the timing phase (then ``timed_difference``, its
@@ -144,12 +162,16 @@ def diff_profiles(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B"), a
             raise
         notes.append(f"diffed although {str(error).split('; refusing')[0].removeprefix('the ')}")
     files = {Path(p.metadata.get("benchmark_file", "")).name for p in (a, b)}
-    contender_file = files.pop() if len(files) == 1 and a.metadata.get("contender") != b.metadata.get("contender") \
-        else None
+    contender_file = (
+        files.pop() if len(files) == 1 and a.metadata.get("contender") != b.metadata.get("contender") else None
+    )
     total_a, self_a, units_a = per_run_times(a, contender_file, timed[0] if timed else None)
     total_b, self_b, units_b = per_run_times(b, contender_file, timed[1] if timed else None)
-    notes.append("times per call from the timing phase, split by the profiles' shares" if timed else
-                 "times per call measured while profiled (median batch of each run)")
+    notes.append(
+        "times per call from the timing phase, split by the profiles' shares"
+        if timed
+        else "times per call measured while profiled (median batch of each run)"
+    )
     if not units_a or not units_b:
         raise ValueError(f"no profiling run with a time per call on side {names[0] if not units_a else names[1]}")
     paired = units_a == units_b and all(not str(u).startswith("run ") for u in units_a)
@@ -164,8 +186,11 @@ def diff_profiles(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B"), a
         nodes = {path: _with_timing_error(node, timed, timed_difference) for path, node in nodes.items()}
     if min(len(units_a), len(units_b)) < 2:
         notes.append("fewer than two profiling rounds on a side: no intervals")
-    notes.append(f"{len(units_a)} rounds profiled alternately, intervals paired by round" if paired else
-                 f"{len(units_a)} and {len(units_b)} runs, unpaired (Welch) intervals")
+    notes.append(
+        f"{len(units_a)} rounds profiled alternately, intervals paired by round"
+        if paired
+        else f"{len(units_a)} and {len(units_b)} runs, unpaired (Welch) intervals"
+    )
     return ProfileDiff(names[0], names[1], nodes, (len(units_a), len(units_b)), notes)
 
 
@@ -178,12 +203,15 @@ def _with_timing_error(node: NodeDiff, timed: tuple[float, float], total: Interv
     share = (node.a / timed[0] + node.b / timed[1]) / 2
     timing_half = share * max(total.high - total.value, total.value - total.low)
     low, high = d.value - d.low, d.high - d.value
-    return replace(node, difference=Interval(d.value, d.value - math.hypot(low, timing_half),
-                                             d.value + math.hypot(high, timing_half)))
+    return replace(
+        node,
+        difference=Interval(d.value, d.value - math.hypot(low, timing_half), d.value + math.hypot(high, timing_half)),
+    )
 
 
-def per_run_times(profile: Profile, contender_file: str | None = None, scale: float | None = None
-                  ) -> tuple[dict[Path_, np.ndarray], dict[Path_, np.ndarray], list]:
+def per_run_times(
+    profile: Profile, contender_file: str | None = None, scale: float | None = None
+) -> tuple[dict[Path_, np.ndarray], dict[Path_, np.ndarray], list]:
     """(total seconds per call of each node in each unit, self seconds per call, the units' ids).
 
     A unit is a profiling run, or all runs of one round of ``profile_pair`` (runs that carry the
@@ -205,9 +233,10 @@ def per_run_times(profile: Profile, contender_file: str | None = None, scale: fl
         per_call = sum(sum(run.values()) * t for run, t in runs) / samples  # weighted by samples
         for run, _ in runs:
             for stack, count in run.items():
-                path = tuple(keys.get((depth, label)) or keys.setdefault((depth, label),
-                                                                         _key(label, depth, contender_file))
-                             for depth, label in enumerate(stack))
+                path = tuple(
+                    keys.get((depth, label)) or keys.setdefault((depth, label), _key(label, depth, contender_file))
+                    for depth, label in enumerate(stack)
+                )
                 seconds = count / samples * per_call
                 for depth in range(len(path) + 1):
                     total[path[:depth]][u] += seconds

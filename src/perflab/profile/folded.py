@@ -9,8 +9,8 @@ space and the number of samples::
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 Stack = tuple[str, ...]
 
@@ -30,8 +30,9 @@ def parse_folded(text: str, source: str = "<folded>") -> Counter[Stack]:
         if not frames or not count.isdigit() or not frames.strip(";"):
             truncated = number == len(lines) and not text.endswith("\n")
             problem = "truncated last line" if truncated else "not a folded stack line"
-            raise FoldedFormatError(f"{source}:{number}: {problem} (expected 'frame;frame;... COUNT'): "
-                                    f"{_preview(line)}")
+            raise FoldedFormatError(
+                f"{source}:{number}: {problem} (expected 'frame;frame;... COUNT'): {_preview(line)}"
+            )
         stacks[tuple(frames.split(";"))] += int(count)
     return stacks
 

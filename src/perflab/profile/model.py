@@ -50,8 +50,12 @@ class Profile:
         index: dict[str, int] = {}
         runs = []
         for run in self.runs:
-            runs.append([[[index.setdefault(label, len(index)) for label in stack], count]
-                         for stack, count in sorted(run.items(), key=lambda item: -item[1])])
+            runs.append(
+                [
+                    [[index.setdefault(label, len(index)) for label in stack], count]
+                    for stack, count in sorted(run.items(), key=lambda item: -item[1])
+                ]
+            )
         return {"schema": SCHEMA, "metadata": self.metadata, "frames": list(index), "runs": runs}
 
     @classmethod
@@ -118,13 +122,14 @@ class IncomparableProfiles(Exception):
 def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
     """All runs of all profiles in one; refused when their comparable metadata differ."""
     merged = Profile()
-    origin: dict[str, str] = {}   # which input each merged metadata value came from
+    origin: dict[str, str] = {}  # which input each merged metadata value came from
     for name, profile in profiles:
         for key in COMPARABLE_KEYS:
             if key in profile.metadata and key in merged.metadata and profile.metadata[key] != merged.metadata[key]:
                 raise IncomparableProfiles(
                     f"{name}: {key} is {profile.metadata[key]!r} but {origin[key]} has "
-                    f"{merged.metadata[key]!r}; profiles that differ in {key} cannot be merged")
+                    f"{merged.metadata[key]!r}; profiles that differ in {key} cannot be merged"
+                )
         for key, value in profile.metadata.items():
             if key not in merged.metadata:
                 merged.metadata[key], origin[key] = value, name

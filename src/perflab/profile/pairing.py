@@ -5,8 +5,8 @@ Kept apart from the diff maths (perflab.profile.diff): this module starts worker
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from perflab.measure.sides import Side
 from perflab.profile.model import Profile
@@ -14,13 +14,20 @@ from perflab.profile.session import ProfileOutcome, profile_operation
 from perflab.profile.settings import ProfileSettings
 
 
-def profile_pair(a: Side, b: Side, case: str, settings: ProfileSettings, benchmark: str = "",
-                 on_run: Callable[[str], None] = lambda message: None) -> tuple[ProfileOutcome, ProfileOutcome]:
+def profile_pair(
+    a: Side,
+    b: Side,
+    case: str,
+    settings: ProfileSettings,
+    benchmark: str = "",
+    on_run: Callable[[str], None] = lambda message: None,
+) -> tuple[ProfileOutcome, ProfileOutcome]:
     """Profile two sides in alternating rounds (A B, B A, ...), ``settings.min_runs`` rounds at least,
     each side's budget split evenly over them: the machine's drift hits both sides of a round alike."""
     rounds = settings.min_runs
-    per_round = replace(settings, samples=max(1, settings.samples // rounds), min_runs=1,
-                        max_time=settings.max_time / (2 * rounds))
+    per_round = replace(
+        settings, samples=max(1, settings.samples // rounds), min_runs=1, max_time=settings.max_time / (2 * rounds)
+    )
     outcomes: dict[str, ProfileOutcome] = {}
     for number in range(rounds):
         for side in (a, b) if number % 2 == 0 else (b, a):
@@ -52,5 +59,6 @@ def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
 
 def profile_side(side: Side, case: str, settings: ProfileSettings, benchmark: str = "") -> ProfileOutcome:
     """Profile one side of a comparison: its file, contender, interpreter and import roots."""
-    return profile_operation(side.file, case, side.contender,
-                             replace(settings, python=side.python, sys_path=list(side.sys_path)), benchmark)
+    return profile_operation(
+        side.file, case, side.contender, replace(settings, python=side.python, sys_path=list(side.sys_path)), benchmark
+    )

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from perflab import git
 from perflab.profile.folded import Stack
@@ -35,7 +35,7 @@ _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 @dataclass
 class Trimmed:
     stacks: Counter[Stack]
-    outside: int        # samples that were not in the measured region (harness, set-up, idle)
+    outside: int  # samples that were not in the measured region (harness, set-up, idle)
 
 
 def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
@@ -52,7 +52,7 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
         if position is None:
             outside += count
         else:
-            trimmed[stack[position + 1:]] += count
+            trimmed[stack[position + 1 :]] += count
     return Trimmed(trimmed, outside)
 
 
@@ -77,7 +77,9 @@ def is_measured_region(label: str) -> bool:
 def path_roots(project: str | None, interpreter_paths: Mapping[str, str]) -> list[tuple[str, str]]:
     """(directory, name) pairs to shorten paths with, the most specific directory first."""
     roots = [(interpreter_paths[key], "<stdlib>") for key in ("stdlib", "platstdlib") if interpreter_paths.get(key)]
-    roots += [(interpreter_paths[key], "<site-packages>") for key in ("purelib", "platlib") if interpreter_paths.get(key)]
+    roots += [
+        (interpreter_paths[key], "<site-packages>") for key in ("purelib", "platlib") if interpreter_paths.get(key)
+    ]
     if project:
         roots.append((project, "<project>"))
     unique = {os.path.normpath(directory): name for directory, name in roots}
@@ -91,7 +93,7 @@ def normalize_path(path: str, roots: list[tuple[str, str]]) -> str:
     parts = path.replace("\\", "/").split("/")
     for marker in _INSTALL_DIRS:  # a virtualenv's packages inside the project are packages, not project code
         if marker in parts:
-            return "/".join(["<site-packages>", *parts[len(parts) - parts[::-1].index(marker):]])
+            return "/".join(["<site-packages>", *parts[len(parts) - parts[::-1].index(marker) :]])
     normalized = os.path.normpath(path)
     for directory, name in roots:
         if normalized == directory or normalized.startswith(directory + os.sep):

@@ -10,6 +10,7 @@ inside the worker (perflab.worker.inprocess_sampler), Python frames only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shutil
@@ -56,10 +57,22 @@ class PySpyRecording:
     """One ``py-spy record`` attached to one process, from ``start`` until ``stop``."""
 
     def __init__(self, executable: str, pid: int, rate: int, native: bool, mode: str, nonblocking: bool):
-        self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)
+        self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)  # noqa: SIM115 - closed at once; py-spy writes it
         self._output.close()
-        command = [executable, "record", "--pid", str(pid), "--format", "raw", "--output", self._output.name,
-                   "--rate", str(rate), "--function", "--full-filenames"]
+        command = [
+            executable,
+            "record",
+            "--pid",
+            str(pid),
+            "--format",
+            "raw",
+            "--output",
+            self._output.name,
+            "--rate",
+            str(rate),
+            "--function",
+            "--full-filenames",
+        ]
         if native:
             command.append("--native")
         if mode == "wall":
@@ -68,8 +81,13 @@ class PySpyRecording:
             command.append("--nonblocking")
         self.command = command
         try:
-            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                             stderr=subprocess.STDOUT, start_new_session=True)
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as error:
             self._cleanup()
             raise SamplerUnavailable(f"cannot run py-spy ({executable}): {error.strerror or error}") from error
@@ -81,7 +99,7 @@ class PySpyRecording:
         pending = b""
         with selectors.DefaultSelector() as selector:
             stdout = self._process.stdout
-            assert stdout is not None   # started with stdout=PIPE
+            assert stdout is not None  # started with stdout=PIPE
             selector.register(stdout, selectors.EVENT_READ)
             while True:
                 remaining = deadline - time.monotonic()
@@ -116,30 +134,34 @@ class PySpyRecording:
             text = Path(self._output.name).read_text(encoding="utf-8", errors="replace")
             return parse_folded(text, "py-spy output"), _reported_errors(self._messages)
         except (OSError, FoldedFormatError) as error:
-            raise SamplerUnavailable(f"py-spy wrote no readable stacks ({error}); it said: "
-                                     f"{_last_words(self._messages)}") from error
+            raise SamplerUnavailable(
+                f"py-spy wrote no readable stacks ({error}); it said: {_last_words(self._messages)}"
+            ) from error
         finally:
             self._cleanup()
 
     def _cleanup(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self._output.name)
-        except OSError:
-            pass
 
 
 def _failure_reason(messages: list[str], returncode: int | None) -> str:
     said = _last_words(messages)
     if "permission denied" in said.lower() or "operation not permitted" in said.lower():
-        return ("py-spy cannot attach to the worker: ptrace permission denied (run as root or grant "
-                "CAP_SYS_PTRACE, e.g. docker --cap-add SYS_PTRACE)")
+        return (
+            "py-spy cannot attach to the worker: ptrace permission denied (run as root or grant "
+            "CAP_SYS_PTRACE, e.g. docker --cap-add SYS_PTRACE)"
+        )
     return f"py-spy failed to attach (exit code {returncode}): {said}"
 
 
 def _last_words(messages: list[str]) -> str:
     """The first line that explains a failure, without py-spy's backtrace."""
-    useful = [m for m in messages if m and not m.startswith(("Stack backtrace", "py-spy> You can use"))
-              and not m[:1].isdigit()]
+    useful = [
+        m
+        for m in messages
+        if m and not m.startswith(("Stack backtrace", "py-spy> You can use")) and not m[:1].isdigit()
+    ]
     return useful[0][:200] if useful else "no output"
 
 

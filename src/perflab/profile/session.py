@@ -9,11 +9,13 @@ between runs (fresh processes) is what the intervals of per-frame shares need.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from perflab.measure import metadata
 from perflab.measure.launcher import Worker
@@ -27,20 +29,34 @@ from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_
 @dataclass
 class ProfileOutcome:
     profile: Profile
-    error: str | None = None          # why the session stopped early (the runs so far are kept)
+    error: str | None = None  # why the session stopped early (the runs so far are kept)
     notes: list[str] = field(default_factory=list)
     interrupted: bool = False
 
 
-def profile_operation(file: str, case: str, contender: str, settings: ProfileSettings, benchmark: str = "",
-                      on_run: Callable[[str], None] = lambda message: None) -> ProfileOutcome:
+def profile_operation(
+    file: str,
+    case: str,
+    contender: str,
+    settings: ProfileSettings,
+    benchmark: str = "",
+    on_run: Callable[[str], None] = lambda message: None,
+) -> ProfileOutcome:
     """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected."""
     rate = settings.effective_rate
-    profile = Profile(metadata={
-        "benchmark": benchmark or Path(file).stem, "benchmark_file": file, "case": case, "contender": contender,
-        "mode": settings.mode,
-        "rate": rate, "native": settings.native, "sample_budget": settings.samples,
-        **metadata.collect(file, settings.python)})
+    profile = Profile(
+        metadata={
+            "benchmark": benchmark or Path(file).stem,
+            "benchmark_file": file,
+            "case": case,
+            "contender": contender,
+            "mode": settings.mode,
+            "rate": rate,
+            "native": settings.native,
+            "sample_budget": settings.samples,
+            **metadata.collect(file, settings.python),
+        }
+    )
     outcome = ProfileOutcome(profile)
     sampler, reason = _choose_sampler(settings)
     if sampler is None:
@@ -53,8 +69,10 @@ def profile_operation(file: str, case: str, contender: str, settings: ProfileSet
     try:
         while profile.samples < settings.samples or len(profile.runs) < settings.min_runs:
             if time.monotonic() - started > settings.max_time:
-                outcome.notes.append(f"time budget of {settings.max_time:g} s spent: {profile.samples} "
-                                     f"of {settings.samples} samples collected")
+                outcome.notes.append(
+                    f"time budget of {settings.max_time:g} s spent: {profile.samples} "
+                    f"of {settings.samples} samples collected"
+                )
                 break
             try:
                 run, info, error = _one_run(file, case, contender, settings, sampler, rate, run_seconds, project)
@@ -67,12 +85,18 @@ def profile_operation(file: str, case: str, contender: str, settings: ProfileSet
             if run is not None:
                 profile.runs.append(run)
                 sampled_seconds += run_seconds
-                run_seconds = _next_run_seconds(planned_seconds, profile.samples / sampled_seconds, rate,
-                                                settings.samples - profile.samples,
-                                                settings.min_runs - len(profile.runs))
+                run_seconds = _next_run_seconds(
+                    planned_seconds,
+                    profile.samples / sampled_seconds,
+                    rate,
+                    settings.samples - profile.samples,
+                    settings.min_runs - len(profile.runs),
+                )
                 profile.metadata.setdefault("run_info", []).append(info)
-                on_run(f"run {len(profile.runs)}: {info['samples']} samples of the operation "
-                       f"({profile.samples}/{settings.samples})")
+                on_run(
+                    f"run {len(profile.runs)}: {info['samples']} samples of the operation "
+                    f"({profile.samples}/{settings.samples})"
+                )
             if error:
                 outcome.error = error
                 break
@@ -81,8 +105,12 @@ def profile_operation(file: str, case: str, contender: str, settings: ProfileSet
                 break
     except KeyboardInterrupt:
         outcome.interrupted = True
-    profile.metadata.update(_sampler_metadata(sampler, reason, settings), runs=len(profile.runs),
-                            samples=profile.samples, elapsed=time.monotonic() - started)
+    profile.metadata.update(
+        _sampler_metadata(sampler, reason, settings),
+        runs=len(profile.runs),
+        samples=profile.samples,
+        elapsed=time.monotonic() - started,
+    )
     if sampler == INPROCESS and settings.native:
         outcome.notes.append("native frames were requested but the in-process sampler sees Python frames only")
     return outcome
@@ -109,12 +137,27 @@ def _choose_sampler(settings: ProfileSettings) -> tuple[str | None, str | None]:
     return PY_SPY, None
 
 
-def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, rate: int,
-             seconds: float, project: str) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
+def _one_run(
+    file: str,
+    case: str,
+    contender: str,
+    settings: ProfileSettings,
+    sampler: str,
+    rate: int,
+    seconds: float,
+    project: str,
+) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
     """(stacks of the operation, facts about the run, error) from one profiling worker."""
-    job = {"mode": "profile", "file": file, "case": case, "contender": contender, "sys_path": settings.sys_path,
-           "value_time": settings.value_time, "duration": seconds,
-           "inprocess": {"rate": rate, "mode": settings.mode} if sampler == INPROCESS else None}
+    job = {
+        "mode": "profile",
+        "file": file,
+        "case": case,
+        "contender": contender,
+        "sys_path": settings.sys_path,
+        "value_time": settings.value_time,
+        "duration": seconds,
+        "inprocess": {"rate": rate, "mode": settings.mode} if sampler == INPROCESS else None,
+    }
     worker = Worker(job, settings.timeout + seconds, settings.python)
     recording = None
     raw: Counter[Stack] | None = None
@@ -124,8 +167,9 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
         if ready is None:
             return None, {}, worker.outcome.error
         if sampler == PY_SPY:
-            spy = PySpyRecording(_py_spy(), ready["pid"], rate, settings.native, settings.mode,
-                                 nonblocking=not settings.blocking)
+            spy = PySpyRecording(
+                _py_spy(), ready["pid"], rate, settings.native, settings.mode, nonblocking=not settings.blocking
+            )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
         worker.request("profile")
@@ -137,18 +181,21 @@ def _one_run(file: str, case: str, contender: str, settings: ProfileSettings, sa
             raw = Counter({tuple(frames): count for frames, count in reply[-1]["stacks"]}) if reply else None
     finally:
         if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
-            try:
+            with contextlib.suppress(SamplerUnavailable):
                 recording.stop()
-            except SamplerUnavailable:
-                pass
         outcome = worker.close()
     if raw is None:
         return None, {}, outcome.error
     trimmed = trim_to_operation(raw)
     stacks = normalize_stacks(trimmed.stacks, path_roots(project, ready["paths"]))
     values = [v for event in outcome.of("profile") for v in event["values"]]
-    info = {"samples": sum(stacks.values()), "outside_operation": trimmed.outside, "sampler_errors": errors,
-            "loops": ready["loops"], "time_per_call": sorted(values)[len(values) // 2] if values else None}
+    info = {
+        "samples": sum(stacks.values()),
+        "outside_operation": trimmed.outside,
+        "sampler_errors": errors,
+        "loops": ready["loops"],
+        "time_per_call": sorted(values)[len(values) // 2] if values else None,
+    }
     return stacks, info, outcome.error
 
 
@@ -162,7 +209,10 @@ def _py_spy() -> str:
 
 def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
     if sampler == PY_SPY:
-        return {"sampler": "py-spy", "sampler_version": py_spy_version(_py_spy()),
-                "nonblocking": not settings.blocking and not settings.native, "sampler_reason": None}
-    return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False,
-            "sampler_reason": reason}
+        return {
+            "sampler": "py-spy",
+            "sampler_version": py_spy_version(_py_spy()),
+            "nonblocking": not settings.blocking and not settings.native,
+            "sampler_reason": None,
+        }
+    return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False, "sampler_reason": reason}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
 DEFAULT_SAMPLES = 2000
-REPORT_SAMPLES = 2000   # per side and case in a comparison's report
+REPORT_SAMPLES = 2000  # per side and case in a comparison's report
 # Sampling rates that keep the target's slowdown small (measured in benchmarks/profile_distortion.py):
 # unwinding native stacks costs py-spy more per sample, so it samples less often.
 DEFAULT_RATE = {False: 200, True: 100}
@@ -20,19 +20,19 @@ INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames o
 
 @dataclass
 class ProfileSettings:
-    samples: int = DEFAULT_SAMPLES   # budget of samples of the operation, over all runs
-    rate: int | None = None          # samples per second; None: DEFAULT_RATE for the frames collected
-    native: bool = False             # also collect C frames (py-spy only)
-    mode: str = "cpu"                # "cpu": running threads only; "wall": waiting threads too
-    sampler: str = AUTO              # AUTO: py-spy, falling back to INPROCESS when it cannot attach
+    samples: int = DEFAULT_SAMPLES  # budget of samples of the operation, over all runs
+    rate: int | None = None  # samples per second; None: DEFAULT_RATE for the frames collected
+    native: bool = False  # also collect C frames (py-spy only)
+    mode: str = "cpu"  # "cpu": running threads only; "wall": waiting threads too
+    sampler: str = AUTO  # AUTO: py-spy, falling back to INPROCESS when it cannot attach
     # py-spy pauses the target for each sample unless --nonblocking (Python frames only: it cannot
     # unwind native stacks of a running process). Not pausing slows the target less and was as
     # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
     blocking: bool = False
-    min_runs: int = 5                # runs (fresh processes) at least: the unit of the share intervals
-    max_time: float = 300.0          # seconds for the whole session
-    timeout: float = 60.0            # seconds a worker may take to set up
-    value_time: float = 0.005        # seconds per batch of calls inside measured_region
+    min_runs: int = 5  # runs (fresh processes) at least: the unit of the share intervals
+    max_time: float = 300.0  # seconds for the whole session
+    timeout: float = 60.0  # seconds a worker may take to set up
+    value_time: float = 0.005  # seconds per batch of calls inside measured_region
     python: str = sys.executable
     sys_path: list[str] = field(default_factory=list)  # imported first: a revision's worktree
 

@@ -15,8 +15,8 @@ Coverage is checked by simulation in tests/test_profile_shares.py.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -63,8 +63,8 @@ def per_run_counts(runs: Sequence[Mapping[Stack, int]]) -> tuple[list[str], np.n
     for r, run in enumerate(runs):
         if run:
             counts[r, [stack_ids[stack] for stack in run]] = list(run.values())
-    total = np.asarray((contains.T @ counts.T))
-    own = np.asarray((ends_in.T @ counts.T))
+    total = np.asarray(contains.T @ counts.T)
+    own = np.asarray(ends_in.T @ counts.T)
     return list(frame_ids), own, total, counts.sum(axis=1)
 
 
@@ -80,7 +80,7 @@ def share_intervals(counts: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray
     runs = counts.shape[1]
     if runs >= 2:
         residuals = counts - share[:, None] * samples[None, :]
-        variance = runs / (runs - 1) * (residuals ** 2).sum(axis=1) / n_total ** 2
+        variance = runs / (runs - 1) * (residuals**2).sum(axis=1) / n_total**2
         half = t_quantile(runs - 1) * np.sqrt(variance)
         low, high = np.minimum(low, share - half), np.maximum(high, share + half)
     return share, np.clip(low, 0, 1), np.clip(high, 0, 1)
@@ -101,8 +101,14 @@ def frame_shares(runs: Sequence[Mapping[Stack, int]]) -> list[FrameShare]:
     self_share, self_low, self_high = share_intervals(own, samples)
     total_share, total_low, total_high = share_intervals(total, samples)
     own_sum, total_sum = own.sum(axis=1), total.sum(axis=1)
-    shares = [FrameShare(frame, Interval(float(self_share[i]), float(self_low[i]), float(self_high[i])),
-                         Interval(float(total_share[i]), float(total_low[i]), float(total_high[i])),
-                         int(own_sum[i]), int(total_sum[i]))
-              for i, frame in enumerate(frames)]
+    shares = [
+        FrameShare(
+            frame,
+            Interval(float(self_share[i]), float(self_low[i]), float(self_high[i])),
+            Interval(float(total_share[i]), float(total_low[i]), float(total_high[i])),
+            int(own_sum[i]),
+            int(total_sum[i]),
+        )
+        for i, frame in enumerate(frames)
+    ]
     return sorted(shares, key=lambda share: (-share.total_samples, -share.self_samples, share.frame))

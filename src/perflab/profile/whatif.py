@@ -11,8 +11,8 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from perflab.profile.folded import Stack
 from perflab.profile.frames import parse_frame
@@ -27,10 +27,10 @@ class WhatIfError(Exception):
 @dataclass(frozen=True)
 class WhatIf:
     pattern: str
-    factor: float               # k: how many times faster the frames' self time becomes
-    frames: list[str]           # the frames the pattern matched
-    share: Interval             # their summed self share
-    speedup: Interval           # predicted speedup of the whole operation
+    factor: float  # k: how many times faster the frames' self time becomes
+    frames: list[str]  # the frames the pattern matched
+    share: Interval  # their summed self share
+    speedup: Interval  # predicted speedup of the whole operation
 
 
 def parse_what_if(text: str) -> tuple[str, float]:
@@ -42,8 +42,10 @@ def parse_what_if(text: str) -> tuple[str, float]:
     except ValueError:
         factor = math.nan
     if not equals or not pattern.strip() or not factor > 0:
-        raise WhatIfError(f"--what-if {text!r}: expected FRAME=Kx with K > 0 (e.g. 'encoder_call=2x', "
-                          "'*escape*=1.5x', 'slow_func=inf')")
+        raise WhatIfError(
+            f"--what-if {text!r}: expected FRAME=Kx with K > 0 (e.g. 'encoder_call=2x', "
+            "'*escape*=1.5x', 'slow_func=inf')"
+        )
     return pattern.strip(), factor
 
 
@@ -59,11 +61,20 @@ def predict(runs: Sequence[Mapping[Stack, int]], pattern: str, factor: float) ->
     if not selected:
         names = sorted({parse_frame(label).name for label in frames})
         close = difflib.get_close_matches(pattern, names, n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else " (a name from the profile, or a pattern like '*escape*')"
+        hint = (
+            f" (did you mean {', '.join(close)}?)"
+            if close
+            else " (a name from the profile, or a pattern like '*escape*')"
+        )
         raise WhatIfError(f"--what-if {pattern!r}: no frame of the profile matches{hint}")
     share, low, high = (float(x[0]) for x in share_intervals(own[selected].sum(axis=0), samples))
-    return WhatIf(pattern, factor, [frames[i] for i in selected], Interval(share, low, high),
-                  Interval(_amdahl(share, factor), _amdahl(low, factor), _amdahl(high, factor)))
+    return WhatIf(
+        pattern,
+        factor,
+        [frames[i] for i in selected],
+        Interval(share, low, high),
+        Interval(_amdahl(share, factor), _amdahl(low, factor), _amdahl(high, factor)),
+    )
 
 
 def _amdahl(share: float, factor: float) -> float:

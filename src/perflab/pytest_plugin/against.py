@@ -34,8 +34,9 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path) -> l
         try:
             return load_runs(path)
         except (ValueError, KeyError, TypeError) as error:
-            raise BaselineError(f"--perflab-against {against}: not a perflab results file ({error}); "
-                                "write one with --perflab-json") from None
+            raise BaselineError(
+                f"--perflab-against {against}: not a perflab results file ({error}); write one with --perflab-json"
+            ) from None
     if not current:
         return []
     commit = resolve_ref(current[0].file, against)
@@ -47,21 +48,27 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path) -> l
     try:
         with Store.open(store_path, create=False) as store:
             for run in current:
-                matching = [stored for stored in store.runs(run.benchmark)
-                            if stored.git_commit == commit and stored.machine_id == machine
-                            and stored.python_id == python]
+                matching = [
+                    stored
+                    for stored in store.runs(run.benchmark)
+                    if stored.git_commit == commit and stored.machine_id == machine and stored.python_id == python
+                ]
                 if matching:
                     found.append(store.result(matching[-1].id))
     except StoreError as error:
         raise BaselineError(f"--perflab-against {against}: {error}") from None
     if not found:
-        raise BaselineError(f"--perflab-against {against}: no stored run of these tests at commit {commit[:12]} on "
-                            f"this machine and interpreter in {store_path}; run the benchmarks there first "
-                            "(or pass a file written by --perflab-json)")
+        raise BaselineError(
+            f"--perflab-against {against}: no stored run of these tests at commit {commit[:12]} on "
+            f"this machine and interpreter in {store_path}; run the benchmarks there first "
+            "(or pass a file written by --perflab-json)"
+        )
     return found
 
 
-def check(baseline: list[RunResult], current: list[RunResult], threshold: float, alpha: float = 0.05) -> gate.CheckResult:
+def check(
+    baseline: list[RunResult], current: list[RunResult], threshold: float, alpha: float = 0.05
+) -> gate.CheckResult:
     """One gate decision over every (test, contender) measured on both sides, FDR across all of them."""
     if not current:
         return gate.CheckResult(threshold, alpha)
@@ -71,5 +78,6 @@ def check(baseline: list[RunResult], current: list[RunResult], threshold: float,
 def _merged(runs: list[RunResult], template: RunResult) -> RunResult:
     """The runs of several test files as one, each case named ``benchmark::case``."""
     cells = [replace(cell, case=f"{run.benchmark}::{cell.case}") for run in runs for cell in run.cells]
-    return replace(template, cells=cells, metadata=runs[0].metadata if runs else template.metadata,
-                   comparisons=[], equivalence=[])
+    return replace(
+        template, cells=cells, metadata=runs[0].metadata if runs else template.metadata, comparisons=[], equivalence=[]
+    )

@@ -25,9 +25,10 @@ import itertools
 import pstats
 import sys
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from perflab.analysis import estimates as stats
 from perflab.analysis.intervals import benjamini_hochberg
@@ -35,7 +36,7 @@ from perflab.comparators import resolve_comparator
 from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, SamplingSettings, blocks_of, estimate
 from perflab.worker.jobs import calibration_steps
 
-REFERENCE_NAME = "benchmark"   # the contender name of a plain benchmark(...) call in perflab's store
+REFERENCE_NAME = "benchmark"  # the contender name of a plain benchmark(...) call in perflab's store
 COMPARE_WARMUP_ROUNDS = 2
 
 
@@ -49,7 +50,7 @@ class Measured:
 
     contender: str
     loops: int
-    values: list[float]                  # seconds per call, one per value, in the order measured
+    values: list[float]  # seconds per call, one per value, in the order measured
     warmups: list[float] = field(default_factory=list)
     estimates: stats.CellEstimates | None = None
     cprofile: pstats.Stats | None = None
@@ -63,11 +64,28 @@ class Measured:
 class ValueStats:
     """pytest-benchmark's summary fields of a list of values (its ``Stats``), as its docs define them."""
 
-    fields = ("min", "max", "mean", "stddev", "rounds", "median", "iqr", "q1", "q3", "iqr_outliers",
-              "stddev_outliers", "outliers", "ld15iqr", "hd15iqr", "ops", "total")
+    fields = (
+        "min",
+        "max",
+        "mean",
+        "stddev",
+        "rounds",
+        "median",
+        "iqr",
+        "q1",
+        "q3",
+        "iqr_outliers",
+        "stddev_outliers",
+        "outliers",
+        "ld15iqr",
+        "hd15iqr",
+        "ops",
+        "total",
+    )
 
     def __init__(self, data: list[float]) -> None:
         import statistics
+
         self.data = list(data)
         ordered = sorted(self.data)
         n = len(ordered)
@@ -93,9 +111,10 @@ def _quartiles(ordered: list[float]) -> tuple[float, float]:
     """Quartiles as pytest-benchmark computes them (Wikipedia's methods 2 and 3), so that its JSON
     consumers read the same numbers."""
     import statistics
+
     n = len(ordered)
     if n % 2 == 0:
-        return statistics.median(ordered[:n // 2]), statistics.median(ordered[n // 2:])
+        return statistics.median(ordered[: n // 2]), statistics.median(ordered[n // 2 :])
     k, remainder = divmod(n, 4)
     if remainder == 1:
         return (0.25 * ordered[k - 1] + 0.75 * ordered[k], 0.75 * ordered[3 * k] + 0.25 * ordered[3 * k + 1])
@@ -109,7 +128,7 @@ class ContenderOutcome:
     name: str
     output: Any
     measured: Measured
-    comparison: stats.Comparison | None = None   # time / the reference's time (None for the reference)
+    comparison: stats.Comparison | None = None  # time / the reference's time (None for the reference)
     p_adjusted: float | None = None
     verdict: str | None = None
 
@@ -123,24 +142,32 @@ class Record:
     """Everything the session keeps about one benchmarked test (for the store, JSON and summary)."""
 
     test_file: str
-    name: str                 # pytest-benchmark's name (the test's name with parameters)
-    fullname: str             # the node id
+    name: str  # pytest-benchmark's name (the test's name with parameters)
+    fullname: str  # the node id
     group: str | None
     param: str | None
     params: dict | None
     extra_info: dict
     options: dict
     contenders: list[Measured]
-    comparisons: list[ContenderOutcome] = field(default_factory=list)   # compare(): all but the reference
-    comparator: str | None = None     # compare(): how outputs were compared
+    comparisons: list[ContenderOutcome] = field(default_factory=list)  # compare(): all but the reference
+    comparator: str | None = None  # compare(): how outputs were compared
 
 
 class BenchmarkFixture:
     """``benchmark`` in a test. One use per test: a call, ``pedantic`` or ``compare``."""
 
-    def __init__(self, node: Any, settings: SamplingSettings, record: Callable[[Record], None],
-                 disabled: bool = False, group: str | None = None, cprofile: bool = False,
-                 alpha: float = 0.01, min_effect: float = 0.01) -> None:
+    def __init__(
+        self,
+        node: Any,
+        settings: SamplingSettings,
+        record: Callable[[Record], None],
+        disabled: bool = False,
+        group: str | None = None,
+        cprofile: bool = False,
+        alpha: float = 0.01,
+        min_effect: float = 0.01,
+    ) -> None:
         self.name = node.name
         self.fullname = node.nodeid
         callspec = getattr(node, "callspec", None)
@@ -164,8 +191,10 @@ class BenchmarkFixture:
 
     def _claim(self, mode: str) -> None:
         if self._mode:
-            raise FixtureAlreadyUsed(f"the benchmark fixture can only be used once per test; it was used in "
-                                     f"{self._mode} mode (use benchmark.compare for several contenders)")
+            raise FixtureAlreadyUsed(
+                f"the benchmark fixture can only be used once per test; it was used in "
+                f"{self._mode} mode (use benchmark.compare for several contenders)"
+            )
         self._mode = mode
 
     # --- benchmark(fn, *args, **kwargs) -------------------------------------------------------
@@ -201,26 +230,38 @@ class BenchmarkFixture:
         return await function(*args, **kwargs)
 
     def _finish(self, sampler: Sampler) -> Measured:
-        assert sampler.loops is not None   # sampling is over, so calibration is
-        measured = Measured(REFERENCE_NAME, sampler.loops, sampler.values, sampler.warmups,
-                            estimate(sampler.values))
+        assert sampler.loops is not None  # sampling is over, so calibration is
+        measured = Measured(REFERENCE_NAME, sampler.loops, sampler.values, sampler.warmups, estimate(sampler.values))
         self.stats = measured
         self._save([measured])
         return measured
 
     # --- benchmark.pedantic(...) --------------------------------------------------------------
 
-    def pedantic(self, target: Callable[..., Any], args: tuple | list = (), kwargs: dict | None = None,
-                 setup: Callable[[], Any] | None = None, teardown: Callable[..., Any] | None = None,
-                 rounds: int = 1, warmup_rounds: int = 0, iterations: int = 1) -> Any:
+    def pedantic(
+        self,
+        target: Callable[..., Any],
+        args: tuple | list = (),
+        kwargs: dict | None = None,
+        setup: Callable[[], Any] | None = None,
+        teardown: Callable[..., Any] | None = None,
+        rounds: int = 1,
+        warmup_rounds: int = 0,
+        iterations: int = 1,
+    ) -> Any:
         """Exactly ``rounds`` values of ``iterations`` calls each, as pytest-benchmark runs them."""
         self._claim("benchmark.pedantic(...)")
         kwargs = {} if kwargs is None else kwargs
         has_args = bool(args or kwargs)
-        for label, value, least in (("iterations", iterations, 1), ("rounds", rounds, 1),
-                                    ("warmup_rounds", warmup_rounds, 0)):
+        for label, value, least in (
+            ("iterations", iterations, 1),
+            ("rounds", rounds, 1),
+            ("warmup_rounds", warmup_rounds, 0),
+        ):
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise ValueError(f"Must have {'positive' if least else 'non-negative'} int for `{label}` (got {value!r}).")
+                raise ValueError(
+                    f"Must have {'positive' if least else 'non-negative'} int for `{label}` (got {value!r})."
+                )
         if iterations > 1 and setup:
             raise ValueError("Can't use more than 1 `iterations` with a `setup` function.")
 
@@ -260,15 +301,20 @@ class BenchmarkFixture:
         self.stats = measured
         if self._cprofile:
             call_args, call_kwargs = arguments()
-            _profiled(functools.partial(target, *call_args, **call_kwargs), measured, iterations,
-                      after=(lambda: teardown(*call_args, **call_kwargs)) if teardown else None)
+            _profiled(
+                functools.partial(target, *call_args, **call_kwargs),
+                measured,
+                iterations,
+                after=(lambda: teardown(*call_args, **call_kwargs)) if teardown else None,
+            )
         self._save([measured])
         return result
 
     # --- benchmark.compare({...}, *args) -------------------------------------------------------
 
-    def compare(self, contenders: Mapping[str, Callable[..., Any]], *args: Any,
-                compare_outputs: Any = "exact", **kwargs: Any) -> dict[str, ContenderOutcome]:
+    def compare(
+        self, contenders: Mapping[str, Callable[..., Any]], *args: Any, compare_outputs: Any = "exact", **kwargs: Any
+    ) -> dict[str, ContenderOutcome]:
         """Time several implementations of one operation, interleaved, against the first one.
 
         Outputs are compared first (``compare_outputs``: "exact", "json" or a function(reference,
@@ -278,23 +324,27 @@ class BenchmarkFixture:
         self._claim("benchmark.compare(...)")
         names = _checked_contenders(contenders)
         comparator = resolve_comparator(compare_outputs)
-        calls: dict[str, Callable[[], Any]] = {name: functools.partial(contenders[name], *args, **kwargs)
-                                               for name in names}
+        calls: dict[str, Callable[[], Any]] = {
+            name: functools.partial(contenders[name], *args, **kwargs) for name in names
+        }
         outputs = {name: calls[name]() for name in names}
         reference = names[0]
         for name in names[1:]:
             outcome = comparator.check(outputs[reference], outputs[name])
             if not outcome.equivalent:
-                raise AssertionError(f"benchmark.compare: {name!r} is NOT EQUIVALENT to {reference!r} "
-                                     f"({comparator.name} comparison): {outcome.difference}")
+                raise AssertionError(
+                    f"benchmark.compare: {name!r} is NOT EQUIVALENT to {reference!r} "
+                    f"({comparator.name} comparison): {outcome.difference}"
+                )
         if self.disabled:
             return {name: ContenderOutcome(name, outputs[name], Measured(name, 0, [])) for name in names}
         rounds = self._interleaved(calls, names)
         outcomes = self._compared(names, outputs, rounds)
         self.comparison = outcomes
         self.stats = outcomes[reference].measured
-        self._save([outcome.measured for outcome in outcomes.values()],
-                   [outcomes[name] for name in names[1:]], comparator.name)
+        self._save(
+            [outcome.measured for outcome in outcomes.values()], [outcomes[name] for name in names[1:]], comparator.name
+        )
         return outcomes
 
     def _interleaved(self, calls: dict[str, Callable[[], Any]], names: list[str]) -> dict[str, tuple[int, list[float]]]:
@@ -320,16 +370,24 @@ class BenchmarkFixture:
                     continue
                 if time.monotonic() - started >= settings.max_time * len(names):
                     break
-                if measured % CHECK_EVERY == 0 and measured >= BLOCKS and all(
+                if (
+                    measured % CHECK_EVERY == 0
+                    and measured >= BLOCKS
+                    and all(
                         _paired(values[names[0]], values[name]).ratio.relative_half_width <= settings.precision
-                        for name in names[1:]):
+                        for name in names[1:]
+                    )
+                ):
                     break
         return {name: (loops[name], values[name]) for name in names}
 
-    def _compared(self, names: list[str], outputs: dict[str, Any],
-                  rounds: dict[str, tuple[int, list[float]]]) -> dict[str, ContenderOutcome]:
-        outcomes = {name: ContenderOutcome(name, outputs[name], Measured(name, loops, values, [], estimate(values)))
-                    for name, (loops, values) in rounds.items()}
+    def _compared(
+        self, names: list[str], outputs: dict[str, Any], rounds: dict[str, tuple[int, list[float]]]
+    ) -> dict[str, ContenderOutcome]:
+        outcomes = {
+            name: ContenderOutcome(name, outputs[name], Measured(name, loops, values, [], estimate(values)))
+            for name, (loops, values) in rounds.items()
+        }
         reference = rounds[names[0]][1]
         paired = [_paired(reference, rounds[name][1]) for name in names[1:]]
         adjusted = benjamini_hochberg([comparison.p_value for comparison in paired])
@@ -339,14 +397,34 @@ class BenchmarkFixture:
             outcome.verdict = stats.verdict(comparison.ratio.value, p_adjusted, self._alpha, self._min_effect)
         return outcomes
 
-    def _save(self, measured: list[Measured], comparisons: Sequence[ContenderOutcome] = (),
-              comparator: str | None = None) -> None:
-        options = {"max_time": self._settings.max_time, "min_rounds": self._settings.min_rounds,
-                   "precision": self._settings.precision, "value_time": self._settings.value_time,
-                   "disable_gc": self._settings.disable_gc, "warmup": self._settings.warmups,
-                   "timer": _callable_name(self._settings.timer), "timing": "in-process"}
-        self._record(Record(str(self._node.path), self.name, self.fullname, self.group, self.param, self.params,
-                            self.extra_info, options, measured, list(comparisons), comparator))
+    def _save(
+        self, measured: list[Measured], comparisons: Sequence[ContenderOutcome] = (), comparator: str | None = None
+    ) -> None:
+        options = {
+            "max_time": self._settings.max_time,
+            "min_rounds": self._settings.min_rounds,
+            "precision": self._settings.precision,
+            "value_time": self._settings.value_time,
+            "disable_gc": self._settings.disable_gc,
+            "warmup": self._settings.warmups,
+            "timer": _callable_name(self._settings.timer),
+            "timing": "in-process",
+        }
+        self._record(
+            Record(
+                str(self._node.path),
+                self.name,
+                self.fullname,
+                self.group,
+                self.param,
+                self.params,
+                self.extra_info,
+                options,
+                measured,
+                list(comparisons),
+                comparator,
+            )
+        )
 
 
 def _checked_contenders(contenders: Mapping[str, Callable[..., Any]]) -> list[str]:
@@ -358,8 +436,10 @@ def _checked_contenders(contenders: Mapping[str, Callable[..., Any]]) -> list[st
         if not callable(function):
             raise TypeError(f"benchmark.compare: contender {name!r} is not callable")
         if inspect.iscoroutinefunction(function):
-            raise TypeError(f"benchmark.compare: contender {name!r} is a coroutine function; compare times "
-                            "plain functions (time a coroutine with `await benchmark(fn)`)")
+            raise TypeError(
+                f"benchmark.compare: contender {name!r} is a coroutine function; compare times "
+                "plain functions (time a coroutine with `await benchmark(fn)`)"
+            )
     return list(contenders)
 
 
@@ -386,8 +466,7 @@ def _timed_calls(call: Callable[[], Any], loops: int, timer: Callable[[], float]
     return timer() - start
 
 
-def _profiled(call: Callable[[], Any], measured: Measured, loops: int,
-              after: Callable[[], Any] | None = None) -> Any:
+def _profiled(call: Callable[[], Any], measured: Measured, loops: int, after: Callable[[], Any] | None = None) -> Any:
     """``@pytest.mark.benchmark(cprofile=True)``: one more value's worth of calls under cProfile,
     after timing (never during it); the statistics go to the JSON's "cprofile" list."""
     profile = cProfile.Profile()
@@ -421,4 +500,3 @@ def _callable_name(function: Callable[..., Any]) -> str:
     module = getattr(function, "__module__", None)
     name = getattr(function, "__qualname__", None) or repr(function)
     return f"{module}.{name}" if module else name
-

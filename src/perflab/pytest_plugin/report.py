@@ -10,6 +10,7 @@ exactly as the in-process statistics did.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 from datetime import datetime, timezone
@@ -23,18 +24,18 @@ from perflab.pytest_plugin.sampling import blocks_of
 from perflab.results.model import EQUIVALENT, REFERENCE, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
 
 SESSION_SCHEMA = "perflab.pytest/1"
-PYTEST_BENCHMARK_FORMAT_VERSION = "5.3.1"   # the pytest-benchmark release whose JSON layout is written
-IN_PROCESS_NOTE = ("in-process timing: every value comes from this pytest process, and the 95% intervals "
-                   "treat blocks of consecutive values as independent; they see drift during a test, not "
-                   "the variation between processes (memory layout, hash seed) that `perflab run` measures")
+PYTEST_BENCHMARK_FORMAT_VERSION = "5.3.1"  # the pytest-benchmark release whose JSON layout is written
+IN_PROCESS_NOTE = (
+    "in-process timing: every value comes from this pytest process, and the 95% intervals "
+    "treat blocks of consecutive values as independent; they see drift during a test, not "
+    "the variation between processes (memory layout, hash seed) that `perflab run` measures"
+)
 
 
 def benchmark_name(test_file: str, rootdir: Path) -> str:
     path = Path(test_file)
-    try:
+    with contextlib.suppress(ValueError):
         path = path.relative_to(rootdir)
-    except ValueError:
-        pass
     return f"pytest:{path.as_posix()}"
 
 
@@ -47,34 +48,62 @@ def run_results(records: list[Record], rootdir: Path, metadata: dict[str, Any]) 
 
 
 def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: dict[str, Any]) -> RunResult:
-    result = RunResult(benchmark=benchmark_name(test_file, rootdir), file=test_file,
-                       reference=records[0].contenders[0].contender, settings=records[0].options,
-                       metadata={**metadata, "timing": "in-process (pytest plugin)"},
-                       work={record.name: None for record in records})
+    result = RunResult(
+        benchmark=benchmark_name(test_file, rootdir),
+        file=test_file,
+        reference=records[0].contenders[0].contender,
+        settings=records[0].options,
+        metadata={**metadata, "timing": "in-process (pytest plugin)"},
+        work={record.name: None for record in records},
+    )
     for record in records:
         for measured in record.contenders:
-            runs = [ProcessRun(round=index, loops=measured.loops, warmups=measured.warmups if index == 0 else [],
-                               values=block) for index, block in enumerate(blocks_of(measured.values))]
+            runs = [
+                ProcessRun(
+                    round=index, loops=measured.loops, warmups=measured.warmups if index == 0 else [], values=block
+                )
+                for index, block in enumerate(blocks_of(measured.values))
+            ]
             estimates = measured.estimates
-            result.cells.append(Cell(record.name, measured.contender, runs, measured.loops, estimates=estimates,
-                                     target_reached=bool(estimates and estimates.median.relative_half_width
-                                                         <= record.options["precision"])))
+            result.cells.append(
+                Cell(
+                    record.name,
+                    measured.contender,
+                    runs,
+                    measured.loops,
+                    estimates=estimates,
+                    target_reached=bool(
+                        estimates and estimates.median.relative_half_width <= record.options["precision"]
+                    ),
+                )
+            )
         if record.comparisons:
             reference = record.contenders[0].contender
             result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
             for outcome in record.comparisons:
-                result.equivalence.append(Equivalence(record.name, outcome.name, EQUIVALENT,
-                                                      comparator=record.comparator))
+                result.equivalence.append(
+                    Equivalence(record.name, outcome.name, EQUIVALENT, comparator=record.comparator)
+                )
                 assert outcome.comparison is not None and outcome.p_adjusted is not None and outcome.verdict
-                result.comparisons.append(CaseComparison(record.name, outcome.name, reference, outcome.comparison,
-                                                         outcome.p_adjusted, outcome.verdict, valid=True))
+                result.comparisons.append(
+                    CaseComparison(
+                        record.name,
+                        outcome.name,
+                        reference,
+                        outcome.comparison,
+                        outcome.p_adjusted,
+                        outcome.verdict,
+                        valid=True,
+                    )
+                )
     return result
 
 
 def save_session(runs: list[RunResult], path: str | Path) -> None:
     """``--perflab-json``: every run of the session, readable by ``--perflab-against FILE``."""
-    Path(path).write_text(json.dumps({"schema": SESSION_SCHEMA, "runs": [run.to_json() for run in runs]},
-                                     indent=1) + "\n")
+    Path(path).write_text(
+        json.dumps({"schema": SESSION_SCHEMA, "runs": [run.to_json() for run in runs]}, indent=1) + "\n"
+    )
 
 
 def load_runs(path: str | Path) -> list[RunResult]:
@@ -100,10 +129,15 @@ def pytest_benchmark_json(records: list[Record], metadata: dict[str, Any]) -> di
                 "group": record.group or (record.name if several else None),
                 "name": f"{record.name}::{measured.contender}" if several else record.name,
                 "fullname": f"{record.fullname}::{measured.contender}" if several else record.fullname,
-                "params": record.params, "param": record.param, "extra_info": record.extra_info,
+                "params": record.params,
+                "param": record.param,
+                "extra_info": record.extra_info,
                 "options": record.options,
-                "stats": {**ValueStats(measured.values).as_dict(), "data": measured.values,
-                          "iterations": measured.loops},
+                "stats": {
+                    **ValueStats(measured.values).as_dict(),
+                    "data": measured.values,
+                    "iterations": measured.loops,
+                },
                 "perflab": _perflab_fields(measured.estimates, compared.get(measured.contender)),
             }
             if measured.cprofile is not None:
@@ -112,12 +146,20 @@ def pytest_benchmark_json(records: list[Record], metadata: dict[str, Any]) -> di
     git = metadata.get("git") or {}
     return {
         "machine_info": {
-            "node": platform.node(), "processor": platform.processor(), "machine": platform.machine(),
-            "python_compiler": platform.python_compiler(), "python_implementation": platform.python_implementation(),
-            "python_implementation_version": platform.python_version(), "python_version": platform.python_version(),
-            "python_build": list(platform.python_build()), "release": platform.release(), "system": platform.system(),
-            "cpu": {"brand_raw": (metadata.get("machine") or {}).get("cpu_model"),
-                    "count": (metadata.get("machine") or {}).get("cpu_count")},
+            "node": platform.node(),
+            "processor": platform.processor(),
+            "machine": platform.machine(),
+            "python_compiler": platform.python_compiler(),
+            "python_implementation": platform.python_implementation(),
+            "python_implementation_version": platform.python_version(),
+            "python_version": platform.python_version(),
+            "python_build": list(platform.python_build()),
+            "release": platform.release(),
+            "system": platform.system(),
+            "cpu": {
+                "brand_raw": (metadata.get("machine") or {}).get("cpu_model"),
+                "count": (metadata.get("machine") or {}).get("cpu_count"),
+            },
         },
         "commit_info": {"id": git.get("commit"), "dirty": git.get("dirty"), "branch": git.get("branch")},
         "benchmarks": benchmarks,
@@ -131,32 +173,47 @@ def pytest_benchmark_json(records: list[Record], metadata: dict[str, Any]) -> di
 def _perflab_fields(estimates: stats.CellEstimates | None, outcome) -> dict[str, Any]:
     fields: dict[str, Any] = {"timing": "in-process"}
     if estimates is not None:
-        fields.update(median=_interval(estimates.median), mean=_interval(estimates.mean), blocks=estimates.processes,
-                      outlier_values=estimates.outlier_values)
+        fields.update(
+            median=_interval(estimates.median),
+            mean=_interval(estimates.mean),
+            blocks=estimates.processes,
+            outlier_values=estimates.outlier_values,
+        )
     if outcome is not None and outcome.comparison is not None:
-        fields.update(ratio_to_reference=_interval(outcome.ratio), p_adjusted=outcome.p_adjusted,
-                      verdict=outcome.verdict)
+        fields.update(
+            ratio_to_reference=_interval(outcome.ratio), p_adjusted=outcome.p_adjusted, verdict=outcome.verdict
+        )
     return fields
 
 
 def _interval(interval: stats.Interval) -> dict[str, float | None]:
-    return {key: value if value == value and abs(value) != float("inf") else None
-            for key, value in (("value", interval.value), ("low", interval.low), ("high", interval.high))}
+    return {
+        key: value if value == value and abs(value) != float("inf") else None
+        for key, value in (("value", interval.value), ("low", interval.low), ("high", interval.high))
+    }
 
 
 def _cprofile_rows(profile) -> list[dict[str, Any]]:
     """The 25 functions with the largest cumulative time, in pytest-benchmark's field names."""
     rows = []
     for (filename, line, function), (_, calls, tottime, cumtime, _) in profile.stats.items():
-        rows.append({"ncalls": calls, "tottime": tottime, "cumtime": cumtime,
-                     "tottime_per": tottime / calls if calls else 0.0, "cumtime_per": cumtime / calls if calls else 0.0,
-                     "function_name": f"{filename}:{line}({function})"})
+        rows.append(
+            {
+                "ncalls": calls,
+                "tottime": tottime,
+                "cumtime": cumtime,
+                "tottime_per": tottime / calls if calls else 0.0,
+                "cumtime_per": cumtime / calls if calls else 0.0,
+                "function_name": f"{filename}:{line}({function})",
+            }
+        )
     return sorted(rows, key=lambda row: row["cumtime"], reverse=True)[:25]
 
 
 def summary_lines(records: list[Record]) -> list[str]:
     """One line per measured contender: median with its interval, values, outliers; verdicts."""
     from perflab.units import format_time
+
     lines = []
     for record in records:
         compared = {outcome.name: outcome for outcome in record.comparisons}
@@ -167,15 +224,21 @@ def summary_lines(records: list[Record]) -> list[str]:
                 lines.append(f"{label}: not timed")
                 continue
             median = estimates.median
-            interval = (f"[{format_time(median.low)}, {format_time(median.high)}]"
-                        if median.low > 0 and median.high < float("inf") else "[no interval: too few values]")
-            line = (f"{label}: {format_time(median.value)} per call, 95% CI {interval}, "
-                    f"{estimates.values} values x {measured.loops} calls, {estimates.outlier_values} outliers (kept)")
+            interval = (
+                f"[{format_time(median.low)}, {format_time(median.high)}]"
+                if median.low > 0 and median.high < float("inf")
+                else "[no interval: too few values]"
+            )
+            line = (
+                f"{label}: {format_time(median.value)} per call, 95% CI {interval}, "
+                f"{estimates.values} values x {measured.loops} calls, {estimates.outlier_values} outliers (kept)"
+            )
             outcome = compared.get(measured.contender)
             if outcome is not None and outcome.comparison is not None:
                 ratio = outcome.comparison.ratio
-                line += (f"; x{ratio.value:.3f} of {record.contenders[0].contender} "
-                         f"[{ratio.low:.3f}, {ratio.high:.3f}]: {outcome.verdict}")
+                line += (
+                    f"; x{ratio.value:.3f} of {record.contenders[0].contender} "
+                    f"[{ratio.low:.3f}, {ratio.high:.3f}]: {outcome.verdict}"
+                )
             lines.append(line)
     return lines
-

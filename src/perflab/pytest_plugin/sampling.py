@@ -19,48 +19,60 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from perflab.analysis import estimates as stats
 from perflab.worker.jobs import calibration_steps
 
-BLOCKS = 10               # contiguous blocks of values: the units of the in-process intervals
-CHECK_EVERY = BLOCKS      # the stopping rule looks at the interval once per this many new values
+BLOCKS = 10  # contiguous blocks of values: the units of the in-process intervals
+CHECK_EVERY = BLOCKS  # the stopping rule looks at the interval once per this many new values
 
 
 @dataclass(frozen=True)
 class SamplingSettings:
     """The stopping rule of one benchmark, fixed before any value is seen."""
 
-    max_time: float = 1.0        # seconds of values per benchmark (pytest-benchmark's --benchmark-max-time)
-    min_rounds: int = 5          # values at least (and never fewer than 2), whatever the clock says
-    precision: float = 0.01      # stop early once the median's 95% CI half-width is within this
-    value_time: float = 0.005    # seconds one value should last (loops are calibrated to it)
-    warmups: int = 2             # values thrown away after calibration
+    max_time: float = 1.0  # seconds of values per benchmark (pytest-benchmark's --benchmark-max-time)
+    min_rounds: int = 5  # values at least (and never fewer than 2), whatever the clock says
+    precision: float = 0.01  # stop early once the median's 95% CI half-width is within this
+    value_time: float = 0.005  # seconds one value should last (loops are calibrated to it)
+    warmups: int = 2  # values thrown away after calibration
     timer: Callable[[], float] = time.perf_counter
     disable_gc: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_time", "precision", "value_time"):
             value = getattr(self, name)
-            least = 0 if name == "max_time" else math.ulp(0)   # max_time=0: min_rounds values only
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                    or value < least:
+            least = 0 if name == "max_time" else math.ulp(0)  # max_time=0: min_rounds values only
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < least
+            ):
                 raise ValueError(f"{name}={value!r}: must be a {'non-negative' if least == 0 else 'positive'} number")
         for name in ("min_rounds", "warmups"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "min_rounds" else 0):
-                raise ValueError(f"{name}={value!r}: must be a whole number"
-                                 f"{' of at least 1' if name == 'min_rounds' else ' >= 0'}")
+                raise ValueError(
+                    f"{name}={value!r}: must be a whole number{' of at least 1' if name == 'min_rounds' else ' >= 0'}"
+                )
 
 
 def blocks_of(values: list[float]) -> list[list[float]]:
     """``values`` in up to BLOCKS contiguous, nearly equal blocks (fewer when there are fewer values)."""
-    return [list(block) for block in np.array_split(np.asarray(values, dtype=float), min(BLOCKS, len(values)))
-            if len(block)] if values else []
+    return (
+        [
+            list(block)
+            for block in np.array_split(np.asarray(values, dtype=float), min(BLOCKS, len(values)))
+            if len(block)
+        ]
+        if values
+        else []
+    )
 
 
 def estimate(values: list[float]) -> stats.CellEstimates:
@@ -77,15 +89,20 @@ class Sampler:
     or ``max_time`` spent.
     """
 
-    def __init__(self, settings: SamplingSettings, loops: int | None = None, rounds: int | None = None,
-                 warmups: int | None = None) -> None:
+    def __init__(
+        self,
+        settings: SamplingSettings,
+        loops: int | None = None,
+        rounds: int | None = None,
+        warmups: int | None = None,
+    ) -> None:
         self.settings = settings
         self.rounds = rounds
         self.loops = loops
         self.warmup_count = settings.warmups if warmups is None else warmups
         self.warmups: list[float] = []
         self.values: list[float] = []
-        self.reached = math.inf        # the median's relative 95% half-width when last checked
+        self.reached = math.inf  # the median's relative 95% half-width when last checked
         self._calibration = calibration_steps(settings.value_time) if loops is None else None
         self._pending = next(self._calibration) if self._calibration else loops
         self._started = time.monotonic()
@@ -104,9 +121,9 @@ class Sampler:
             except StopIteration as done:
                 self.loops = self._pending = done.value
                 self._calibration = None
-                self._started = time.monotonic()   # the budget is for values, not for calibrating
+                self._started = time.monotonic()  # the budget is for values, not for calibrating
         else:
-            assert self.loops is not None   # set once calibration is over
+            assert self.loops is not None  # set once calibration is over
             (self.warmups if len(self.warmups) < self.warmup_count else self.values).append(elapsed / self.loops)
 
     def _finished(self) -> bool:

@@ -5,22 +5,32 @@ from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from perflab.pytest_plugin.common import option, warn, xdist_worker
 
-if TYPE_CHECKING:   # numpy and scipy come in with the first benchmark, not with every pytest run
+if TYPE_CHECKING:  # numpy and scipy come in with the first benchmark, not with every pytest run
     from perflab.pytest_plugin.fixture import BenchmarkFixture, Record
 
 # @pytest.mark.benchmark keywords: pytest-benchmark's, and perflab's own (precision, value_time).
 # Those pytest-benchmark tunes its own calibration with have no meaning here and are accepted as
 # given: perflab calibrates every value to --perflab-value-time.
 ACCEPTED_UNUSED = {"min_time", "warmup_iterations", "calibration_precision", "cprofile_loops", "cprofile_dump"}
-KEYWORDS = {"group", "max_time", "min_rounds", "timer", "disable_gc", "warmup", "cprofile", "precision",
-            "value_time"} | ACCEPTED_UNUSED
+KEYWORDS = {
+    "group",
+    "max_time",
+    "min_rounds",
+    "timer",
+    "disable_gc",
+    "warmup",
+    "cprofile",
+    "precision",
+    "value_time",
+} | ACCEPTED_UNUSED
 
 
 class BenchmarkSession:
@@ -38,15 +48,19 @@ class BenchmarkSession:
     def fixture_for(self, node: Any, keywords: dict[str, Any]) -> BenchmarkFixture:
         from perflab.pytest_plugin.fixture import BenchmarkFixture
         from perflab.pytest_plugin.sampling import SamplingSettings
+
         unknown = sorted(set(keywords) - KEYWORDS)
         if unknown:
-            raise TypeError(f"@pytest.mark.benchmark: unknown keyword {unknown[0]!r} "
-                            f"(accepted: {', '.join(sorted(KEYWORDS))})")
+            raise TypeError(
+                f"@pytest.mark.benchmark: unknown keyword {unknown[0]!r} (accepted: {', '.join(sorted(KEYWORDS))})"
+            )
         disabled = self.disabled
         if xdist_worker() and not disabled:
-            warn("perflab: benchmark not timed: pytest-xdist runs tests in parallel workers, which share the "
-                 "CPUs, so times would be meaningless; the function ran once, untimed. Run the benchmarks "
-                 "with -p no:xdist or -n 0")
+            warn(
+                "perflab: benchmark not timed: pytest-xdist runs tests in parallel workers, which share the "
+                "CPUs, so times would be meaningless; the function ran once, untimed. Run the benchmarks "
+                "with -p no:xdist or -n 0"
+            )
             disabled = True
         try:
             settings = SamplingSettings(
@@ -56,14 +70,23 @@ class BenchmarkSession:
                 value_time=keywords.get("value_time", option(self.config, "perflab_value_time")),
                 warmups=2 if keywords.get("warmup", True) else 0,
                 timer=_timer(keywords.get("timer", option(self.config, "benchmark_timer", None))),
-                disable_gc=bool(keywords.get("disable_gc", option(self.config, "benchmark_disable_gc"))))
+                disable_gc=bool(keywords.get("disable_gc", option(self.config, "benchmark_disable_gc"))),
+            )
         except ValueError as error:
             raise ValueError(f"@pytest.mark.benchmark or --benchmark-* option: {error}") from None
         from perflab.measure.settings import Settings  # the verdict rule of `perflab run`, one source for both
+
         defaults = Settings()
-        return BenchmarkFixture(node, settings, self.records.append, disabled=disabled, group=keywords.get("group"),
-                                cprofile=bool(keywords.get("cprofile")), alpha=defaults.alpha,
-                                min_effect=defaults.min_effect)
+        return BenchmarkFixture(
+            node,
+            settings,
+            self.records.append,
+            disabled=disabled,
+            group=keywords.get("group"),
+            cprofile=bool(keywords.get("cprofile")),
+            alpha=defaults.alpha,
+            min_effect=defaults.min_effect,
+        )
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -86,12 +109,13 @@ class BenchmarkSession:
         from perflab.measure import metadata
         from perflab.pytest_plugin import against as gate
         from perflab.pytest_plugin import report
+
         rootdir = Path(self.config.rootpath)
         collected = metadata.collect(measured[0].test_file)
         runs = report.run_results(measured, rootdir, collected)
         self.lines += report.summary_lines(measured) + [f"({report.IN_PROCESS_NOTE})"]
         store_path = self._store_path(measured[0].test_file)
-        if against:   # before anything is written: the baseline is read as it was
+        if against:  # before anything is written: the baseline is read as it was
             self._gate(session, against, runs, store_path, gate)
         json_path = option(self.config, "benchmark_json")
         if json_path:
@@ -105,11 +129,13 @@ class BenchmarkSession:
 
     def _store_path(self, test_file: str) -> Path:
         from perflab.results.store import default_path
+
         given = option(self.config, "perflab_db")
         return Path(given) if given else default_path(test_file)
 
     def _gate(self, session: pytest.Session, against: str, runs: list, store_path: Path, gate) -> None:
         from perflab.units import format_time
+
         try:
             baseline = gate.baseline_runs(against, runs, store_path)
         except gate.BaselineError as error:
@@ -122,19 +148,23 @@ class BenchmarkSession:
         self.lines.append(f"perflab gate against {against} (threshold {threshold:.1%}, in-process values):")
         for cell in checked.cells:
             ratio = cell.comparison.ratio
-            self.lines.append(f"  {cell.case} [{cell.contender}]: {format_time(cell.baseline)} -> "
-                              f"{format_time(cell.current)}, x{ratio.value:.3f} [{ratio.low:.3f}, {ratio.high:.3f}]: "
-                              f"{cell.verdict}")
+            self.lines.append(
+                f"  {cell.case} [{cell.contender}]: {format_time(cell.baseline)} -> "
+                f"{format_time(cell.current)}, x{ratio.value:.3f} [{ratio.low:.3f}, {ratio.high:.3f}]: "
+                f"{cell.verdict}"
+            )
         self.lines += [f"  not in both: {name}" for name in checked.not_compared]
         self.lines += [f"  note: {note}" for note in checked.notes]
         if checked.regressions:
             self.failed_gate = True
-            self.lines.append(f"perflab: {len(checked.regressions)} regression(s) beyond {threshold:.1%}: "
-                              "the session fails")
+            self.lines.append(
+                f"perflab: {len(checked.regressions)} regression(s) beyond {threshold:.1%}: the session fails"
+            )
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _store(self, runs: list, path: Path) -> None:
         from perflab.results.store import Store, StoreError
+
         try:
             with Store.open(path) as store:
                 ids = [store.save(run, source="pytest") for run in runs]
@@ -166,4 +196,5 @@ def _timer(given: Any) -> Callable[[], float]:
 
 def _dumps(data: Any) -> str:
     import json
+
     return json.dumps(data, indent=4, ensure_ascii=True, default=str) + "\n"

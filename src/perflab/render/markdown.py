@@ -14,47 +14,71 @@ from perflab.units import format_factor, format_percent, format_time
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
     """``baseline``/``current``: one-line descriptions of the two runs (commit, source)."""
     regressions = len(check.regressions) + len(check.instruction_regressions)
-    thresholds = f"{check.threshold:.0%}" + (f" in time or {check.instructions_threshold:.2%} in instructions"
-                                             if check.instructions else "")
+    thresholds = f"{check.threshold:.0%}" + (
+        f" in time or {check.instructions_threshold:.2%} in instructions" if check.instructions else ""
+    )
     if regressions:
         headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in {_cell(benchmark)}"
     else:
         headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in {_cell(benchmark)}"
-    lines = [headline, "", f"Baseline: {_cell(baseline)}  ", f"Current: {_cell(current)}", "",
-             "| case | contender | baseline | current | change [95% CI] | verdict |",
-             "|---|---|---:|---:|---:|---|"]
+    lines = [
+        headline,
+        "",
+        f"Baseline: {_cell(baseline)}  ",
+        f"Current: {_cell(current)}",
+        "",
+        "| case | contender | baseline | current | change [95% CI] | verdict |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for cell in check.cells:
         ratio = cell.comparison.ratio
         if math.isfinite(ratio.low) and math.isfinite(ratio.high):
             change = f"{_signed(ratio.value)} [{_signed(ratio.low)}, {_signed(ratio.high)}]"
         else:
             change = f"{_signed(ratio.value)} [no interval]" if math.isfinite(ratio.value) else "?"
-        lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
-                     f"{format_time(cell.current)} | {change} | {_verdict(cell.verdict)} |")
+        lines.append(
+            f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
+            f"{format_time(cell.current)} | {change} | {_verdict(cell.verdict)} |"
+        )
     lines.append("")
     if check.instructions:
-        lines += ["Instructions per call (valgrind callgrind; range over the counted processes):", "",
-                  "| case | contender | baseline | current | change [range] | verdict |", "|---|---|---:|---:|---:|---|"]
+        lines += [
+            "Instructions per call (valgrind callgrind; range over the counted processes):",
+            "",
+            "| case | contender | baseline | current | change [range] | verdict |",
+            "|---|---|---:|---:|---:|---|",
+        ]
         for counted in check.instructions:
             counted_change = counted.change
-            lines.append(f"| {_cell(counted.case)} | {_cell(counted.contender)} | {counted.baseline.value:,.1f} | "
-                         f"{counted.current.value:,.1f} | {_signed(counted_change.value, 3)} [{_signed(counted_change.low, 3)}, "
-                         f"{_signed(counted_change.high, 3)}] | {_verdict(counted.verdict)} |")
+            lines.append(
+                f"| {_cell(counted.case)} | {_cell(counted.contender)} | {counted.baseline.value:,.1f} | "
+                f"{counted.current.value:,.1f} | {_signed(counted_change.value, 3)} [{_signed(counted_change.low, 3)}, "
+                f"{_signed(counted_change.high, 3)}] | {_verdict(counted.verdict)} |"
+            )
         lines.append("")
     if check.not_compared:
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     for note in check.notes:
         lines.append(f"> :warning: {_cell(note)}")
-    method = ("Paired comparison: both revisions measured in this job, interleaved, t interval over rounds of "
-              "per-round ratios" if check.paired else
-              "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)")
-    lines.append(f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
-                 f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
-                 + (f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' "
-                    "spread" if check.instructions else "") + ". Baseline and current are medians over all "
-                 "values; the change is estimated from " + ("the per-round ratios" if check.paired else
-                                                             "the per-process medians")
-                 + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>")
+    method = (
+        "Paired comparison: both revisions measured in this job, interleaved, t interval over rounds of "
+        "per-round ratios"
+        if check.paired
+        else "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)"
+    )
+    lines.append(
+        f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
+        f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
+        + (
+            f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' spread"
+            if check.instructions
+            else ""
+        )
+        + ". Baseline and current are medians over all "
+        "values; the change is estimated from "
+        + ("the per-round ratios" if check.paired else "the per-process medians")
+        + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -80,8 +104,12 @@ def _cell(text: str) -> str:
 
 def render_result(result: RunResult) -> str:
     """A compact summary of a run or comparison: verdicts with CIs, equivalence, precision."""
-    lines = [f"### perflab: {_cell(result.benchmark)}, sides vs {_cell(result.reference)}", "",
-             "| case | side | time/call | speedup [95% CI] | verdict |", "|---|---|---:|---:|---|"]
+    lines = [
+        f"### perflab: {_cell(result.benchmark)}, sides vs {_cell(result.reference)}",
+        "",
+        "| case | side | time/call | speedup [95% CI] | verdict |",
+        "|---|---|---:|---:|---|",
+    ]
     comparisons = {(c.case, c.contender): c for c in result.comparisons}
     for cell in result.cells:
         time = format_time(cell.estimates.median.value) if cell.estimates else (cell.skipped or "failed")
@@ -90,9 +118,11 @@ def render_result(result: RunResult) -> str:
             speedup, verdict = "", "reference" if cell.contender == result.reference else ""
         else:
             ratio = comparison.comparison.ratio
-            speedup = f"x{format_factor(1 / ratio.value)} [{format_factor(1 / ratio.high)}, " \
-                f"{format_factor(1 / ratio.low)}]" if math.isfinite(ratio.low) and math.isfinite(ratio.high) \
+            speedup = (
+                f"x{format_factor(1 / ratio.value)} [{format_factor(1 / ratio.high)}, {format_factor(1 / ratio.low)}]"
+                if math.isfinite(ratio.low) and math.isfinite(ratio.high)
                 else f"x{format_factor(1 / ratio.value)}"
+            )
             verdict = comparison.verdict
             if not comparison.valid:
                 reason = result.invalid_reason(cell.case, cell.contender) or "not equivalent"
@@ -103,19 +133,27 @@ def render_result(result: RunResult) -> str:
     lines.append("")
     for entry in result.equivalence:
         if entry.status in INVALID:
-            lines.append(f"- :x: **{entry.status}**: `{_cell(entry.contender)}` on {_cell(entry.case)}: "
-                         f"{_cell(entry.difference or '')}")
+            lines.append(
+                f"- :x: **{entry.status}**: `{_cell(entry.contender)}` on {_cell(entry.case)}: "
+                f"{_cell(entry.difference or '')}"
+            )
     for name, mean in result.geometric_means.items():
         if mean is not None:
-            lines.append(f"- geometric mean, {_cell(name)}: x{format_factor(1 / mean.value)} "
-                         f"[{format_factor(1 / mean.high)}, {format_factor(1 / mean.low)}]")
+            lines.append(
+                f"- geometric mean, {_cell(name)}: x{format_factor(1 / mean.value)} "
+                f"[{format_factor(1 / mean.high)}, {format_factor(1 / mean.low)}]"
+            )
     missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
     target = result.settings["precision"]
-    lines.append(f"- precision target ±{format_percent(target)}: " +
-                 (f"not reached for {_cell(', '.join(missed))}" if missed else "reached"))
+    lines.append(
+        f"- precision target ±{format_percent(target)}: "
+        + (f"not reached for {_cell(', '.join(missed))}" if missed else "reached")
+    )
     python = result.metadata.get("python", {})
-    lines.append(f"<sub>{result.elapsed:.0f} s (equivalence checks {result.equivalence_seconds:.0f} s) on "
-                 f"{_cell(result.metadata['machine']['cpu_model'])}, "
-                 f"Python {python.get('version', '?')}; verdicts at FDR {result.settings['alpha']:.0%} "
-                 f"and minimum effect {result.settings['min_effect']:.0%}.</sub>")
+    lines.append(
+        f"<sub>{result.elapsed:.0f} s (equivalence checks {result.equivalence_seconds:.0f} s) on "
+        f"{_cell(result.metadata['machine']['cpu_model'])}, "
+        f"Python {python.get('version', '?')}; verdicts at FDR {result.settings['alpha']:.0%} "
+        f"and minimum effect {result.settings['min_effect']:.0%}.</sub>"
+    )
     return "\n".join(lines) + "\n"

@@ -33,8 +33,21 @@ def _document(profile: Profile, name: str = "perflab profile") -> dict[str, Any]
         if frame.line is not None:
             entry["line"] = frame.line
         frames.append(entry)
-    return {"$schema": SCHEMA_URL, "shared": {"frames": frames},
-            "profiles": [{"type": "sampled", "name": name, "unit": "none", "startValue": 0,
-                          "endValue": sum(weights), "samples": samples, "weights": weights}],
-            "name": name, "activeProfileIndex": 0, "exporter": f"perflab {__version__}"}
-
+    return {
+        "$schema": SCHEMA_URL,
+        "shared": {"frames": frames},
+        "profiles": [
+            {
+                "type": "sampled",
+                "name": name,
+                "unit": "none",
+                "startValue": 0,
+                "endValue": sum(weights),
+                "samples": samples,
+                "weights": weights,
+            }
+        ],
+        "name": name,
+        "activeProfileIndex": 0,
+        "exporter": f"perflab {__version__}",
+    }

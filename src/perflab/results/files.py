@@ -29,13 +29,15 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
         except KeyError as error:
             raise ResultsFileError(f"{path}: not a valid perflab results file (field {error} is missing)") from None
         except (ValueError, TypeError, AttributeError, RecursionError) as error:
-            raise ResultsFileError(f"{path}: not a valid perflab results file (a field has the wrong type or "
-                                   f"value: {error})") from None
+            raise ResultsFileError(
+                f"{path}: not a valid perflab results file (a field has the wrong type or value: {error})"
+            ) from None
     try:
         return pyperf.load(path, benchmark or path.stem, contender or path.stem)
     except pyperf.NotPyperf as error:
-        raise ResultsFileError(f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON "
-                               f"file ({error})") from None
+        raise ResultsFileError(
+            f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON file ({error})"
+        ) from None
 
 
 def exported_paths(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:

@@ -16,8 +16,9 @@ def machine_fingerprint(machine: dict[str, Any]) -> str:
 
 def python_fingerprint(python: dict[str, Any]) -> str:
     """Same implementation, version and build (compiler, flags): the interpreter is the same."""
-    return _fingerprint({k: python.get(k) for k in ("implementation", "version", "build", "debug_build",
-                                                   "free_threaded", "jit")})
+    return _fingerprint(
+        {k: python.get(k) for k in ("implementation", "version", "build", "debug_build", "free_threaded", "jit")}
+    )
 
 
 def _fingerprint(fields: dict[str, Any]) -> str:

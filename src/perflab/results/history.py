@@ -32,8 +32,8 @@ class Series:
     case: str
     contender: str
     measurements: list[Measurement]
-    hidden: int = 0           # runs left out: other machine or interpreter
-    metric: str = TIME        # what the points are: time per call, or INSTRUCTIONS per call
+    hidden: int = 0  # runs left out: other machine or interpreter
+    metric: str = TIME  # what the points are: time per call, or INSTRUCTIONS per call
 
     @property
     def min_step(self) -> float:
@@ -47,8 +47,10 @@ class Series:
 
     @property
     def dates(self) -> list[str]:
-        return [time.strftime("%Y-%m-%d %H:%M", time.localtime(m.run.commit_time or m.run.created))
-                for m in self.measurements]
+        return [
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(m.run.commit_time or m.run.created))
+            for m in self.measurements
+        ]
 
     @property
     def description(self) -> str:
@@ -56,15 +58,24 @@ class Series:
         return f"{last.cpu_model}, Python {last.python_version}"
 
 
-def series(store: Store, benchmark: str, case: str | None = None, contender: str | None = None,
-           any_machine: bool = False, any_python: bool = False, metric: str = TIME) -> list[Series]:
+def series(
+    store: Store,
+    benchmark: str,
+    case: str | None = None,
+    contender: str | None = None,
+    any_machine: bool = False,
+    any_python: bool = False,
+    metric: str = TIME,
+) -> list[Series]:
     """One series per case (or just ``case``), of ``contender`` (default: the reference): its time
     per call, or with ``metric="instructions"`` its instructions per call in the runs that counted them."""
     runs = store.runs(benchmark)
     if not runs:
         stored = ", ".join(store.benchmarks()) or "none"
-        raise HistoryError(f"{store.path}: no stored runs of benchmark {benchmark!r} (stored: {stored}); "
-                           "run `perflab run` first or pass --db")
+        raise HistoryError(
+            f"{store.path}: no stored runs of benchmark {benchmark!r} (stored: {stored}); "
+            "run `perflab run` first or pass --db"
+        )
     contender = contender or store.result(runs[-1].id).reference
     measured = instruction_measurements if metric == INSTRUCTIONS else Store.measurements
     measurements = measured(store, benchmark, case, contender)
@@ -72,21 +83,33 @@ def series(store: Store, benchmark: str, case: str | None = None, contender: str
         cells = sorted({(m.case, m.contender) for m in measured(store, benchmark)})
         known = ", ".join(f"{c}/{k}" for c, k in cells) or "none: `perflab run --metric instructions` counts them"
         what = "instruction counts" if metric == INSTRUCTIONS else "measurements"
-        raise HistoryError(f"{store.path}: no {what} of {benchmark} case {case or '*'!r}, contender "
-                           f"{contender!r} (stored: {known})")
+        raise HistoryError(
+            f"{store.path}: no {what} of {benchmark} case {case or '*'!r}, contender {contender!r} (stored: {known})"
+        )
     latest = measurements[-1].run
-    comparable = [m for m in measurements
-                  if (any_machine or m.run.machine_id == latest.machine_id)
-                  and (any_python or m.run.python_id == latest.python_id)]
+    comparable = [
+        m
+        for m in measurements
+        if (any_machine or m.run.machine_id == latest.machine_id)
+        and (any_python or m.run.python_id == latest.python_id)
+    ]
     cases = list(dict.fromkeys(m.case for m in comparable))
-    return [Series(benchmark, name, contender, [m for m in comparable if m.case == name],
-                   hidden=sum(1 for m in measurements if m.case == name) - sum(1 for m in comparable if m.case == name),
-                   metric=metric)
-            for name in cases]
+    return [
+        Series(
+            benchmark,
+            name,
+            contender,
+            [m for m in comparable if m.case == name],
+            hidden=sum(1 for m in measurements if m.case == name) - sum(1 for m in comparable if m.case == name),
+            metric=metric,
+        )
+        for name in cases
+    ]
 
 
-def instruction_measurements(store: Store, benchmark: str, case: str | None = None,
-                             contender: str | None = None) -> list[Measurement]:
+def instruction_measurements(
+    store: Store, benchmark: str, case: str | None = None, contender: str | None = None
+) -> list[Measurement]:
     """Instructions per call in every stored run of ``benchmark`` that counted them, in history
     order, as measurements: ``median`` is the median over the counted processes, ``low`` and
     ``high`` the smallest and largest process (from the store's indexed metric values)."""
@@ -96,7 +119,8 @@ def instruction_measurements(store: Store, benchmark: str, case: str | None = No
 @dataclass
 class StepProfile:
     """The differential profile of the runs around a change point, or why there is none."""
-    before: StoredRun | None   # the runs whose profiles were diffed
+
+    before: StoredRun | None  # the runs whose profiles were diffed
     after: StoredRun | None
     diff: ProfileDiff | None = None
     note: str = ""
@@ -125,11 +149,15 @@ def _last_old(runs: list[StoredRun], step: Step, floor: int) -> int:
 def _diff_around(store: Store, series: Series, step: Step, before: int | None, after: int | None) -> StepProfile:
     if before is None or after is None:
         missing = " and ".join(label for label, index in ((step.before, before), (step.after, after)) if index is None)
-        return StepProfile(None, None, note=f"no stored profile at {missing}: `perflab run --profile` at those "
-                                            "commits attaches the differential profile of this step")
+        return StepProfile(
+            None,
+            None,
+            note=f"no stored profile at {missing}: `perflab run --profile` at those "
+            "commits attaches the differential profile of this step",
+        )
     old, new = series.measurements[before], series.measurements[after]
     profiles = [store.profile(m.run.id, series.case, series.contender) for m in (old, new)]
-    if profiles[0] is None or profiles[1] is None:   # deleted since the series was read
+    if profiles[0] is None or profiles[1] is None:  # deleted since the series was read
         return StepProfile(old.run, new.run, note="a profile of this step is no longer stored")
     # Scaled as compare scales its differential profiles: the old run's time per call and the
     # step's ratio (more precise than any two runs) give each side's time; the profiles split it.
@@ -137,9 +165,13 @@ def _diff_around(store: Store, series: Series, step: Step, before: int | None, a
     timed = (base, base * ratio.value)
     difference = Interval(base * (ratio.value - 1), base * (ratio.low - 1), base * (ratio.high - 1))
     try:
-        diff = diff_profiles(profiles[0], profiles[1], (old.run.label, new.run.label), timed=timed,
-                             timed_difference=difference)
+        diff = diff_profiles(
+            profiles[0], profiles[1], (old.run.label, new.run.label), timed=timed, timed_difference=difference
+        )
     except (IncomparableProfiles, ValueError) as error:
-        return StepProfile(old.run, new.run, note=f"profiles of {old.run.label} and {new.run.label} not diffed: "
-                                                  f"{str(error).split('; refusing')[0]}")
+        return StepProfile(
+            old.run,
+            new.run,
+            note=f"profiles of {old.run.label} and {new.run.label} not diffed: {str(error).split('; refusing')[0]}",
+        )
     return StepProfile(old.run, new.run, diff)

@@ -37,10 +37,10 @@ class ProcessRun:
     error: str | None = None
     calibration: bool = False
     # Checked after the values, outside the timed region (perflab.worker.integrity); None: not checked.
-    input_changed: str | None = None   # how the worker's input differed after its timed calls
-    output_wrong: str | None = None    # how the last timed call's output differed from the reference's
-    floor: float | None = None         # s/call of the harness's loop around an empty call (perflab.floor)
-    first_call: float | None = None    # s of the first call of the process, on a fresh copy of the input
+    input_changed: str | None = None  # how the worker's input differed after its timed calls
+    output_wrong: str | None = None  # how the last timed call's output differed from the reference's
+    floor: float | None = None  # s/call of the harness's loop around an empty call (perflab.floor)
+    first_call: float | None = None  # s of the first call of the process, on a fresh copy of the input
 
 
 @dataclass
@@ -51,8 +51,8 @@ class Cell:
     contender: str
     runs: list[ProcessRun] = field(default_factory=list)
     loops: int | None = None
-    error: str | None = None          # the job that failed: what happened and where
-    skipped: str | None = None        # why it was not measured (e.g. not installed)
+    error: str | None = None  # the job that failed: what happened and where
+    skipped: str | None = None  # why it was not measured (e.g. not installed)
     estimates: CellEstimates | None = None
     target_reached: bool = False
 
@@ -71,14 +71,19 @@ class Cell:
 class Equivalence:
     case: str
     contender: str
-    status: str                       # "equivalent" | one of INVALID | "error" | "skipped" | "reference"
-    difference: str | None = None     # first difference, or the error
-    note: str | None = None           # e.g. "equal as JSON; bytes differ: compact separators"
+    status: str  # "equivalent" | one of INVALID | "error" | "skipped" | "reference"
+    difference: str | None = None  # first difference, or the error
+    note: str | None = None  # e.g. "equal as JSON; bytes differ: compact separators"
     comparator: str | None = None
 
 
 EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
-    "equivalent", "not equivalent", "error", "skipped", "reference")
+    "equivalent",
+    "not equivalent",
+    "error",
+    "skipped",
+    "reference",
+)
 # The statuses that make a speedup invalid: the contender does not do what the reference does.
 INVALID = (NOT_EQUIVALENT, MUTATES_INPUT, SHARES_OUTPUT)
 FUZZING_CASE = "fuzzing"  # the case of equivalence entries found on generated inputs and call patterns
@@ -92,7 +97,7 @@ class CaseComparison:
     comparison: Comparison
     p_adjusted: float
     verdict: str
-    valid: bool                       # False when the contender is not equivalent on this case
+    valid: bool  # False when the contender is not equivalent on this case
     # Why the ratio is not the figure varied inputs would see, though outputs agree (e.g. a memo
     # cache: the steady state is far faster than a first call); None: nothing to say.
     caution: str | None = None
@@ -105,7 +110,7 @@ class RunResult:
     reference: str
     settings: dict[str, Any]
     metadata: dict[str, Any]
-    work: dict[str, list | None]       # case -> [unit, amount per call], if declared
+    work: dict[str, list | None]  # case -> [unit, amount per call], if declared
     cells: list[Cell] = field(default_factory=list)
     equivalence: list[Equivalence] = field(default_factory=list)
     comparisons: list[CaseComparison] = field(default_factory=list)
@@ -130,8 +135,7 @@ class RunResult:
         """Equivalent on ``case``, not shown to differ by fuzzing, and the reference's timing on
         ``case`` not invalid (it mutated its input): only then a speedup counts."""
         on_case = self.equivalence_of(case, contender)
-        return (on_case is not None and on_case.status == EQUIVALENT
-                and self.invalid_reason(case, contender) is None)
+        return on_case is not None and on_case.status == EQUIVALENT and self.invalid_reason(case, contender) is None
 
     def equivalence_label(self, case: str, contender: str) -> str:
         """The equivalence column of every renderer: "equivalent", "reference", an invalid status in
@@ -163,13 +167,21 @@ class RunResult:
         """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
         if not self.interrupted:
-            lines += [f"{c.case}/{c.contender}: not timed: the time budget (--max-time "
-                      f"{self.settings.get('max_time', 0):g} s) ran out first"
-                      for c in self.cells if not c.error and not c.skipped and not c.measured_runs()]
-        lines += [f"{e.case}/{e.contender}: {e.status.upper()}: {e.difference}"
-                  for e in self.equivalence if e.status in INVALID]
-        lines += [f"{path} changed during the run: its rounds mix two versions; run again"
-                  for path in self.metadata.get("changed_during_run", [])]
+            lines += [
+                f"{c.case}/{c.contender}: not timed: the time budget (--max-time "
+                f"{self.settings.get('max_time', 0):g} s) ran out first"
+                for c in self.cells
+                if not c.error and not c.skipped and not c.measured_runs()
+            ]
+        lines += [
+            f"{e.case}/{e.contender}: {e.status.upper()}: {e.difference}"
+            for e in self.equivalence
+            if e.status in INVALID
+        ]
+        lines += [
+            f"{path} changed during the run: its rounds mix two versions; run again"
+            for path in self.metadata.get("changed_during_run", [])
+        ]
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -181,13 +193,16 @@ class RunResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunResult:
         if data.get("schema") not in READABLE_SCHEMAS:
-            raise ValueError(f"unsupported results schema {data.get('schema')!r} "
-                             f"(this perflab reads {' and '.join(READABLE_SCHEMAS)})")
+            raise ValueError(
+                f"unsupported results schema {data.get('schema')!r} "
+                f"(this perflab reads {' and '.join(READABLE_SCHEMAS)})"
+            )
         data = {**data, "schema": SCHEMA}  # version 1 is version 2 without the new statuses and fields
         data["cells"] = [_cell_from_json(c) for c in data["cells"]]
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
-        data["comparisons"] = [CaseComparison(**{**c, "comparison": _comparison_from_json(c["comparison"])})
-                               for c in data["comparisons"]]
+        data["comparisons"] = [
+            CaseComparison(**{**c, "comparison": _comparison_from_json(c["comparison"])}) for c in data["comparisons"]
+        ]
         data["geometric_means"] = {k: _interval(v) if v else None for k, v in data["geometric_means"].items()}
         return cls(**data)
 
@@ -210,17 +225,30 @@ class RunResult:
         for name, side in self.sides.items():
             measured_on = sides_metadata.get(name) or {}
             git = measured_on.get("git")
-            if git and git.get("branch") == "HEAD":   # a detached worktree is on no branch
+            if git and git.get("branch") == "HEAD":  # a detached worktree is on no branch
                 git = {**git, "branch": None}
             contender = side["contender"]
             metadata = {key: value for key, value in self.metadata.items() if key != "sides"}
-            metadata.update(python=measured_on.get("python"), git=git, compared_as=name,
-                            packages=measured_on.get("packages") or self.metadata.get("packages"))
-            runs.append(replace(
-                self, file=benchmark_file, reference=contender, metadata=metadata,
-                cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
-                equivalence=[], comparisons=[], geometric_means={}, sides={contender: {**side, "name": contender}},
-                metrics=_side_metrics(self.metrics, name, contender)))
+            metadata.update(
+                python=measured_on.get("python"),
+                git=git,
+                compared_as=name,
+                packages=measured_on.get("packages") or self.metadata.get("packages"),
+            )
+            runs.append(
+                replace(
+                    self,
+                    file=benchmark_file,
+                    reference=contender,
+                    metadata=metadata,
+                    cells=[replace(cell, contender=contender) for cell in self.cells if cell.contender == name],
+                    equivalence=[],
+                    comparisons=[],
+                    geometric_means={},
+                    sides={contender: {**side, "name": contender}},
+                    metrics=_side_metrics(self.metrics, name, contender),
+                )
+            )
         return runs
 
 
@@ -229,12 +257,18 @@ def _side_metrics(metrics: dict[str, Any] | None, name: str, contender: str) -> 
     the warnings that compare sides with each other are left out."""
     if not metrics:
         return None
+
     def rows(key: str) -> list | None:
         found = metrics.get(key)
-        return None if found is None else [{**row, "contender": contender} for row in found
-                                           if row["contender"] == name]
-    return {**metrics, "instructions": rows("instructions"), "memory": rows("memory"),
-            "counters": rows("counters"), "disagreements": []}
+        return None if found is None else [{**row, "contender": contender} for row in found if row["contender"] == name]
+
+    return {
+        **metrics,
+        "instructions": rows("instructions"),
+        "memory": rows("memory"),
+        "counters": rows("counters"),
+        "disagreements": [],
+    }
 
 
 def _interval(data: dict) -> Interval:

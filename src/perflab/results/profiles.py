@@ -7,8 +7,8 @@ beside the exported ``NAME.json``).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from perflab.profile.comparison import CaseProfiles
 from perflab.profile.model import Profile
@@ -27,8 +27,9 @@ def side_runs(result: RunResult, run_ids: Sequence[int]) -> dict[str, tuple[int,
     return {name: (run_ids[0], name) for name in {c.contender for c in result.cells}} if run_ids else {}
 
 
-def keep_comparison_profiles(db: Path, run_ids: Sequence[int], result: RunResult,
-                             profiles: Sequence[CaseProfiles]) -> int:
+def keep_comparison_profiles(
+    db: Path, run_ids: Sequence[int], result: RunResult, profiles: Sequence[CaseProfiles]
+) -> int:
     """Store each side's profile of every profiled case with the run of that side; returns how many."""
     runs = side_runs(result, run_ids)
     kept = 0
@@ -48,13 +49,24 @@ def sidecar(results_file: Path) -> Path:
 
 
 def export_profiles(store: Store, run_id: int, results_file: Path) -> Path | None:
-    found = [(case, contender, store.profile(run_id, case, contender)) for case, contender in store.profiles_of_run(run_id)]
+    found = [
+        (case, contender, store.profile(run_id, case, contender)) for case, contender in store.profiles_of_run(run_id)
+    ]
     stored = [(case, contender, profile) for case, contender, profile in found if profile is not None]
     if not stored:
         return None
     path = sidecar(results_file)
-    path.write_text(json.dumps({"schema": SCHEMA, "profiles": [
-        {"case": case, "contender": contender, "profile": profile.to_json()} for case, contender, profile in stored]}))
+    path.write_text(
+        json.dumps(
+            {
+                "schema": SCHEMA,
+                "profiles": [
+                    {"case": case, "contender": contender, "profile": profile.to_json()}
+                    for case, contender, profile in stored
+                ],
+            }
+        )
+    )
     return path
 
 

@@ -27,10 +27,16 @@ def export(result: RunResult, directory: str | Path) -> list[Path]:
     for contender in dict.fromkeys(cell.contender for cell in result.cells):
         benchmarks = []
         for cell in (c for c in result.cells if c.contender == contender):
-            runs = [pyperf.Run(run.values, warmups=[(run.loops, w) for w in run.warmups],
-                               metadata={"name": cell.case, "loops": run.loops, "unit": "second"},
-                               collect_metadata=False)
-                    for run in cell.measured_runs() if run.loops]
+            runs = [
+                pyperf.Run(
+                    run.values,
+                    warmups=[(run.loops, w) for w in run.warmups],
+                    metadata={"name": cell.case, "loops": run.loops, "unit": "second"},
+                    collect_metadata=False,
+                )
+                for run in cell.measured_runs()
+                if run.loops
+            ]
             if runs:
                 benchmarks.append(pyperf.Benchmark(runs))
         if benchmarks:
@@ -53,7 +59,7 @@ def load(path: Path, benchmark: str, contender: str) -> RunResult:
     """A pyperf JSON file as a run of ``benchmark`` with one contender."""
     try:
         suite = pyperf.BenchmarkSuite.load(str(path))
-    except Exception as error:  # noqa: BLE001 - pyperf raises many types on foreign JSON
+    except Exception as error:
         raise NotPyperf(f"{type(error).__name__}: {error}") from None
     return from_suite(suite, benchmark, contender, str(path))
 
@@ -62,22 +68,30 @@ def from_suite(suite: pyperf.BenchmarkSuite, benchmark: str, contender: str, fil
     first = suite.get_benchmarks()[0]
     meta = first.get_metadata()
     metadata = {
-        "python": {"implementation": meta.get("python_implementation"),
-                   "version": str(meta.get("python_version", "")).split(" ")[0] or None,
-                   "build": meta.get("python_compiler")},
-        "machine": {"cpu_model": meta.get("cpu_model_name"), "cpu_count": meta.get("cpu_count"),
-                    "os": meta.get("platform"), "kernel": None, "hostname": meta.get("hostname")},
-        "git": None, "packages": {}, "imported_from": "pyperf", "date": meta.get("date"),
+        "python": {
+            "implementation": meta.get("python_implementation"),
+            "version": str(meta.get("python_version", "")).split(" ")[0] or None,
+            "build": meta.get("python_compiler"),
+        },
+        "machine": {
+            "cpu_model": meta.get("cpu_model_name"),
+            "cpu_count": meta.get("cpu_count"),
+            "os": meta.get("platform"),
+            "kernel": None,
+            "hostname": meta.get("hostname"),
+        },
+        "git": None,
+        "packages": {},
+        "imported_from": "pyperf",
+        "date": meta.get("date"),
     }
-    result = RunResult(benchmark=benchmark, file=file, reference=contender, settings={}, metadata=metadata,
-                       work={})
+    result = RunResult(benchmark=benchmark, file=file, reference=contender, settings={}, metadata=metadata, work={})
     for bench in suite.get_benchmarks():
         cell = Cell(bench.get_name(), contender)
         for index, run in enumerate(bench.get_runs()):
             if run.values:
                 loops = run.get_loops()
-                cell.runs.append(ProcessRun(index, loops, [value for _, value in run.warmups or ()],
-                                            list(run.values)))
+                cell.runs.append(ProcessRun(index, loops, [value for _, value in run.warmups or ()], list(run.values)))
         if cell.process_values():
             cell.estimates = estimates.estimate_cell(cell.process_values())
             cell.loops = cell.runs[0].loops

@@ -38,13 +38,13 @@ class CellEstimates:
     mean: Interval
     processes: int
     values: int
-    outlier_values: int       # values beyond Tukey's far-out fences (3 IQR), kept in every estimate
-    outlier_processes: int    # processes whose median is beyond the fences of all process medians
+    outlier_values: int  # values beyond Tukey's far-out fences (3 IQR), kept in every estimate
+    outlier_processes: int  # processes whose median is beyond the fences of all process medians
 
 
 @dataclass(frozen=True)
 class Comparison:
-    ratio: Interval           # time of the contender / time of the reference
+    ratio: Interval  # time of the contender / time of the reference
     p_value: float
     pairs: int
-    log_se: float             # standard error of the mean log ratio (for combining across cases)
+    log_se: float  # standard error of the mean log ratio (for combining across cases)

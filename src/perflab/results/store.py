@@ -27,10 +27,11 @@ import os
 import sqlite3
 import statistics
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from perflab import git
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
@@ -51,7 +52,9 @@ class StoreError(Exception):
 
 
 def _migrate_to_1(db: sqlite3.Connection) -> None:
-    _execute_script(db, """
+    _execute_script(
+        db,
+        """
         CREATE TABLE runs (
             id              INTEGER PRIMARY KEY,
             benchmark       TEXT NOT NULL,
@@ -87,13 +90,16 @@ def _migrate_to_1(db: sqlite3.Connection) -> None:
             PRIMARY KEY (run_id, case_name, contender)
         );
         CREATE INDEX measurements_by_cell ON measurements (case_name, contender);
-    """)
+    """,
+    )
 
 
 def _migrate_to_2(db: sqlite3.Connection) -> None:
     # Profiles taken by `perflab run --profile`, kept next to the run they belong to so that a
     # history can diff the profiles of the commits around a change point.
-    _execute_script(db, """
+    _execute_script(
+        db,
+        """
         CREATE TABLE profiles (
             run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
             case_name   TEXT NOT NULL,
@@ -101,7 +107,8 @@ def _migrate_to_2(db: sqlite3.Connection) -> None:
             profile     TEXT NOT NULL,           -- perflab.profile/1 JSON, as `perflab profile --json` writes
             PRIMARY KEY (run_id, case_name, contender)
         )
-    """)
+    """,
+    )
 
 
 def _migrate_to_3(db: sqlite3.Connection) -> None:
@@ -110,7 +117,9 @@ def _migrate_to_3(db: sqlite3.Connection) -> None:
     # change_marks: a person's word on a change point (the only thing the web view writes).
     # runs.git_subject: the commit's subject line, for history tooltips (no comment in the ALTER:
     # SQLite appends the column's text to the table's stored CREATE statement).
-    _execute_script(db, """
+    _execute_script(
+        db,
+        """
         CREATE TABLE metric_values (
             run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
             case_name   TEXT NOT NULL,
@@ -136,11 +145,13 @@ def _migrate_to_3(db: sqlite3.Connection) -> None:
             PRIMARY KEY (benchmark, case_name, contender, machine_id, python_id, after_label)
         );
         ALTER TABLE runs ADD COLUMN git_subject TEXT
-    """)
+    """,
+    )
     for run_id, text in db.execute("SELECT id, result FROM runs").fetchall():
         result = json.loads(text)
-        db.executemany("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(run_id, *row) for row in metric_rows(result)])
+        db.executemany(
+            "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *row) for row in metric_rows(result)]
+        )
         subject = ((result.get("metadata") or {}).get("git") or {}).get("subject")
         if subject:
             db.execute("UPDATE runs SET git_subject = ? WHERE id = ?", [subject, run_id])
@@ -154,8 +165,17 @@ def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, floa
     for count in metrics.get("instructions") or []:
         per_call = count.get("per_call") or []
         if per_call:
-            rows.append((count["case"], count["contender"], "instructions", statistics.median(per_call),
-                         min(per_call), max(per_call), len(per_call)))
+            rows.append(
+                (
+                    count["case"],
+                    count["contender"],
+                    "instructions",
+                    statistics.median(per_call),
+                    min(per_call),
+                    max(per_call),
+                    len(per_call),
+                )
+            )
     for use in metrics.get("memory") or []:
         if use.get("peak_traced") is not None:
             rows.append((use["case"], use["contender"], "memory", float(use["peak_traced"]), None, None, 1))
@@ -165,6 +185,7 @@ def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, floa
 def _started_at(metadata: dict) -> float | None:
     """When a run started (its metadata's ISO time), in seconds since the epoch; None if unknown."""
     from datetime import datetime
+
     try:
         return datetime.fromisoformat(str(metadata.get("started_at"))).timestamp()
     except ValueError:
@@ -232,10 +253,10 @@ class ChangeMark:
     contender: str
     machine_id: str
     python_id: str
-    after: str               # label of the first run at the new level, as the change point names it
+    after: str  # label of the first run at the new level, as the change point names it
     status: str
     note: str = ""
-    marked: float = 0.0      # unix time; 0: now, when saved
+    marked: float = 0.0  # unix time; 0: now, when saved
 
 
 @dataclass(frozen=True)
@@ -286,8 +307,9 @@ class Store:
         if not path.is_file():
             raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
         try:
-            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                         timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            connection = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+            )
         except sqlite3.Error as error:
             raise StoreError(f"{path}: cannot open the database: {error}") from None
         store = cls(path, connection)
@@ -296,9 +318,11 @@ class Store:
                 connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 application_id, version, _ = store._identity()
                 if application_id != APPLICATION_ID or version != schema_version():
-                    raise StoreError(f"{path}: not a perflab database at schema {schema_version()} (found "
-                                     f"application id {application_id:#x}, schema {version}); open it with "
-                                     "this perflab once (e.g. `perflab history`) to upgrade it")
+                    raise StoreError(
+                        f"{path}: not a perflab database at schema {schema_version()} (found "
+                        f"application id {application_id:#x}, schema {version}); open it with "
+                        "this perflab once (e.g. `perflab history`) to upgrade it"
+                    )
         except BaseException:
             connection.close()
             raise
@@ -329,11 +353,15 @@ class Store:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             application_id, version, tables = self._identity()
             if application_id != APPLICATION_ID and (application_id != 0 or tables):
-                raise StoreError(f"{self.path}: not a perflab database (another program's SQLite file); "
-                                 "it was left untouched: pass --db with another path")
+                raise StoreError(
+                    f"{self.path}: not a perflab database (another program's SQLite file); "
+                    "it was left untouched: pass --db with another path"
+                )
             if version > schema_version():
-                raise StoreError(f"{self.path}: written by a newer perflab (schema {version}, this perflab "
-                                 f"reads up to {schema_version()}); upgrade perflab. The file was left untouched")
+                raise StoreError(
+                    f"{self.path}: written by a newer perflab (schema {version}, this perflab "
+                    f"reads up to {schema_version()}); upgrade perflab. The file was left untouched"
+                )
             self._db.execute("PRAGMA journal_mode = WAL")  # many writers; survives a killed process
             self._db.execute("PRAGMA foreign_keys = ON")
             if version < schema_version():
@@ -343,8 +371,10 @@ class Store:
         """Application id, schema version and number of tables, read in one statement (one read
         transaction): read apart, another process creating the database in between would make
         a new perflab database look like another program's file."""
-        return self._db.execute("SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) "
-                                "FROM pragma_application_id() AS a, pragma_user_version() AS v").fetchone()
+        return self._db.execute(
+            "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) "
+            "FROM pragma_application_id() AS a, pragma_user_version() AS v"
+        ).fetchone()
 
     def _migrate(self) -> None:
         # BEGIN IMMEDIATE takes the write lock first, so two processes creating the same
@@ -370,15 +400,21 @@ class Store:
             yield
         except sqlite3.OperationalError as error:
             if "readonly" in str(error) or "read-only" in str(error):
-                raise StoreError(f"{self.path}: cannot write to the database ({error}): give yourself write "
-                                 "permission on it and its directory, or pass --db with another path") from None
+                raise StoreError(
+                    f"{self.path}: cannot write to the database ({error}): give yourself write "
+                    "permission on it and its directory, or pass --db with another path"
+                ) from None
             if "locked" in str(error) or "busy" in str(error):
-                raise StoreError(f"{self.path}: the database stayed locked by another process for "
-                                 f"{BUSY_TIMEOUT_MS / 1000:g} s; try again") from None
+                raise StoreError(
+                    f"{self.path}: the database stayed locked by another process for "
+                    f"{BUSY_TIMEOUT_MS / 1000:g} s; try again"
+                ) from None
             raise StoreError(f"{self.path}: cannot use the database ({error}); it was left untouched") from None
         except sqlite3.DatabaseError as error:
-            raise StoreError(f"{self.path}: not a usable perflab database ({error}); it was left "
-                             "untouched: restore it from a backup or pass --db with another path") from None
+            raise StoreError(
+                f"{self.path}: not a usable perflab database ({error}); it was left "
+                "untouched: restore it from a backup or pass --db with another path"
+            ) from None
 
     def save(self, result: RunResult, source: str = "run") -> int:
         """Store one run (its full JSON and indexed columns) in one transaction; return its id."""
@@ -388,76 +424,98 @@ class Store:
         python = meta.get("python") or {}
         commit = revision.get("commit")
         row = {
-            "benchmark": result.benchmark, "file": result.file, "source": source,
+            "benchmark": result.benchmark,
+            "file": result.file,
+            "source": source,
             # An imported run is dated when it ran, not when it was imported.
             "created": (_started_at(meta) if source == "import" else None) or time.time(),
-            "git_commit": commit, "git_branch": revision.get("branch"),
+            "git_commit": commit,
+            "git_branch": revision.get("branch"),
             "git_dirty": int(bool(revision.get("dirty"))) if commit else None,
             "commit_time": revision.get("commit_time")
             or (git.commit_time(Path(result.file).resolve().parent, commit) if commit else None),
-            "machine_id": machine_fingerprint(machine), "cpu_model": machine.get("cpu_model"),
-            "cpu_count": machine.get("cpu_count"), "os": machine.get("os"), "kernel": machine.get("kernel"),
-            "python_id": python_fingerprint(python), "python_version": python.get("version"),
+            "machine_id": machine_fingerprint(machine),
+            "cpu_model": machine.get("cpu_model"),
+            "cpu_count": machine.get("cpu_count"),
+            "os": machine.get("os"),
+            "kernel": machine.get("kernel"),
+            "python_id": python_fingerprint(python),
+            "python_version": python.get("version"),
             "python_build": python.get("build"),
             "packages": json.dumps(meta.get("packages") or {}, sort_keys=True),
             "result": json.dumps(result.to_json()),
         }
-        if revision.get("subject"):        # recorded since schema 3; NULL when unknown
+        if revision.get("subject"):  # recorded since schema 3; NULL when unknown
             row["git_subject"] = revision["subject"]
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
         with self._errors():
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 run_id = self._db.execute(
-                    f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                    list(row.values())).lastrowid
+                    f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+                ).lastrowid
                 self._db.executemany(
                     "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(run_id, case, contender, e.median.value, _finite_or_none(e.median.low),
-                      _finite_or_none(e.median.high), e.processes) for case, contender, e in cells])
+                    [
+                        (
+                            run_id,
+                            case,
+                            contender,
+                            e.median.value,
+                            _finite_or_none(e.median.low),
+                            _finite_or_none(e.median.high),
+                            e.processes,
+                        )
+                        for case, contender, e in cells
+                    ],
+                )
                 metrics = metric_rows({"metrics": result.metrics})
                 if metrics:
-                    self._db.executemany("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                         [(run_id, *row) for row in metrics])
+                    self._db.executemany(
+                        "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *row) for row in metrics]
+                    )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-        assert run_id is not None   # set by the INSERT above
+        assert run_id is not None  # set by the INSERT above
         return run_id
 
     def find(self, result: RunResult) -> int | None:
         """The id of a stored run identical to ``result`` (the same file imported again), if any."""
         with self._errors():
-            row = self._db.execute("SELECT id FROM runs WHERE result = ? LIMIT 1",
-                                   [json.dumps(result.to_json())]).fetchone()
+            row = self._db.execute(
+                "SELECT id FROM runs WHERE result = ? LIMIT 1", [json.dumps(result.to_json())]
+            ).fetchone()
         return row[0] if row else None
 
     def runs(self, benchmark: str | None = None) -> list[StoredRun]:
         """Stored runs, oldest commit first (runs outside git by the time they were saved)."""
         where, args = ("WHERE benchmark = ?", [benchmark]) if benchmark else ("", [])
         with self._errors():
-            rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} "
-                                    "ORDER BY coalesce(commit_time, created), created, id", args).fetchall()
+            rows = self._db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY coalesce(commit_time, created), created, id", args
+            ).fetchall()
         return [_stored_run(row) for row in rows]
 
     def benchmarks(self) -> list[str]:
         with self._errors():
             return [r[0] for r in self._db.execute("SELECT DISTINCT benchmark FROM runs ORDER BY 1")]
 
-    def measurements(self, benchmark: str, case: str | None = None,
-                     contender: str | None = None) -> list[Measurement]:
+    def measurements(self, benchmark: str, case: str | None = None, contender: str | None = None) -> list[Measurement]:
         """Every stored (case, contender) estimate of ``benchmark``, in history order."""
         return self._history("measurements", "median", benchmark, case, contender)
 
-    def metric_measurements(self, benchmark: str, metric: str, case: str | None = None,
-                            contender: str | None = None) -> list[Measurement]:
+    def metric_measurements(
+        self, benchmark: str, metric: str, case: str | None = None, contender: str | None = None
+    ) -> list[Measurement]:
         """Stored ``metric`` values ('instructions' or 'memory') of ``benchmark`` in history order, as
         measurements (``median``: the value, ``low``/``high``: the smallest and largest process)."""
         return self._history("metric_values", "value", benchmark, case, contender, metric)
 
-    def _history(self, table: str, value: str, benchmark: str, case: str | None, contender: str | None,
-                 metric: str | None = None) -> list[Measurement]:
+    def _history(
+        self, table: str, value: str, benchmark: str, case: str | None, contender: str | None, metric: str | None = None
+    ) -> list[Measurement]:
         """Rows of ``table`` (one of this module's, never a user string) for ``benchmark``'s runs."""
         runs = {run.id: run for run in self.runs(benchmark)}
         conditions, args = ["r.benchmark = ?"], [benchmark]
@@ -468,7 +526,9 @@ class Store:
         with self._errors():
             rows = self._db.execute(
                 f"SELECT t.run_id, t.case_name, t.contender, t.{value}, t.low, t.high, t.processes "
-                f"FROM {table} t JOIN runs r ON r.id = t.run_id WHERE " + " AND ".join(conditions), args).fetchall()
+                f"FROM {table} t JOIN runs r ON r.id = t.run_id WHERE " + " AND ".join(conditions),
+                args,
+            ).fetchall()
         order = {run_id: index for index, run_id in enumerate(runs)}
         rows.sort(key=lambda row: order[row[0]])
         return [Measurement(runs[row[0]], *row[1:]) for row in rows]
@@ -482,13 +542,16 @@ class Store:
                 "SELECT r.benchmark, m.case_name, m.contender, r.machine_id, r.python_id, r.id, r.git_commit, "
                 "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version, r.git_subject "
                 "FROM measurements m JOIN runs r ON r.id = m.run_id "
-                "ORDER BY coalesce(r.commit_time, r.created), r.created, r.id").fetchall()
+                "ORDER BY coalesce(r.commit_time, r.created), r.created, r.id"
+            ).fetchall()
 
     def version(self) -> tuple[int, int, int]:
         """Changes whenever a run or a mark is added or removed: (runs, largest run id, marks)."""
         with self._errors():
-            return self._db.execute("SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs), "
-                                    "(SELECT total(marked) FROM change_marks)").fetchone()
+            return self._db.execute(
+                "SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs), "
+                "(SELECT total(marked) FROM change_marks)"
+            ).fetchone()
 
     def run(self, run_id: int) -> StoredRun | None:
         with self._errors():
@@ -505,9 +568,20 @@ class Store:
         if mark.status not in MARK_STATUSES:
             raise StoreError(f"{self.path}: a change point is marked {' or '.join(MARK_STATUSES)}, not {mark.status!r}")
         with self._errors():
-            self._db.execute("INSERT OR REPLACE INTO change_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             [mark.benchmark, mark.case, mark.contender, mark.machine_id, mark.python_id,
-                              mark.after, mark.status, mark.note, mark.marked or time.time()])
+            self._db.execute(
+                "INSERT OR REPLACE INTO change_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    mark.benchmark,
+                    mark.case,
+                    mark.contender,
+                    mark.machine_id,
+                    mark.python_id,
+                    mark.after,
+                    mark.status,
+                    mark.note,
+                    mark.marked or time.time(),
+                ],
+            )
 
     def change_marks(self) -> list[ChangeMark]:
         with self._errors():
@@ -517,11 +591,16 @@ class Store:
     def profiles_of_run(self, run_id: int) -> list[tuple[str, str]]:
         """(case, contender) of every profile stored with run ``run_id``."""
         with self._errors():
-            return [tuple(row) for row in self._db.execute(
-                "SELECT case_name, contender FROM profiles WHERE run_id = ? ORDER BY 1, 2", [run_id])]
+            return [
+                tuple(row)
+                for row in self._db.execute(
+                    "SELECT case_name, contender FROM profiles WHERE run_id = ? ORDER BY 1, 2", [run_id]
+                )
+            ]
 
     def result(self, run_id: int) -> RunResult:
         from perflab.results.model import RunResult
+
         with self._errors():
             row = self._db.execute("SELECT result FROM runs WHERE id = ?", [run_id]).fetchone()
         if row is None:
@@ -533,32 +612,38 @@ class Store:
         text = json.dumps(profile.to_json())
         with self._errors():
             try:
-                self._db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)",
-                                 [run_id, case, contender, text])
-            except sqlite3.IntegrityError:   # the foreign key: the run is not (or no longer) stored
-                raise StoreError(f"{self.path}: no stored run with id {run_id} to attach the profile of "
-                                 f"{case} / {contender} to") from None
+                self._db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)", [run_id, case, contender, text])
+            except sqlite3.IntegrityError:  # the foreign key: the run is not (or no longer) stored
+                raise StoreError(
+                    f"{self.path}: no stored run with id {run_id} to attach the profile of {case} / {contender} to"
+                ) from None
 
     def profiled_runs(self, benchmark: str, case: str, contender: str) -> set[int]:
         """Ids of the runs of ``benchmark`` with a stored profile of (case, contender)."""
         with self._errors():
             rows = self._db.execute(
                 "SELECT p.run_id FROM profiles p JOIN runs r ON r.id = p.run_id "
-                "WHERE r.benchmark = ? AND p.case_name = ? AND p.contender = ?", [benchmark, case, contender])
+                "WHERE r.benchmark = ? AND p.case_name = ? AND p.contender = ?",
+                [benchmark, case, contender],
+            )
             return {row[0] for row in rows}
 
     def profile(self, run_id: int, case: str, contender: str) -> Profile | None:
         """The stored profile of (case, contender) in run ``run_id``, or None."""
         from perflab.profile.model import Profile
+
         with self._errors():
-            row = self._db.execute("SELECT profile FROM profiles WHERE run_id = ? AND case_name = ? AND contender = ?",
-                                   [run_id, case, contender]).fetchone()
+            row = self._db.execute(
+                "SELECT profile FROM profiles WHERE run_id = ? AND case_name = ? AND contender = ?",
+                [run_id, case, contender],
+            ).fetchone()
         return Profile.from_json(json.loads(row[0])) if row else None
 
 
-
-_RUN_COLUMNS = ("id, benchmark, created, source, git_commit, git_branch, git_dirty, commit_time, "
-                "machine_id, cpu_model, python_id, python_version")
+_RUN_COLUMNS = (
+    "id, benchmark, created, source, git_commit, git_branch, git_dirty, commit_time, "
+    "machine_id, cpu_model, python_id, python_version"
+)
 
 
 def _stored_run(row: tuple) -> StoredRun:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hmac
 import json
 import math
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Iterator
 from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
@@ -41,41 +41,58 @@ COOKIE = "perflab_token"
 MAX_NOTE = 500
 MAX_BODY = 4096
 # No inline script or style anywhere: data reaches scripts as <script type="application/json">.
-CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                           "connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; "
-                           "base-uri 'none'")
-SECURITY_HEADERS = {"content-security-policy": CONTENT_SECURITY_POLICY, "x-content-type-options": "nosniff",
-                    "referrer-policy": "no-referrer", "x-frame-options": "DENY",
-                    "cross-origin-opener-policy": "same-origin"}
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'"
+)
+SECURITY_HEADERS = {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+}
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
 @dataclass(frozen=True)
 class ServeSettings:
     db: Path
-    token: str | None = None               # None: reads open, marks refused
-    allowed_hosts: tuple[str, ...] = ()    # Host header values accepted; empty: any
+    token: str | None = None  # None: reads open, marks refused
+    allowed_hosts: tuple[str, ...] = ()  # Host header values accepted; empty: any
 
 
 def create_app(settings: ServeSettings) -> Starlette:
     """The application for the store at ``settings.db`` (which must exist at the current schema)."""
     web = _Web(settings)
     routes = [
-        Route("/", web.overview), Route("/series/{series_id}", web.series), Route("/runs/{run_id:int}", web.run),
-        Route("/compare/{a:int}/{b:int}", web.compare), Route("/profiles/{run_id:int}/{cell}", web.profile),
-        Route("/profiles/diff/{a:int}/{b:int}/{cell}", web.profile_diff), Route("/regressions", web.regressions),
+        Route("/", web.overview),
+        Route("/series/{series_id}", web.series),
+        Route("/runs/{run_id:int}", web.run),
+        Route("/compare/{a:int}/{b:int}", web.compare),
+        Route("/profiles/{run_id:int}/{cell}", web.profile),
+        Route("/profiles/diff/{a:int}/{b:int}/{cell}", web.profile_diff),
+        Route("/regressions", web.regressions),
         Route("/regressions.atom", web.feed),
-        Route("/api/series", web.api_series), Route("/api/series/{series_id}", web.api_one_series),
-        Route("/api/runs/{run_id:int}", web.api_run), Route("/api/compare/{a:int}/{b:int}", web.api_compare),
-        Route("/api/regressions", web.api_regressions), Route("/api/marks", web.mark, methods=["POST"]),
-        Mount("/static", StaticFiles(packages=[("perflab.web", "static"), ("perflab.render.html", "assets")]),
-              name="static"),
+        Route("/api/series", web.api_series),
+        Route("/api/series/{series_id}", web.api_one_series),
+        Route("/api/runs/{run_id:int}", web.api_run),
+        Route("/api/compare/{a:int}/{b:int}", web.api_compare),
+        Route("/api/regressions", web.api_regressions),
+        Route("/api/marks", web.mark, methods=["POST"]),
+        Mount(
+            "/static",
+            StaticFiles(packages=[("perflab.web", "static"), ("perflab.render.html", "assets")]),
+            name="static",
+        ),
     ]
     middleware = [Middleware(_SecurityHeaders), Middleware(_TokenAuth, token=settings.token)]
     if settings.allowed_hosts:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)))
-    return Starlette(routes=routes, middleware=middleware, exception_handlers={StoreError: _store_error},
-                     lifespan=web.lifespan)
+    return Starlette(
+        routes=routes, middleware=middleware, exception_handlers={StoreError: _store_error}, lifespan=web.lifespan
+    )
 
 
 class _Web:
@@ -90,9 +107,11 @@ class _Web:
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         """Find every series' change points before the first request (seconds for 100 series of a
         thousand runs), so that no visitor waits for them; later runs update only their series."""
+
         def warm() -> None:
             with self.reading() as store:
                 self.catalog.series(store)
+
         await run_in_threadpool(warm)
         yield
 
@@ -164,7 +183,9 @@ class _Web:
             series = self.catalog.get(store, request.path_params["series_id"])
             if series is None:
                 return JSONResponse({"error": "no such series"}, status_code=404)
-            return JSONResponse(_json_safe(series_payload(series, self.links, pages.metrics(store, series, self.links))))
+            return JSONResponse(
+                _json_safe(series_payload(series, self.links, pages.metrics(store, series, self.links)))
+            )
 
     def api_run(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
@@ -200,12 +221,16 @@ class _Web:
     async def mark(self, request: Request) -> Response:
         """Acknowledge or ignore a change point: form fields (or JSON) series, after, status, note."""
         if not self.can_mark:
-            return PlainTextResponse("marking change points needs a token: start perflab serve with --token "
-                                     "(or PERFLAB_TOKEN)", status_code=403)
+            return PlainTextResponse(
+                "marking change points needs a token: start perflab serve with --token (or PERFLAB_TOKEN)",
+                status_code=403,
+            )
         fields = await _mark_fields(request)
         if fields is None:
-            return PlainTextResponse("expected series, after, status and note as a form or a JSON object "
-                                     f"(at most {MAX_BODY} bytes)", status_code=400)
+            return PlainTextResponse(
+                f"expected series, after, status and note as a form or a JSON object (at most {MAX_BODY} bytes)",
+                status_code=400,
+            )
         series_id, after = str(fields.get("series", "")), str(fields.get("after", ""))
         status, note = str(fields.get("status", "")), str(fields.get("note", ""))[:MAX_NOTE]
         with self.reading() as store:
@@ -216,13 +241,16 @@ class _Web:
         key = series.key
         try:
             with Store.open(self.settings.db, create=False) as writable:
-                writable.mark_change(ChangeMark(key.benchmark, key.case, key.contender, key.machine_id,
-                                                key.python_id, after, status, note))
+                writable.mark_change(
+                    ChangeMark(
+                        key.benchmark, key.case, key.contender, key.machine_id, key.python_id, after, status, note
+                    )
+                )
         except StoreError as error:
             return PlainTextResponse(str(error), status_code=400)
         with self.reading() as store:
             series = self.catalog.get(store, series_id)
-        if series is None:   # gone between the mark and this read: nothing to show but the mark
+        if series is None:  # gone between the mark and this read: nothing to show but the mark
             return PlainTextResponse("marked", status_code=200)
         change = next(c for c in series.changes if c.after.label == after)
         if request.headers.get("hx-request"):
@@ -287,11 +315,11 @@ class _SecurityHeaders:
 
         async def with_headers(message):
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", [])
-                           if k.decode().lower() not in SECURITY_HEADERS]
+                headers = [(k, v) for k, v in message.get("headers", []) if k.decode().lower() not in SECURITY_HEADERS]
                 headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
                 message = {**message, "headers": headers}
             await send(message)
+
         await self.app(scope, receive, with_headers)
 
 
@@ -314,19 +342,26 @@ class _TokenAuth:
         if offered is not None and request.method == "GET" and self._valid(offered):
             rest = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "token"])
             response = RedirectResponse(request.url.path + (f"?{rest}" if rest else ""), status_code=303)
-            response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict",
-                                secure=request.url.scheme == "https")
+            response.set_cookie(
+                COOKIE, self.token, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+            )
             return await response(scope, receive, send)
         header = request.headers.get("authorization", "")
         bearer = header[7:] if header.lower().startswith("bearer ") else None
         if self._valid(bearer) or self._valid(request.cookies.get(COOKIE)):
             return await self.app(scope, receive, send)
-        await PlainTextResponse("this perflab serve needs its token: open any page once with ?token=TOKEN, or send "
-                                "'Authorization: Bearer TOKEN'", status_code=401)(scope, receive, send)
+        await PlainTextResponse(
+            "this perflab serve needs its token: open any page once with ?token=TOKEN, or send "
+            "'Authorization: Bearer TOKEN'",
+            status_code=401,
+        )(scope, receive, send)
 
     def _valid(self, offered: str | None) -> bool:
-        return offered is not None and self.token is not None and hmac.compare_digest(offered.encode(),
-                                                                                      self.token.encode())
+        return (
+            offered is not None
+            and self.token is not None
+            and hmac.compare_digest(offered.encode(), self.token.encode())
+        )
 
 
 def _same_origin(request: Request) -> bool:

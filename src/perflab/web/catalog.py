@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from perflab.analysis.changepoints import MIN_STEP, Changes, Point, Step, detect
 from perflab.results.store import ChangeMark, Store
 
-SPARKLINE_POINTS = 60     # the last runs drawn in an overview row
+SPARKLINE_POINTS = 60  # the last runs drawn in an overview row
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,10 @@ class RunPoint:
     """One run's median time per call in a series, with its 95% interval."""
 
     run_id: int
-    label: str               # short commit ('+': uncommitted changes), or 'run N' outside git
+    label: str  # short commit ('+': uncommitted changes), or 'run N' outside git
     commit: str | None
     subject: str | None
-    when: float              # commit time (unix), else when the run was saved
+    when: float  # commit time (unix), else when the run was saved
     median: float
     low: float | None
     high: float | None
@@ -57,8 +57,8 @@ class ChangePoint:
     """A step of a series, with the runs on either side and a person's mark, if any."""
 
     step: Step
-    before: RunPoint         # the last run at the old level
-    after: RunPoint          # the first run at the new level
+    before: RunPoint  # the last run at the old level
+    after: RunPoint  # the first run at the new level
     mark: ChangeMark | None
 
     @property
@@ -74,8 +74,8 @@ class ChangePoint:
 @dataclass
 class Series:
     key: SeriesKey
-    machine: str             # CPU model of the series' machine
-    python: str              # interpreter version
+    machine: str  # CPU model of the series' machine
+    python: str  # interpreter version
     points: list[RunPoint]
     changes: list[ChangePoint] = field(default_factory=list)
 
@@ -118,26 +118,49 @@ class Catalog:
 
     def _refresh(self, store: Store) -> None:
         grouped: dict[SeriesKey, Series] = {}
-        for (benchmark, case, contender, machine_id, python_id, run_id, commit, dirty, commit_time, created,
-             median, low, high, cpu_model, python_version, subject) in store.all_measurements():
+        for (
+            benchmark,
+            case,
+            contender,
+            machine_id,
+            python_id,
+            run_id,
+            commit,
+            dirty,
+            commit_time,
+            created,
+            median,
+            low,
+            high,
+            cpu_model,
+            python_version,
+            subject,
+        ) in store.all_measurements():
             key = SeriesKey(benchmark, case, contender, machine_id, python_id)
             series = grouped.get(key)
             if series is None:
                 series = grouped[key] = Series(key, cpu_model or "unknown CPU", python_version or "?", [])
             label = f"{commit[:8]}{'+' if dirty else ''}" if commit else f"run {run_id}"
             series.points.append(RunPoint(run_id, label, commit, subject, commit_time or created, median, low, high))
-        marks = {(m.benchmark, m.case, m.contender, m.machine_id, m.python_id, m.after): m for m in store.change_marks()}
+        marks = {
+            (m.benchmark, m.case, m.contender, m.machine_id, m.python_id, m.after): m for m in store.change_marks()
+        }
         changes = {}
         for key, series in grouped.items():
             signature = (len(series.points), series.points[0].run_id, series.points[-1].run_id)
             cached = self._changes.get(key)
-            found = cached[1] if cached and cached[0] == signature else detect(
-                [Point(p.label, p.median, p.low, p.high) for p in series.points], min_step=MIN_STEP)
+            found = (
+                cached[1]
+                if cached and cached[0] == signature
+                else detect([Point(p.label, p.median, p.low, p.high) for p in series.points], min_step=MIN_STEP)
+            )
             changes[key] = (signature, found)
             series.changes = [_change_point(series, step, marks) for step in found.steps]
         self._changes = changes
-        self._series = sorted(grouped.values(), key=lambda s: (s.key.benchmark, s.key.case, s.key.contender,
-                                                               s.machine, s.python, s.key.machine_id))
+        self._series = sorted(
+            grouped.values(),
+            key=lambda s: (s.key.benchmark, s.key.case, s.key.contender, s.machine, s.python, s.key.machine_id),
+        )
         self._by_id = {s.key.id: s for s in self._series}
 
 
@@ -154,15 +177,19 @@ class Filters:
 
     query: str = ""
     regressions_only: bool = False
-    machine: str = ""        # a machine fingerprint, or '' for every machine
-    python: str = ""         # an interpreter fingerprint, or ''
+    machine: str = ""  # a machine fingerprint, or '' for every machine
+    python: str = ""  # an interpreter fingerprint, or ''
 
     def keep(self, series: Series) -> bool:
         key = series.key
         words = self.query.lower().split()
         text = f"{key.benchmark} {key.case} {key.contender}".lower()
-        return (all(word in text for word in words) and (not self.regressions_only or series.regressed)
-                and self.machine in ("", key.machine_id) and self.python in ("", key.python_id))
+        return (
+            all(word in text for word in words)
+            and (not self.regressions_only or series.regressed)
+            and self.machine in ("", key.machine_id)
+            and self.python in ("", key.python_id)
+        )
 
 
 def all_changes(series: list[Series]) -> list[tuple[Series, ChangePoint]]:

@@ -32,10 +32,10 @@ MIN_EFFECT = 0.01
 class CellComparison:
     case: str
     contender: str
-    a: stats.Interval | None      # median time per call and its 95% interval in run A
+    a: stats.Interval | None  # median time per call and its 95% interval in run A
     b: stats.Interval | None
     ratio: stats.Interval | None  # time in B / time in A
-    verdict: str                  # faster / slower / no detectable difference (B relative to A), or why none
+    verdict: str  # faster / slower / no detectable difference (B relative to A), or why none
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,14 @@ class RunComparison:
     @property
     def pairing(self) -> str:
         if self.paired:
-            return ("paired: both runs come from one perflab compare, measured in interleaved rounds; "
-                    "the ratio is over rounds")
-        return ("unpaired: the runs were measured at different times; ratios come from each run's "
-                "per-process medians and do not cancel machine drift between them")
+            return (
+                "paired: both runs come from one perflab compare, measured in interleaved rounds; "
+                "the ratio is over rounds"
+            )
+        return (
+            "unpaired: the runs were measured at different times; ratios come from each run's "
+            "per-process medians and do not cancel machine drift between them"
+        )
 
 
 class ComparisonError(Exception):
@@ -72,8 +76,10 @@ def compare_runs(store: Store, a_id: int, b_id: int) -> RunComparison:
         missing = [str(i) for i, run in ((a_id, run_a), (b_id, run_b)) if run is None]
         raise ComparisonError(f"no stored run with id {' or '.join(missing)}")
     if run_a.benchmark != run_b.benchmark:
-        raise ComparisonError(f"run {a_id} is of {run_a.benchmark!r} and run {b_id} of {run_b.benchmark!r}: "
-                              "only runs of one benchmark compare")
+        raise ComparisonError(
+            f"run {a_id} is of {run_a.benchmark!r} and run {b_id} of {run_b.benchmark!r}: "
+            "only runs of one benchmark compare"
+        )
     a, b = store.result(a_id), store.result(b_id)
     paired = a_id != b_id and one_invocation(a, b)
     comparison = RunComparison(run_a, run_b, paired)
@@ -86,18 +92,26 @@ def compare_runs(store: Store, a_id: int, b_id: int) -> RunComparison:
         if not cell_a.process_values() or not cell_b.process_values():
             a_median, b_median = _median(cell_a), _median(cell_b)
             if a_median is None or b_median is None:
-                comparison.cells.append(CellComparison(cell_a.case, cell_a.contender, a_median, b_median, None,
-                                                       "not measured in both runs"))
-            else:   # e.g. runs imported with estimates only: the ratio of medians, without an interval
-                comparison.cells.append(CellComparison(
-                    cell_a.case, cell_a.contender, a_median, b_median,
-                    Interval(b_median.value / a_median.value, -math.inf, math.inf),
-                    "undecided: no per-process values stored for an interval"))
+                comparison.cells.append(
+                    CellComparison(cell_a.case, cell_a.contender, a_median, b_median, None, "not measured in both runs")
+                )
+            else:  # e.g. runs imported with estimates only: the ratio of medians, without an interval
+                comparison.cells.append(
+                    CellComparison(
+                        cell_a.case,
+                        cell_a.contender,
+                        a_median,
+                        b_median,
+                        Interval(b_median.value / a_median.value, -math.inf, math.inf),
+                        "undecided: no per-process values stored for an interval",
+                    )
+                )
             continue
         ratio, p_value = _paired(cell_a, cell_b) if paired else _unpaired(cell_a, cell_b)
         measured.append((len(comparison.cells), ratio, p_value))
-        comparison.cells.append(CellComparison(cell_a.case, cell_a.contender, _median(cell_a), _median(cell_b),
-                                               ratio, ""))
+        comparison.cells.append(
+            CellComparison(cell_a.case, cell_a.contender, _median(cell_a), _median(cell_b), ratio, "")
+        )
     adjusted = benjamini_hochberg([p for _, _, p in measured])
     for (index, ratio, _), p in zip(measured, adjusted):
         decided = math.isfinite(ratio.low) and math.isfinite(ratio.high)
@@ -110,9 +124,12 @@ def compare_runs(store: Store, a_id: int, b_id: int) -> RunComparison:
 
 def one_invocation(a: RunResult, b: RunResult) -> bool:
     """Both runs are sides of one ``perflab compare`` (``RunResult.per_side``)."""
-    return (bool(a.metadata.get("compared_as")) and bool(b.metadata.get("compared_as"))
-            and a.metadata.get("started_at") == b.metadata.get("started_at")
-            and a.metadata.get("command") == b.metadata.get("command"))
+    return (
+        bool(a.metadata.get("compared_as"))
+        and bool(b.metadata.get("compared_as"))
+        and a.metadata.get("started_at") == b.metadata.get("started_at")
+        and a.metadata.get("command") == b.metadata.get("command")
+    )
 
 
 def _median(cell: Cell | None) -> stats.Interval | None:
@@ -133,19 +150,22 @@ def _unpaired(a: Cell, b: Cell) -> tuple[stats.Interval, float]:
     return unpaired.ratio, unpaired.p_change
 
 
-def environment_differences(store: Store, run_a: StoredRun, run_b: StoredRun, a: RunResult,
-                            b: RunResult) -> list[Difference]:
+def environment_differences(
+    store: Store, run_a: StoredRun, run_b: StoredRun, a: RunResult, b: RunResult
+) -> list[Difference]:
     """Commit, interpreter, machine and package versions where the two runs differ."""
+
     def described(result: RunResult, run: StoredRun) -> dict[str, str]:
         python, machine, git = (result.metadata.get(k) or {} for k in ("python", "machine", "git"))
         return {
             "commit": f"{run.label} {git.get('subject') or ''}".strip(),
             "branch": str(git.get("branch") or ""),
             "interpreter": f"{python.get('implementation') or ''} {python.get('version') or ''} "
-                           f"{python.get('build') or ''}".strip(),
+            f"{python.get('build') or ''}".strip(),
             "machine": f"{machine.get('cpu_model') or '?'}, {machine.get('cpu_count') or '?'} CPUs, "
-                       f"{machine.get('os') or ''} {machine.get('kernel') or ''}".strip(),
+            f"{machine.get('os') or ''} {machine.get('kernel') or ''}".strip(),
         }
+
     left, right = described(a, run_a), described(b, run_b)
     found = [Difference(what, left[what], right[what]) for what in left if left[what] != right[what]]
     packages_a, packages_b = store.packages(run_a.id), store.packages(run_b.id)

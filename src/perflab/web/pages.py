@@ -31,20 +31,43 @@ from perflab.web.site import (
 def overview(links: Links, series: list[Series], filters: Filters, can_mark: bool) -> str:
     machines, pythons = machines_and_pythons(series)
     shown = [s for s in series if filters.keep(s)]
-    return render("overview.html", links, series=shown, total=len(series), filters=filters,
-                  machines=machines, pythons=pythons, can_mark=can_mark)
+    return render(
+        "overview.html",
+        links,
+        series=shown,
+        total=len(series),
+        filters=filters,
+        machines=machines,
+        pythons=pythons,
+        can_mark=can_mark,
+    )
 
 
 def summary(links: Links, series: Series) -> dict[str, Any]:
     """One overview row as JSON (``/api/series``)."""
     latest, change = series.latest, series.latest_change
-    return {"id": series.key.id, "benchmark": series.key.benchmark, "case": series.key.case,
-            "contender": series.key.contender, "machine": series.machine, "machine_id": series.key.machine_id,
-            "python": series.python, "python_id": series.key.python_id, "runs": len(series.points),
-            "href": links.series(series.key.id),
-            "latest": {"run": latest.run_id, "label": latest.label, "median": latest.median, "low": latest.low,
-                       "high": latest.high, "text": interval_text(latest.median, latest.low, latest.high)},
-            "latest_change": change_payload(change) if change else None, "regressed": series.regressed}
+    return {
+        "id": series.key.id,
+        "benchmark": series.key.benchmark,
+        "case": series.key.case,
+        "contender": series.key.contender,
+        "machine": series.machine,
+        "machine_id": series.key.machine_id,
+        "python": series.python,
+        "python_id": series.key.python_id,
+        "runs": len(series.points),
+        "href": links.series(series.key.id),
+        "latest": {
+            "run": latest.run_id,
+            "label": latest.label,
+            "median": latest.median,
+            "low": latest.low,
+            "high": latest.high,
+            "text": interval_text(latest.median, latest.low, latest.high),
+        },
+        "latest_change": change_payload(change) if change else None,
+        "regressed": series.regressed,
+    }
 
 
 def metrics(store: Store, series: Series, links: Links) -> dict[str, list[dict]]:
@@ -58,16 +81,24 @@ def metrics(store: Store, series: Series, links: Links) -> dict[str, list[dict]]
     return found
 
 
-def series(links: Links, store: Store, series: Series, can_mark: bool,
-           published_comparisons: set[tuple[int, int]] | None = None) -> str:
+def series(
+    links: Links,
+    store: Store,
+    series: Series,
+    can_mark: bool,
+    published_comparisons: set[tuple[int, int]] | None = None,
+) -> str:
     payload = series_payload(series, links, metrics(store, series, links))
     if links.static_site:
         payload["compare_pages"] = {f"{a}-{b}": links.compare(a, b) for a, b in published_comparisons or ()}
     else:
         payload["compare_href"] = links.compare(0, 0).replace("/0/0", "/{a}/{b}")
     profiled = store.profiled_runs(series.key.benchmark, series.key.case, series.key.contender)
-    diffable = {(c.before.run_id, c.after.run_id) for c in series.changes
-                if c.before.run_id in profiled and c.after.run_id in profiled}
+    diffable = {
+        (c.before.run_id, c.after.run_id)
+        for c in series.changes
+        if c.before.run_id in profiled and c.after.run_id in profiled
+    }
     return render("series.html", links, series=series, payload=payload, can_mark=can_mark, diffable=diffable)
 
 
@@ -79,14 +110,26 @@ def mark_fragment(links: Links, series: Series, change: ChangePoint, can_mark: b
 def run(links: Links, store: Store, all_series: list[Series], run_id: int) -> str:
     stored = store.run(run_id)
     if stored is None:
-        raise KeyError(f"no stored run {run_id}")   # the routes check first: a missing run is their 404
+        raise KeyError(f"no stored run {run_id}")  # the routes check first: a missing run is their 404
     result = store.result(run_id)
-    member_of = [s for s in all_series if s.key.benchmark == stored.benchmark
-                 and s.key.machine_id == stored.machine_id and s.key.python_id == stored.python_id
-                 and any(p.run_id == run_id for p in s.points)]
+    member_of = [
+        s
+        for s in all_series
+        if s.key.benchmark == stored.benchmark
+        and s.key.machine_id == stored.machine_id
+        and s.key.python_id == stored.python_id
+        and any(p.run_id == run_id for p in s.points)
+    ]
     report = report_html.render_section(0, report_html.Section(result))
-    return render("run.html", links, run=stored, result=result, series=member_of, report=report,
-                  profiles=store.profiles_of_run(run_id))
+    return render(
+        "run.html",
+        links,
+        run=stored,
+        result=result,
+        series=member_of,
+        report=report,
+        profiles=store.profiles_of_run(run_id),
+    )
 
 
 def comparison(links: Links, store: Store, compared: RunComparison) -> str:
@@ -126,19 +169,34 @@ def profile_diff(links: Links, store: Store, a: int, b: int, cell: str) -> str |
     except (IncomparableProfiles, ValueError) as error:
         diff, note = None, f"not diffed: {error}"
     body = (report_html.diff_flame(diff) + report_html.diff_table(diff)) if diff else ""
-    return render("diff.html", links, title=title, diff=diff, body=body, note=note, run_a=run_a,
-                  run_b=run_b, case=case, contender=contender)
+    return render(
+        "diff.html",
+        links,
+        title=title,
+        diff=diff,
+        body=body,
+        note=note,
+        run_a=run_a,
+        run_b=run_b,
+        case=case,
+        contender=contender,
+    )
 
 
 def _cell(store: Store, run_id: int, cell: str) -> tuple[str, str] | None:
-    return next(((case, contender) for case, contender in store.profiles_of_run(run_id)
-                 if cell_id(case, contender) == cell), None)
+    return next(
+        ((case, contender) for case, contender in store.profiles_of_run(run_id) if cell_id(case, contender) == cell),
+        None,
+    )
 
 
 def _timed(store: Store, run_a, run_b, case: str, contender: str) -> tuple[float, float] | None:
     """Each side's median time per call, which turns profile shares into time per call."""
-    medians = {m.run.id: m.median for m in store.measurements(run_a.benchmark, case, contender)
-               if m.run.id in (run_a.id, run_b.id)}
+    medians = {
+        m.run.id: m.median
+        for m in store.measurements(run_a.benchmark, case, contender)
+        if m.run.id in (run_a.id, run_b.id)
+    }
     return (medians[run_a.id], medians[run_b.id]) if len(medians) == 2 else None
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Callable
 
 from perflab.results.store import Store
 from perflab.web import pages
@@ -72,7 +72,7 @@ def publish(db: Path, out: Path, base_url: str = "", on_progress: Callable[[str]
             write(f"runs/{run.id}.html", pages.run(below, store, series, run.id))
             for case, contender in store.profiles_of_run(run.id):
                 page = pages.profile(below, store, run.id, cell_id(case, contender))
-                if page is not None:   # None: the profile went between listing and reading
+                if page is not None:  # None: the profile went between listing and reading
                     write(below.profile(run.id, case, contender).removeprefix("../"), page)
         on_progress(f"{len(pairs)} comparisons around change points")
         for a, b in sorted(pairs):
@@ -89,8 +89,10 @@ def _check_output(out: Path, db: Path) -> None:
     if out.exists() and not out.is_dir():
         raise PublishError(f"--out {out}: is a file, not a folder; pass a new or empty folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise PublishError(f"--out {out}: not empty and not an earlier perflab site (no {MARKER}); it was left "
-                           "untouched: pass a new or empty folder")
+        raise PublishError(
+            f"--out {out}: not empty and not an earlier perflab site (no {MARKER}); it was left "
+            "untouched: pass a new or empty folder"
+        )
     if db.resolve().is_relative_to(out.resolve()):
         raise PublishError(f"--out {out}: holds the database {db}; pass a folder outside it")
 

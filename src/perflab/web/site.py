@@ -90,8 +90,9 @@ def change_text(change: ChangePoint) -> str:
     """'slower +9.9% [+9.5%, +10.3%]', as ``perflab history`` says it."""
     ratio = change.step.ratio
     word = "slower" if ratio.value > 1 else "faster"
-    return (f"{word} {format_change(ratio.value)} [{format_change(ratio.low)}, {format_change(ratio.high)}]"
-            + (" (tentative)" if change.step.tentative else ""))
+    return f"{word} {format_change(ratio.value)} [{format_change(ratio.low)}, {format_change(ratio.high)}]" + (
+        " (tentative)" if change.step.tentative else ""
+    )
 
 
 def sparkline(points: list[RunPoint]) -> Markup:
@@ -100,10 +101,13 @@ def sparkline(points: list[RunPoint]) -> Markup:
     lo, hi = min(values), max(values)
     span = (hi - lo) or (abs(hi) or 1.0)
     step = SPARK_WIDTH / max(len(values) - 1, 1)
-    xy = " ".join(f"{i * step:.1f},{SPARK_HEIGHT - 2 - (v - lo) / span * (SPARK_HEIGHT - 4):.1f}"
-                  for i, v in enumerate(values))
-    return Markup(f"<svg class='spark' viewBox='0 0 {SPARK_WIDTH} {SPARK_HEIGHT}' width='{SPARK_WIDTH}' "
-                  f"height='{SPARK_HEIGHT}' aria-hidden='true'><polyline points='{xy}'/></svg>")
+    xy = " ".join(
+        f"{i * step:.1f},{SPARK_HEIGHT - 2 - (v - lo) / span * (SPARK_HEIGHT - 4):.1f}" for i, v in enumerate(values)
+    )
+    return Markup(
+        f"<svg class='spark' viewBox='0 0 {SPARK_WIDTH} {SPARK_HEIGHT}' width='{SPARK_WIDTH}' "
+        f"height='{SPARK_HEIGHT}' aria-hidden='true'><polyline points='{xy}'/></svg>"
+    )
 
 
 def when_text(when: float) -> str:
@@ -111,12 +115,21 @@ def when_text(when: float) -> str:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("perflab.web", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(time=format_time, interval=interval_text, change=change_text, when=when_text,
-                       speedup=lambda i: format_speedup_interval(i.value, i.low, i.high),
-                       script_json=lambda data: Markup(script_json(data)))
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("perflab.web", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        time=format_time,
+        interval=interval_text,
+        change=change_text,
+        when=when_text,
+        speedup=lambda i: format_speedup_interval(i.value, i.low, i.high),
+        script_json=lambda data: Markup(script_json(data)),
+    )
     env.globals.update(sparkline=sparkline, version=__version__, cell_id=cell_id)
     return env
 
@@ -140,14 +153,24 @@ def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] 
     points with their commit range, and the other stored metrics."""
     points = series.points
     return {
-        "id": series.key.id, "benchmark": series.key.benchmark, "case": series.key.case,
-        "contender": series.key.contender, "machine": series.machine, "machine_id": series.key.machine_id,
-        "python": series.python, "python_id": series.key.python_id, "unit": "seconds per call",
+        "id": series.key.id,
+        "benchmark": series.key.benchmark,
+        "case": series.key.case,
+        "contender": series.key.contender,
+        "machine": series.machine,
+        "machine_id": series.key.machine_id,
+        "python": series.python,
+        "python_id": series.key.python_id,
+        "unit": "seconds per call",
         "points": {
-            "run": [p.run_id for p in points], "label": [p.label for p in points],
-            "commit": [p.commit for p in points], "subject": [p.subject for p in points],
-            "when": [p.when for p in points], "median": [p.median for p in points],
-            "low": [p.low for p in points], "high": [p.high for p in points],
+            "run": [p.run_id for p in points],
+            "label": [p.label for p in points],
+            "commit": [p.commit for p in points],
+            "subject": [p.subject for p in points],
+            "when": [p.when for p in points],
+            "median": [p.median for p in points],
+            "low": [p.low for p in points],
+            "high": [p.high for p in points],
             "href": [links.run(p.run_id) for p in points],
         },
         "changes": [change_payload(c, points.index(c.before), points.index(c.after)) for c in series.changes],
@@ -157,51 +180,104 @@ def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] 
 
 def change_payload(change: ChangePoint, before: int | None = None, after: int | None = None) -> dict[str, Any]:
     ratio = change.step.ratio
-    return {"before": change.before.label, "after": change.after.label,
-            "before_run": change.before.run_id, "after_run": change.after.run_id,
-            "before_index": before, "after_index": after,
-            "ratio": ratio.value, "low": ratio.low, "high": ratio.high, "tentative": change.step.tentative,
-            "slower": change.slower, "text": change_text(change),
-            "mark": None if change.mark is None else {"status": change.mark.status, "note": change.mark.note,
-                                                      "marked": change.mark.marked}}
+    return {
+        "before": change.before.label,
+        "after": change.after.label,
+        "before_run": change.before.run_id,
+        "after_run": change.after.run_id,
+        "before_index": before,
+        "after_index": after,
+        "ratio": ratio.value,
+        "low": ratio.low,
+        "high": ratio.high,
+        "tentative": change.step.tentative,
+        "slower": change.slower,
+        "text": change_text(change),
+        "mark": None
+        if change.mark is None
+        else {"status": change.mark.status, "note": change.mark.note, "marked": change.mark.marked},
+    }
 
 
 def metric_payload(store_measurements: list, series: Series, links: Links) -> dict[str, list]:
     """The series' runs that counted another metric, as columns (like ``points``)."""
     runs = {p.run_id for p in series.points}
     rows = [m for m in store_measurements if m.run.id in runs]
-    return {"run": [m.run.id for m in rows], "label": [m.run.label for m in rows],
-            "median": [m.median for m in rows], "low": [m.low for m in rows], "high": [m.high for m in rows],
-            "href": [links.run(m.run.id) for m in rows]}
+    return {
+        "run": [m.run.id for m in rows],
+        "label": [m.run.label for m in rows],
+        "median": [m.median for m in rows],
+        "low": [m.low for m in rows],
+        "high": [m.high for m in rows],
+        "href": [links.run(m.run.id) for m in rows],
+    }
 
 
 def change_entries(pairs: list[tuple[Series, ChangePoint]], links: Links) -> list[dict[str, Any]]:
     """Change points of every series (``/api/regressions`` and the Atom feed), newest first."""
-    return [{"series": s.key.id, "benchmark": s.key.benchmark, "case": s.key.case, "contender": s.key.contender,
-             "machine": s.machine, "python": s.python, "href": links.series(s.key.id),
-             "compare": links.compare(c.before.run_id, c.after.run_id), "when": c.after.when,
-             "subject": c.after.subject, "open_regression": c.open_regression,
-             **change_payload(c)} for s, c in pairs]
+    return [
+        {
+            "series": s.key.id,
+            "benchmark": s.key.benchmark,
+            "case": s.key.case,
+            "contender": s.key.contender,
+            "machine": s.machine,
+            "python": s.python,
+            "href": links.series(s.key.id),
+            "compare": links.compare(c.before.run_id, c.after.run_id),
+            "when": c.after.when,
+            "subject": c.after.subject,
+            "open_regression": c.open_regression,
+            **change_payload(c),
+        }
+        for s, c in pairs
+    ]
 
 
 def run_payload(run, result, series_ids: list[str], profiles: list[tuple[str, str]]) -> dict[str, Any]:
     """``/api/runs/ID``: the stored run's columns, its full results JSON, its series and profiles."""
-    return {"id": run.id, "benchmark": run.benchmark, "label": run.label, "commit": run.git_commit,
-            "branch": run.git_branch, "dirty": run.git_dirty, "commit_time": run.commit_time, "saved": run.created,
-            "machine_id": run.machine_id, "python_id": run.python_id, "series": series_ids,
-            "profiles": [{"case": case, "contender": contender} for case, contender in profiles],
-            "result": result.to_json()}
+    return {
+        "id": run.id,
+        "benchmark": run.benchmark,
+        "label": run.label,
+        "commit": run.git_commit,
+        "branch": run.git_branch,
+        "dirty": run.git_dirty,
+        "commit_time": run.commit_time,
+        "saved": run.created,
+        "machine_id": run.machine_id,
+        "python_id": run.python_id,
+        "series": series_ids,
+        "profiles": [{"case": case, "contender": contender} for case, contender in profiles],
+        "result": result.to_json(),
+    }
 
 
 def comparison_payload(comparison) -> dict[str, Any]:
     """``/api/compare/A/B``: B relative to A per (case, contender), and what differs."""
+
     def interval(i):
         return None if i is None else {"value": i.value, "low": _finite(i.low), "high": _finite(i.high)}
-    return {"a": comparison.run_a.id, "b": comparison.run_b.id, "benchmark": comparison.run_a.benchmark,
-            "paired": comparison.paired, "pairing": comparison.pairing,
-            "cells": [{"case": c.case, "contender": c.contender, "a": interval(c.a), "b": interval(c.b),
-                       "ratio_b_over_a": interval(c.ratio), "verdict": c.verdict} for c in comparison.cells],
-            "differences": [{"what": d.what, "a": d.a, "b": d.b} for d in comparison.differences]}
+
+    return {
+        "a": comparison.run_a.id,
+        "b": comparison.run_b.id,
+        "benchmark": comparison.run_a.benchmark,
+        "paired": comparison.paired,
+        "pairing": comparison.pairing,
+        "cells": [
+            {
+                "case": c.case,
+                "contender": c.contender,
+                "a": interval(c.a),
+                "b": interval(c.b),
+                "ratio_b_over_a": interval(c.ratio),
+                "verdict": c.verdict,
+            }
+            for c in comparison.cells
+        ],
+        "differences": [{"what": d.what, "a": d.a, "b": d.b} for d in comparison.differences],
+    }
 
 
 def _finite(value: float) -> float | None:

@@ -18,17 +18,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-_MAX_SIZE = 50             # items of a generated container
-_MAX_TEXT = 200            # characters or bytes of a generated str or bytes
-_SAMPLE = 200              # items of a declared container looked at for its element types
-_FIXED_KEYS = 20           # dicts with at most this many str keys keep them (records)
-_INVALID_ONE_IN = 10       # one generated input in this many is invalid on purpose
+_MAX_SIZE = 50  # items of a generated container
+_MAX_TEXT = 200  # characters or bytes of a generated str or bytes
+_SAMPLE = 200  # items of a declared container looked at for its element types
+_FIXED_KEYS = 20  # dicts with at most this many str keys keep them (records)
+_INVALID_ONE_IN = 10  # one generated input in this many is invalid on purpose
 
 
 @dataclass
 class Derived:
     strategy: Any
-    description: str       # e.g. "list of float (up to 50 items), 1 in 10 made invalid"
+    description: str  # e.g. "list of float (up to 50 items), 1 in 10 made invalid"
 
 
 class _Unsupported(Exception):
@@ -77,8 +77,9 @@ def _shape(st: Any, value: Any) -> Any:
         keys = list(value)[:_SAMPLE]
         if len(value) <= _FIXED_KEYS and all(isinstance(key, str) for key in keys):
             return st.fixed_dictionaries({key: _shape(st, value[key]) for key in keys})
-        return st.dictionaries(_elements(st, keys), _elements(st, [value[k] for k in keys]),
-                               max_size=min(_MAX_SIZE, len(value)))
+        return st.dictionaries(
+            _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
+        )
     raise _Unsupported(type(value).__name__)
 
 
@@ -117,12 +118,14 @@ def _invalid(st: Any, value: list | tuple) -> Any:
     are never None, "?" where they are never str."""
     items = list(value)[:_SAMPLE]
     foreign = ([] if any(item is None for item in items) else [st.none()]) + (
-        [] if any(isinstance(item, str) for item in items) else [st.just("?")])
+        [] if any(isinstance(item, str) for item in items) else [st.just("?")]
+    )
     if not foreign:
         return st.none()
     elements = _elements(st, items) if items else st.none()
     made = st.tuples(st.lists(elements, max_size=_MAX_SIZE), st.one_of(*foreign), st.integers(0, _MAX_SIZE)).map(
-        lambda parts: parts[0][:parts[2]] + [parts[1]] + parts[0][parts[2]:])
+        lambda parts: parts[0][: parts[2]] + [parts[1]] + parts[0][parts[2] :]
+    )
     return made.map(tuple) if isinstance(value, tuple) else made
 
 

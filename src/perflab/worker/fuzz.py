@@ -43,9 +43,10 @@ import itertools
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from perflab.comparators import Comparator, ExactComparator
 from perflab.worker import derived_strategies, integrity
@@ -58,11 +59,11 @@ PATTERNS = {
     "state": "state kept between calls (generated inputs)",  # a fresh set-up agrees
 }
 STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
-_REPR_LIMIT = 300           # characters of an input shown in a counterexample
-_STATEFUL_GENERATED = 4     # generated inputs added to the declared ones for the stateful patterns
+_REPR_LIMIT = 300  # characters of an input shown in a counterexample
+_STATEFUL_GENERATED = 4  # generated inputs added to the declared ones for the stateful patterns
 _INTERLEAVED_PAIRS = 3
-_PATTERN_INPUTS = 6         # inputs the mutated, interleaved and id-reuse patterns call repeatedly
-_QUICK_CHECK = 0.05         # seconds: inputs slower to check than this are left to "in-turn"
+_PATTERN_INPUTS = 6  # inputs the mutated, interleaved and id-reuse patterns call repeatedly
+_QUICK_CHECK = 0.05  # seconds: inputs slower to check than this are left to "in-turn"
 _ID_REUSE_ROUNDS = 2
 
 
@@ -81,11 +82,11 @@ class Report:
     equivalent: bool = True
     difference: str | None = None
     counterexample: str | None = None
-    pattern: str | None = None      # None: a generated input; else a key of PATTERNS
-    examples_run: int = 0           # generated inputs compared (inside the reference's domain)
-    outside_domain: int = 0         # generated inputs on which the reference raised
-    status: str | None = None       # with equivalent=False: "mutates input", else not equivalent
-    calls: int = 0                  # contender calls made by the stateful patterns
+    pattern: str | None = None  # None: a generated input; else a key of PATTERNS
+    examples_run: int = 0  # generated inputs compared (inside the reference's domain)
+    outside_domain: int = 0  # generated inputs on which the reference raised
+    status: str | None = None  # with equivalent=False: "mutates input", else not equivalent
+    calls: int = 0  # contender calls made by the stateful patterns
     notes: list[str] = field(default_factory=list)
 
     def to_event(self) -> dict[str, Any]:
@@ -104,10 +105,20 @@ class _ErrorBehaviour(Exception):
     """The reference raised on this input and the contender did not fail alike."""
 
 
-def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender: Callable[[], Callable],
-        rebuildable: bool, declared: dict[str, Any], strategy: Callable[[Any], Any] | None,
-        examples: int, seed: int, path: str, patterns: list[str] | None = None,
-        mutates_input: bool = False, errors: str = integrity.ERRORS_SAME) -> Report:
+def run(
+    comparator: Comparator,
+    reference: Callable[[Any], Any],
+    build_contender: Callable[[], Callable],
+    rebuildable: bool,
+    declared: dict[str, Any],
+    strategy: Callable[[Any], Any] | None,
+    examples: int,
+    seed: int,
+    path: str,
+    patterns: list[str] | None = None,
+    mutates_input: bool = False,
+    errors: str = integrity.ERRORS_SAME,
+) -> Report:
     """Fuzz the contender against the reference; the first difference found ends the job.
 
     ``build_contender`` sets the contender up (again, when ``rebuildable``); ``declared`` maps case
@@ -134,8 +145,11 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
     if finding:
         return finding
     quickest = fuzzer.quickest(inputs)
-    for name, pattern in (("mutated", fuzzer.mutated), ("interleaved", fuzzer.interleaved),
-                          ("id-reuse", fuzzer.id_reuse)):
+    for name, pattern in (
+        ("mutated", fuzzer.mutated),
+        ("interleaved", fuzzer.interleaved),
+        ("id-reuse", fuzzer.id_reuse),
+    ):
         finding = pattern(quickest) if name in selected else None
         if finding:
             return finding
@@ -143,8 +157,16 @@ def run(comparator: Comparator, reference: Callable[[Any], Any], build_contender
 
 
 class _Fuzzer:
-    def __init__(self, comparator: Comparator, reference: Callable, build_contender: Callable,
-                 rebuildable: bool, path: str, mutates_input: bool, errors: str):
+    def __init__(
+        self,
+        comparator: Comparator,
+        reference: Callable,
+        build_contender: Callable,
+        rebuildable: bool,
+        path: str,
+        mutates_input: bool,
+        errors: str,
+    ):
         self.comparator, self.reference, self.path = comparator, reference, path
         self.mutates_input, self.errors = mutates_input, errors
         self.declared: dict[str, Any] = {}  # case name -> input: what derived strategies start from
@@ -179,7 +201,7 @@ class _Fuzzer:
         try:
             expected, reference_input = self._reference_call(value)
         except _OutsideDomain as outside:
-            if outside.__cause__ is not None:   # the reference's own exception
+            if outside.__cause__ is not None:  # the reference's own exception
                 self._check_error_behaviour(outside.__cause__, value, contender)
             raise
         argument = self.keep(fresh_copy(value))
@@ -189,14 +211,13 @@ class _Fuzzer:
         mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
         return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
 
-    def _check_error_behaviour(self, reference_error: BaseException, value: Any,
-                               contender: Callable | None) -> None:
+    def _check_error_behaviour(self, reference_error: BaseException, value: Any, contender: Callable | None) -> None:
         if self.errors == integrity.ERRORS_IGNORE:
             return
         try:
             (contender or self.contender)(self.keep(fresh_copy(value)))
             raised = None
-        except Exception as error:  # noqa: BLE001 - any exception is the contender's answer here
+        except Exception as error:
             raised = error
         difference = integrity.error_difference(reference_error, raised, self.errors)
         if difference:
@@ -214,11 +235,9 @@ class _Fuzzer:
             return f"comparator {self.comparator.name!r} raised {type(error).__name__}: {error}"
         return None if outcome.equivalent else outcome.difference
 
-    def found(self, difference: str, counterexample: str, pattern: str | None,
-              status: str | None = None) -> Report:
+    def found(self, difference: str, counterexample: str, pattern: str | None, status: str | None = None) -> Report:
         self.report.equivalent, self.report.status = False, status
-        self.report.difference, self.report.counterexample, self.report.pattern = (
-            difference, counterexample, pattern)
+        self.report.difference, self.report.counterexample, self.report.pattern = (difference, counterexample, pattern)
         return self.report
 
     def note(self, text: str) -> None:
@@ -226,8 +245,9 @@ class _Fuzzer:
 
     # --- phase 1: generated inputs -------------------------------------------------------------
 
-    def generated_inputs(self, strategy_function: Callable | None, examples: int, seed: int,
-                         accepted: list[Any]) -> Report | None:
+    def generated_inputs(
+        self, strategy_function: Callable | None, examples: int, seed: int, accepted: list[Any]
+    ) -> Report | None:
         try:
             import hypothesis
             from hypothesis import strategies as st
@@ -241,12 +261,16 @@ class _Fuzzer:
         rejections: list[str] = []
         strategy_errors: list[str] = []
 
-        @hypothesis.settings(max_examples=examples, database=None, deadline=None,
-                             suppress_health_check=list(hypothesis.HealthCheck),
-                             phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate,
-                                     hypothesis.Phase.shrink],
-                             report_multiple_bugs=False, verbosity=hypothesis.Verbosity.quiet,
-                             print_blob=False)
+        @hypothesis.settings(
+            max_examples=examples,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(hypothesis.HealthCheck),
+            phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate, hypothesis.Phase.shrink],
+            report_multiple_bugs=False,
+            verbosity=hypothesis.Verbosity.quiet,
+            print_blob=False,
+        )
         @hypothesis.seed(seed)
         @hypothesis.given(st.data())
         def same_output(data):
@@ -278,27 +302,38 @@ class _Fuzzer:
             if strategy_errors or not (failures or isinstance(error, hypothesis.errors.Unsatisfiable)):
                 # e.g. a function inside st.builds raised, or InvalidArgument for bad bounds
                 detail = strategy_errors[-1] if strategy_errors else f"{type(error).__name__}: {error}"
-                raise FuzzError("strategy", _one_line(f"{self.path}: the input strategy raised while "
-                                                      f"generating: {detail}")) from None
+                raise FuzzError(
+                    "strategy", _one_line(f"{self.path}: the input strategy raised while generating: {detail}")
+                ) from None
             if isinstance(error, hypothesis.errors.Unsatisfiable):
-                self.note(f"generated inputs skipped: the reference raised on every one of them "
-                          f"(e.g. {rejections[0] if rejections else '?'}); declare inputs with "
-                          "@bench.strategy or opt out with Benchmark(..., fuzz=False)")
+                self.note(
+                    f"generated inputs skipped: the reference raised on every one of them "
+                    f"(e.g. {rejections[0] if rejections else '?'}); declare inputs with "
+                    "@bench.strategy or opt out with Benchmark(..., fuzz=False)"
+                )
                 return None
             value, difference, status = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
             if isinstance(error, hypothesis.errors.Flaky):
-                return self.found(f"{difference} (not reproducible on its own: depends on earlier calls)",
-                                  _short(value), "state", status)
+                return self.found(
+                    f"{difference} (not reproducible on its own: depends on earlier calls)",
+                    _short(value),
+                    "state",
+                    status,
+                )
             return self.found(difference, _short(value), self._state_or_none(value), status)
         self.report.outside_domain = len(rejections)
         total = self.report.examples_run + len(rejections)
         if rejections:
-            self.note(f"{self.report.examples_run} of {total} generated inputs were inside the reference's "
-                      f"domain; {len(rejections)} made it raise (e.g. {rejections[0]})"
-                      + (", and the contender failed alike" if self.errors != integrity.ERRORS_IGNORE else ""))
+            self.note(
+                f"{self.report.examples_run} of {total} generated inputs were inside the reference's "
+                f"domain; {len(rejections)} made it raise (e.g. {rejections[0]})"
+                + (", and the contender failed alike" if self.errors != integrity.ERRORS_IGNORE else "")
+            )
         if total and self.report.examples_run < total / 2:
-            self.note(f"warning: under half of the generated inputs ({self.report.examples_run}/{total}) were "
-                      "inside the reference's domain; declare inputs that fit the operation with @bench.strategy")
+            self.note(
+                f"warning: under half of the generated inputs ({self.report.examples_run}/{total}) were "
+                "inside the reference's domain; declare inputs that fit the operation with @bench.strategy"
+            )
         return None
 
     def _strategy(self, st: Any, strategy_function: Callable | None) -> Any:
@@ -324,21 +359,24 @@ class _Fuzzer:
         try:
             strategy = strategy_function(st)
         except Exception as error:
-            raise FuzzError("strategy", _one_line(f"{self.path}: strategy {name!r} raised "
-                                                  f"{type(error).__name__}: {error}")) from None
+            raise FuzzError(
+                "strategy", _one_line(f"{self.path}: strategy {name!r} raised {type(error).__name__}: {error}")
+            ) from None
         if not isinstance(strategy, st.SearchStrategy):
-            raise FuzzError("strategy", f"{self.path}: strategy {name!r} returned "
-                                        f"{type(strategy).__name__}, expected a Hypothesis strategy")
+            raise FuzzError(
+                "strategy",
+                f"{self.path}: strategy {name!r} returned {type(strategy).__name__}, expected a Hypothesis strategy",
+            )
         return strategy
 
     def _state_or_none(self, value: Any) -> str | None:
-        """"state" when a freshly set-up contender gives the reference's output on ``value``."""
+        """ "state" when a freshly set-up contender gives the reference's output on ``value``."""
         if not self.rebuildable:
             return None
         try:
             fresh = self.build_contender()
             agrees = self.check_fresh(value, fresh)[1] is None
-        except Exception:  # noqa: BLE001 - the check is a refinement; the difference stands
+        except Exception:
             return None
         return "state" if agrees else None
 
@@ -366,10 +404,12 @@ class _Fuzzer:
         the other patterns check each many times, and multi-megabyte cases would take minutes."""
         by_time = sorted(self.check_seconds, key=lambda pattern: self.check_seconds[pattern])
         quick = [p for p in by_time if self.check_seconds[p] <= _QUICK_CHECK]
-        chosen = by_time[:min(_PATTERN_INPUTS, max(len(quick), 2))]  # two make a pair for the patterns
+        chosen = by_time[: min(_PATTERN_INPUTS, max(len(quick), 2))]  # two make a pair for the patterns
         if len(chosen) < len(by_time):
-            self.note(f"patterns 'mutated', 'interleaved' and 'id-reuse' used the {len(chosen)} quickest "
-                      f"of {len(by_time)} inputs")
+            self.note(
+                f"patterns 'mutated', 'interleaved' and 'id-reuse' used the {len(chosen)} quickest "
+                f"of {len(by_time)} inputs"
+            )
         return [inputs[position] for position in sorted(chosen)]
 
     def mutated(self, inputs: list[tuple[str, Any]]) -> Report | None:
@@ -396,9 +436,11 @@ class _Fuzzer:
                 difference = self.difference(expected, target)
                 if difference:
                     when = f"after {', then '.join(steps)}" if steps else "on the first call"
-                    return self.found(f"{when}: {difference}",
-                                      f"{label}: {_short(value)}; {'; '.join(steps)} in place -> "
-                                      f"{_short(target)}", "mutated")
+                    return self.found(
+                        f"{when}: {difference}",
+                        f"{label}: {_short(value)}; {'; '.join(steps)} in place -> {_short(target)}",
+                        "mutated",
+                    )
         return None
 
     def interleaved(self, inputs: list[tuple[str, Any]]) -> Report | None:
@@ -412,9 +454,11 @@ class _Fuzzer:
                 self.report.calls += 1
                 difference = self.difference(expected, argument)
                 if difference:
-                    return self.found(f"call {number} of x, y, x, y, x, y (on {name}): {difference}",
-                                      f"x = {x_label}: {_short(x)}; y = {y_label}: {_short(y)}",
-                                      "interleaved")
+                    return self.found(
+                        f"call {number} of x, y, x, y, x, y (on {name}): {difference}",
+                        f"x = {x_label}: {_short(x)}; y = {y_label}: {_short(y)}",
+                        "interleaved",
+                    )
         return None
 
     def id_reuse(self, inputs: list[tuple[str, Any]]) -> Report | None:
@@ -445,8 +489,9 @@ class _Fuzzer:
                     del argument
                     if difference:
                         if reused_other and previous is not None:
-                            difference += (f" (this copy got the id of an earlier argument: "
-                                           f"{previous[0]}: {_short(previous[1])})")
+                            difference += (
+                                f" (this copy got the id of an earlier argument: {previous[0]}: {_short(previous[1])})"
+                            )
                         return self.found(difference, f"{label}: {_short(value)}", "id-reuse")
         if not reused:
             self.note("pattern 'id-reuse' inconclusive: no id was reused by a different input")
@@ -479,10 +524,18 @@ def json_values(st: Any, allow_nan: bool) -> Any:
     Integers stay within 64 bits, the range every JSON library accepts; strings include
     non-ASCII (Hypothesis' default alphabet, without surrogates).
     """
-    scalars = (st.none() | st.booleans() | st.integers(min_value=-2**63, max_value=2**63 - 1)
-               | st.floats(allow_nan=allow_nan, allow_infinity=allow_nan) | st.text())
-    return st.recursive(scalars, lambda children: st.lists(children, max_size=6)
-                        | st.dictionaries(st.text(), children, max_size=6), max_leaves=25)
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+        | st.floats(allow_nan=allow_nan, allow_infinity=allow_nan)
+        | st.text()
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.lists(children, max_size=6) | st.dictionaries(st.text(), children, max_size=6),
+        max_leaves=25,
+    )
 
 
 def fresh_copy(value: Any) -> Any:
@@ -528,7 +581,7 @@ def variant(value: Any) -> Any:
         return value[:-1] + bytes([value[-1] ^ 1])
     if isinstance(value, (list, tuple, dict)):
         changed = fresh_copy(value) if not isinstance(value, tuple) else list(value)
-        for key in (changed if isinstance(changed, dict) else range(len(changed))):
+        for key in changed if isinstance(changed, dict) else range(len(changed)):
             item = variant(changed[key])
             if item is not None:
                 changed[key] = item
@@ -537,7 +590,7 @@ def variant(value: Any) -> Any:
 
 
 def _replace_item(target: dict | list) -> str | None:
-    for key in (target if isinstance(target, dict) else range(len(target))):
+    for key in target if isinstance(target, dict) else range(len(target)):
         item = variant(target[key])
         if item is not None:
             target[key] = item

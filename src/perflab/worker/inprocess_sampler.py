@@ -24,7 +24,7 @@ class InProcessSampler:
         self.interval = 1.0 / rate
         self.timer, self.signal = _TIMERS[mode]
         self.stacks: Counter[tuple[str, ...]] = Counter()
-        self._previous_handler: Any = None   # whatever signal.signal returned: restored on stop
+        self._previous_handler: Any = None  # whatever signal.signal returned: restored on stop
 
     def start(self) -> None:
         self._previous_handler = signal.signal(self.signal, self._sample)

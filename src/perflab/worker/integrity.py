@@ -19,7 +19,7 @@ from perflab.comparators import first_difference
 
 _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, frozenset, range, type(Ellipsis))
 _SHARING_SCAN_LIMIT = 1000  # items of a container inspected for shared parts: bounded cost
-_MUTATED_MARK = object()    # what the sharing check adds to a first output to see the second change
+_MUTATED_MARK = object()  # what the sharing check adds to a first output to see the second change
 # Exception classes too general to relate two exceptions: both being an Exception says nothing.
 _TOO_GENERAL = (BaseException, Exception, object)
 
@@ -34,7 +34,7 @@ def snapshot(value: Any) -> Any:
     than copy.deepcopy on large inputs, else by copy.deepcopy."""
     try:
         return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-    except Exception:  # noqa: BLE001 - not picklable (a lambda inside, a lock): deepcopy may cope
+    except Exception:
         return copy.deepcopy(value)
 
 
@@ -50,7 +50,7 @@ def changed(before: Any, after: Any) -> str | None:
     try:
         if pickle.dumps(before, protocol=4) == pickle.dumps(after, protocol=4):
             return None
-    except Exception:  # noqa: BLE001 - unpicklable: the exact comparison stands
+    except Exception:
         pass
     return difference
 
@@ -59,12 +59,11 @@ def digest(value: Any) -> str | None:
     """A cheap fingerprint of ``value`` (its pickle bytes hashed), or None when it cannot be pickled."""
     try:
         return hashlib.blake2b(pickle.dumps(value, protocol=4), digest_size=16).hexdigest()
-    except Exception:  # noqa: BLE001 - unpicklable inputs are not checked in timing
+    except Exception:
         return None
 
 
-def mutation(reference_before: Any, reference_after: Any, before: Any, after: Any,
-             declared: bool) -> str | None:
+def mutation(reference_before: Any, reference_after: Any, before: Any, after: Any, declared: bool) -> str | None:
     """Why the contender's effect on its input is not the reference's, or None.
 
     ``before``/``after``: the contender's input before (a snapshot) and after its call; the same
@@ -93,11 +92,14 @@ def shared_output(first: Any, second: Any) -> str | None:
     found = _shared_part(first, second, "", 0)
     if found is not None:
         place, part = found
-        return (f"two calls on equal inputs returned the same {type(part).__name__} object"
-                + (f" at {place}" if place else "") + ": a caller changing its result changes the other's")
+        return (
+            f"two calls on equal inputs returned the same {type(part).__name__} object"
+            + (f" at {place}" if place else "")
+            + ": a caller changing its result changes the other's"
+        )
     try:
         before = snapshot(second)
-    except Exception:  # noqa: BLE001 - an output that cannot be copied (e.g. a C proxy): identity was checked
+    except Exception:
         return None
     if _mutate(first) and changed(before, second) is not None:
         return "changing the first call's output changed the second call's output"
@@ -113,8 +115,11 @@ def _shared_part(first: Any, second: Any, path: str, depth: int) -> tuple[str, A
     if isinstance(first, (list, tuple)):
         places = [(f"{path}[{index}]", a, b) for index, a, b in zip(range(_SHARING_SCAN_LIMIT), first, second)]
     elif isinstance(first, dict):
-        places = [(f"{path}[{key!r}]", first[key], second[key])
-                  for _, key in zip(range(_SHARING_SCAN_LIMIT), first) if key in second]
+        places = [
+            (f"{path}[{key!r}]", first[key], second[key])
+            for _, key in zip(range(_SHARING_SCAN_LIMIT), first)
+            if key in second
+        ]
     else:
         return None
     for place, a, b in places:
@@ -133,8 +138,7 @@ def _mutable(value: Any) -> bool:
         return True
     # An instance of a user class with attributes can be changed by a caller; classes, functions
     # and modules are shared by design.
-    return hasattr(value, "__dict__") and not isinstance(value, (type, type(len), type(_mutable),
-                                                                 type(copy)))
+    return hasattr(value, "__dict__") and not isinstance(value, (type, type(len), type(_mutable), type(copy)))
 
 
 def _mutate(value: Any) -> bool:
@@ -162,8 +166,10 @@ def error_difference(expected: BaseException, actual: BaseException | None, poli
         return f"{raised}, the contender returned a value (it accepts input the reference rejects)"
     if policy == ERRORS_ANY or related(type(expected), type(actual)):
         return None
-    return (f"{raised}, the contender raised the unrelated {type(actual).__name__}: {_one_line(actual)} "
-            "(relax with Benchmark(errors='any'))")
+    return (
+        f"{raised}, the contender raised the unrelated {type(actual).__name__}: {_one_line(actual)} "
+        "(relax with Benchmark(errors='any'))"
+    )
 
 
 # Python reports a value of the wrong type as either of these, depending only on how the code

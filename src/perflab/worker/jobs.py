@@ -61,7 +61,8 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any, Callable, Generator, TextIO
+from collections.abc import Callable, Generator
+from typing import Any, TextIO
 
 from perflab.loading import load_benchmark
 from perflab.spec import BenchmarkFileError
@@ -129,7 +130,7 @@ def calibration_steps(value_time: float, max_loops: int = _MAX_LOOPS) -> Generat
             break
         loops = min(max_loops, loops * (2 if elapsed > 0 else 10))
     if loops == 1 and elapsed >= value_time:
-        return 1   # one call is a value already: more batches would only spend the time budget
+        return 1  # one call is a value already: more batches would only spend the time budget
     # The fastest of a few batches: one batch that lost the CPU half-way would cut the loop count
     # (seen: 6 loops instead of ~100 under load), and values of very different lengths on two
     # sides are not hit alike by other processes' time slices.
@@ -160,8 +161,10 @@ class BackgroundWatch:
         found = []
         if outside > _BACKGROUND_CPU_SHARE * self.wall() + _BACKGROUND_CPU_SLACK:
             threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
-            found.append(f"it used {outside / self.wall():.0%} of a CPU outside the timed thread"
-                         + (f" (threads left running: {', '.join(threads[:3])})" if threads else ""))
+            found.append(
+                f"it used {outside / self.wall():.0%} of a CPU outside the timed thread"
+                + (f" (threads left running: {', '.join(threads[:3])})" if threads else "")
+            )
         children = _child_processes()
         if children:
             found.append(f"it left {len(children)} child process(es) running (pid {', '.join(children[:3])})")
@@ -229,9 +232,16 @@ def run_check(job: dict, events: EventStream) -> None:
     shared = None if benchmark.shares_output else integrity.shared_output(output, second)
     if shared and _reference_shares(job, reference, case, argument):  # the API's own way: allowed
         shared = None
-    events.send("check", equivalent=outcome.equivalent, difference=outcome.difference,
-                note=outcome.note, comparator=benchmark.comparator.name, mutation=mutation, shared=shared,
-                output=pickled)
+    events.send(
+        "check",
+        equivalent=outcome.equivalent,
+        difference=outcome.difference,
+        note=outcome.note,
+        comparator=benchmark.comparator.name,
+        mutation=mutation,
+        shared=shared,
+        output=pickled,
+    )
 
 
 def _reference_shares(job: dict, reference, case, argument: Any) -> bool:
@@ -239,16 +249,23 @@ def _reference_shares(job: dict, reference, case, argument: Any) -> bool:
     if reference is None:
         return bool(job.get("reference_shares"))
     path = job["file"]
-    return integrity.shared_output(_call(reference, fresh_input(case, argument, path), path, "reference"),
-                                   _call(reference, fresh_input(case, argument, path), path, "reference")) is not None
+    return (
+        integrity.shared_output(
+            _call(reference, fresh_input(case, argument, path), path, "reference"),
+            _call(reference, fresh_input(case, argument, path), path, "reference"),
+        )
+        is not None
+    )
 
 
 def _reference_mutation(before: Any, after: Any) -> str | None:
     change = integrity.changed(before, after)
     if change is None:
         return None
-    return (f"the reference changes its input ({change}: before != after), so every timed call after the first would "
-            "run on a changed input; declare Benchmark(..., mutates_input=True) to time each call on a fresh copy")
+    return (
+        f"the reference changes its input ({change}: before != after), so every timed call after the first would "
+        "run on a changed input; declare Benchmark(..., mutates_input=True) to time each call on a fresh copy"
+    )
 
 
 def run_seed(job: dict, events: EventStream) -> None:
@@ -271,22 +288,27 @@ def fresh_input(case, argument: Any, path: str) -> Any:
     """A copy of the case input that no other call has seen (built again if it cannot be copied)."""
     try:
         return integrity.snapshot(argument)
-    except Exception:  # noqa: BLE001 - e.g. an input holding a lock or a file: build another
+    except Exception:
         return _build_input(case, path)
 
 
 def _pickled(value: Any) -> str | None:
     try:  # protocol 4 is read by every Python perflab supports, whichever side wrote it
         return base64.b64encode(pickle.dumps(value, protocol=4)).decode()
-    except Exception:  # noqa: BLE001 - the caller says what it could not check
+    except Exception:
         return None
 
 
 def run_describe(job: dict, events: EventStream) -> None:
     """Names of the cases and contenders, as this side's file and interpreter see them."""
     benchmark = load_benchmark(job["file"])
-    events.send("describe", name=benchmark.name, cases=list(benchmark.cases),
-                contenders=list(benchmark.contenders), reference=benchmark.reference.name)
+    events.send(
+        "describe",
+        name=benchmark.name,
+        cases=list(benchmark.cases),
+        contenders=list(benchmark.contenders),
+        reference=benchmark.reference.name,
+    )
 
 
 def run_output(job: dict, events: EventStream) -> None:
@@ -296,12 +318,18 @@ def run_output(job: dict, events: EventStream) -> None:
     output = _call(benchmark.contenders[job["contender"]], argument, job["file"], "reference")
     pickled = _pickled(output)
     if pickled is None:
-        raise UserCodeError("reference", job["contender"], TypeError(
-            "its output cannot be pickled for comparison with another side"), job["file"])
-    again = _call(benchmark.contenders[job["contender"]], fresh_input(case, argument, job["file"]), job["file"],
-                  "reference")
-    events.send("output", pickled=pickled, input=_pickled(argument),
-                shares=bool(integrity.shared_output(output, again)))
+        raise UserCodeError(
+            "reference",
+            job["contender"],
+            TypeError("its output cannot be pickled for comparison with another side"),
+            job["file"],
+        )
+    again = _call(
+        benchmark.contenders[job["contender"]], fresh_input(case, argument, job["file"]), job["file"], "reference"
+    )
+    events.send(
+        "output", pickled=pickled, input=_pickled(argument), shares=bool(integrity.shared_output(output, again))
+    )
 
 
 def _load_case(job: dict) -> tuple[Any, Any, Any]:
@@ -347,19 +375,34 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             limit = timing_checks.fresh_loops_limit(argument)
 
             def value(loops: int) -> float:
-                return measured_region_fresh(operation, [fresh_input(case, argument, job["file"])
-                                                         for _ in range(loops)])
+                return measured_region_fresh(
+                    operation, [fresh_input(case, argument, job["file"]) for _ in range(loops)]
+                )
+
             loops = min(limit, job.get("loops") or calibrate_region(value, job["value_time"], limit))
         else:
+
             def value(loops: int) -> float:
                 return measured_region(operation, argument, loops)
+
             loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
         floor = timing_checks.floor(
-            lambda function, calls: measured_region_fresh(function, [argument] * calls) if fresh
-            else measured_region(function, argument, calls), loops)
-        events.send("ready", loops=loops, first_call=first_call, floor=floor, calibration_seconds=watch.wall(),
-                    background=watch.report(),
-                    packages=_imported_packages(modules_before) if job.get("report_packages") else {})
+            lambda function, calls: (
+                measured_region_fresh(function, [argument] * calls)
+                if fresh
+                else measured_region(function, argument, calls)
+            ),
+            loops,
+        )
+        events.send(
+            "ready",
+            loops=loops,
+            first_call=first_call,
+            floor=floor,
+            calibration_seconds=watch.wall(),
+            background=watch.report(),
+            packages=_imported_packages(modules_before) if job.get("report_packages") else {},
+        )
         for line in commands:
             kind = json.loads(line)["do"]
             if kind == "exit":
@@ -369,14 +412,23 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             events.send(kind, value=measured, background=watch.report())
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
-    events.send("integrity", **timing_checks.after_values(
-        benchmark, job.get("reference"), operation, argument, input_digest,
-        lambda: fresh_input(case, argument, job["file"])))
+    events.send(
+        "integrity",
+        **timing_checks.after_values(
+            benchmark,
+            job.get("reference"),
+            operation,
+            argument,
+            input_digest,
+            lambda: fresh_input(case, argument, job["file"]),
+        ),
+    )
 
 
 def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
     """Set up, report "ready", then keep the operation running for ``duration`` per command."""
     import sysconfig
+
     benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
     try:
@@ -389,14 +441,19 @@ def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
             sampler = None
             if job.get("inprocess"):
                 from perflab.worker.inprocess_sampler import InProcessSampler
+
                 sampler = InProcessSampler(job["inprocess"]["rate"], job["inprocess"]["mode"])
                 sampler.start()
             values = []
             deadline = time.perf_counter() + job["duration"]
             while time.perf_counter() < deadline:
                 values.append(measured_region(operation, argument, loops) / loops)
-            events.send("profile", value=sorted(values)[len(values) // 2], values=values,
-                        stacks=sampler.stop() if sampler else None)
+            events.send(
+                "profile",
+                value=sorted(values)[len(values) // 2],
+                values=values,
+                stacks=sampler.stop() if sampler else None,
+            )
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
 
@@ -414,6 +471,7 @@ def region_marker() -> None:
 def run_count(job: dict, events: EventStream) -> None:
     """Warm up, then 0 calls and ``loops`` calls between region markers; report peak memory."""
     import gc
+
     benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
     loops = job["loops"]
@@ -447,6 +505,7 @@ def _peak_rss() -> int:
     except OSError:
         pass
     import resource
+
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024  # KiB on Linux, bytes on macOS
 
@@ -454,6 +513,7 @@ def _peak_rss() -> int:
 def _traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> dict[str, int]:
     """tracemalloc over ``loops`` calls: the peak above the start and what was still held after."""
     import tracemalloc
+
     tracemalloc.start()
     try:
         start, _ = tracemalloc.get_traced_memory()
@@ -484,9 +544,20 @@ def run_fuzz(job: dict, events: EventStream) -> None:
             raise UserCodeError("contender", contender.name, error, path) from error
 
     examples = job.get("examples", 200) if benchmark.fuzz else 0
-    report = fuzz.run(benchmark.comparator, reference_function, build_contender, contender.setup, declared,
-                      benchmark.input_strategy, examples, job.get("seed", 0), path, job.get("patterns"),
-                      benchmark.mutates_input, benchmark.errors)
+    report = fuzz.run(
+        benchmark.comparator,
+        reference_function,
+        build_contender,
+        contender.setup,
+        declared,
+        benchmark.input_strategy,
+        examples,
+        job.get("seed", 0),
+        path,
+        job.get("patterns"),
+        benchmark.mutates_input,
+        benchmark.errors,
+    )
     if not benchmark.fuzz:
         report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")
     events.send("fuzz", **report.to_event())
@@ -522,7 +593,7 @@ def _imported_packages(modules_before: set[str]) -> dict[str, str]:
         for dist in distributions.get(module, []):
             try:
                 versions[dist] = version(dist)
-            except Exception:  # noqa: BLE001 - a broken installation only loses this one line
+            except Exception:
                 continue
     return versions
 
@@ -564,15 +635,24 @@ def main() -> int:
         events.send("error", kind=error.kind, message=str(error))
         return 1
     except UserCodeError as error:
-        events.send("error", kind=error.role, message=str(error), location=error.location,
-                    exception=type(error.error).__name__, detail=str(error.error))
+        events.send(
+            "error",
+            kind=error.role,
+            message=str(error),
+            location=error.location,
+            exception=type(error.error).__name__,
+            detail=str(error.error),
+        )
         return 1
-    except SystemExit as error:   # only user code calls it in here
+    except SystemExit as error:  # only user code calls it in here
         where = _location_in(error, job.get("file", ""))
-        events.send("error", kind="exit", location=where,
-                    message=f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
-                    "not end the process")
+        events.send(
+            "error",
+            kind="exit",
+            location=where,
+            message=f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
+            "not end the process",
+        )
         return 1
     events.send("done")
     return 0
-

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import pickle
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from perflab.worker import integrity
 
 FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutates_input benchmark may hold
-_OBJECT_OVERHEAD = 4               # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
-_FLOOR_CALLS = 10_000              # at least this many empty calls per floor measurement
-_FLOOR_REPEATS = 3                 # the fastest of these many is the floor
+_OBJECT_OVERHEAD = 4  # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
+_FLOOR_CALLS = 10_000  # at least this many empty calls per floor measurement
+_FLOOR_REPEATS = 3  # the fastest of these many is the floor
 
 
 def first_call(operation: Callable[[Any], Any], argument: Any) -> float:
@@ -39,7 +40,7 @@ def fresh_loops_limit(argument: Any) -> int:
     """How many copies of ``argument`` fit FRESH_MEMORY_BUDGET: the most calls one value may make."""
     try:
         size = len(pickle.dumps(argument, protocol=4)) * _OBJECT_OVERHEAD
-    except Exception:  # noqa: BLE001 - unpicklable: assume a small object
+    except Exception:
         size = 1024
     return max(1, FRESH_MEMORY_BUDGET // max(size, 1))
 
@@ -51,28 +52,44 @@ def floor(time_calls: Callable[[Callable[[Any], Any], int], float], loops: int) 
     return min(time_calls(type, calls) for _ in range(_FLOOR_REPEATS)) / calls
 
 
-def after_values(benchmark: Any, reference_name: str | None, operation: Callable[[Any], Any], argument: Any,
-                 digest_before: str | None, copy_input: Callable[[], Any]) -> dict[str, str | None]:
+def after_values(
+    benchmark: Any,
+    reference_name: str | None,
+    operation: Callable[[Any], Any],
+    argument: Any,
+    digest_before: str | None,
+    copy_input: Callable[[], Any],
+) -> dict[str, str | None]:
     """The checks after the last value: {"input_changed": how, "output_wrong": how} (None: fine)."""
     input_changed = None
     if digest_before is not None and integrity.digest(argument) != digest_before:
-        input_changed = ("its input changed during the timed calls (the pickle digest after the values "
-                         "differs from the one before the first call): every call after the first ran on "
-                         "a changed input; declare Benchmark(..., mutates_input=True) if that is the operation")
+        input_changed = (
+            "its input changed during the timed calls (the pickle digest after the values "
+            "differs from the one before the first call): every call after the first ran on "
+            "a changed input; declare Benchmark(..., mutates_input=True) if that is the operation"
+        )
     if input_changed or reference_name is None:
         return {"input_changed": input_changed, "output_wrong": None}
     reference_input = copy_input()
     try:
         last = operation(copy_input() if benchmark.mutates_input else argument)
-    except Exception as error:  # noqa: BLE001 - a contender failing late is the finding
-        return {"input_changed": None, "output_wrong": f"after its timed calls, the contender raised "
-                                                       f"{type(error).__name__}: {error}"}
+    except Exception as error:
+        return {
+            "input_changed": None,
+            "output_wrong": f"after its timed calls, the contender raised {type(error).__name__}: {error}",
+        }
     try:
         expected = benchmark.contenders[reference_name].build()(reference_input)
         outcome = benchmark.comparator.check(expected, last)
-    except Exception as error:  # noqa: BLE001 - nothing to compare with: say so, do not judge
-        return {"input_changed": None, "output_wrong": None,
-                "unchecked": f"the reference raised {type(error).__name__}: {error}"}
-    wrong = None if outcome.equivalent else (
-        f"after its timed calls, its output differs from the reference's: {outcome.difference}")
+    except Exception as error:
+        return {
+            "input_changed": None,
+            "output_wrong": None,
+            "unchecked": f"the reference raised {type(error).__name__}: {error}",
+        }
+    wrong = (
+        None
+        if outcome.equivalent
+        else (f"after its timed calls, its output differs from the reference's: {outcome.difference}")
+    )
     return {"input_changed": None, "output_wrong": wrong}

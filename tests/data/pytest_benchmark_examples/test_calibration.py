@@ -44,9 +44,9 @@ def timer(ratio, step, additive):
             t += step
 
 
-@pytest.mark.parametrize('minimum', [1, 0.01, 0.000000001, 0.0000000001, 1.000000000000001])
-@pytest.mark.parametrize('skew_ratio', [0, 1, -1])
-@pytest.mark.parametrize('additive', [True, False])
+@pytest.mark.parametrize("minimum", [1, 0.01, 0.000000001, 0.0000000001, 1.000000000000001])
+@pytest.mark.parametrize("skew_ratio", [0, 1, -1])
+@pytest.mark.parametrize("additive", [True, False])
 @pytest.mark.benchmark(max_time=0, min_rounds=1, calibration_precision=100)
 def test_calibrate_stuck(benchmark, minimum, additive, skew_ratio):
     # if skew_ratio:

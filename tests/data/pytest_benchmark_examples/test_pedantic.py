@@ -14,7 +14,7 @@ def test_setup(benchmark):
         runs.append((foo, bar))
 
     def setup():
-        return [1], {'bar': 2}
+        return [1], {"bar": 2}
 
     benchmark.pedantic(stuff, setup=setup)
     assert runs == [(1, 2)]
@@ -29,10 +29,10 @@ def test_teardown(benchmark):
     def teardown(foo, bar=1234):
         assert foo == 1
         assert bar == 2
-        runs.append('teardown')
+        runs.append("teardown")
 
-    benchmark.pedantic(stuff, args=[1], kwargs={'bar': 2}, teardown=teardown)
-    assert runs == [(1, 2), 'teardown']
+    benchmark.pedantic(stuff, args=[1], kwargs={"bar": 2}, teardown=teardown)
+    assert runs == [(1, 2), "teardown"]
 
 
 @pytest.mark.benchmark(cprofile=True)
@@ -43,7 +43,7 @@ def test_setup_cprofile(benchmark):
         runs.append((foo, bar))
 
     def setup():
-        return [1], {'bar': 2}
+        return [1], {"bar": 2}
 
     benchmark.pedantic(stuff, setup=setup)
     assert runs == [(1, 2), (1, 2)]
@@ -54,13 +54,13 @@ def test_teardown_cprofile(benchmark):
     runs = []
 
     def stuff():
-        runs.append('stuff')
+        runs.append("stuff")
 
     def teardown():
-        runs.append('teardown')
+        runs.append("teardown")
 
     benchmark.pedantic(stuff, teardown=teardown)
-    assert runs == ['stuff', 'teardown', 'stuff', 'teardown']
+    assert runs == ["stuff", "teardown", "stuff", "teardown"]
 
     runs = []
 
@@ -71,7 +71,7 @@ def test_args_kwargs(benchmark):
     def stuff(foo, bar=123):
         runs.append((foo, bar))
 
-    benchmark.pedantic(stuff, args=[1], kwargs={'bar': 2})
+    benchmark.pedantic(stuff, args=[1], kwargs={"bar": 2})
     assert runs == [(1, 2)]
 
 
@@ -103,7 +103,7 @@ def test_warmup_rounds(benchmark):
     assert runs == [1] * 20
 
 
-@pytest.mark.parametrize('value', [0, 'x'])
+@pytest.mark.parametrize("value", [0, "x"])
 def test_rounds_must_be_int(benchmark, value):
     runs = []
     with pytest.raises(ValueError):
@@ -111,7 +111,7 @@ def test_rounds_must_be_int(benchmark, value):
     assert runs == []
 
 
-@pytest.mark.parametrize('value', [-15, 'x'])
+@pytest.mark.parametrize("value", [-15, "x"])
 def test_warmup_rounds_must_be_int(benchmark, value):
     runs = []
     with pytest.raises(ValueError):
@@ -126,7 +126,7 @@ def test_setup_many_rounds(benchmark):
         runs.append((foo, bar))
 
     def setup():
-        return [1], {'bar': 2}
+        return [1], {"bar": 2}
 
     benchmark.pedantic(stuff, setup=setup, rounds=10)
     assert runs == [(1, 2)] * 10
@@ -136,32 +136,32 @@ def test_teardown_many_rounds(benchmark):
     runs = []
 
     def stuff():
-        runs.append('stuff')
+        runs.append("stuff")
 
     def teardown():
-        runs.append('teardown')
+        runs.append("teardown")
 
     benchmark.pedantic(stuff, teardown=teardown, rounds=10)
-    assert runs == ['stuff', 'teardown'] * 10
+    assert runs == ["stuff", "teardown"] * 10
 
 
 def test_teardown_many_iterations(benchmark):
     runs = []
 
     def stuff():
-        runs.append('stuff')
+        runs.append("stuff")
 
     def teardown():
-        runs.append('teardown')
+        runs.append("teardown")
 
     benchmark.pedantic(stuff, teardown=teardown, iterations=3)
     assert runs == [
-        'stuff',
-        'stuff',
-        'stuff',
-        'teardown',  # first round
-        'stuff',
-        'teardown',  # computing the final result
+        "stuff",
+        "stuff",
+        "stuff",
+        "teardown",  # first round
+        "stuff",
+        "teardown",  # computing the final result
     ]
 
 
@@ -172,7 +172,7 @@ def test_cant_use_both_args_and_setup_with_return(benchmark):
         runs.append((foo, bar))
 
     def setup():
-        return [1], {'bar': 2}
+        return [1], {"bar": 2}
 
     with pytest.raises(TypeError):
         benchmark.pedantic(stuff, setup=setup, args=[123])
@@ -194,7 +194,7 @@ def test_cant_use_setup_with_many_iterations(benchmark):
         benchmark.pedantic(None, setup=lambda: None, iterations=2)
 
 
-@pytest.mark.parametrize('value', [0, -1, 'asdf'])
+@pytest.mark.parametrize("value", [0, -1, "asdf"])
 def test_iterations_must_be_positive_int(benchmark, value):
     with pytest.raises(ValueError):
         benchmark.pedantic(None, setup=lambda: None, iterations=value)

@@ -22,7 +22,7 @@ def make_runner(values):
 
 
 def configure(benchmark, precision, min_rounds=5, confidence=0.99):
-    benchmark._mode = 'benchmark(...)'  # mark the fixture as used since we bypass __call__
+    benchmark._mode = "benchmark(...)"  # mark the fixture as used since we bypass __call__
     benchmark._min_rounds = min_rounds
     benchmark._precision = precision
     benchmark._confidence = confidence

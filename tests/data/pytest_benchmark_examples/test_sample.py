@@ -60,13 +60,15 @@ class LocalsCachedPropertyProxy:
         return func(self.object)
 
 
-@pytest.fixture(scope='module', params=['SimpleProxy', 'CachedPropertyProxy', 'LocalsSimpleProxy', 'LocalsCachedPropertyProxy'])
+@pytest.fixture(
+    scope="module", params=["SimpleProxy", "CachedPropertyProxy", "LocalsSimpleProxy", "LocalsCachedPropertyProxy"]
+)
 def impl(request):
     return globals()[request.param]
 
 
 def test_proto(benchmark, impl):
-    obj = 'foobar'
+    obj = "foobar"
     proxied = impl(lambda: obj)
     result = benchmark(partial(str, proxied))
     assert result == obj

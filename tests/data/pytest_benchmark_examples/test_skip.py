@@ -2,5 +2,5 @@ import pytest
 
 
 def test_skip(benchmark):
-    pytest.skip('bla')
+    pytest.skip("bla")
     benchmark(lambda: None)

@@ -1,2 +1,1 @@
-"""Self-contained offline HTML: the comparison report and the flame graph viewer (assets/).
-"""
+"""Self-contained offline HTML: the comparison report and the flame graph viewer (assets/)."""

@@ -33,23 +33,34 @@ def render(profile: Profile, title: str = "perflab profile", shares: list[FrameS
     data = page_data(profile, title, frame_shares(profile.runs) if shares is None else shares)
     assets = resources.files("perflab.render.html") / "assets"
     return _TEMPLATE.format(
-        title=html.escape(title), version=html.escape(__version__), viewer=viewer_markup(data),
+        title=html.escape(title),
+        version=html.escape(__version__),
+        viewer=viewer_markup(data),
         css=(assets / "flamegraph.css").read_text(encoding="utf-8"),
-        js=(assets / "flamegraph.js").read_text(encoding="utf-8"))
+        js=(assets / "flamegraph.js").read_text(encoding="utf-8"),
+    )
 
 
 def viewer_markup(data: dict[str, Any]) -> str:
     """The viewer's elements and its data (``page_data``), which flamegraph.js draws into; the web
     view puts them in its own page with the script loaded from a file."""
-    return _VIEWER.format(title=html.escape(data["title"]), data=script_json(data),
-                          meta="".join(f"<li>{html.escape(line)}</li>" for line in data["meta"]))
+    return _VIEWER.format(
+        title=html.escape(data["title"]),
+        data=script_json(data),
+        meta="".join(f"<li>{html.escape(line)}</li>" for line in data["meta"]),
+    )
 
 
 def script_json(data: Any) -> str:
     """JSON that cannot end its <script> element or open a comment, whatever strings it holds."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[str, Any]:
@@ -61,7 +72,7 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
     files: list[str] = []
     lines: list[int | None] = []
     kinds: list[int] = []
-    stats: list[float] = []   # six numbers per frame (self and total share with bounds)
+    stats: list[float] = []  # six numbers per frame (self and total share with bounds)
     node_frame = []
     for label in columns.frame:
         position = index.get(label)
@@ -77,23 +88,39 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
         node_frame.append(position)
     stats[:6] = [0, 0, 0, 1, 1, 1]  # the root: all of the operation
     kinds[0] = _OTHER  # the root is the harness' measured region, not a function of the operation
-    return {"title": title, "meta": _meta_lines(profile), "runs": len(profile.runs),
-            "frames": {"name": names, "file": files, "line": lines, "kind": kinds}, "stats": stats,
-            "nodes": {"frame": node_frame, "depth": columns.depth, "total": columns.total, "self": columns.self}}
+    return {
+        "title": title,
+        "meta": _meta_lines(profile),
+        "runs": len(profile.runs),
+        "frames": {"name": names, "file": files, "line": lines, "kind": kinds},
+        "stats": stats,
+        "nodes": {"frame": node_frame, "depth": columns.depth, "total": columns.total, "self": columns.self},
+    }
 
 
 def _rounded(share: FrameShare) -> list[float]:
-    return [round(x, 5) for x in (share.self.value, share.self.low, share.self.high,
-                                  share.total.value, share.total.low, share.total.high)]
+    return [
+        round(x, 5)
+        for x in (
+            share.self.value,
+            share.self.low,
+            share.self.high,
+            share.total.value,
+            share.total.low,
+            share.total.high,
+        )
+    ]
 
 
 def _meta_lines(profile: Profile) -> list[str]:
     m = profile.metadata
     python = m.get("python") or {}
-    lines = [f"{profile.samples:,} samples of the operation in {len(profile.runs)} runs (fresh processes); "
-             "intervals are 95% across runs",
-             f"sampler {describe_sampling(m)}",
-             f"Python {python.get('version', '?')} {python.get('implementation', '')}: {python.get('build', '')}"]
+    lines = [
+        f"{profile.samples:,} samples of the operation in {len(profile.runs)} runs (fresh processes); "
+        "intervals are 95% across runs",
+        f"sampler {describe_sampling(m)}",
+        f"Python {python.get('version', '?')} {python.get('implementation', '')}: {python.get('build', '')}",
+    ]
     if m.get("sampler_reason"):
         lines.append(f"fallback sampler because {m['sampler_reason']}")
     return lines

@@ -1,2 +1,1 @@
-"""Terminal views on a rich console: ``render(subject, console, ...)``.
-"""
+"""Terminal views on a rich console: ``render(subject, console, ...)``."""

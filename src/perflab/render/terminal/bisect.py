@@ -11,19 +11,33 @@ from perflab.measure.bisect import Outcome
 
 def render(outcome: Outcome, console: Console) -> None:
     value, low, high = outcome.confirmed_ratio
-    console.print(f"regression confirmed on case [bold]{escape(outcome.case)}[/]: bad/good = x{value:.3f} "
-                  f"[{low:.3f}–{high:.3f}] (time ratio, 95% CI); {outcome.commits} commits to search")
+    console.print(
+        f"regression confirmed on case [bold]{escape(outcome.case)}[/]: bad/good = x{value:.3f} "
+        f"[{low:.3f}–{high:.3f}] (time ratio, 95% CI); {outcome.commits} commits to search"
+    )
     table = Table("commit", "subject", "time vs good [95% CI]", "bad/good in the same run", "verdict")
     for step in outcome.steps:
-        verdict = (("check: " if step.check else "") + ("bad" if step.bad else "good")
-                   + ("" if step.certain else " [yellow](uncertain)[/]")
-                   + (f" [bold red]{escape(step.equivalence.upper())}[/]" if step.equivalence else ""))
-        table.add_row(step.commit[:12], escape(step.subject), f"x{step.ratio:.3f} [{step.low:.3f}–{step.high:.3f}]",
-                      f"x{step.regression:.3f}", verdict)
+        verdict = (
+            ("check: " if step.check else "")
+            + ("bad" if step.bad else "good")
+            + ("" if step.certain else " [yellow](uncertain)[/]")
+            + (f" [bold red]{escape(step.equivalence.upper())}[/]" if step.equivalence else "")
+        )
+        table.add_row(
+            step.commit[:12],
+            escape(step.subject),
+            f"x{step.ratio:.3f} [{step.low:.3f}–{step.high:.3f}]",
+            f"x{step.regression:.3f}",
+            verdict,
+        )
     if outcome.steps:
         console.print(table)
-    console.print(f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
-                  f"({outcome.measurements} measurements)")
+    console.print(
+        f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
+        f"({outcome.measurements} measurements)"
+    )
     if not outcome.certain:
-        console.print("[yellow]the final check of this commit against the one before it stayed uncertain (or "
-                      "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]")
+        console.print(
+            "[yellow]the final check of this commit against the one before it stayed uncertain (or "
+            "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]"
+        )

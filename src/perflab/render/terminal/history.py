@@ -8,8 +8,9 @@ terminal and CI log, and needs no extra dependency.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from perflab.results.history import StepProfile
 
 CHART_WIDTH = 48
-TOP_NODES = 4   # call paths listed under a step's differential profile
+TOP_NODES = 4  # call paths listed under a step's differential profile
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,21 @@ class Scale:
 
 
 TIME = Scale("time/call ±95% CI", format_time, "slower", "faster")
-INSTRUCTIONS = Scale("instructions/call ± range", lambda value: f"{value:,.0f}", "more instructions",
-                     "fewer instructions", decimals=2)
+INSTRUCTIONS = Scale(
+    "instructions/call ± range", lambda value: f"{value:,.0f}", "more instructions", "fewer instructions", decimals=2
+)
 
 
-def render(points: Sequence[Point], console: Console, title: str, dates: Sequence[str],
-           changes: Changes, notes: Sequence[str] = (), profiles: Mapping[int, StepProfile] | None = None,
-           scale: Scale = TIME) -> None:
+def render(
+    points: Sequence[Point],
+    console: Console,
+    title: str,
+    dates: Sequence[str],
+    changes: Changes,
+    notes: Sequence[str] = (),
+    profiles: Mapping[int, StepProfile] | None = None,
+    scale: Scale = TIME,
+) -> None:
     """``profiles``: the differential profile around each step (by the step's index), shown under it.
     ``scale``: what the points are (TIME, or INSTRUCTIONS per call)."""
     low, high = _axis(points)
@@ -68,9 +77,12 @@ def render(points: Sequence[Point], console: Console, title: str, dates: Sequenc
     if not changes.steps:
         console.print("no change point: the series is consistent with one level", highlight=False)
     for transient in changes.transients:
-        console.print(f"[dim]transient (not a change point): {_signed(transient.ratio, scale.decimals)} from "
-                      f"{escape(transient.first)} "
-                      f"to {escape(transient.last)}, then back to the previous level[/]", highlight=False)
+        console.print(
+            f"[dim]transient (not a change point): {_signed(transient.ratio, scale.decimals)} from "
+            f"{escape(transient.first)} "
+            f"to {escape(transient.last)}, then back to the previous level[/]",
+            highlight=False,
+        )
     for note in notes:
         console.print(f"[dim]{escape(note)}[/]", highlight=False)
 
@@ -78,9 +90,11 @@ def render(points: Sequence[Point], console: Console, title: str, dates: Sequenc
 def _describe(step: Step, decimals: int = 1) -> str:
     tentative = " (tentative: too few runs at the new level to confirm it yet)" if step.tentative else ""
     ratio = step.ratio
-    return (f"{_signed(ratio.value, decimals)} [95% CI {_signed(ratio.low, decimals)}, "
-            f"{_signed(ratio.high, decimals)}] "
-            f"after {escape(step.before)}, at or before {escape(step.after)}{tentative}")
+    return (
+        f"{_signed(ratio.value, decimals)} [95% CI {_signed(ratio.low, decimals)}, "
+        f"{_signed(ratio.high, decimals)}] "
+        f"after {escape(step.before)}, at or before {escape(step.after)}{tentative}"
+    )
 
 
 def _profile_lines(console: Console, found: StepProfile) -> None:
@@ -90,19 +104,25 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
         console.print(f"  [dim]{escape(found.note)}[/]", highlight=False)
         return
     console.print(f"  profiles: {escape(found.diff.explain())}", highlight=False)
-    nodes = sorted((n for n in found.diff.nodes.values() if n.path and n.difference.value),
-                   key=lambda n: -abs(n.difference.value))
+    nodes = sorted(
+        (n for n in found.diff.nodes.values() if n.path and n.difference.value), key=lambda n: -abs(n.difference.value)
+    )
     for node in nodes[:TOP_NODES]:
         d = node.difference
-        console.print(f"    {format_signed_time(d.value):>10} [95% CI {format_signed_time(d.low)}, {format_signed_time(d.high)}]  "
-                      f"{escape(' > '.join(parse_frame(label).name for label in node.path))}", highlight=False)
+        console.print(
+            f"    {format_signed_time(d.value):>10} [95% CI {format_signed_time(d.low)}, {format_signed_time(d.high)}]  "
+            f"{escape(' > '.join(parse_frame(label).name for label in node.path))}",
+            highlight=False,
+        )
 
 
 def _step_text(step: Step, scale: Scale = TIME) -> Text:
     """A short marker between the rows; the full description follows the table."""
     slower, d = step.ratio.value > 1, scale.decimals
-    text = (f"{'▲ ' + scale.up if slower else '▼ ' + scale.down} {_signed(step.ratio.value, d)} "
-            f"[{_signed(step.ratio.low, d)}, {_signed(step.ratio.high, d)}]{' ?' if step.tentative else ''}")
+    text = (
+        f"{'▲ ' + scale.up if slower else '▼ ' + scale.down} {_signed(step.ratio.value, d)} "
+        f"[{_signed(step.ratio.low, d)}, {_signed(step.ratio.high, d)}]{' ?' if step.tentative else ''}"
+    )
     return Text(text, style="bold red" if slower else "bold green")
 
 
@@ -128,9 +148,11 @@ def _axis(points: Sequence[Point]) -> tuple[float, float]:
 def _bar(point: Point, low: float, high: float) -> Text:
     """├───●───┤ placed on the shared axis, logarithmic so that equal ratios look equal (points
     without an interval show only ●)."""
+
     def column(value: float) -> int:
-        value = min(max(value, low), high)   # a bound at or below zero (very few processes) pins to the edge
+        value = min(max(value, low), high)  # a bound at or below zero (very few processes) pins to the edge
         return round(math.log(value / low) / math.log(high / low) * (CHART_WIDTH - 1))
+
     cells = [" "] * CHART_WIDTH
     if point.low is not None and point.high is not None:
         left, right = column(point.low), column(point.high)

@@ -27,32 +27,50 @@ def render(result: RunResult, console: Console, measured: Measured) -> None:
 
 def _instructions(result: RunResult, measured: Measured, console: Console) -> None:
     table = Table(title="instructions per call (valgrind --tool=callgrind)", title_justify="left")
-    for column in ("case", "contender", "instructions/call", "spread", "calls x runs",
-                   f"instructions vs {result.reference}", f"time vs {result.reference}"):
+    for column in (
+        "case",
+        "contender",
+        "instructions/call",
+        "spread",
+        "calls x runs",
+        f"instructions vs {result.reference}",
+        f"time vs {result.reference}",
+    ):
         table.add_column(escape(column))
     counted = measured.instructions or []
     counts = {(c.case, c.contender): c for c in counted}
     times = {(c.case, c.contender): c.comparison.ratio.value for c in result.comparisons}
     for count in counted:
         reference = counts.get((count.case, result.reference))
-        ratio = (count.median / reference.median if count.per_call and reference and reference.per_call
-                 and reference.median else math.nan)
+        ratio = (
+            count.median / reference.median
+            if count.per_call and reference and reference.per_call and reference.median
+            else math.nan
+        )
         time_ratio = times.get((count.case, count.contender))
-        table.add_row(escape(count.case), escape(count.contender),
-                      f"{count.median:,.0f}" if count.per_call else "[red]failed[/]",
-                      f"{count.spread:.3%}" if count.per_call else "",
-                      f"{count.loops} x {len(count.per_call)}",
-                      _ratio(ratio) if count.contender != result.reference else "",
-                      _ratio(time_ratio) if time_ratio is not None else "")
+        table.add_row(
+            escape(count.case),
+            escape(count.contender),
+            f"{count.median:,.0f}" if count.per_call else "[red]failed[/]",
+            f"{count.spread:.3%}" if count.per_call else "",
+            f"{count.loops} x {len(count.per_call)}",
+            _ratio(ratio) if count.contender != result.reference else "",
+            _ratio(time_ratio) if time_ratio is not None else "",
+        )
     console.print(table)
-    console.print("[dim]per call = (instructions of N calls - of 0 calls) / N in one process, between "
-                  "region markers; spread = (max - min) / median over separate runs[/]", highlight=False)
+    console.print(
+        "[dim]per call = (instructions of N calls - of 0 calls) / N in one process, between "
+        "region markers; spread = (max - min) / median over separate runs[/]",
+        highlight=False,
+    )
     for d in measured.disagreements:
-        console.print(f"[yellow]warning[/] {escape(d.case)}/{escape(d.contender)}: instructions "
-                      f"{_ratio(d.instruction_ratio)} but wall time {_ratio(d.time_ratio)} of "
-                      f"{escape(result.reference)} (they differ by more than {DISAGREEMENT_FACTOR:g}x): "
-                      "instruction counts miss I/O, system calls, waiting and cache effects; trust the wall time",
-                      highlight=False)
+        console.print(
+            f"[yellow]warning[/] {escape(d.case)}/{escape(d.contender)}: instructions "
+            f"{_ratio(d.instruction_ratio)} but wall time {_ratio(d.time_ratio)} of "
+            f"{escape(result.reference)} (they differ by more than {DISAGREEMENT_FACTOR:g}x): "
+            "instruction counts miss I/O, system calls, waiting and cache effects; trust the wall time",
+            highlight=False,
+        )
 
 
 def _memory(measured: Measured, console: Console) -> None:
@@ -63,36 +81,58 @@ def _memory(measured: Measured, console: Console) -> None:
         if use.error:
             table.add_row(escape(use.case), escape(use.contender), "[red]failed[/]", "", "", "", str(use.loops))
             continue
-        table.add_row(escape(use.case), escape(use.contender), _bytes(use.peak_rss), _bytes(use.rss_growth),
-                      _bytes(use.peak_traced), _bytes(use.retained_per_call), str(use.loops))
+        table.add_row(
+            escape(use.case),
+            escape(use.contender),
+            _bytes(use.peak_rss),
+            _bytes(use.rss_growth),
+            _bytes(use.peak_traced),
+            _bytes(use.retained_per_call),
+            str(use.loops),
+        )
     console.print(table)
-    console.print("[dim]peak RSS: the worker process's peak resident memory (interpreter, module, input and "
-                  "calls); RSS growth: how far the calls raised it; peak traced: most memory Python's "
-                  "allocators held at once during the calls (above the start); retained/call: traced memory "
-                  "still held after the calls / calls[/]", highlight=False)
+    console.print(
+        "[dim]peak RSS: the worker process's peak resident memory (interpreter, module, input and "
+        "calls); RSS growth: how far the calls raised it; peak traced: most memory Python's "
+        "allocators held at once during the calls (above the start); retained/call: traced memory "
+        "still held after the calls / calls[/]",
+        highlight=False,
+    )
 
 
 def _counters(measured: Measured, console: Console) -> None:
     if measured.counters_unsupported:
-        console.print(f"hardware counters: not supported on this machine (perf stat: "
-                      f"{escape(measured.counters_unsupported)})", highlight=False)
+        console.print(
+            f"hardware counters: not supported on this machine (perf stat: {escape(measured.counters_unsupported)})",
+            highlight=False,
+        )
     if not measured.counters:
         return
-    events = [e for e in ("cycles", "instructions", "branch-misses", "cache-misses", "context-switches",
-                          "page-faults") if any(e in r.per_call for r in measured.counters)]
+    events = [
+        e
+        for e in ("cycles", "instructions", "branch-misses", "cache-misses", "context-switches", "page-faults")
+        if any(e in r.per_call for r in measured.counters)
+    ]
     table = Table(title="counters per call (perf stat, N calls - 0 calls)", title_justify="left")
     for column in ("case", "contender", *events, *(["IPC"] if "cycles" in events else []), "calls"):
         table.add_column(column)
     for reading in measured.counters:
         values = [_count(reading.per_call.get(e)) for e in events]
         ipc = [f"{reading.ipc:.2f}" if reading.ipc else ""] if "cycles" in events else []
-        table.add_row(escape(reading.case), escape(reading.contender),
-                      *(values if not reading.error else ["[red]failed[/]"] + [""] * (len(events) - 1)),
-                      *ipc, str(reading.loops))
+        table.add_row(
+            escape(reading.case),
+            escape(reading.contender),
+            *(values if not reading.error else ["[red]failed[/]"] + [""] * (len(events) - 1)),
+            *ipc,
+            str(reading.loops),
+        )
     console.print(table)
     if not any(e in events for e in HARDWARE):
-        console.print("[dim]kernel events only; they count per process, so small per-call values are mostly "
-                      "start-up differences[/]", highlight=False)
+        console.print(
+            "[dim]kernel events only; they count per process, so small per-call values are mostly "
+            "start-up differences[/]",
+            highlight=False,
+        )
 
 
 def _ratio(ratio: float | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -20,8 +20,14 @@ from perflab.units import format_time
 DEFAULT_TOP = 15
 
 
-def render(profile: Profile, console: Console, what_ifs: Sequence[WhatIf] = (), notes: Sequence[str] = (),
-           top: int = DEFAULT_TOP, shares: list[FrameShare] | None = None) -> None:
+def render(
+    profile: Profile,
+    console: Console,
+    what_ifs: Sequence[WhatIf] = (),
+    notes: Sequence[str] = (),
+    top: int = DEFAULT_TOP,
+    shares: list[FrameShare] | None = None,
+) -> None:
     shares = frame_shares(profile.runs) if shares is None else shares
     console.print(_header(profile), highlight=False)
     if not shares:
@@ -29,8 +35,9 @@ def render(profile: Profile, console: Console, what_ifs: Sequence[WhatIf] = (), 
     else:
         by_self = sorted(shares, key=lambda s: (-s.self_samples, s.frame))
         console.print(_table(f"top {min(top, len(shares))} by self share (time in the function itself)", by_self[:top]))
-        console.print(_table(f"top {min(top, len(shares))} by total share (time in the function and its callees)",
-                             shares[:top]))
+        console.print(
+            _table(f"top {min(top, len(shares))} by total share (time in the function and its callees)", shares[:top])
+        )
         console.print(_hottest_path(profile))
     for what_if in what_ifs:
         console.print(what_if_line(what_if), highlight=False)
@@ -42,18 +49,22 @@ def _header(profile: Profile) -> str:
     m = profile.metadata
     python = m.get("python") or {}
     subject = " / ".join(escape(str(m[key])) for key in ("benchmark", "case", "contender") if m.get(key))
-    lines = [f"[bold]profile[/] {subject or escape(', '.join(m.get('merged_from', [])) or 'merged profile')}",
-             f"  sampler {escape(describe_sampling(m))}; Python {escape(str(python.get('version', '?')))} "
-             f"({escape(str(python.get('implementation', '')))}{', debug build' if python.get('debug_build') else ''}"
-             f"{', free-threaded' if python.get('free_threaded') else ''})",
-             f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)"]
+    lines = [
+        f"[bold]profile[/] {subject or escape(', '.join(m.get('merged_from', [])) or 'merged profile')}",
+        f"  sampler {escape(describe_sampling(m))}; Python {escape(str(python.get('version', '?')))} "
+        f"({escape(str(python.get('implementation', '')))}{', debug build' if python.get('debug_build') else ''}"
+        f"{', free-threaded' if python.get('free_threaded') else ''})",
+        f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)",
+    ]
     if m.get("sampler_reason"):
         lines.append(f"  [yellow]fallback sampler[/] because {escape(str(m['sampler_reason']))}")
     per_call = [info["time_per_call"] for info in m.get("run_info", []) if info.get("time_per_call")]
     outside = sum(info.get("outside_operation", 0) for info in m.get("run_info", []))
     if per_call:
-        lines.append(f"  {format_time(sorted(per_call)[len(per_call) // 2])} per call while profiled (not a timing: "
-                     f"use perflab run); {outside} samples outside the operation dropped")
+        lines.append(
+            f"  {format_time(sorted(per_call)[len(per_call) // 2])} per call while profiled (not a timing: "
+            f"use perflab run); {outside} samples outside the operation dropped"
+        )
     return "\n".join(lines)
 
 
@@ -65,8 +76,9 @@ def _table(title: str, shares: Sequence[FrameShare]) -> Table:
         table.add_column(column, justify="left")
     for share in shares:
         frame = parse_frame(share.frame)
-        table.add_row(format_share(share.self), format_share(share.total), escape(frame.name),
-                      f"[dim]{escape(frame.location)}[/]")
+        table.add_row(
+            format_share(share.self), format_share(share.total), escape(frame.name), f"[dim]{escape(frame.location)}[/]"
+        )
     return table
 
 
@@ -91,9 +103,12 @@ def _hottest_path(profile: Profile) -> str:
 
 def what_if_line(what_if: WhatIf) -> str:
     frames = ", ".join(parse_frame(f).name for f in what_if.frames[:3]) + (
-        f" and {len(what_if.frames) - 3} more" if len(what_if.frames) > 3 else "")
+        f" and {len(what_if.frames) - 3} more" if len(what_if.frames) > 3 else ""
+    )
     factor = "removed" if math.isinf(what_if.factor) else f"{what_if.factor:g}x faster"
     speedup = what_if.speedup
     high = "∞" if math.isinf(speedup.high) else f"{speedup.high:.3g}"
-    return (f"[bold]what if[/] {escape(what_if.pattern)} ({escape(frames)}; self share {format_share(what_if.share)}) "
-            f"were {factor}: the operation would be [bold]x{speedup.value:.3g}[/] faster [95% CI {speedup.low:.3g}–{high}]")
+    return (
+        f"[bold]what if[/] {escape(what_if.pattern)} ({escape(frames)}; self share {format_share(what_if.share)}) "
+        f"were {factor}: the operation would be [bold]x{speedup.value:.3g}[/] faster [95% CI {speedup.low:.3g}–{high}]"
+    )

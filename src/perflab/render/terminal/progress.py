@@ -42,7 +42,11 @@ class LiveProgress:
             self._live.update(line)
             return
         now = time.monotonic()
-        if self._last_plain is None or self._last_plain[1] != status.phase or now - self._last_plain[0] >= PLAIN_LINE_EVERY:
+        if (
+            self._last_plain is None
+            or self._last_plain[1] != status.phase
+            or now - self._last_plain[0] >= PLAIN_LINE_EVERY
+        ):
             self._last_plain = (now, status.phase)
             self.console.print(line, soft_wrap=True)
 
@@ -51,6 +55,8 @@ class LiveProgress:
         if status.phase == "timing":
             finite = [p for p in status.precision.values() if math.isfinite(p)]
             worst = f"±{format_percent(max(finite))}" if finite else "—"
-            text += (f"  round {status.round}  {status.elapsed:.0f}/{self.max_time:g} s"
-                     f"  worst precision {worst} (target ±{format_percent(self.target)})")
+            text += (
+                f"  round {status.round}  {status.elapsed:.0f}/{self.max_time:g} s"
+                f"  worst precision {worst} (target ±{format_percent(self.target)})"
+            )
         return text

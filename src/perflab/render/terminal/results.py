@@ -20,16 +20,28 @@ _ENOUGH_ROUNDS = 5
 
 def render(result: RunResult, console: Console) -> None:
     table = Table(title=f"{escape(result.benchmark)} ({escape(result.file)})", title_justify="left")
-    for column in ("case", "contender", "time/call ±95% CI", "throughput",
-                   f"speedup vs {result.reference} [95% CI]", "verdict", "equivalence"):
+    for column in (
+        "case",
+        "contender",
+        "time/call ±95% CI",
+        "throughput",
+        f"speedup vs {result.reference} [95% CI]",
+        "verdict",
+        "equivalence",
+    ):
         table.add_column(escape(column))
     comparisons = {(c.case, c.contender): c for c in result.comparisons}
     previous_case = None
     for cell in result.cells:
-        table.add_row(escape(cell.case) if cell.case != previous_case else "", escape(cell.contender),
-                      _time(cell), _throughput(cell, result.work.get(cell.case)),
-                      *_comparison(result, comparisons.get((cell.case, cell.contender))),
-                      _equivalence(result, cell), end_section=False)
+        table.add_row(
+            escape(cell.case) if cell.case != previous_case else "",
+            escape(cell.contender),
+            _time(cell),
+            _throughput(cell, result.work.get(cell.case)),
+            *_comparison(result, comparisons.get((cell.case, cell.contender))),
+            _equivalence(result, cell),
+            end_section=False,
+        )
         previous_case = cell.case
     console.print(table)
     for line in _notes(result):
@@ -67,7 +79,10 @@ def _comparison(result: RunResult, comparison: CaseComparison | None) -> tuple[s
     if not math.isfinite(ratio.low) or not math.isfinite(ratio.high):
         text, undecided = f"{format_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
     else:
-        text, undecided = f"{format_speedup(ratio.value)} [{format_speedup(ratio.high, True)}–{format_speedup(ratio.low, True)}]", None
+        text, undecided = (
+            f"{format_speedup(ratio.value)} [{format_speedup(ratio.high, True)}–{format_speedup(ratio.low, True)}]",
+            None,
+        )
     if not comparison.valid:
         reason = result.invalid_reason(comparison.case, comparison.contender) or "not equivalent"
         return f"[dim strike]{text}[/]", f"[bold red]invalid: {escape(reason)}[/]"
@@ -100,8 +115,10 @@ def _notes(result: RunResult) -> list[str]:
     for verdict in result.equivalence:
         where = f"{escape(verdict.case)}/{escape(verdict.contender)}"
         if verdict.status in INVALID:
-            lines.append(f"[bold red]{escape(verdict.status.upper())}[/] {where}: {escape(verdict.difference or '')} "
-                         "(its speedup is not a valid result)")
+            lines.append(
+                f"[bold red]{escape(verdict.status.upper())}[/] {where}: {escape(verdict.difference or '')} "
+                "(its speedup is not a valid result)"
+            )
         elif verdict.note:
             notes.setdefault((verdict.contender, verdict.note), []).append(verdict.case)
     for (contender, note), cases in notes.items():
@@ -117,24 +134,32 @@ def _notes(result: RunResult) -> list[str]:
         elif cell.skipped:
             lines.append(f"[dim]skipped[/] {where}: {escape(cell.skipped)}")
         elif cell.estimates and (cell.estimates.outlier_values or cell.estimates.outlier_processes):
-            outliers.append(f"{where} {cell.estimates.outlier_values}/{cell.estimates.values} values, "
-                            f"{cell.estimates.outlier_processes}/{cell.estimates.processes} processes")
+            outliers.append(
+                f"{where} {cell.estimates.outlier_values}/{cell.estimates.values} values, "
+                f"{cell.estimates.outlier_processes}/{cell.estimates.processes} processes"
+            )
     if outliers:
         lines.append("[dim]outliers beyond 3 IQR, kept in every estimate:[/] " + "; ".join(outliers))
     for comparison in result.comparisons:
         if comparison.caution and comparison.valid:
-            lines.append(f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
-                         f"{escape(comparison.caution)} (its steady-state speedup is struck out)")
+            lines.append(
+                f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
+                f"{escape(comparison.caution)} (its steady-state speedup is struck out)"
+            )
     for contender, mean in result.geometric_means.items():
         if mean is not None:
             invalid = any(not c.valid for c in result.comparisons if c.contender == contender)
-            lines.append(f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: "
-                         f"{format_speedup(mean.value)} [{format_speedup(mean.high, True)}–{format_speedup(mean.low, True)}]"
-                         + (" [red](includes cases where it is not equivalent)[/]" if invalid else ""))
+            lines.append(
+                f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: "
+                f"{format_speedup(mean.value)} [{format_speedup(mean.high, True)}–{format_speedup(mean.low, True)}]"
+                + (" [red](includes cases where it is not equivalent)[/]" if invalid else "")
+            )
     lines.append(_precision_line(result))
     for path in result.metadata.get("changed_during_run", []):
-        lines.append(f"[bold red]{escape(path)} changed during the run[/]: workers of different rounds "
-                     "loaded different versions of it, so these results mix them; run again")
+        lines.append(
+            f"[bold red]{escape(path)} changed during the run[/]: workers of different rounds "
+            "loaded different versions of it, so these results mix them; run again"
+        )
     busy = _busy_machine(result)
     if busy:
         lines.append(busy)
@@ -150,8 +175,10 @@ def _busy_machine(result: RunResult) -> str | None:
     worst = max((load for load in loads if load is not None), default=None)
     if worst is None or worst < cpus:
         return None
-    return (f"[yellow]busy machine: load average {worst:.1f} on {cpus} CPUs while measuring; other "
-            "processes took CPU time from the workers, so even ratios may be off: measure again when it is idle[/]")
+    return (
+        f"[yellow]busy machine: load average {worst:.1f} on {cpus} CPUs while measuring; other "
+        "processes took CPU time from the workers, so even ratios may be off: measure again when it is idle[/]"
+    )
 
 
 def _precision_line(result: RunResult) -> str:
@@ -159,15 +186,21 @@ def _precision_line(result: RunResult) -> str:
     measured = [c for c in result.cells if c.measured_runs()]
     missed = [c for c in measured if not c.target_reached]
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
-    summary = (f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
-               f"{result.equivalence_seconds:.1f} s")
+    summary = (
+        f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
+        f"{result.equivalence_seconds:.1f} s"
+    )
     if not measured:
-        why = "interrupted" if result.interrupted else escape(result.metadata.get("over_budget") or
-                                                              "no contender could be timed")
+        why = (
+            "interrupted"
+            if result.interrupted
+            else escape(result.metadata.get("over_budget") or "no contender could be timed")
+        )
         return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
         return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
-    return (f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
-            f"{result.settings['max_time']:g} s; raise --max-time or relax --precision) [yellow]![/] marks them")
-
+    return (
+        f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
+        f"{result.settings['max_time']:g} s; raise --max-time or relax --precision) [yellow]![/] marks them"
+    )
