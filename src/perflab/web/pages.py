@@ -24,6 +24,7 @@ from perflab.web.site import (
     machines_and_pythons,
     metric_payload,
     render,
+    series_identity,
     series_payload,
 )
 
@@ -47,14 +48,7 @@ def summary(links: Links, series: Series) -> dict[str, Any]:
     """One overview row as JSON (``/api/series``)."""
     latest, change = series.latest, series.latest_change
     return {
-        "id": series.key.id,
-        "benchmark": series.key.benchmark,
-        "case": series.key.case,
-        "contender": series.key.contender,
-        "machine": series.machine,
-        "machine_id": series.key.machine_id,
-        "python": series.python,
-        "python_id": series.key.python_id,
+        **series_identity(series),
         "runs": len(series.points),
         "href": links.series(series.key.id),
         "latest": {

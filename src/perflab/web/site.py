@@ -148,10 +148,8 @@ def machines_and_pythons(series: list[Series]) -> tuple[dict[str, str], dict[str
     return dict(sorted(machines.items(), key=lambda kv: kv[1])), dict(sorted(pythons.items(), key=lambda kv: kv[1]))
 
 
-def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] | None = None) -> dict[str, Any]:
-    """What the series page draws (and ``/api/series/ID`` returns): points in commit order, change
-    points with their commit range, and the other stored metrics."""
-    points = series.points
+def series_identity(series: Series) -> dict[str, Any]:
+    """What names a series in the JSON endpoints: its key, machine and interpreter."""
     return {
         "id": series.key.id,
         "benchmark": series.key.benchmark,
@@ -161,6 +159,15 @@ def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] 
         "machine_id": series.key.machine_id,
         "python": series.python,
         "python_id": series.key.python_id,
+    }
+
+
+def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] | None = None) -> dict[str, Any]:
+    """What the series page draws (and ``/api/series/ID`` returns): points in commit order, change
+    points with their commit range, and the other stored metrics."""
+    points = series.points
+    return {
+        **series_identity(series),
         "unit": "seconds per call",
         "points": {
             "run": [p.run_id for p in points],
