@@ -68,7 +68,7 @@ def test_worker_runs_with_only_the_standard_library(name, job, tmp_path):
     bench = tmp_path / "boundary_bench.py"
     bench.write_text(BENCH)
     process = subprocess.run(
-        [python, "-I", "-S", "-c", PROBE.format(root=SOURCE_ROOT)],
+        [python, "-I", "-S", "-B", "-c", PROBE.format(root=SOURCE_ROOT)],
         input=json.dumps({**job, "file": str(bench)}) + "\n",
         capture_output=True,
         text=True,
@@ -90,6 +90,6 @@ def test_the_benchmark_file_api_imports_only_the_standard_library():
         "print(sorted({m.partition('.')[0] for m in set(sys.modules) - before} "
         "- set(sys.stdlib_module_names) - {'perflab'}))"
     )
-    process = subprocess.run([python, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=60)
+    process = subprocess.run([python, "-I", "-S", "-B", "-c", probe], capture_output=True, text=True, timeout=60)
     assert process.returncode == 0, process.stderr
     assert process.stdout.strip() == "[]"
