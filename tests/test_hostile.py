@@ -366,6 +366,23 @@ def test_small_precisions_progress_lines_and_revision_titles(tmp_path):
     one_line_error(twice, "WORKTREE", "twice")
 
 
+def test_an_interval_wider_than_the_value_after_few_rounds_says_not_enough_rounds():
+    from rich.console import Console
+
+    from perflab.render.terminal import results
+
+    shown = {}
+    for processes in (2, 8):
+        result = synthetic_result(processes=processes, noise=3.0, seed=4)
+        assert result.cells[0].estimates.median.relative_half_width > 1  # wider than the value itself
+        console = Console(record=True, width=200)
+        results.render(result, console)
+        shown[processes] = console.export_text()
+    [row] = [line for line in shown[2].splitlines() if line.startswith("│ SMALL")]
+    assert "not enough rounds" in row and "±" not in row
+    assert "not enough rounds" not in shown[8]  # enough rounds: the wide interval is shown as it is
+
+
 def test_ratios_and_percentages_read_as_numbers():
     from perflab.units import format_factor, format_percent
 
