@@ -287,6 +287,9 @@ PROBES: list[tuple[str, str, Callable[[Lab], tuple[int | None, str]]]] = [
 
 
 def main() -> None:
+    if "--report" in sys.argv[1:]:  # print the saved figure again
+        report(json.loads((RESULTS / "hostile_inputs.json").read_text()))
+        return
     started = conditions()
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="perflab-hostile-") as scratch:
@@ -296,39 +299,30 @@ def main() -> None:
             lost = lab.lost(stderr)
             shown = stderr.replace(f"{lab.root}/", "").replace(str(lab.root), ".")  # the scratch directory
             outcomes.append(Outcome(group, name, code, said(shown), not lost, "; ".join(lost)))
-            print(
-                f"{group}: {name}: exit {code}, {'nothing lost' if not lost else 'LOST ' + '; '.join(lost)}",
-                file=sys.stderr,
-            )
+            print(f"{group}: {name}: exit {code}, {'nothing lost' if not lost else 'LOST ' + '; '.join(lost)}",
+                  file=sys.stderr)  # fmt: skip
         runs = len(lab.stored)
-    ended = conditions()
+    figure = {"machine": machine(), "started": started, "ended": conditions(), "runs_checked": runs,
+              "outcomes": [asdict(outcome) for outcome in outcomes]}  # fmt: skip
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "hostile_inputs.json").write_text(
-        json.dumps(
-            {
-                "machine": machine(),
-                "started": started,
-                "ended": ended,
-                "runs_checked": runs,
-                "outcomes": [asdict(outcome) for outcome in outcomes],
-            },
-            indent=1,
-        )
-        + "\n"
-    )
-    print(
-        f"{len(outcomes)} hostile inputs, {sum(o.nothing_lost for o in outcomes)} with nothing lost; "
-        f"{runs} finished runs checked present after every probe; load average {started['load_average'][0]:.1f} "
-        f"at the start, {ended['load_average'][0]:.1f} at the end ({started['utc']})\n"
-    )
+    (RESULTS / "hostile_inputs.json").write_text(json.dumps(figure, indent=1) + "\n")
+    report(figure)
+
+
+def report(figure: dict) -> None:
+    """The figure as the Markdown table of benchmarks/README.md."""
+    outcomes, started, ended = figure["outcomes"], figure["started"], figure["ended"]
+    print(f"{len(outcomes)} hostile inputs, {sum(o['nothing_lost'] for o in outcomes)} with nothing lost; "
+          f"{figure['runs_checked']} finished runs checked present after every probe; load average "
+          f"{started['load_average'][0]:.1f} at the start, {ended['load_average'][0]:.1f} at the end "
+          f"({started['utc']}); FAST = {FAST_TEXT}\n")  # fmt: skip
     print("| group | hostile input | exit | what perflab said (last line) | nothing lost |")
     print("|---|---|---:|---|:---:|")
     for outcome in outcomes:
-        text = outcome.said.replace("|", "\\|").replace("\x1b", "␛").replace("\x07", "␇")
-        print(
-            f"| {outcome.group} | {outcome.probe.replace('|', '/')} | {outcome.exit_code} | {text} | "
-            f"{'✓' if outcome.nothing_lost else '✗ ' + outcome.lost} |"
-        )
+        probe = outcome["probe"].replace(FAST_TEXT, "FAST")
+        said = outcome["said"].replace("|", "\\|").replace("`", "'")
+        verdict = "✓" if outcome["nothing_lost"] else f"✗ {outcome['lost']}"
+        print(f"| {outcome['group']} | `{probe}` | {outcome['exit_code']} | `{said}` | {verdict} |")
 
 
 if __name__ == "__main__":

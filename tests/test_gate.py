@@ -88,7 +88,8 @@ def test_markdown_summary_is_a_table_and_escapes_user_text():
     current = slowed(synthetic_result(cases=("a|b",), processes=8, seed=2), "a|b", 1.5)
     text = render_check(check(baseline, current), "bench<x>", "`baseline.json`", "abc123 (this run)")
     assert text.startswith("### :x: perflab: 1 regression(s) larger than 5%")
-    assert "| a\\|b | base |" in text and "**REGRESSION**" in text and "bench&lt;x&gt;" in text
+    # The benchmark's name is inline code: shown literally, HTML included.
+    assert "| a\\|b | base |" in text and "**REGRESSION**" in text and "in `bench<x>`" in text
     ok = render_check(check(baseline, baseline), "bench", "b", "c")
     assert ok.startswith("### :white_check_mark:")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -345,7 +346,8 @@ def test_escape_sequences_and_markdown_in_names_are_shown_not_obeyed(tmp_path):
     for text in (process.stdout, process.stderr, summary):
         assert "\x1b" not in text and "\x07" not in text
     assert "␛[2JCLEARED" in process.stdout and "␛[2Jcleared␇" in process.stdout
-    assert "![" not in summary and "\\!\\[x\\]\\(https://example.invalid/t.png\\)" in summary
+    outside_code = re.sub(r"(`+).*?\1", "", summary)  # inline code is shown literally
+    assert "![" not in outside_code and "\\!\\[x\\](https://example.invalid/t.png)" in summary
 
 
 # ---- 12. smaller things ---------------------------------------------------------------------------
@@ -362,6 +364,23 @@ def test_small_precisions_progress_lines_and_revision_titles(tmp_path):
     twice = perflab(tmp_path, "compare bench.py --rev WORKTREE --rev WORKTREE")
     assert twice.returncode == 2
     one_line_error(twice, "WORKTREE", "twice")
+
+
+def test_an_interval_wider_than_the_value_after_few_rounds_says_not_enough_rounds():
+    from rich.console import Console
+
+    from perflab.render.terminal import results
+
+    shown = {}
+    for processes in (2, 8):
+        result = synthetic_result(processes=processes, noise=3.0, seed=4)
+        assert result.cells[0].estimates.median.relative_half_width > 1  # wider than the value itself
+        console = Console(record=True, width=200)
+        results.render(result, console)
+        shown[processes] = console.export_text()
+    [row] = [line for line in shown[2].splitlines() if line.startswith("│ SMALL")]
+    assert "not enough rounds" in row and "±" not in row
+    assert "not enough rounds" not in shown[8]  # enough rounds: the wide interval is shown as it is
 
 
 def test_ratios_and_percentages_read_as_numbers():

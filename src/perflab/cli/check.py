@@ -163,7 +163,9 @@ class _ResultsFileBaseline:
     """``--against FILE``: a run measured before; only the code under test is measured now."""
 
     def __init__(self, result: RunResult, file: Path) -> None:
-        self.result, self.description = result, str(file)
+        from perflab.render.markdown import code
+
+        self.result, self.description = result, code(str(file))
 
     def measure(
         self,
@@ -205,7 +207,9 @@ class _RevisionBaseline:
 
     def __init__(self, revision: str, commit: str) -> None:
         self.revision = revision
-        self.description = f"{revision} at {commit[:8]}, measured now in a worktree, interleaved"
+        from perflab.render.markdown import code
+
+        self.description = f"{code(revision)} at {commit[:8]}, measured now in a worktree, interleaved"
 
     def measure(
         self,

@@ -12,20 +12,21 @@ from perflab.units import format_factor, format_percent, format_time
 
 
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
-    """``baseline``/``current``: one-line descriptions of the two runs (commit, source)."""
+    """``baseline``/``current``: one-line Markdown descriptions of the two runs (commit, source),
+    user strings in them already escaped (see ``code``)."""
     regressions = len(check.regressions) + len(check.instruction_regressions)
     thresholds = f"{check.threshold:.0%}" + (
         f" in time or {check.instructions_threshold:.2%} in instructions" if check.instructions else ""
     )
     if regressions:
-        headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in {_cell(benchmark)}"
+        headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in {code(benchmark)}"
     else:
-        headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in {_cell(benchmark)}"
+        headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in {code(benchmark)}"
     lines = [
         headline,
         "",
-        f"Baseline: {_cell(baseline)}  ",
-        f"Current: {_cell(current)}",
+        f"Baseline: {baseline}  ",
+        f"Current: {current}",
         "",
         "| case | contender | baseline | current | change [95% CI] | verdict |",
         "|---|---|---:|---:|---:|---|",
@@ -90,9 +91,10 @@ def _signed(ratio: float, decimals: int = 1) -> str:
     return f"{ratio - 1:+.{decimals}%}"
 
 
-# Markdown that a name could use to become a link, an image (``![x](https://...)`` loads a URL in
-# every reader's browser), emphasis, code or a table column.
-_MARKDOWN = re.compile(r"([\\`*_\[\](){}!|~#])")
+# What a name could use to become a link, an image (``![x](https://...)`` loads a URL in every
+# reader's browser), code or a new table column; HTML is written as entities. (Emphasis is left
+# alone: ``*`` and ``_`` are common in names and cannot reach beyond the text.)
+_MARKDOWN = re.compile(r"([\\`\[\]!|])")
 
 
 def _cell(text: str) -> str:
@@ -102,10 +104,19 @@ def _cell(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
+def code(text: str) -> str:
+    """A name as inline code, shown literally whatever it holds: fenced by more backticks than it
+    has in a row, ``|`` escaped (it would end a table cell even there), control characters visible."""
+    text = printable(text).replace("\n", " ").replace("|", "\\|")
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
 def render_result(result: RunResult) -> str:
     """A compact summary of a run or comparison: verdicts with CIs, equivalence, precision."""
     lines = [
-        f"### perflab: {_cell(result.benchmark)}, sides vs {_cell(result.reference)}",
+        f"### perflab: {code(result.benchmark)}, sides vs {code(result.reference)}",
         "",
         "| case | side | time/call | speedup [95% CI] | verdict |",
         "|---|---|---:|---:|---|",
@@ -134,13 +145,13 @@ def render_result(result: RunResult) -> str:
     for entry in result.equivalence:
         if entry.status in INVALID:
             lines.append(
-                f"- :x: **{entry.status}**: `{_cell(entry.contender)}` on {_cell(entry.case)}: "
+                f"- :x: **{entry.status}**: {code(entry.contender)} on {_cell(entry.case)}: "
                 f"{_cell(entry.difference or '')}"
             )
     for name, mean in result.geometric_means.items():
         if mean is not None:
             lines.append(
-                f"- geometric mean, {_cell(name)}: x{format_factor(1 / mean.value)} "
+                f"- geometric mean, {code(name)}: x{format_factor(1 / mean.value)} "
                 f"[{format_factor(1 / mean.high)}, {format_factor(1 / mean.low)}]"
             )
     missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
