@@ -169,8 +169,10 @@ def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
     done = run_perflab(
         "run",
         f"pyperformance:{name}",
+        "--precision",  # stops by the rule (5 rounds at a loose target), not by the clock: --max-time is
+        "50",  # a bound, and a loaded machine must still time every case
         "--max-time",
-        "1",
+        "60",
         "--values",
         "3",
         "--value-time",
