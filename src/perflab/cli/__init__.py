@@ -4,7 +4,8 @@ share is in perflab.cli.common. Verb modules import the library lazily, where it
 ``perflab --help`` starts fast.
 
 Exit codes: 0 all measured and equivalent; 1 a contender failed, was not equivalent, or a case
-could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written), 143 terminated by SIGTERM (the same).
+could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written),
+143 terminated by SIGTERM (the same).
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ import signal
 
 from perflab import __version__
 from perflab.cli import bisect, check, compare, demo, diff, history, listing, profile, run, store_io
-from perflab.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED, OutputError, UsageError, examples_text, say
+from perflab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    OutputError,
+    UsageError,
+    examples_text,
+    say,
+)
 from perflab.render.terminal.console import stderr_console
 from perflab.spec import BenchmarkFileError
 

@@ -174,6 +174,8 @@ def _time_one_round(result: RunResult, sides: dict[str, Side], cells: list[Cell]
     makes every contender see the same states, so the per-round ratio cancels them. Past the
     ``deadline`` no worker is started and no value asked for.
     """
+    if not cells:
+        return
     if round_number % 2:
         cells = cells[::-1]
     workers = []

@@ -6,8 +6,8 @@ import math
 import re
 
 from perflab.analysis.gate import REGRESSION, CheckResult
-from perflab.results.model import NOT_EQUIVALENT, RunResult
 from perflab.render.printable import printable
+from perflab.results.model import NOT_EQUIVALENT, RunResult
 from perflab.units import format_factor, format_percent, format_time
 
 

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from perflab.render.printable import printable
 
+
 class SafeConsole(Console):
     """A rich Console that shows control characters in printed strings as symbols (styles that
     perflab adds are unaffected: rich writes them after this)."""

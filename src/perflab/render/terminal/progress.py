@@ -14,7 +14,6 @@ from perflab.measure.runner import Status
 from perflab.render.printable import printable
 from perflab.units import format_percent
 
-
 # Away from a terminal (CI logs), a plain status line at most this often, and on every new phase.
 PLAIN_LINE_EVERY = 10.0
 
@@ -43,7 +42,8 @@ class LiveProgress:
             self._live.update(line)
             return
         now = time.monotonic()
-        if self._last_plain is None or self._last_plain[1] != status.phase or now - self._last_plain[0] >= PLAIN_LINE_EVERY:
+        last = self._last_plain
+        if last is None or last[1] != status.phase or now - last[0] >= PLAIN_LINE_EVERY:
             self._last_plain = (now, status.phase)
             self.console.print(line, soft_wrap=True)
 
