@@ -4,7 +4,8 @@ share is in perflab.cli.common. Verb modules import the library lazily, where it
 ``perflab --help`` starts fast.
 
 Exit codes: 0 all measured and equivalent; 1 a contender failed, was not equivalent, or a case
-could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written), 143 terminated by SIGTERM (the same).
+could not be measured; 2 bad input (file, name, option); 130 interrupted (results still written),
+143 terminated by SIGTERM (the same).
 """
 
 from __future__ import annotations

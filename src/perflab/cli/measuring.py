@@ -5,6 +5,8 @@ wall time (``--metric``), and keeping every run in the results store.
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -172,15 +174,7 @@ def save_run(
 
 def _unsaved_file() -> Path:
     """A new file in the current directory (or, if that is not writable, the temporary one)."""
-    import os
-    import tempfile
-
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    for directory in (Path.cwd(), Path(tempfile.gettempdir())):
-        if os.access(directory, os.W_OK):
-            break
-    for number in range(1000):
-        candidate = directory / f"perflab-unsaved-{stamp}{f'-{number}' if number else ''}.json"
-        if not candidate.exists():
-            return candidate
-    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json"
+    directory = Path.cwd() if os.access(Path.cwd(), os.W_OK) else Path(tempfile.gettempdir())
+    candidate = directory / f"perflab-unsaved-{stamp}.json"
+    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json" if candidate.exists() else candidate

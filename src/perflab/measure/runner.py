@@ -221,6 +221,8 @@ def _time_one_round(
     makes every contender see the same states, so the per-round ratio cancels them. Past the
     ``deadline`` no worker is started and no value asked for.
     """
+    if not cells:
+        return
     if round_number % 2:
         cells = cells[::-1]
     workers = []

@@ -42,11 +42,8 @@ class LiveProgress:
             self._live.update(line)
             return
         now = time.monotonic()
-        if (
-            self._last_plain is None
-            or self._last_plain[1] != status.phase
-            or now - self._last_plain[0] >= PLAIN_LINE_EVERY
-        ):
+        last = self._last_plain
+        if last is None or last[1] != status.phase or now - last[0] >= PLAIN_LINE_EVERY:
             self._last_plain = (now, status.phase)
             self.console.print(line, soft_wrap=True)
 
