@@ -28,6 +28,16 @@ from perflab.measure.metadata import git_info, machine_info
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 PYPERF_SCRIPT = HERE / "_pyperf_json_dumps.py"
+# Debian's chromium as root in a closed network (the browser figures): no sandbox, no background connections.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 # The figures' benchmark files start with pyperformance's bm_json_dumps NESTED object, taken from the
 # json_dumps built-in so that every figure measures the same data.

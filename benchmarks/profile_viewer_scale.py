@@ -25,21 +25,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure
+from _common import CHROMIUM, CHROMIUM_ARGS, conditions, machine, write_figure
 
 from perflab.profile.model import Profile
 from perflab.profile.shares import frame_shares
 from perflab.render.html.flamegraph import render as render_html
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 RUNS = 10
 
 

@@ -35,21 +35,13 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, format_load, machine, write_figure
+from _common import CHROMIUM, CHROMIUM_ARGS, conditions, format_load, machine, write_figure
 
-from perflab.analysis.estimates import CellEstimates, Interval
 from perflab.results.model import Cell, Equivalence, RunResult
+from perflab.results.quantities import CellEstimates, Interval
 from perflab.results.store import Store
 
 CASES_PER_BENCHMARK = 10
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def build_store(path: Path, series: int, runs: int, seed: int = 0) -> None:
@@ -163,9 +155,7 @@ def main() -> int:
 
             drawn = []
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
-                )
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 for url in series_urls:
                     page.goto(base + url.decode())
