@@ -127,8 +127,16 @@ def test_a_cache_keyed_by_id_is_caught_when_the_object_is_mutated(bench_file):
     assert "replaced ['id'] with 980" in result.difference
 
 
+JSON_INPUTS = """
+@bench.strategy  # JSON-like values, lists among them (inputs derived from ORDER would all be dicts)
+def inputs(st):
+    from perflab.worker.fuzz import json_values
+    return json_values(st, allow_nan=False)
+"""
+
+
 def test_a_generated_difference_is_shrunk_to_a_small_counterexample(bench_file):
-    result = fuzz(bench_file(CACHES), "rounds_floats", examples=200)
+    result = fuzz(bench_file(CACHES + JSON_INPUTS), "rounds_floats", examples=200)
     assert result.status == "not equivalent" and result.pattern is None
     assert result.caught_by == "generated inputs"
     assert len(result.counterexample) <= 12, result.counterexample  # e.g. 1000001.0
@@ -136,7 +144,7 @@ def test_a_generated_difference_is_shrunk_to_a_small_counterexample(bench_file):
 
 
 def test_a_contender_that_raises_where_the_reference_does_not_is_not_equivalent(bench_file):
-    result = fuzz(bench_file(CACHES), "crashes_on_lists")
+    result = fuzz(bench_file(CACHES + JSON_INPUTS), "crashes_on_lists")
     assert result.status == "not equivalent"
     assert result.counterexample == "[]"
     assert "the contender raised ValueError: lists are not supported" in result.difference
