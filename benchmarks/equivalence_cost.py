@@ -100,7 +100,7 @@ def _trial(label: str, source: Path, max_time: float, out: Path) -> dict:
     command = [
         sys.executable,
         "-m",
-        "perflab.cli",
+        "perflab",
         "compare",
         "json_dumps",
         "--max-time",
