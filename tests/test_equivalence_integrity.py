@@ -117,7 +117,7 @@ def test_correct_optimizations_are_not_flagged(tmp_path, name):
 
 
 def test_a_version_1_results_file_is_still_read(tmp_path):
-    from perflab.results import RunResult
+    from perflab.results.model import RunResult
 
     _, result, _ = compare(tmp_path, "divisor_lists")
     result["schema"] = "perflab.results/1"

@@ -77,7 +77,7 @@ def test_a_read_only_store_reads_and_refuses_every_write(tmp_path):
     with Store.open(path, read_only=True) as db:
         with db.snapshot():
             assert [run.id for run in db.runs()] == [run_id]
-        with pytest.raises(StoreError, match="not a usable perflab database .*readonly"):
+        with pytest.raises(StoreError, match="cannot write to the database .*readonly"):
             db.save(synthetic_result(commit="e" * 40))
     with Store.open(path) as db:
         assert len(db.runs()) == 1

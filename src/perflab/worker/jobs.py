@@ -369,8 +369,8 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     input_digest = integrity.digest(argument)
     try:
         operation = contender.build()
-        watch = BackgroundWatch()
         first_call = timing_checks.first_call(operation, fresh_input(case, argument, job["file"]))
+        watch = BackgroundWatch()  # from here: calibration's time is what one call costs the budget
         if fresh:
             limit = timing_checks.fresh_loops_limit(argument)
 
@@ -403,12 +403,14 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             background=watch.report(),
             packages=_imported_packages(modules_before) if job.get("report_packages") else {},
         )
+        timed = 0
         for line in commands:
             kind = json.loads(line)["do"]
             if kind == "exit":
                 break
             watch = BackgroundWatch()
             measured = value(loops) / loops
+            timed += kind == "value"
             events.send(kind, value=measured, background=watch.report())
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
@@ -421,6 +423,7 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             argument,
             input_digest,
             lambda: fresh_input(case, argument, job["file"]),
+            check_output=timed > 0,  # no timed value (the budget ran out): no timed state to check, no more calls
         ),
     )
 
