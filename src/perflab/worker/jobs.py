@@ -369,8 +369,8 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     input_digest = integrity.digest(argument)
     try:
         operation = contender.build()
+        watch = BackgroundWatch()
         first_call = timing_checks.first_call(operation, fresh_input(case, argument, job["file"]))
-        watch = BackgroundWatch()  # from here: calibration's time is what one call costs the budget
         if fresh:
             limit = timing_checks.fresh_loops_limit(argument)
 
@@ -399,7 +399,7 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             loops=loops,
             first_call=first_call,
             floor=floor,
-            calibration_seconds=watch.wall(),
+            calibration_seconds=max(0.0, watch.wall() - first_call),  # what calibrating cost the budget
             background=watch.report(),
             packages=_imported_packages(modules_before) if job.get("report_packages") else {},
         )
