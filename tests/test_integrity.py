@@ -2,6 +2,8 @@
 error-behaviour and hash-seed checks in real worker processes."""
 
 import functools
+import os
+import subprocess
 import sys
 
 import pytest
@@ -114,6 +116,35 @@ def test_records_keep_their_keys_and_ints_their_magnitude(data):
     assert value is None or (
         set(value) == {"name", "age"} and isinstance(value["name"], str) and abs(value["age"]) <= 2 * 36 + 10
     ), value
+
+
+DRAW_FROM_A_SET = """
+import hashlib
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
+from perflab.worker.derived_strategies import from_values
+
+drawn = []
+
+@settings(max_examples=30, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@seed(0)
+@given(from_values(st, [{"a", "bb", "c", 1, 2.5, (1, 2), b"x"}]).strategy)
+def draw(value):
+    drawn.append(sorted(map(repr, value)) if isinstance(value, (set, frozenset)) else repr(value))
+
+draw()
+print(hashlib.sha256(repr(drawn).encode()).hexdigest())
+"""
+
+
+def test_inputs_derived_from_a_set_do_not_depend_on_the_hash_seed():
+    # equivalence checks run workers under two PYTHONHASHSEEDs: the same seed must draw the same inputs
+    def digest(hash_seed):
+        environment = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run([sys.executable, "-c", DRAW_FROM_A_SET], env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert digest("1") == digest("2") == digest("3")
 
 
 def test_a_type_that_cannot_be_generated_falls_back():
