@@ -32,7 +32,7 @@ SCRIPT = """
         runner.metadata["description"] = "a pyperf script <with> markup"
         runner.argparser.add_argument("--size", type=int, default=100)
         args = runner.parse_args()
-        runner.bench_func("sum", work, args.size)
+        runner.bench_func("sum", work, args.size, metadata={"unit": "second", "loops_hint": 3, "odd": object()})
         runner.bench_time_func("fixed", fixed_cost, 0.001, inner_loops=4)
         runner.timeit("join", stmt="','.join(items)", setup="items = ['a'] * 50")
         runner.bench_async_func("tick", tick)
@@ -62,6 +62,12 @@ def test_runner_api_is_recorded_and_timed_by_perflab(tmp_path):
     assert fixed["value"] == pytest.approx(0.001 / 4)
     assert all(cell["estimates"]["median"]["value"] > 0 for cell in found.values())
     assert {e["status"] for e in result["equivalence"]} == {"reference"}
+    # pyperf's metadata (the Runner's and each benchmark's) is kept with the results
+    described = result["metadata"]["benchmark"]
+    assert described["description"] == "a pyperf script <with> markup"
+    assert described["cases"]["join"] == {"description": "a pyperf script <with> markup"}
+    summed = described["cases"]["sum"]
+    assert summed["unit"] == "second" and summed["loops_hint"] == 3 and summed["odd"].startswith("<object object")
 
 
 def test_script_arguments_and_pyperf_options_are_parsed(tmp_path, monkeypatch):
@@ -224,5 +230,7 @@ def test_profile_reaches_the_scripts_function(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     samples = [line.rsplit(" ", 1) for line in (tmp_path / "p.folded").read_text().splitlines()]
-    in_encode = sum(int(count) for stack, count in samples if "encode (<project>/bm_script.py" in stack)
+    in_encode = sum(int(count) for stack, count in samples if stack.startswith("encode (<project>/bm_script.py"))
     assert in_encode >= 0.9 * sum(int(count) for _, count in samples)
+    # the recorder's frames are harness, like the worker's loop: the script's function is the root
+    assert not any("pyperf_script.py" in stack for stack, _ in samples)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import json
 import os
 import runpy
 import shlex
@@ -382,9 +383,21 @@ def load(path: Path) -> Benchmark:
         script_name(path), description=str(metadata.get("description", "")), compare=PlainDataComparator(), fuzz=False
     )
     for item in recorded:
-        benchmark.case(lambda item=item: item, name=item.name)
+        benchmark.case(lambda item=item: item, name=item.name, metadata=_json_safe(item.metadata))
     benchmark.contender(_TimesItself(), name=CONTENDER, description="the script's own benchmark functions, unchanged")
     return benchmark
+
+
+def _json_safe(metadata: dict[str, Any]) -> dict[str, Any]:
+    """pyperf metadata as results can hold it: JSON values kept, anything else as its str()."""
+    safe: dict[str, Any] = {}
+    for key, value in metadata.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            value = str(value)
+        safe[str(key)] = value
+    return safe
 
 
 def script_name(path: Path) -> str:

@@ -56,6 +56,7 @@ class Case:
     build: Callable[[], Any]
     bytes: int | Callable[[Any], int] | None = None
     items: int | Callable[[Any], int] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # facts kept with the results (e.g. pyperf's)
 
     def work(self, value: Any) -> tuple[str, float] | None:
         """The amount of work one call does on ``value``, as (unit, amount), if declared."""
@@ -117,15 +118,17 @@ class Benchmark:
         name: str | None = None,
         bytes: int | Callable | None = None,
         items: int | Callable | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Any:
-        """Declare a case. ``bytes``/``items``: work per call (a number or a function of the input)."""
+        """Declare a case. ``bytes``/``items``: work per call (a number or a function of the input);
+        ``metadata``: facts about it kept in the results' metadata (str keys, JSON values)."""
         if bytes is not None and items is not None:
             raise BenchmarkFileError("a case declares either bytes or items of work, not both")
 
         def register(build: Callable) -> Callable:
             case_name = name or build.__name__
             _check_new_name(self.cases, case_name, "case")
-            self.cases[case_name] = Case(case_name, build, bytes=bytes, items=items)
+            self.cases[case_name] = Case(case_name, build, bytes=bytes, items=items, metadata=dict(metadata or {}))
             return build
 
         return register(function) if function is not None else register

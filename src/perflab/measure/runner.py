@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from perflab.analysis import estimates as stats
 from perflab.analysis.intervals import benjamini_hochberg
@@ -79,7 +79,23 @@ def run_benchmark(
     """Contenders of one benchmark file, against its reference."""
     reference = benchmark.reference.name
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
-    return run_sides(benchmark.name, contender_sides(file, ordered, settings.python), cases, settings, listener)
+    result = run_sides(benchmark.name, contender_sides(file, ordered, settings.python), cases, settings, listener)
+    described = benchmark_metadata(benchmark, cases)
+    if described:
+        result.metadata["benchmark"] = described
+    return result
+
+
+def benchmark_metadata(benchmark: Benchmark, cases: list[str]) -> dict[str, Any]:
+    """What the benchmark file says of itself and of the cases measured (a pyperf script's
+    metadata among it), for the results; empty when it says nothing."""
+    described: dict[str, Any] = {}
+    if benchmark.description:
+        described["description"] = benchmark.description
+    case_metadata = {name: benchmark.cases[name].metadata for name in cases if benchmark.cases[name].metadata}
+    if case_metadata:
+        described["cases"] = case_metadata
+    return described
 
 
 def run_sides(

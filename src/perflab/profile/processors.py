@@ -28,6 +28,9 @@ MEASURED_REGION = "measured_region"
 OPERATION_SELF = "[measured_region]"
 # Where measured_region is defined; profiles saved before the worker became a package name the old file.
 _WORKER_FILES = (os.path.join("perflab", "worker", "jobs.py"), os.path.join("perflab", "worker.py"))
+# perflab's own frames that a pyperf script's benchmark runs under (its Runner-compatible recorder):
+# harness, not operation, like the worker's loop.
+_RECORDER_FILE = os.path.join("perflab", "pyperf_script.py")
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 
@@ -43,7 +46,8 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
 
     A sample whose innermost frame is ``measured_region`` itself (its loop, or C code it calls
     directly when native frames are off) is kept as an empty stack: time of the operation that
-    no deeper frame explains.
+    no deeper frame explains. The recorder frames a pyperf script's function runs under are
+    harness too: they are dropped from the top of the operation's stack.
     """
     trimmed: Counter[Stack] = Counter()
     outside = 0
@@ -51,8 +55,11 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
         position = next((i for i, label in enumerate(stack) if is_measured_region(label)), None)
         if position is None:
             outside += count
-        else:
-            trimmed[stack[position + 1 :]] += count
+            continue
+        start = position + 1
+        while start < len(stack) and parse_frame(stack[start]).file.endswith(_RECORDER_FILE):
+            start += 1
+        trimmed[stack[start:]] += count
     return Trimmed(trimmed, outside)
 
 
