@@ -1,0 +1,214 @@
+"""Records the arguments of calls of one function while a program runs (``perflab isolate``).
+
+Each recorded call is a pickled copy of its arguments taken when the call starts (before the
+function can change them), refused with a reason when it cannot be copied: an object pickle
+cannot handle, one defined in the program's ``__main__`` (a benchmark cannot import it), or a
+copy larger than the size cap. Calls are sampled evenly over the whole run without knowing in
+advance how many there will be: every ``stride``-th call is copied, and when twice the wanted
+number are kept, every other one is dropped and the stride doubles. So at most about
+2 x calls x log2(all calls / calls) copies are made, whatever the program does.
+
+The hook costs little where it can: on Python 3.12+ ``sys.monitoring`` reports the start of that
+one code object only; before 3.12, ``sys.setprofile`` sees every call and the hook returns at once
+for the others (the cost is measured and reported: benchmarks/isolate_overhead.py).
+
+Standard library only: runs inside the program, under its interpreter.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pickle
+import sys
+import threading
+import time
+from collections import Counter
+from types import CodeType, FrameType
+from typing import Any
+
+_MONITORING_TOOL_IDS = (2, 3, 4, 5)  # PROFILER_ID, then ids no standard tool claims
+
+
+class RecorderError(Exception):
+    """The function to record cannot be found; the message says what to do."""
+
+
+def resolve(target: str) -> Any:
+    """``module:qualname`` -> the object (``Class.method`` walks attributes)."""
+    module_name, _, qualname = target.partition(":")
+    if not module_name or not qualname:
+        raise RecorderError(f"--function {target!r}: expected module:qualname, e.g. json:dumps")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as error:
+        raise RecorderError(f"--function {target!r}: cannot import {module_name}: {error}") from error
+    for part in qualname.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise RecorderError(f"--function {target!r}: {module_name} has no {qualname}") from None
+    return obj
+
+
+class CallRecorder:
+    def __init__(self, target: str, calls: int, max_bytes: int, output: str):
+        function = inspect.unwrap(resolve(target))
+        code = getattr(function, "__code__", None)
+        if not isinstance(code, CodeType):
+            raise RecorderError(
+                f"--function {target!r} is not a Python function (a C function cannot be hooked): "
+                "record a Python function that calls it"
+            )
+        self.target, self.code, self.calls, self.max_bytes, self.output = target, code, calls, max_bytes, output
+        self.signature = inspect.signature(function)
+        self.kept: list[tuple[int, bytes]] = []  # (call number, pickled (args, kwargs))
+        self.stride, self.seen, self.copied = 1, 0, 0
+        self.refused: Counter[str] = Counter()
+        self.returns: Counter[str] = Counter()
+        self.returns_json = True  # every str/bytes return seen so far parses as JSON
+        self.copy_seconds = 0.0
+        self.hook = ""
+        self._lock = threading.RLock()  # re-entered if copying an argument calls the function
+        self._tool: int | None = None
+
+    @classmethod
+    def from_spec(cls, path: str) -> CallRecorder:
+        with open(path, encoding="utf-8") as file:
+            spec = json.load(file)
+        return cls(spec["function"], spec["calls"], spec["max_bytes"], spec["output"])
+
+    @staticmethod
+    def write_error(spec_path: str, message: str) -> None:
+        with open(spec_path, encoding="utf-8") as file:
+            output = json.load(file)["output"]
+        with open(output + ".json", "w", encoding="utf-8") as file:
+            json.dump({"error": message}, file)
+
+    # ---- hooks -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.started = time.perf_counter()
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            free = [tool for tool in _MONITORING_TOOL_IDS if monitoring.get_tool(tool) is None]
+            if free:
+                self._tool = tool = free[0]
+                monitoring.use_tool_id(tool, "perflab isolate")
+                monitoring.register_callback(tool, monitoring.events.PY_START, self._on_start)
+                monitoring.register_callback(tool, monitoring.events.PY_RETURN, self._on_return)
+                monitoring.set_local_events(tool, self.code, monitoring.events.PY_START | monitoring.events.PY_RETURN)
+                self.hook = "sys.monitoring"
+                return
+        sys.setprofile(self._profile)
+        threading.setprofile(self._profile)
+        self.hook = "sys.setprofile"
+
+    def _on_start(self, code: CodeType, offset: int) -> None:
+        self._called(sys._getframe(1))
+
+    def _on_return(self, code: CodeType, offset: int, value: Any) -> None:
+        self._returned(value)
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if frame.f_code is not self.code:
+            return
+        if event == "call":
+            self._called(frame)
+        elif event == "return":
+            self._returned(arg)
+
+    # ---- recording ---------------------------------------------------------------------------
+
+    def _called(self, frame: FrameType) -> None:
+        with self._lock:
+            number = self.seen
+            self.seen += 1
+            if number % self.stride:
+                return
+            began = time.perf_counter()
+            try:
+                data = self._copy(frame)
+            except Exception as error:  # anything pickle raises for an object it cannot copy
+                self.refused[f"cannot be copied ({type(error).__name__}: {str(error)[:120]})"] += 1
+                data = None
+            if data is not None:
+                self.kept.append((number, data))
+                self.copied += 1
+                if len(self.kept) >= 2 * self.calls:
+                    self.stride *= 2
+                    self.kept = [(n, d) for n, d in self.kept if n % self.stride == 0]
+            self.copy_seconds += time.perf_counter() - began
+
+    def _copy(self, frame: FrameType) -> bytes | None:
+        arguments = frame.f_locals
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for name, parameter in self.signature.parameters.items():
+            if name not in arguments:
+                continue
+            value = arguments[name]
+            if parameter.kind is parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif parameter.kind is parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            elif parameter.kind is parameter.KEYWORD_ONLY:
+                kwargs[name] = value
+            else:
+                args.append(value)
+        data = pickle.dumps((tuple(args), kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) > self.max_bytes:
+            self.refused[f"larger than the size cap of {self.max_bytes} bytes"] += 1
+            return None
+        if b"__main__" in data:
+            self.refused["holds objects defined in the program's __main__ (a benchmark cannot import them)"] += 1
+            return None
+        return data
+
+    def _returned(self, value: Any) -> None:
+        kind = type(value)
+        self.returns[f"{kind.__module__}.{kind.__qualname__}"] += 1
+        if (
+            isinstance(value, (str, bytes))
+            and self.returns_json
+            and self.returns[f"{kind.__module__}.{kind.__qualname__}"] <= 3
+        ):
+            try:
+                json.loads(value)
+            except ValueError:
+                self.returns_json = False
+
+    # ---- result ------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if self._tool is not None and monitoring is not None:
+            monitoring.set_local_events(self._tool, self.code, 0)
+            monitoring.free_tool_id(self._tool)
+        elif self.hook == "sys.setprofile":
+            sys.setprofile(None)
+            threading.setprofile(None)  # type: ignore[arg-type,unused-ignore]  # None removes the hook
+        kept = [(n, d) for n, d in self.kept if n % self.stride == 0]
+        step = max(1, len(kept) // self.calls)
+        kept = kept[::step][: self.calls]
+        with open(self.output + ".pickle", "wb") as file:
+            pickle.dump([data for _, data in kept], file, protocol=pickle.HIGHEST_PROTOCOL)
+        summary = {
+            "function": self.target,
+            "hook": self.hook,
+            "calls_seen": self.seen,
+            "calls_copied": self.copied,
+            "calls_kept": len(kept),
+            "call_numbers": [n for n, _ in kept],
+            "bytes": [len(d) for _, d in kept],
+            "refused": dict(self.refused),
+            "returns": dict(self.returns),
+            "returns_json": self.returns_json,
+            "copy_seconds": self.copy_seconds,
+            "program_seconds": time.perf_counter() - self.started,
+            "python": sys.version.split()[0],
+            "program_path": sys.path[0],
+        }
+        with open(self.output + ".json", "w", encoding="utf-8") as file:
+            json.dump(summary, file)
