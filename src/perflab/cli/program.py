@@ -63,7 +63,9 @@ def is_program(args: argparse.Namespace) -> bool:
 def run(args: argparse.Namespace, err: Console, report: Callable[[ProfileOutcome, Console], int]) -> int:
     """Profile the command or process; ``report(outcome, err) -> exit code`` shows and writes it."""
     from perflab.profile.program import ProgramError, ProgramSettings, profile_command, profile_pid
-    from perflab.render.terminal import waiting
+    from perflab.profile.shares import frame_shares
+    from perflab.profile.suggestions import suggest
+    from perflab.render.terminal import suggestions, waiting
     from perflab.render.terminal.console import stdout_console
 
     if args.benchmark is not None:
@@ -94,8 +96,11 @@ def run(args: argparse.Namespace, err: Console, report: Callable[[ProfileOutcome
     except ProgramError as error:
         raise UsageError(str(error)) from None
     code = report(result.outcome, err)
-    if args.mode == "wall" and result.outcome.profile.runs:
-        waiting.render(result.outcome.profile, stdout_console(), args.top)
+    profile = result.outcome.profile
+    if profile.runs:
+        if args.mode == "wall":
+            waiting.render(profile, stdout_console(), args.top)
+        suggestions.render(suggest(frame_shares(profile.runs)), stdout_console(), args.command)
     if result.exit_status:
         say(err, f"perflab: the program exited with status {result.exit_status}")
         return result.exit_status

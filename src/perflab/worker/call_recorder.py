@@ -153,10 +153,10 @@ class CallRecorder:
                 args.extend(value)
             elif parameter.kind is parameter.VAR_KEYWORD:
                 kwargs.update(value)
-            elif parameter.kind is parameter.KEYWORD_ONLY:
-                kwargs[name] = value
-            else:
+            elif parameter.kind is parameter.POSITIONAL_ONLY or parameter.default is parameter.empty:
                 args.append(value)
+            elif value is not parameter.default:  # left at their defaults, they stay so in the benchmark
+                kwargs[name] = value
         data = pickle.dumps((tuple(args), kwargs), protocol=pickle.HIGHEST_PROTOCOL)
         if len(data) > self.max_bytes:
             self.refused[f"larger than the size cap of {self.max_bytes} bytes"] += 1
