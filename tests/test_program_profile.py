@@ -179,3 +179,66 @@ def test_from_a_real_program_to_verdicts_with_equivalence(tmp_path):
     statuses = {e["contender"]: e["status"] for e in load_json(tmp_path / "r.json")["equivalence"]}
     assert statuses["original"] == "reference"
     assert statuses["orjson_dumps"] == "equivalent" and statuses["msgspec_dumps"] == "equivalent"
+
+
+def test_suggestions_match_hot_calls_not_imports():
+    from perflab.profile.suggestions import matches
+
+    loads, logging_ = TABLE[1], TABLE[2]
+    assert matches(loads, "JSONDecoder.raw_decode (<stdlib>/json/decoder.py:343)")
+    assert matches(loads, "loads (<stdlib>/json/__init__.py:299)")
+    assert not matches(loads, "dumps (<stdlib>/json/__init__.py:183)")
+    assert not matches(loads, "<module> (<stdlib>/json/decoder.py:1)")
+    assert matches(logging_, "Logger.info (<stdlib>/logging/__init__.py:1479)")
+
+
+def other_python(version: str) -> str | None:
+    """pyenv's python``version`` if it is installed here (the shims run only the selected version)."""
+    import glob
+    import os
+
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found = sorted(glob.glob(f"{pyenv}/versions/{version}.*/bin/python{version}"))
+    return found[-1] if found else None
+
+
+@pytest.mark.parametrize("version", [f"{sys.version_info.major}.{sys.version_info.minor}", "3.12"])
+def test_isolate_records_real_inputs_evenly_with_either_hook(tmp_path, version):
+    """sys.setprofile before 3.12, sys.monitoring from 3.12 (under another interpreter, perflab not installed there)."""
+    python = (
+        sys.executable if version == f"{sys.version_info.major}.{sys.version_info.minor}" else other_python(version)
+    )
+    if python is None:
+        pytest.skip(f"python{version} is not installed here")
+    (tmp_path / "lib.py").write_text(
+        "def scale(values, factor=2, *, offset=0):\n    return [v * factor + offset for v in values]\n"
+    )
+    (tmp_path / "app.py").write_text(
+        "from lib import scale\nfor n in range(40):\n    scale(list(range(n)), offset=1 if n % 2 else 0)\nprint('done')\n"
+    )
+    result = run_perflab(
+        "isolate",
+        "--function",
+        "lib:scale",
+        "--calls",
+        "5",
+        "--output",
+        tmp_path / "b.py",
+        "--",
+        python,
+        "app.py",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "done" in result.stdout
+    hook = "sys.monitoring" if version >= "3.12" else "sys.setprofile"
+    assert f"5 calls of 40 recorded; hook {hook}" in result.stderr
+    import pickle
+
+    calls = [pickle.loads(data) for data in pickle.loads((tmp_path / "b.inputs.pickle").read_bytes())]
+    sizes = [len(args[0]) for args, _ in calls]
+    assert sizes == sorted(sizes) and sizes[0] == 0 and sizes[-1] >= 24  # spread over the whole run
+    for args, kwargs in calls:  # the real inputs; arguments left at their defaults are not recorded
+        assert args == (list(range(len(args[0]))),)
+        assert kwargs == ({"offset": 1} if len(args[0]) % 2 else {})
+    assert "Comparator: exact, because it returned list" in (tmp_path / "b.py").read_text()

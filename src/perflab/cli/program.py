@@ -62,7 +62,7 @@ def is_program(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace, err: Console, report: Callable[[ProfileOutcome, Console], int]) -> int:
     """Profile the command or process; ``report(outcome, err) -> exit code`` shows and writes it."""
-    from perflab.profile.program import ProgramError, ProgramSettings, profile_command, profile_pid
+    from perflab.profile.program import ProgramError, ProgramSettings, profile_command, profile_pid, python_command
     from perflab.profile.shares import frame_shares
     from perflab.profile.suggestions import suggest
     from perflab.render.terminal import suggestions, waiting
@@ -100,7 +100,8 @@ def run(args: argparse.Namespace, err: Console, report: Callable[[ProfileOutcome
     if profile.runs:
         if args.mode == "wall":
             waiting.render(profile, stdout_console(), args.top)
-        suggestions.render(suggest(frame_shares(profile.runs)), stdout_console(), args.command)
+        isolatable = args.command if args.command and python_command(args.command) else ()
+        suggestions.render(suggest(frame_shares(profile.runs)), stdout_console(), isolatable)
     if result.exit_status:
         say(err, f"perflab: the program exited with status {result.exit_status}")
         return result.exit_status

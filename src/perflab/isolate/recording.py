@@ -41,7 +41,7 @@ class Recording:
         return (
             f"hook {s['hook']}: {s['calls_seen']} calls seen, {s['calls_copied']} copied in "
             f"{s['copy_seconds'] * 1e3:.1f} ms ({share:.1%} of the program's {s['program_seconds']:.2f} s; "
-            "the hook's cost on other calls is not in this figure: benchmarks/isolate_overhead.py measures it)"
+            "the hook's cost on other calls is not in this figure: benchmarks/program_profile.py measures it)"
         )
 
 

@@ -136,6 +136,8 @@ class Hit:
 
 def matches(suggestion: Suggestion, frame_label: str) -> bool:
     frame = parse_frame(frame_label)
+    if frame.name == "<module>":  # importing the module is not using it
+        return False
     return any(fnmatch.fnmatchcase(f"{frame.file} {frame.name}", pattern) for pattern in suggestion.frames)
 
 

@@ -10,7 +10,7 @@ number are kept, every other one is dropped and the stride doubles. So at most a
 
 The hook costs little where it can: on Python 3.12+ ``sys.monitoring`` reports the start of that
 one code object only; before 3.12, ``sys.setprofile`` sees every call and the hook returns at once
-for the others (the cost is measured and reported: benchmarks/isolate_overhead.py).
+for the others (the cost is measured and reported: benchmarks/program_profile.py).
 
 Standard library only: runs inside the program, under its interpreter.
 """
