@@ -30,36 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import conditions, machine, write_figure
+from profile_attribution import KNOWN_SPLIT, TRUE_SELF
 
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
 from perflab.profile.shares import frame_shares
 
-LIBRARY = """
-UNIT = 4000
-
-
-def alpha(units):
-    x = 0.0
-    for i in range(units * UNIT):
-        x = x * 0.5 + i
-    return x
-
-
-def beta(units):
-    x = 0.0
-    for i in range(units * UNIT):
-        x = x * 0.5 + i
-    return x
-
-
-def caller_a():
-    return alpha(3) + beta(1)
-
-
-def caller_b():
-    return alpha(1) + beta(5)
-"""
 PROGRAM = """
 import sys, time
 import known_lib
@@ -70,7 +46,6 @@ for _ in range(int(sys.argv[1])):
     known_lib.caller_b()
 print("ELAPSED", time.perf_counter() - started)
 """
-TRUE_SELF = {"alpha": 0.4, "beta": 0.6}
 
 
 def own_seconds(output: str) -> float:
@@ -102,7 +77,7 @@ def main() -> None:
     perflab = [sys.executable, "-m", "perflab"]
     with tempfile.TemporaryDirectory() as directory:
         here = Path(directory)
-        (here / "known_lib.py").write_text(LIBRARY)
+        (here / "known_lib.py").write_text(KNOWN_SPLIT)
         (here / "app.py").write_text(PROGRAM)
         program = [sys.executable, "app.py", str(args.calls)]
         plain, profiled, recorded, attribution = [], [], [], []
