@@ -45,7 +45,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
     profile = add_verb(
         verbs,
         "profile",
-        "profile the measured operation: Python + C frames, each function's share with its interval",
+        "profile the measured operation (or a whole program: -- COMMAND, --pid N): Python + C frames, "
+        "each function's share with its interval",
         "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
         "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
