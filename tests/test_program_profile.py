@@ -35,9 +35,11 @@ sys.exit(3)
 """
 
 
-def test_python_commands_are_recognized_and_others_are_not():
-    assert python_command(["python", "-u", "-X", "dev", "app.py", "-x"]) == PythonCommand(
-        "python", ("-u", "-X", "dev"), ("app.py", "-x")
+def test_python_commands_are_recognized_and_others_are_not(tmp_path):
+    app = str(tmp_path / "app.py")
+    Path(app).write_text("pass\n")
+    assert python_command(["python", "-u", "-X", "dev", app, "-x"]) == PythonCommand(
+        "python", ("-u", "-X", "dev"), (app, "-x")
     )
     assert python_command([sys.executable, "-m", "pkg.mod", "a"]).target == ("-m", "pkg.mod", "a")
     assert python_command(["ls", "-l"]) is None
@@ -86,6 +88,12 @@ def test_bad_program_forms_are_refused_in_one_line(tmp_path):
     assert code.returncode == 2 and "python -c is not supported" in code.stderr
     missing = run_perflab("profile", "--pid", "999999999")
     assert missing.returncode == 2
+    absent = run_perflab("profile", "--", "python", tmp_path / "absent.py")
+    assert absent.returncode == 2 and "absent.py: no such file" in absent.stderr
+    app = tmp_path / "app.py"
+    app.write_text(EXITS)
+    clobber = run_perflab("profile", "--json", app, "--", "python", app)
+    assert clobber.returncode == 2 and app.read_text() == EXITS  # an output never overwrites the program
     nothing = run_perflab("profile")
     assert nothing.returncode == 2 and "nothing to profile" in nothing.stderr
 
@@ -119,6 +127,7 @@ def test_recorder_refuses_what_cannot_be_copied_and_names_it(tmp_path):
     assert result.returncode == 1
     assert "10 calls seen, none recorded" in result.stderr
     assert "cannot be copied (TypeError" in result.stderr and "__main__" in result.stderr
+    assert not (tmp_path / "b.py").exists() and not (tmp_path / "b.inputs.pickle").exists()
     unknown = run_perflab("isolate", "--function", "lib:nope", "--output", tmp_path / "c.py", "--", "python", app)
     assert unknown.returncode == 1 and "lib has no nope" in unknown.stderr
 

@@ -77,9 +77,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         say(err, f"note: perflab knows no drop-in alternatives for {args.function}; none added")
     say(err, f"recording calls of {args.function} in {' '.join(args.command)} ...")
     try:
-        recording = record_calls(
-            args.command, args.function, output.with_name(output.stem + ".inputs"), args.calls, args.max_bytes
-        )
+        recording = record_calls(args.command, args.function, inputs, args.calls, args.max_bytes)
     except ProgramError as error:
         raise UsageError(str(error)) from None
     except RecordingError as error:

@@ -211,7 +211,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.session import profile_operation
 
     if program.is_program(args):
-        check_outputs(args, *_OUTPUTS, inputs=args.command[:2])
+        check_outputs(args, *_OUTPUTS, inputs=program.inputs_of(args.command))
         return program.run(args, err, lambda outcome, console: _report(outcome, Views.from_args(args), console))
     if args.benchmark is None:
         raise UsageError("nothing to profile: give a benchmark, --pid N, or -- COMMAND")

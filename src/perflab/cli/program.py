@@ -56,6 +56,19 @@ def program_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def inputs_of(command: Sequence[str]) -> list[str]:
+    """The files a command reads that an output must not overwrite: the program (a script), or the command."""
+    from perflab.profile.program import ProgramError, python_command
+
+    try:
+        program = python_command(command) if command else None
+    except ProgramError:
+        return []  # refused with its reason when profiled
+    if program is None:
+        return list(command[:1])
+    return [] if program.target[0] == "-m" else [program.target[0]]
+
+
 def is_program(args: argparse.Namespace) -> bool:
     return bool(args.command) or args.pid is not None
 

@@ -61,7 +61,7 @@ def render(recording: Recording, name: str, inputs_file: str, suggestion: Sugges
         )
     refused = "".join(f"\n  refused: {count} calls {reason}" for reason, count in s["refused"].items())
     lines = [
-        f'"""{name}: {recording.function} with the inputs it saw in a real run, written by perflab isolate.',
+        f'"""{name}: {_safe(recording.function)} with the inputs it saw in a real run, written by perflab isolate.',
         "",
         f"Program: {_safe(' '.join(recording.command))}",
         f"Recorded: {s['calls_kept']} of {s['calls_seen']} calls (sampled evenly over the run), Python {s['python']};",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,43 +47,49 @@ class Recording:
 
 
 def record_calls(
-    command: Sequence[str], function: str, stem: Path, calls: int = DEFAULT_CALLS, max_bytes: int = DEFAULT_MAX_BYTES
+    command: Sequence[str], function: str, inputs: Path, calls: int = DEFAULT_CALLS, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Recording:
-    """Run ``command`` (a Python program) recording up to ``calls`` calls of ``function``; files at STEM.*."""
+    """Run ``command`` (a Python program) recording up to ``calls`` calls of ``function`` into ``inputs``
+    (created: it must not exist; removed again when nothing usable was recorded)."""
     program = python_command(command)
     if program is None:
         raise ProgramError(f"{command[0]}: isolate runs Python programs (python app.py ... or python -m module ...)")
-    spec = stem.with_name(stem.name + ".record-spec.json")
-    spec.write_text(json.dumps({"function": function, "calls": calls, "max_bytes": max_bytes, "output": str(stem)}))
-    started = time.perf_counter()
-    try:
-        returncode = subprocess.run(
-            program.launcher("--record", str(spec)), env=worker_environment(program.python), check=False
-        ).returncode
-    except OSError as error:
-        raise ProgramError(f"cannot run {program.python}: {error.strerror or error}") from error
-    finally:
-        spec.unlink(missing_ok=True)
-    wall = time.perf_counter() - started
-    summary_file = stem.with_name(stem.name + ".json")
-    try:
-        summary = json.loads(summary_file.read_text())
-    except (OSError, ValueError):
-        raise RecordingError(
-            f"the program ended (exit status {exit_status(returncode)}) before the recorder could write what it "
-            "recorded (it was killed, or called os._exit)"
-        ) from None
-    finally:
-        summary_file.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="perflab-isolate-") as directory:
+        spec, summary_file = Path(directory) / "spec.json", Path(directory) / "summary.json"
+        spec.write_text(
+            json.dumps(
+                {
+                    "function": function,
+                    "calls": calls,
+                    "max_bytes": max_bytes,
+                    "inputs": str(inputs),
+                    "summary": str(summary_file),
+                }
+            )
+        )
+        started = time.perf_counter()
+        try:
+            returncode = subprocess.run(
+                program.launcher("--record", str(spec)), env=worker_environment(program.python), check=False
+            ).returncode
+        except OSError as error:
+            raise ProgramError(f"cannot run {program.python}: {error.strerror or error}") from error
+        wall = time.perf_counter() - started
+        try:
+            summary = json.loads(summary_file.read_text())
+        except (OSError, ValueError):
+            summary = {
+                "error": f"the program ended (exit status {exit_status(returncode)}) before the recorder could "
+                "write what it recorded (it was killed, or called os._exit)"
+            }
+    if "error" in summary or not summary["calls_kept"]:
+        inputs.unlink(missing_ok=True)
     if "error" in summary:
         raise RecordingError(summary["error"])
-    recording = Recording(
-        function, list(command), stem.with_name(stem.name + ".pickle"), summary, exit_status(returncode), wall
-    )
     if not summary["calls_kept"]:
         refused = "; ".join(f"{count} {reason}" for reason, count in summary["refused"].items())
         raise RecordingError(
             f"{function}: {summary['calls_seen']} calls seen, none recorded"
             + (f" ({refused})" if refused else " (is it called by this run of the program?)")
         )
-    return recording
+    return Recording(function, list(command), inputs, summary, exit_status(returncode), wall)

@@ -128,6 +128,8 @@ def python_command(command: Sequence[str]) -> PythonCommand | None:
             options.append(rest.pop(0))
     if not rest or rest[0] == "-" or (rest[0] == "-m" and len(rest) < 2):
         raise ProgramError(f"{' '.join(command)}: no script or -m module to run")
+    if rest[0] != "-m" and not Path(rest[0]).is_file():
+        raise ProgramError(f"{rest[0]}: no such file (the Python program to run)")
     return PythonCommand(command[0], tuple(options), tuple(rest))
 
 

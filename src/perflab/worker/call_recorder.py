@@ -53,7 +53,7 @@ def resolve(target: str) -> Any:
 
 
 class CallRecorder:
-    def __init__(self, target: str, calls: int, max_bytes: int, output: str):
+    def __init__(self, target: str, calls: int, max_bytes: int, inputs: str, summary: str):
         function = inspect.unwrap(resolve(target))
         code = getattr(function, "__code__", None)
         if not isinstance(code, CodeType):
@@ -61,7 +61,8 @@ class CallRecorder:
                 f"--function {target!r} is not a Python function (a C function cannot be hooked): "
                 "record a Python function that calls it"
             )
-        self.target, self.code, self.calls, self.max_bytes, self.output = target, code, calls, max_bytes, output
+        self.target, self.code, self.calls, self.max_bytes = target, code, calls, max_bytes
+        self.inputs, self.summary = inputs, summary  # where the pickled calls and the account go
         self.signature = inspect.signature(function)
         self.kept: list[tuple[int, bytes]] = []  # (call number, pickled (args, kwargs))
         self.stride, self.seen, self.copied = 1, 0, 0
@@ -77,13 +78,13 @@ class CallRecorder:
     def from_spec(cls, path: str) -> CallRecorder:
         with open(path, encoding="utf-8") as file:
             spec = json.load(file)
-        return cls(spec["function"], spec["calls"], spec["max_bytes"], spec["output"])
+        return cls(spec["function"], spec["calls"], spec["max_bytes"], spec["inputs"], spec["summary"])
 
     @staticmethod
     def write_error(spec_path: str, message: str) -> None:
         with open(spec_path, encoding="utf-8") as file:
-            output = json.load(file)["output"]
-        with open(output + ".json", "w", encoding="utf-8") as file:
+            summary = json.load(file)["summary"]
+        with open(summary, "w", encoding="utf-8") as file:
             json.dump({"error": message}, file)
 
     # ---- hooks -------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ class CallRecorder:
         kept = [(n, d) for n, d in self.kept if n % self.stride == 0]
         step = max(1, len(kept) // self.calls)
         kept = kept[::step][: self.calls]
-        with open(self.output + ".pickle", "wb") as file:
+        with open(self.inputs, "wb") as file:
             pickle.dump([data for _, data in kept], file, protocol=pickle.HIGHEST_PROTOCOL)
         summary = {
             "function": self.target,
@@ -210,5 +211,5 @@ class CallRecorder:
             "python": sys.version.split()[0],
             "program_path": sys.path[0],
         }
-        with open(self.output + ".json", "w", encoding="utf-8") as file:
+        with open(self.summary, "w", encoding="utf-8") as file:
             json.dump(summary, file)
