@@ -1,6 +1,9 @@
 """Whole programs: `perflab profile -- python app.py`, `--pid`, `perflab isolate`, suggestions, and
 the loop from a real program (tests/programs/twitter_report) to verdicts with equivalence."""
 
+import glob
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -203,9 +206,6 @@ def test_suggestions_match_hot_calls_not_imports():
 
 def other_python(version: str) -> str | None:
     """pyenv's python``version`` if it is installed here (the shims run only the selected version)."""
-    import glob
-    import os
-
     pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
     found = sorted(glob.glob(f"{pyenv}/versions/{version}.*/bin/python{version}"))
     return found[-1] if found else None
@@ -251,3 +251,30 @@ def test_isolate_records_real_inputs_evenly_with_either_hook(tmp_path, version):
         assert args == (list(range(len(args[0]))),)
         assert kwargs == ({"offset": 1} if len(args[0]) % 2 else {})
     assert "Comparator: exact, because it returned list" in (tmp_path / "b.py").read_text()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None or find_py_spy() is None,
+    reason="denying ptrace needs root (to drop to another user) and setpriv",
+)
+def test_ptrace_denied_falls_back_and_the_program_runs_once(tmp_path):
+    """A real denial (py-spy as user nobody): the program has not started when py-spy fails, so it
+    runs once, under the in-process sampler."""
+    denied = tmp_path / "py-spy-as-nobody"
+    denied.write_text(
+        f'#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "{os.path.realpath(find_py_spy())}" "$@"\n'
+    )
+    denied.chmod(0o755)
+    app = tmp_path / "app.py"
+    app.write_text(EXITS)
+    result = subprocess.run(
+        [sys.executable, "-m", "perflab", "profile", "--json", tmp_path / "p.json", "--", "python", app],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200", "PERFLAB_PY_SPY": str(denied)},
+    )
+    assert result.returncode == 3, result.stderr
+    assert result.stdout.count("the program's own output") == 1
+    assert "fallback sampler because py-spy cannot attach" in result.stdout
+    assert Profile.load(tmp_path / "p.json").metadata["sampler"] == "inprocess"
