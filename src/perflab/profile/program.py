@@ -346,15 +346,18 @@ def trim_launcher(stacks: Counter[Stack]) -> tuple[Counter[Stack], int]:
     """Stacks of the program without the launcher's frames; (kept, samples dropped).
 
     Below ``run_program``, runpy's frames are dropped too; stacks in the launcher that never
-    entered ``run_program`` (waiting for the go byte, writing the in-process samples) are dropped.
-    Stacks without launcher frames (the program's other threads) are kept whole."""
+    entered ``run_program`` (its start-up under runpy, waiting for the go byte, writing the
+    in-process samples) are dropped. Other stacks (the program's other threads) are kept whole."""
     kept: Counter[Stack] = Counter()
     dropped = 0
     for stack, count in stacks.items():
         frames = [parse_frame(label) for label in stack]
         in_launcher = [i for i, frame in enumerate(frames) if frame.file.endswith(_LAUNCHER_FILE)]
         if not in_launcher:
-            kept[stack] += count
+            if frames and frames[0].file.endswith(_RUNPY_FILES):  # the launcher's start-up (python -m)
+                dropped += count
+            else:
+                kept[stack] += count
             continue
         region = next((i for i in in_launcher if frames[i].name == _PROGRAM_REGION), None)
         if region is None:
