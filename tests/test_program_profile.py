@@ -212,17 +212,31 @@ def other_python(version: str) -> str | None:
     return found[-1] if found else None
 
 
-@pytest.mark.parametrize("version", [f"{sys.version_info.major}.{sys.version_info.minor}", "3.12"])
-def test_isolate_records_real_inputs_evenly_with_either_hook(tmp_path, version):
-    """sys.setprofile before 3.12, sys.monitoring from 3.12 (under another interpreter, perflab not installed there)."""
-    python = (
-        sys.executable if version == f"{sys.version_info.major}.{sys.version_info.minor}" else other_python(version)
-    )
+THIS = f"{sys.version_info.major}.{sys.version_info.minor}"
+SCALE = "def scale(values, factor=2, *, offset=0):\n    return [v * factor + offset for v in values]\n"
+# The same function with a closure: its code cannot be swapped, so sys.setprofile records it before 3.12.
+SCALE_CLOSURE = (
+    "def make(base):\n"
+    "    def scale(values, factor=2, *, offset=0):\n"
+    "        return [v * factor + offset + base for v in values]\n"
+    "    return scale\n"
+    "scale = make(0)\n"
+)
+EXPECTED_HOOK = {
+    (THIS, SCALE): "sys.monitoring" if sys.version_info >= (3, 12) else "code swap",
+    ("3.12", SCALE): "sys.monitoring",
+    (THIS, SCALE_CLOSURE): "sys.monitoring" if sys.version_info >= (3, 12) else "sys.setprofile",
+}
+
+
+@pytest.mark.parametrize(("version", "library"), list(EXPECTED_HOOK), ids=["this", "3.12", "closure"])
+def test_isolate_records_real_inputs_evenly_with_every_hook(tmp_path, version, library):
+    """Each hook (sys.monitoring from 3.12, under another interpreter where perflab is not installed;
+    a code swap before 3.12; sys.setprofile for a closure there) records the same calls."""
+    python = sys.executable if version == THIS else other_python(version)
     if python is None:
         pytest.skip(f"python{version} is not installed here")
-    (tmp_path / "lib.py").write_text(
-        "def scale(values, factor=2, *, offset=0):\n    return [v * factor + offset for v in values]\n"
-    )
+    (tmp_path / "lib.py").write_text(library)
     (tmp_path / "app.py").write_text(
         "from lib import scale\nfor n in range(40):\n    scale(list(range(n)), offset=1 if n % 2 else 0)\nprint('done')\n"
     )
@@ -241,7 +255,7 @@ def test_isolate_records_real_inputs_evenly_with_either_hook(tmp_path, version):
     )
     assert result.returncode == 0, result.stderr
     assert "done" in result.stdout
-    hook = "sys.monitoring" if version >= "3.12" else "sys.setprofile"
+    hook = EXPECTED_HOOK[version, library]
     assert f"5 calls of 40 recorded; hook {hook}" in result.stderr
     import pickle
 

@@ -148,7 +148,9 @@ def profile_command(
     program = python_command(command)
     python = program.python if program else sys.executable
     directory = program.directory if program else os.getcwd()
-    profile = _new_profile(program.name if program else Path(command[0]).name, list(command), settings, directory)
+    profile = _new_profile(
+        program.name if program else Path(command[0]).name, list(command), settings, directory, python
+    )
     if not program:
         profile.metadata["python"] = {}  # not known: the command is not started by a Python perflab knows
     result = ProgramOutcome(ProfileOutcome(profile))
@@ -215,7 +217,11 @@ def profile_pid(pid: int, settings: ProgramSettings) -> ProgramOutcome:
         recordings[0].wait(settings.duration)
     except KeyboardInterrupt:
         result.outcome.interrupted = True
-    run = _Run(0, time.perf_counter() - started, *_stop(recordings))
+    try:
+        run = _Run(0, time.perf_counter() - started, *_stop(recordings))
+    except SamplerUnavailable as error:
+        result.outcome.error = str(error)
+        return result
     _add_run(profile, run, path_roots(project_root(os.getcwd()), _interpreter_paths(sys.executable)))
     profile.metadata.update(_sampler_metadata(sampler, reason, settings), runs=1, samples=profile.samples)
     return result
@@ -392,7 +398,9 @@ def _add_run(profile: Profile, run: _Run, roots: list[tuple[str, str]]) -> None:
         profile.metadata.setdefault("run_info", []).append(info)
 
 
-def _new_profile(name: str, command: list[str], settings: ProgramSettings, directory: str) -> Profile:
+def _new_profile(
+    name: str, command: list[str], settings: ProgramSettings, directory: str, python: str = sys.executable
+) -> Profile:
     return Profile(
         metadata={
             "benchmark": name,
@@ -401,7 +409,7 @@ def _new_profile(name: str, command: list[str], settings: ProgramSettings, direc
             "rate": settings.effective_rate,
             "native": settings.native,
             "subprocesses": settings.subprocesses,
-            **metadata.collect(directory, sys.executable),
+            **metadata.collect(directory, python),
         }
     )
 

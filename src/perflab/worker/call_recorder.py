@@ -9,8 +9,13 @@ number are kept, every other one is dropped and the stride doubles. So at most a
 2 x calls x log2(all calls / calls) copies are made, whatever the program does.
 
 The hook costs little where it can: on Python 3.12+ ``sys.monitoring`` reports the start of that
-one code object only; before 3.12, ``sys.setprofile`` sees every call and the hook returns at once
-for the others (the cost is measured and reported: benchmarks/program_profile.py).
+one code object only. Before 3.12 there is no such event, and ``sys.setprofile`` puts the whole
+interpreter in its slow tracing mode (a pure-Python loop ran 2-3 times slower under a hook that
+returned at once, on 3.11); so there the function object's code is swapped for a small one that
+records the call and calls a copy of the original (every reference to the function, even one
+taken before, reaches the recorder, and no other code slows down). ``sys.setprofile`` remains for
+functions with a closure, whose code cannot be swapped for one without the same free variables.
+The cost is measured and reported: benchmarks/program_profile.py.
 
 Standard library only: runs inside the program, under its interpreter.
 """
@@ -24,11 +29,15 @@ import pickle
 import sys
 import threading
 import time
+import types
 from collections import Counter
+from collections.abc import Callable, Mapping
 from types import CodeType, FrameType
 from typing import Any
 
 _MONITORING_TOOL_IDS = (2, 3, 4, 5)  # PROFILER_ID, then ids no standard tool claims
+_CALL_HOOK = "__perflab_isolate_call__"  # the global the swapped-in code calls, in the function's module
+_SWAPPED_IN = "def recorded(*args, **kwargs):\n    return __perflab_isolate_call__(args, kwargs)\n"
 
 
 class RecorderError(Exception):
@@ -55,6 +64,7 @@ def resolve(target: str) -> Any:
 class CallRecorder:
     def __init__(self, target: str, calls: int, max_bytes: int, inputs: str, summary: str):
         function = inspect.unwrap(resolve(target))
+        self.function = function
         code = getattr(function, "__code__", None)
         if not isinstance(code, CodeType):
             raise RecorderError(
@@ -102,12 +112,33 @@ class CallRecorder:
                 monitoring.set_local_events(tool, self.code, monitoring.events.PY_START | monitoring.events.PY_RETURN)
                 self.hook = "sys.monitoring"
                 return
+        if not self.code.co_freevars:
+            self._swap_code()
+            return
         sys.setprofile(self._profile)
         threading.setprofile(self._profile)
         self.hook = "sys.setprofile"
 
+    def _swap_code(self) -> None:
+        function = self.function
+        original = types.FunctionType(self.code, function.__globals__, function.__name__, function.__defaults__)
+        original.__kwdefaults__ = function.__kwdefaults__
+
+        def call(args: tuple, kwargs: dict) -> Any:
+            self._called(lambda: self._arguments(self.signature.bind(*args, **kwargs).arguments))
+            value = original(*args, **kwargs)
+            self._returned(value)
+            return value
+
+        namespace: dict[str, Any] = {}
+        exec(_SWAPPED_IN, {}, namespace)
+        function.__globals__[_CALL_HOOK] = call
+        function.__code__ = namespace["recorded"].__code__
+        self.hook = "code swap"
+
     def _on_start(self, code: CodeType, offset: int) -> None:
-        self._called(sys._getframe(1))
+        frame = sys._getframe(1)
+        self._called(lambda: self._arguments(frame.f_locals))
 
     def _on_return(self, code: CodeType, offset: int, value: Any) -> None:
         self._returned(value)
@@ -116,13 +147,13 @@ class CallRecorder:
         if frame.f_code is not self.code:
             return
         if event == "call":
-            self._called(frame)
+            self._called(lambda: self._arguments(frame.f_locals))
         elif event == "return":
             self._returned(arg)
 
     # ---- recording ---------------------------------------------------------------------------
 
-    def _called(self, frame: FrameType) -> None:
+    def _called(self, arguments: Callable[[], tuple[tuple, dict[str, Any]]]) -> None:
         with self._lock:
             number = self.seen
             self.seen += 1
@@ -130,7 +161,7 @@ class CallRecorder:
                 return
             began = time.perf_counter()
             try:
-                data = self._copy(frame)
+                data = self._copy(*arguments())
             except Exception as error:  # anything pickle raises for an object it cannot copy
                 self.refused[f"cannot be copied ({type(error).__name__}: {str(error)[:120]})"] += 1
                 data = None
@@ -142,8 +173,9 @@ class CallRecorder:
                     self.kept = [(n, d) for n, d in self.kept if n % self.stride == 0]
             self.copy_seconds += time.perf_counter() - began
 
-    def _copy(self, frame: FrameType) -> bytes | None:
-        arguments = frame.f_locals
+    def _arguments(self, arguments: Mapping[str, Any]) -> tuple[tuple, dict[str, Any]]:
+        """(args, kwargs) of a call from its parameters' values (its frame's locals at its start, or
+        the bound arguments); those left at their defaults are left out."""
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
         for name, parameter in self.signature.parameters.items():
@@ -158,7 +190,10 @@ class CallRecorder:
                 args.append(value)
             elif value is not parameter.default:  # left at their defaults, they stay so in the benchmark
                 kwargs[name] = value
-        data = pickle.dumps((tuple(args), kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+        return tuple(args), kwargs
+
+    def _copy(self, args: tuple, kwargs: dict[str, Any]) -> bytes | None:
+        data = pickle.dumps((args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
         if len(data) > self.max_bytes:
             self.refused[f"larger than the size cap of {self.max_bytes} bytes"] += 1
             return None
@@ -187,6 +222,9 @@ class CallRecorder:
         if self._tool is not None and monitoring is not None:
             monitoring.set_local_events(self._tool, self.code, 0)
             monitoring.free_tool_id(self._tool)
+        elif self.hook == "code swap":
+            self.function.__code__ = self.code
+            self.function.__globals__.pop(_CALL_HOOK, None)
         elif self.hook == "sys.setprofile":
             sys.setprofile(None)
             threading.setprofile(None)  # type: ignore[arg-type,unused-ignore]  # None removes the hook

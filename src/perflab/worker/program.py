@@ -48,8 +48,10 @@ def main(argv: list[str]) -> None:
     prepare(target)
     go_fd = options.get("--go-fd")
     if go_fd is not None:  # wait until the parent's sampler is attached
-        os.read(int(go_fd), 1)
+        go = os.read(int(go_fd), 1)
         os.close(int(go_fd))
+        if not go:  # the parent is gone or gave up: the program is not run
+            raise SystemExit(1)
     sampler = recorder = None
     inprocess = options.get("--inprocess")
     if inprocess is not None:
