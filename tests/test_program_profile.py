@@ -74,7 +74,19 @@ def test_launcher_frames_are_trimmed_and_other_threads_kept():
 def test_exit_status_and_output_pass_through_with_the_inprocess_sampler(tmp_path):
     app = tmp_path / "app.py"
     app.write_text(EXITS)
-    result = run_perflab("profile", "--sampler", "inprocess", "--json", tmp_path / "p.json", "--", "python", app, "a")
+    result = run_perflab(
+        "profile",
+        "--sampler",
+        "inprocess",
+        "--json",
+        tmp_path / "p.json",
+        "--html",
+        tmp_path / "p.html",
+        "--",
+        "python",
+        app,
+        "a",
+    )
     assert result.returncode == 3, result.stderr
     assert "the program's own output ['a']" in result.stdout
     profile = Profile.load(tmp_path / "p.json")
@@ -82,6 +94,7 @@ def test_exit_status_and_output_pass_through_with_the_inprocess_sampler(tmp_path
     assert roots == {"<module>"}  # the launcher's frames are gone
     assert any("spin" in label for stack in profile.merged() for label in stack)
     assert profile.metadata["run_info"][0]["exit_status"] == 3
+    assert "the program" in (tmp_path / "p.html").read_text() and "the program" in result.stdout  # the root
 
 
 def test_bad_program_forms_are_refused_in_one_line(tmp_path):
