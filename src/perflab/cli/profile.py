@@ -223,11 +223,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
-        rate=args.rate,
-        native=args.native,
-        mode=args.mode,
-        sampler=args.sampler,
-        blocking=args.blocking,
+        **program.sampling(args),
         min_runs=args.runs or 5,
         max_time=args.max_time,
         timeout=args.timeout,

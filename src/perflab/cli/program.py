@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -56,6 +56,17 @@ def program_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def sampling(args: argparse.Namespace) -> dict[str, Any]:
+    """The sampler's settings that a benchmark's and a program's profile share."""
+    return {
+        "rate": args.rate,
+        "native": args.native,
+        "mode": args.mode,
+        "sampler": args.sampler,
+        "blocking": args.blocking,
+    }
+
+
 def inputs_of(command: Sequence[str]) -> list[str]:
     """The files a command reads that an output must not overwrite: the program (a script), or the command."""
     from perflab.profile.program import ProgramError, python_command
@@ -90,11 +101,7 @@ def run(args: argparse.Namespace, err: Console, report: Callable[[ProfileOutcome
     if args.duration is not None and args.pid is None:
         raise UsageError("--duration is for --pid; a command is profiled until it exits")
     settings = ProgramSettings(
-        rate=args.rate,
-        native=args.native,
-        mode=args.mode,
-        sampler=args.sampler,
-        blocking=args.blocking,
+        **sampling(args),
         subprocesses=args.subprocesses,
         runs=args.runs or 1,
         duration=args.duration,

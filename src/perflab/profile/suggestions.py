@@ -68,29 +68,28 @@ def msgspec_dumps(calls):
         outputs.append(msgspec.json.encode(*args, order=order) if order else encoder.encode(*args))
     return outputs
 """
-_ORJSON_LOADS = """
-def orjson_loads(calls):
-    import orjson
 
+
+def _strict_drop_in(name: str, module: str, setup: str, call: str) -> str:
+    """A contender for a function whose alternative takes no keyword arguments at all."""
+    return f"""
+def {name}(calls):
+    import {module}
+
+    {setup}
     outputs = []
     for args, kwargs in calls:
         if kwargs:
-            raise TypeError(f"orjson.loads has no equivalent of {sorted(kwargs)}")
-        outputs.append(orjson.loads(*args))
+            raise TypeError(f"{name} has no equivalent of {{sorted(kwargs)}}")
+        outputs.append({call})
     return outputs
 """
-_MSGSPEC_LOADS = """
-def msgspec_loads(calls):
-    import msgspec
 
-    decoder = msgspec.json.Decoder()
-    outputs = []
-    for args, kwargs in calls:
-        if kwargs:
-            raise TypeError(f"msgspec.json.decode has no equivalent of {sorted(kwargs)}")
-        outputs.append(decoder.decode(*args))
-    return outputs
-"""
+
+_ORJSON_LOADS = _strict_drop_in("orjson_loads", "orjson", "loads = orjson.loads", "loads(*args)")
+_MSGSPEC_LOADS = _strict_drop_in(
+    "msgspec_loads", "msgspec", "decoder = msgspec.json.Decoder()", "decoder.decode(*args)"
+)
 
 TABLE: tuple[Suggestion, ...] = (
     Suggestion(
