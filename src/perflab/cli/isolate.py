@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from perflab.cli import program
-from perflab.cli.common import EXIT_OK, UsageError, add_verb, say
+from perflab.cli.common import EXIT_OK, UsageError, add_verb, say, write_output
 from perflab.isolate import DEFAULT_CALLS, DEFAULT_MAX_BYTES
 from perflab.option_types import whole_number
 
@@ -83,13 +83,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
     except RecordingError as error:
         say(err, f"perflab: error: {error}")
         return 1
-    text = benchmark_file.render(recording, name, inputs.name, suggestion)
-    output.write_text(text, encoding="utf-8")
+    write_output(output, benchmark_file.render(recording, name, inputs.name, suggestion), "benchmark file", err)
     s = recording.summary
     say(err, f"{s['calls_kept']} calls of {s['calls_seen']} recorded; {recording.overhead}")
     for reason, count in s["refused"].items():
         say(err, f"note: {count} calls not recorded: {reason}")
-    say(err, f"wrote {output} (inputs in {inputs}); next: perflab run {output}")
+    say(err, f"the recorded inputs are in {inputs}; next: perflab run {output}")
     if recording.exit_status:
         say(err, f"perflab: the program exited with status {recording.exit_status}")
         return recording.exit_status

@@ -41,8 +41,13 @@ class Recording:
         share = s["copy_seconds"] / s["program_seconds"] if s["program_seconds"] else 0.0
         return (
             f"hook {s['hook']}: {s['calls_seen']} calls seen, {s['calls_copied']} copied in "
-            f"{s['copy_seconds'] * 1e3:.1f} ms ({share:.1%} of the program's {s['program_seconds']:.2f} s; "
-            "the hook's cost on other calls is not in this figure: benchmarks/program_profile.py measures it)"
+            f"{s['copy_seconds'] * 1e3:.1f} ms ({share:.1%} of the program's {s['program_seconds']:.2f} s"
+            + (
+                "; sys.setprofile also slows every other call, which this does not count"
+                if s["hook"] == "sys.setprofile"
+                else ""
+            )
+            + "; benchmarks/program_profile.py measures the whole slowdown)"
         )
 
 
