@@ -122,13 +122,14 @@ def test_pid_profile_of_a_running_process(tmp_path):
     process = subprocess.Popen([sys.executable, app])
     try:
         time.sleep(0.5)
-        result = run_perflab("profile", "--pid", process.pid, "--duration", "1", "--json", tmp_path / "p.json")
+        result = run_perflab("profile", "--pid", process.pid, "--duration", "1", "--gil", "--json", tmp_path / "p.json")
     finally:
         process.kill()
         process.wait()
     assert result.returncode == 0, result.stderr
     profile = Profile.load(tmp_path / "p.json")
     assert profile.samples > 0 and any("busy" in label for stack in profile.merged() for label in stack)
+    assert profile.metadata["mode"] == "gil" and profile.metadata["pid"] == process.pid
 
 
 def test_recorder_refuses_what_cannot_be_copied_and_names_it(tmp_path):

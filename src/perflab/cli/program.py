@@ -52,6 +52,11 @@ def program_options(parser: argparse.ArgumentParser) -> None:
         help="with --pid: seconds to sample (default: until it exits or Ctrl-C)",
     )
     group.add_argument(
+        "--gil",
+        action="store_true",
+        help="only samples of threads holding the GIL (py-spy --gil): where the GIL is spent",
+    )
+    group.add_argument(
         "--subprocesses", action="store_true", help="also sample the program's child processes (py-spy --subprocesses)"
     )
 
@@ -98,11 +103,14 @@ def run(args: argparse.Namespace, err: Console, report: Callable[[ProfileOutcome
         )
     if args.command and args.pid is not None:
         raise UsageError("-- COMMAND and --pid were both given: profile one")
+    if args.gil and (args.mode == "wall" or args.sampler == "inprocess"):
+        raise UsageError("--gil needs py-spy in cpu mode: a thread waiting for the GIL does not hold it")
     if args.duration is not None and args.pid is None:
         raise UsageError("--duration is for --pid; a command is profiled until it exits")
     settings = ProgramSettings(
         **sampling(args),
         subprocesses=args.subprocesses,
+        gil=args.gil,
         runs=args.runs or 1,
         duration=args.duration,
     )

@@ -65,6 +65,7 @@ class ProgramSettings:
     sampler: str = AUTO
     blocking: bool = False
     subprocesses: bool = False
+    gil: bool = False  # only samples of threads holding the GIL (py-spy --gil)
     runs: int = 1  # times the command is run (fresh processes); the unit of the share intervals
     duration: float | None = None  # --pid: seconds to sample (None: until it exits or Ctrl-C)
 
@@ -316,7 +317,7 @@ def _attach(pid: int, settings: ProgramSettings, attempts: int) -> list[PySpyRec
     executable = find_py_spy()
     if executable is None:
         raise SamplerUnavailable("py-spy was not found (pip install py-spy, or point PERFLAB_PY_SPY at it)")
-    extra = ("--subprocesses",) if settings.subprocesses else ()
+    extra = (("--subprocesses",) if settings.subprocesses else ()) + (("--gil",) if settings.gil else ())
     modes = ["wall", "cpu"] if settings.mode == "wall" and settings.nonblocking else [settings.mode]
     recordings: list[PySpyRecording] = []
     for mode in modes:
@@ -405,7 +406,8 @@ def _new_profile(
         metadata={
             "benchmark": name,
             "program": command,
-            "mode": settings.mode,
+            # GIL-only samples are another kind of time: as a mode, merge and diff keep them apart
+            "mode": "gil" if settings.gil else settings.mode,
             "rate": settings.effective_rate,
             "native": settings.native,
             "subprocesses": settings.subprocesses,
