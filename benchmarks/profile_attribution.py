@@ -39,10 +39,8 @@ from perflab.profile.model import Profile
 from perflab.profile.shares import frame_shares
 
 UNIT = 4000  # loop iterations per unit of work
-PROGRAM = f"""\
-import perflab
-
-bench = perflab.Benchmark("known_split", description="alpha 40%, beta 60% by construction")
+# The known split, also the library of the whole-program figure (benchmarks/program_profile.py).
+KNOWN_SPLIT = f"""\
 UNIT = {UNIT}
 
 
@@ -66,7 +64,12 @@ def caller_a():
 
 def caller_b():
     return alpha(1) + beta(5)
+"""
+PROGRAM = f"""\
+import perflab
 
+bench = perflab.Benchmark("known_split", description="alpha 40%, beta 60% by construction")
+{KNOWN_SPLIT}
 
 @bench.case
 def ONE():

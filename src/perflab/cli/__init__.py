@@ -14,7 +14,21 @@ import argparse
 import signal
 
 from perflab import __version__
-from perflab.cli import bisect, check, compare, demo, diff, history, listing, profile, publish, run, serve, store_io
+from perflab.cli import (
+    bisect,
+    check,
+    compare,
+    demo,
+    diff,
+    history,
+    isolate,
+    listing,
+    profile,
+    publish,
+    run,
+    serve,
+    store_io,
+)
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -41,6 +55,7 @@ REGISTER = (
     profile.register,
     profile.register_merge,
     diff.register,
+    isolate.register,
     serve.register,
     publish.register,
 )

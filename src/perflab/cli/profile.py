@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from perflab.cli import program
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
@@ -44,16 +45,22 @@ def register(verbs: argparse._SubParsersAction) -> None:
     profile = add_verb(
         verbs,
         "profile",
-        "profile the measured operation: Python + C frames, each function's share with its interval",
+        "profile the measured operation (or a whole program: -- COMMAND, --pid N): Python + C frames, "
+        "each function's share with its interval",
         "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
         "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
+        "perflab profile --html app.html --json app.json -- python app.py --input data.json",
+        "perflab profile --pid 4242 --duration 30 --mode wall",
     )
-    profile.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    program.takes_command(profile)
+    profile.usage = "perflab profile [OPTIONS] (BENCHMARK | --pid N | -- COMMAND ...)"
+    profile.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
     profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
     profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
     _sampling_options(profile)
     _view_options(profile)
+    program.program_options(profile)
     profile.set_defaults(handler=run)
 
 
@@ -117,9 +124,9 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--runs",
         type=whole_number(1),
-        default=5,
         metavar="N",
-        help="profiling runs (fresh processes) at least; the budget is split over them (default 5)",
+        help="profiling runs (fresh processes) at least; the budget is split over them (default 5; "
+        "a program: times it is run, default 1)",
     )
     parser.add_argument(
         "--mode",
@@ -203,6 +210,11 @@ class Views:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.session import profile_operation
 
+    if program.is_program(args):
+        check_outputs(args, *_OUTPUTS, inputs=program.inputs_of(args.command))
+        return program.run(args, err, lambda outcome, console: _report(outcome, Views.from_args(args), console))
+    if args.benchmark is None:
+        raise UsageError("nothing to profile: give a benchmark, --pid N, or -- COMMAND")
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     case = _one(args.case, benchmark.cases, "case", path, default=None)
@@ -211,12 +223,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
-        rate=args.rate,
-        native=args.native,
-        mode=args.mode,
-        sampler=args.sampler,
-        blocking=args.blocking,
-        min_runs=args.runs,
+        **program.sampling(args),
+        min_runs=args.runs or 5,
         max_time=args.max_time,
         timeout=args.timeout,
     )

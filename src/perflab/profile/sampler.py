@@ -56,7 +56,16 @@ def py_spy_version(executable: str) -> str:
 class PySpyRecording:
     """One ``py-spy record`` attached to one process, from ``start`` until ``stop``."""
 
-    def __init__(self, executable: str, pid: int, rate: int, native: bool, mode: str, nonblocking: bool):
+    def __init__(
+        self,
+        executable: str,
+        pid: int,
+        rate: int,
+        native: bool,
+        mode: str,
+        nonblocking: bool,
+        extra_options: tuple[str, ...] = (),  # e.g. --subprocesses
+    ):
         self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)  # noqa: SIM115 - closed at once; py-spy writes it
         self._output.close()
         command = [
@@ -79,6 +88,7 @@ class PySpyRecording:
             command.append("--idle")  # without it py-spy drops samples of waiting threads: CPU time
         if nonblocking and not native:  # py-spy refuses --nonblocking with --native
             command.append("--nonblocking")
+        command.extend(extra_options)
         self.command = command
         try:
             self._process = subprocess.Popen(
@@ -120,6 +130,15 @@ class PySpyRecording:
         self._cleanup()
         raise SamplerUnavailable(_failure_reason(self._messages, self._process.returncode))
 
+    def wait(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` seconds (None: no limit) for py-spy to end by itself (its target
+        exited); whether it has."""
+        try:
+            self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     def stop(self) -> tuple[Counter[Stack], int]:
         """Interrupt py-spy and read back (raw stacks, number of sampling errors py-spy reported)."""
         if self._process.poll() is None:
@@ -132,6 +151,9 @@ class PySpyRecording:
         self._messages.extend(line.strip() for line in rest.decode(errors="replace").splitlines() if line.strip())
         try:
             text = Path(self._output.name).read_text(encoding="utf-8", errors="replace")
+            # With --idle, a thread without Python frames (not started yet, or ending) is a line
+            # with a count and no stack: nothing to attribute, so it is left out.
+            text = "\n".join(line for line in text.split("\n") if not line.strip().isdigit())
             return parse_folded(text, "py-spy output"), _reported_errors(self._messages)
         except (OSError, FoldedFormatError) as error:
             raise SamplerUnavailable(

@@ -25,6 +25,7 @@ from perflab.profile.model import Profile, describe_sampling
 from perflab.profile.shares import FrameShare, frame_shares
 
 ROOT_LABEL = "measured_region (the operation)"
+PROGRAM_ROOT_LABEL = "the program"  # a whole-program profile (perflab.profile.program)
 _PYTHON, _NATIVE, _OTHER = 0, 1, 2
 
 
@@ -66,7 +67,7 @@ def script_json(data: Any) -> str:
 def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[str, Any]:
     """Frames (columns), per-frame shares with intervals, and the call tree in depth-first order."""
     by_label = {share.frame: share for share in shares}
-    columns = flame_columns(profile.merged(), ROOT_LABEL)
+    columns = flame_columns(profile.merged(), PROGRAM_ROOT_LABEL if "program" in profile.metadata else ROOT_LABEL)
     index: dict[str, int] = {}
     names: list[str] = []
     files: list[str] = []

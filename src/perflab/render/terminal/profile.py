@@ -92,7 +92,7 @@ def _pct(fraction: float, bare: bool = False) -> str:
 
 
 def _hottest_path(profile: Profile) -> str:
-    root = build_tree(profile.merged())
+    root = build_tree(profile.merged(), "the program" if "program" in profile.metadata else "measured_region")
     lines = ["[bold]hottest path[/] (heaviest callee at each level; share of the operation, in it and below)"]
     for depth, node in enumerate(hottest_path(root)):
         frame = parse_frame(node.frame)
