@@ -411,7 +411,9 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             watch = BackgroundWatch()
             measured = value(loops) / loops
             timed += kind == "value"
-            events.send(kind, value=measured, background=watch.report())
+            # A command contender (perflab.commands) also reports its processes' CPU time and memory.
+            extra = operation.take_extra() if hasattr(operation, "take_extra") else None
+            events.send(kind, value=measured, background=watch.report(), **({"extra": extra} if extra else {}))
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send(
@@ -571,7 +573,8 @@ class UserCodeError(Exception):
 
     def __init__(self, role: str, name: str, error: Exception, path: str):
         self.role, self.name, self.error = role, name, error
-        self.location = _location_in(error, path)
+        # A program's failure (perflab.commands) is not at a line of Python.
+        self.location = None if getattr(error, "without_location", False) else _location_in(error, path)
         super().__init__(f"{role} {name!r} raised {type(error).__name__}: {error}")
 
 
