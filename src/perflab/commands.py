@@ -174,7 +174,7 @@ class CommandOperation:
 
     def _run(self, argument: Any) -> Completed:
         command = self.command
-        argv, stdin_path = self._arguments(argument)
+        argv, stdin_path = self.arguments(argument)
         environment = {**os.environ, **command.env} if command.env else None
         # Files, not pipes: nothing reads while the program runs, so no reader competes for the CPU.
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -208,7 +208,7 @@ class CommandOperation:
             raise CommandError(_failure(command, completed))
         return completed
 
-    def _arguments(self, argument: Any) -> tuple[list[str] | str, str | None]:
+    def arguments(self, argument: Any) -> tuple[list[str] | str, str | None]:
         """argv with the input in place, and the file to give on standard input (if any)."""
         command = self.command
         mode = command.input

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from perflab.cli import native_profile
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
@@ -48,11 +49,13 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
         "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
+        "perflab profile --native-command './scanner twitter.json' --html scanner.html   (Linux perf)",
     )
-    profile.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    profile.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
     profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
     profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
     _sampling_options(profile)
+    native_profile.add_options(profile)  # --native-command, --call-graph: programs, with perf
     _view_options(profile)
     profile.set_defaults(handler=run)
 
@@ -203,11 +206,21 @@ class Views:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.session import profile_operation
 
+    if args.native_command:
+        if args.benchmark:
+            raise UsageError(f"{args.benchmark}: give either a benchmark or --native-command, not both")
+        check_outputs(args, *_OUTPUTS)
+        return _report(native_profile.profile_command_line(args, err), Views.from_args(args), err)
+    if args.benchmark is None:
+        raise UsageError("give a benchmark file (or a built-in's name), or a program with --native-command")
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *_OUTPUTS, inputs=(path,))
+    if native_profile.is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
+        outcome = native_profile.profile_contender(benchmark, case, contender, args, err)
+        return _report(outcome, Views.from_args(args), err)
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
