@@ -69,8 +69,9 @@ def from_json(data: dict[str, Any], benchmark: str, file: str) -> RunResult:
         cell = cells.setdefault((case, contender), Cell(case, contender))
         cell.runs.append(ProcessRun(len(cell.runs), iterations, [], [seconds]))
         for unit, key in (("B", "bytes_per_second"), ("items", "items_per_second")):
-            if entry.get(key):  # work per iteration, for throughput
-                result.work[case] = [unit, float(entry[key]) * seconds]
+            if entry.get(key):  # work per iteration; Google Benchmark divides by CPU time (unless UseRealTime)
+                cpu_seconds = float(entry.get("cpu_time", entry["real_time"])) * _UNITS[entry.get("time_unit", "ns")]
+                result.work[case] = [unit, float(entry[key]) * cpu_seconds]
     if not cells:
         raise NotGoogleBenchmark("no benchmark ran (no entry of run_type 'iteration')")
     result.reference = next(iter(cells.values())).contender
