@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -96,13 +97,16 @@ class Command:
     ok_status: tuple[int, ...] = (0,)  # other exit statuses are failures
     output_files: tuple[str, ...] = ()  # compared after each checked run (relative to cwd)
     inner: InnerMetric | None = None
+    # Makes the program and returns its path, which goes before ``argv`` (perflab.native_build);
+    # called once per process, in the contender's setup, so a missing compiler is a "skipped".
+    build: Callable[[], str] | None = None
 
     def __post_init__(self) -> None:
         if self.input not in INPUT_MODES:
             raise ValueError(f"command input={self.input!r}: use one of {', '.join(INPUT_MODES)}")
         if isinstance(self.argv, str) and not self.shell:
             raise ValueError(f"command {self.argv!r} is a string: give a list of arguments, or shell=True")
-        if not self.argv:
+        if not self.argv and self.build is None:
             raise ValueError("a command needs at least a program to run")
 
     @property
@@ -270,6 +274,9 @@ class CommandSetup:
 
     def __call__(self) -> CommandOperation:
         """A program that is not there is said once, before anything is timed."""
+        if self.command.build is not None:
+            built = self.command.build()
+            self.command = replace(self.command, argv=(built, *self.command.argv), build=None)
         program = self.command.program
         if os.sep in program:
             found = str(Path(self.command.cwd or ".") / program)

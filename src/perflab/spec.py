@@ -165,13 +165,15 @@ class Benchmark:
         ok_status: tuple[int, ...] = (0,),
         output_files: tuple[str, ...] = (),
         inner: InnerMetric | None = None,
+        build: Callable[[], str] | None = None,
         reference: bool = False,
         description: str = "",
     ) -> None:
         """Declare a contender that is a program (perflab.commands): ``argv`` runs without a shell
         (a string with ``shell=True``); ``input``: the case input as "path" (``{input}`` in argv,
         else appended), "stdin", "arg" or "none". Its output is its exit status, standard output
-        and ``output_files``, compared with ``compare=`` ("exact", "json", "lines", a function)."""
+        and ``output_files``, compared with ``compare=`` ("exact", "json", "lines", a function).
+        ``build``: makes the program (perflab.native_build) and returns its path, put before argv."""
         if any(not isinstance(c.function, CommandSetup) for c in self.contenders.values()):
             raise BenchmarkFileError(f"command {name!r}: a benchmark's contenders are all commands or all functions")
         declared = Command(
@@ -183,6 +185,7 @@ class Benchmark:
             ok_status=tuple(ok_status),
             output_files=tuple(output_files),
             inner=inner,
+            build=build,
         )
         self.fuzz = False  # generated Python values are not program inputs
         self.comparator = program_comparator(self.compare)

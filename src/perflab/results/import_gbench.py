@@ -19,6 +19,7 @@ from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunR
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 DEFAULT_CASE = "default"
+_RATES = (("B", "bytes_per_second"), ("items", "items_per_second"))
 
 
 class NotGoogleBenchmark(Exception):
@@ -60,7 +61,11 @@ def from_json(data: dict[str, Any], benchmark: str, file: str) -> RunResult:
             continue
         try:
             name = str(entry.get("run_name") or entry["name"])
-            seconds = float(entry["real_time"]) * _UNITS[entry.get("time_unit", "ns")]
+            unit_seconds = _UNITS[entry.get("time_unit", "ns")]
+            seconds = float(entry["real_time"]) * unit_seconds
+            # Google Benchmark divides bytes and items by CPU time (unless UseRealTime)
+            cpu_seconds = float(entry.get("cpu_time") or entry["real_time"]) * unit_seconds
+            rates = {unit: float(entry[key]) for unit, key in _RATES if entry.get(key)}
             iterations = int(entry["iterations"])
         except (KeyError, TypeError, ValueError) as error:
             raise NotGoogleBenchmark(f"a benchmark entry lacks a usable {error}") from None
@@ -68,10 +73,8 @@ def from_json(data: dict[str, Any], benchmark: str, file: str) -> RunResult:
         case = case or DEFAULT_CASE
         cell = cells.setdefault((case, contender), Cell(case, contender))
         cell.runs.append(ProcessRun(len(cell.runs), iterations, [], [seconds]))
-        for unit, key in (("B", "bytes_per_second"), ("items", "items_per_second")):
-            if entry.get(key):  # work per iteration; Google Benchmark divides by CPU time (unless UseRealTime)
-                cpu_seconds = float(entry.get("cpu_time", entry["real_time"])) * _UNITS[entry.get("time_unit", "ns")]
-                result.work[case] = [unit, float(entry[key]) * cpu_seconds]
+        for unit, rate in rates.items():  # work per iteration, for throughput
+            result.work[case] = [unit, rate * cpu_seconds]
     if not cells:
         raise NotGoogleBenchmark("no benchmark ran (no entry of run_type 'iteration')")
     result.reference = next(iter(cells.values())).contender
