@@ -39,26 +39,16 @@ def lines_file(tmp_path):
     return path
 
 
+def _run_commands(commands: list[str], lines_file: Path, out: Path, *options: str):
+    """``perflab run --command C ... --input FILE --json OUT OPTIONS``, at the quick test settings."""
+    arguments = [part for command in commands for part in ("--command", command)]
+    return run_perflab("run", *arguments, "--input", lines_file, "--json", out, *(options or QUICK))
+
+
 def test_commands_without_a_file_are_timed_interleaved_with_process_metrics(linecount, lines_file, tmp_path):
     out = tmp_path / "r.json"
-    done = run_perflab(
-        "run",
-        "--command",
-        f"{linecount} {{input}}",
-        "--command",
-        f"{linecount}",  # no {input}: the file comes on standard input
-        "--name",
-        "by-path",
-        "--name",
-        "by-stdin",
-        "--input",
-        lines_file,
-        "--json",
-        out,
-        "--warmup",
-        "1",
-        *QUICK,
-    )
+    commands = [f"{linecount} {{input}}", f"{linecount}"]  # no {input}: the file comes on standard input
+    done = _run_commands(commands, lines_file, out, "--name", "by-path", "--name", "by-stdin", "--warmup", "1", *QUICK)
     assert done.returncode == 0, done.stderr
     result = load_json(out)
     assert [c["contender"] for c in result["cells"]] == ["by-path", "by-stdin"]
@@ -79,24 +69,8 @@ def test_commands_without_a_file_are_timed_interleaved_with_process_metrics(line
 
 def test_a_missing_failing_or_hanging_command_is_one_line_and_the_others_are_kept(linecount, lines_file, tmp_path):
     out = tmp_path / "r.json"
-    done = run_perflab(
-        "run",
-        "--command",
-        f"{linecount} {{input}}",
-        "--command",
-        "perflab-no-such-program {input}",
-        "--command",
-        f"{linecount} --exit 4 {{input}}",
-        "--command",
-        "sleep 61.5",
-        "--input",
-        lines_file,
-        "--json",
-        out,
-        *QUICK[:-2],
-        "--timeout",
-        "3",
-    )
+    commands = [f"{linecount} {{input}}", "perflab-no-such-program {input}", f"{linecount} --exit 4 {{input}}"]
+    done = _run_commands([*commands, "sleep 61.5"], lines_file, out, *QUICK[:-2], "--timeout", "3")
     assert done.returncode == 1
     errors = {cell["contender"]: cell["error"] for cell in load_json(out)["cells"]}
     assert "command not found: 'perflab-no-such-program'" in errors["perflab-no-such-program {input}"]
@@ -124,18 +98,7 @@ def _processes_running(argv: list[str]) -> list[str]:
 
 def test_a_command_with_other_output_is_not_equivalent_with_the_first_difference(linecount, lines_file, tmp_path):
     out = tmp_path / "r.json"
-    done = run_perflab(
-        "run",
-        "--command",
-        f"{linecount} {{input}}",
-        "--command",
-        f"{linecount} --off-by-one {{input}}",
-        "--input",
-        lines_file,
-        "--json",
-        out,
-        *QUICK,
-    )
+    done = _run_commands([f"{linecount} {{input}}", f"{linecount} --off-by-one {{input}}"], lines_file, out)
     assert done.returncode == 1
     verdict = next(e for e in load_json(out)["equivalence"] if e["contender"].endswith("--off-by-one {input}"))
     assert verdict["status"] == "not equivalent"

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab.comparators import Comparator, Outcome, resolve_comparator
+from perflab.worker.process_memory import peak_rss
 
 PLACEHOLDER = "{input}"
 INPUT_MODES = ("path", "stdin", "arg", "none")
@@ -170,7 +171,7 @@ class CommandOperation:
             USER: sum(c.user for c, _ in self._batch) / calls,
             SYSTEM: sum(c.system for c, _ in self._batch) / calls,
             MAX_RSS: float(max(c.max_rss for c, _ in self._batch)),
-            RSS_FLOOR: float(_own_peak_rss()),
+            RSS_FLOOR: float(peak_rss()),
         }
         if self.command.inner is not None:
             extra[INNER] = sum(inner or 0.0 for _, inner in self._batch) / calls
@@ -241,18 +242,6 @@ class CommandOperation:
                 file.write(content)
             self._inputs[content] = path
         return self._inputs[content]
-
-
-def _own_peak_rss() -> int:
-    """This process's peak resident memory in bytes (Linux's VmHWM; 0 where unknown)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def _failure(command: Command, completed: Completed) -> str:

@@ -134,7 +134,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     )
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, None if args.no_store else db_path(args, path)))
     profiler = None
-    if args.profile if args.profile is not None else bool(args.html):
+    # Python profiles of --command contenders would show only the worker waiting for its program.
+    unprofiled = "not profiled: " + ("commands (perflab profile --native-command)" if args.command else "--no-profile")
+    if (args.profile if args.profile is not None else bool(args.html)) and not args.command:
         profiler = Profiler(
             ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
             args.allow_mismatch,
@@ -165,7 +167,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             section = report.Section(
                 result,
                 profiler.profiles if profiler else [],
-                profiler.notes if profiler else ["not profiled (--no-profile)"],
+                profiler.notes if profiler else [unprofiled],
             )
             write_report(args.html, report.render([section], f"perflab compare: {result.benchmark}"), err)
 

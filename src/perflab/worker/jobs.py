@@ -67,6 +67,7 @@ from typing import Any, TextIO
 from perflab.loading import load_benchmark
 from perflab.spec import BenchmarkFileError
 from perflab.worker import fuzz, integrity, timing_checks
+from perflab.worker.process_memory import peak_rss
 
 # Calibration stops doubling once one batch of calls lasts this fraction of the target.
 _CALIBRATION_FRACTION = 0.25
@@ -484,35 +485,16 @@ def run_count(job: dict, events: EventStream) -> None:
         operation = contender.build()
         measured_region(operation, argument, job.get("warmups", 1))
         gc.collect()  # the same collector state in every repeated run
-        rss_before = _peak_rss()
+        rss_before = peak_rss()
         for calls in (0, loops):  # the 0-call region is the fixed cost, subtracted by the parent
             region_marker()
             measured_region(operation, argument, calls)
             region_marker()
-        rss_after = _peak_rss()
+        rss_after = peak_rss()
         traced = _traced_memory(operation, argument, loops) if job.get("memory") else None
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send("count", loops=loops, peak_rss_before=rss_before, peak_rss_after=rss_after, traced=traced)
-
-
-def _peak_rss() -> int:
-    """This process's peak resident memory in bytes.
-
-    Linux's VmHWM belongs to this program alone; ``ru_maxrss`` there also keeps the peak of the
-    parent process that forked the worker (seen: 104 MB for a 17 MB worker), so it is the fallback.
-    """
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024  # KiB on Linux, bytes on macOS
 
 
 def _traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> dict[str, int]:
