@@ -13,6 +13,7 @@ import pytest
 from conftest import QUICK, load_json, run_perflab
 from native_programs import compile_cpp
 
+import perflab
 from perflab.commands import (
     INNER,
     MAX_RSS,
@@ -25,6 +26,7 @@ from perflab.commands import (
     ProgramComparator,
 )
 from perflab.comparators import resolve_comparator
+from perflab.spec import BenchmarkFileError
 
 
 @pytest.fixture(scope="session")
@@ -218,3 +220,18 @@ def test_an_operation_runs_the_program_and_measures_its_processes(tmp_path):
     assert shutil.which("sh")
     echo = CommandOperation(Command(("printf", "%s|", "a b", "{input}"), input="arg"))
     assert echo("x y")["stdout"] == b"a b|x y|"
+
+
+def test_a_benchmark_declares_commands_or_functions_not_both():
+    bench = perflab.Benchmark("mixed")
+    bench.contender(len, name="python")
+    with pytest.raises(BenchmarkFileError, match="all commands or all functions"):
+        bench.command("program", ["wc", "-c"])
+    programs = perflab.Benchmark("programs")
+    programs.command("program", ["wc", "-c"])
+    with pytest.raises(BenchmarkFileError, match="all commands or all functions"):
+        programs.contender(len, name="python")
+    with pytest.raises(ValueError, match="give a list of arguments, or shell=True"):
+        Command("wc -c {input}")
+    with pytest.raises(ValueError, match="input='file'"):
+        Command(("wc",), input="file")

@@ -4,7 +4,7 @@ sampled by Linux perf, into perflab's profile model and its views."""
 import shutil
 
 import pytest
-from conftest import run_perflab
+from conftest import QUICK, run_perflab
 from native_programs import compile_cpp
 
 from perflab.profile.model import Profile
@@ -27,8 +27,8 @@ def _total_shares(profile: Profile) -> dict[str, float]:
     return {share.frame: share.total.value for share in frame_shares(profile.runs)}
 
 
-@pytest.mark.parametrize("call_graph", ["dwarf", "fp"])
-def test_a_known_split_of_work_shows_in_the_shares_with_demangled_names(split, tmp_path, call_graph):
+def test_a_known_split_of_work_shows_in_the_shares_with_demangled_names(split, tmp_path):
+    call_graph = "dwarf"  # the default; frame pointers are used by the tests below
     out = tmp_path / "split.profile.json"
     done = run_perflab(
         "profile", "--native-command", f"{split} 2000000", "--call-graph", call_graph,
@@ -56,20 +56,21 @@ def test_native_profiles_merge_like_python_ones(split, tmp_path):
     assert len(Profile.load(merged).runs) == 2 * len(Profile.load(first).runs)
 
 
+SPLIT_BENCH = """
+import perflab
+
+bench = perflab.Benchmark("split")
+
+@bench.case
+def SMALL():
+    return "1000000"
+
+bench.command("split", [{program!r}, "{{input}}"], input="arg")
+"""
+
+
 def test_a_command_contender_of_a_benchmark_is_profiled_with_perf(split, tmp_path, bench_file):
-    path = bench_file(
-        f"""
-        import perflab
-
-        bench = perflab.Benchmark("split")
-
-        @bench.case
-        def SMALL():
-            return "1000000"
-
-        bench.command("split", [{str(split)!r}, "{{input}}"], input="arg")
-        """
-    )
+    path = bench_file(SPLIT_BENCH.format(program=str(split)))
     out = tmp_path / "p.json"
     done = run_perflab("profile", path, "--samples", "100", "--runs", "2", "--call-graph", "fp", "--json", out)
     assert done.returncode == 0, done.stderr
@@ -80,6 +81,14 @@ def test_a_command_contender_of_a_benchmark_is_profiled_with_perf(split, tmp_pat
         "split",
     )
     assert HEAVY in _total_shares(profile)
+
+
+def test_run_profile_samples_command_contenders_with_perf(split, tmp_path, bench_file):
+    path = bench_file(SPLIT_BENCH.format(program=str(split)))
+    profiles = tmp_path / "profiles"
+    done = run_perflab("run", path, *QUICK, "--profile-dir", profiles, "--profile-samples", "50")
+    assert done.returncode == 0, done.stderr
+    assert Profile.load(profiles / "SMALL-split.profile.json").metadata["sampler"] == "perf"
 
 
 def test_missing_perf_is_said_with_the_fix(tmp_path, monkeypatch):

@@ -145,6 +145,12 @@ class Benchmark:
         def register(fn: Callable) -> Callable:
             contender_name = name or fn.__name__
             _check_new_name(self.contenders, contender_name, "contender")
+            if not isinstance(fn, CommandSetup) and any(
+                isinstance(c.function, CommandSetup) for c in self.contenders.values()
+            ):
+                raise BenchmarkFileError(
+                    f"contender {contender_name!r}: a benchmark's contenders are all commands or all functions"
+                )
             if reference and any(c.reference for c in self.contenders.values()):
                 raise BenchmarkFileError(f"two contenders are marked reference=True (second: {contender_name!r})")
             doc = description or (fn.__doc__ or "").strip().split("\n")[0]

@@ -13,6 +13,7 @@ from perflab.cli.common import UsageError, say
 from perflab.commands import CommandSetup
 
 if TYPE_CHECKING:
+    from perflab.profile.native_perf import NativeSettings
     from perflab.profile.session import ProfileOutcome
     from perflab.spec import Benchmark
 
@@ -44,11 +45,26 @@ def profile_command_line(args: argparse.Namespace, err: Console) -> ProfileOutco
         raise UsageError(f"--native-command {args.native_command!r}: {error}") from None
     if not argv:
         raise UsageError("--native-command: an empty command")
-    return _profile(argv, None, args, err, {"benchmark": "command", "contender": args.native_command})
+    subject = {"benchmark": "command", "contender": args.native_command}
+    return _profile(argv, None, settings_from(args), err, subject)
+
+
+def settings_from(args: argparse.Namespace) -> NativeSettings:
+    """``perflab profile``'s sampling options, for perf."""
+    from perflab.profile.native_perf import DEFAULT_RATE, NativeSettings
+
+    return NativeSettings(
+        samples=args.samples,
+        runs=args.runs,
+        rate=args.rate or DEFAULT_RATE,
+        call_graph=args.call_graph,
+        max_time=args.max_time,
+        timeout=args.timeout,
+    )
 
 
 def profile_contender(
-    benchmark: Benchmark, case: str, contender: str, args: argparse.Namespace, err: Console
+    benchmark: Benchmark, case: str, contender: str, settings: NativeSettings, err: Console
 ) -> ProfileOutcome:
     """A command contender of a benchmark file on one of its cases."""
     setup = benchmark.contenders[contender].function
@@ -58,29 +74,21 @@ def profile_contender(
     command = setup.command
     full = ["/bin/sh", "-c", argv] if isinstance(argv, str) else argv
     subject = {"benchmark": benchmark.name, "case": case, "contender": contender}
-    return _profile(full, stdin, args, err, subject, dict(command.env), command.cwd)
+    return _profile(full, stdin, settings, err, subject, dict(command.env), command.cwd)
 
 
 def _profile(
     argv: list[str],
     stdin: str | None,
-    args: argparse.Namespace,
+    settings: NativeSettings,
     err: Console,
     subject: dict[str, str],
     env: dict[str, str] | None = None,
     cwd: str | None = None,
 ) -> ProfileOutcome:
-    from perflab.profile.native_perf import DEFAULT_RATE, NativeProfilerUnavailable, NativeSettings, profile_command
+    from perflab.profile.native_perf import NativeProfilerUnavailable, profile_command
     from perflab.profile.session import ProfileOutcome
 
-    settings = NativeSettings(
-        samples=args.samples,
-        runs=args.runs,
-        rate=args.rate or DEFAULT_RATE,
-        call_graph=args.call_graph,
-        max_time=args.max_time,
-        timeout=args.timeout,
-    )
     say(err, f"profiling {shlex.join(argv)} with perf ...")
     try:
         profile = profile_command(argv, settings, stdin, env, cwd, on_run=lambda message: say(err, f"  {message}"))

@@ -219,7 +219,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *_OUTPUTS, inputs=(path,))
     if native_profile.is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
-        outcome = native_profile.profile_contender(benchmark, case, contender, args, err)
+        outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return _report(outcome, Views.from_args(args), err)
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
@@ -345,12 +345,19 @@ def after_run(
     if args.profile_dir:
         Path(args.profile_dir).mkdir(parents=True, exist_ok=True)
     worst = EXIT_OK
+    benchmark = load_benchmark(path)
     for cell in result.cells:
         if cell.estimates is None:
             continue
         say(err, f"profiling {cell.case} / {cell.contender} ...")
-        settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
-        outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
+        if native_profile.is_command(benchmark, cell.contender):  # a program: perf, not py-spy
+            from perflab.profile.native_perf import NativeSettings
+
+            native = NativeSettings(samples=args.profile_samples, timeout=args.timeout)
+            outcome = native_profile.profile_contender(benchmark, cell.case, cell.contender, native, err)
+        else:
+            settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
+            outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
         stem = Path(args.profile_dir or ".") / safe_file_name(f"{cell.case}-{cell.contender}")
         views = Views(
             html=f"{stem}.html" if args.profile_dir else None, json=f"{stem}.profile.json" if args.profile_dir else None

@@ -9,7 +9,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from perflab.commands import INNER, MAX_RSS, SYSTEM, USER
-from perflab.measure import process_metrics
 from perflab.results.model import RunResult
 from perflab.results.quantities import Interval
 from perflab.units import format_speedup_interval, format_time
@@ -19,6 +18,10 @@ _COLUMNS = {USER: "user CPU/run", SYSTEM: "system CPU/run", MAX_RSS: "peak RSS",
 
 def render(result: RunResult, console: Console) -> None:
     """Nothing when no contender is a command."""
+    if not any(run.extra for cell in result.cells for run in cell.runs):
+        return
+    from perflab.measure import process_metrics  # the statistics (numpy), only when there is something to show
+
     rows = process_metrics.estimate(result)
     if not rows:
         return
