@@ -71,7 +71,9 @@ def benchmark_path(args: argparse.Namespace) -> Path:
             raise UsageError(f"--input {given}: no such file")
         name = path.name if all(path.name != i["name"] for i in inputs) else str(path)
         inputs.append({"name": name, "path": str(path.resolve())})
-    spec = {"name": "commands", "compare": args.compare_output, "commands": commands, "inputs": inputs}
+    # Named after its commands: the history and the gate keep runs of other commands apart.
+    name = " vs ".join(given["name"] for given in commands)
+    spec = {"name": name, "compare": args.compare_output, "commands": commands, "inputs": inputs}
     directory = tempfile.mkdtemp(prefix="perflab-commands-")
     atexit.register(shutil.rmtree, directory, ignore_errors=True)
     generated = Path(directory) / "commands.py"
