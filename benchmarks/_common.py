@@ -132,9 +132,19 @@ def _relative_half_width(interval: dict[str, Any]) -> float:
     return stats.Interval(interval["value"], low, high).relative_half_width
 
 
-def run_perflab(benchmark: str, out: Path, *options: str) -> PerflabRun:
-    """``perflab run BENCHMARK --json OUT OPTIONS``; the table it prints is discarded."""
-    command = [sys.executable, "-m", "perflab", "run", benchmark, "--json", str(out), *options]
+def run_perflab(benchmark: str | None, out: Path, *options: str) -> PerflabRun:
+    """``perflab run BENCHMARK --json OUT OPTIONS`` (no BENCHMARK: ``--command`` options); the
+    table it prints is discarded."""
+    command = [
+        sys.executable,
+        "-m",
+        "perflab",
+        "run",
+        *([benchmark] if benchmark else []),
+        "--json",
+        str(out),
+        *options,
+    ]
     started = time.monotonic()
     completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started

@@ -4,8 +4,9 @@ The public API of benchmark files is ``Benchmark`` (see perflab.spec) and the co
 Kept import-light: worker processes import this package too.
 """
 
+from perflab.commands import InnerMetric
 from perflab.comparators import Comparator, Outcome
 from perflab.spec import Benchmark
 
 __version__ = "0.1.0"
-__all__ = ["Benchmark", "Comparator", "Outcome", "__version__"]
+__all__ = ["Benchmark", "Comparator", "InnerMetric", "Outcome", "__version__"]

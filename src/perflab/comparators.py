@@ -1,7 +1,7 @@
 """How a contender's output is compared with the reference's output.
 
 A comparator answers: are these two outputs the same, and if not, where is the first difference?
-Three kinds come built in: ``"exact"`` (equal values, equal types), ``"json"`` (both outputs parse
+Four kinds come built in: ``"exact"`` (equal values, equal types), ``"lines"`` (the same lines in any order), ``"json"`` (both outputs parse
 as JSON to the same value; differing bytes are noted, not failed) and a user function
 ``f(reference_output, output) -> bool`` (it may also raise AssertionError with a message).
 
@@ -59,6 +59,20 @@ class JsonComparator(Comparator):
         return Outcome(True, note=_byte_differences(expected, actual))
 
 
+class SortedLinesComparator(Comparator):
+    """Both outputs (str or bytes) hold the same lines, in any order (e.g. from parallel workers)."""
+
+    name = "lines"
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        if not all(isinstance(text, (str, bytes, bytearray)) for text in (expected, actual)):
+            return Outcome(False, f"expected text, got {type(expected).__name__} and {type(actual).__name__}")
+        difference = first_difference(sorted(expected.splitlines()), sorted(actual.splitlines()))
+        if difference is not None:
+            return Outcome(False, f"sorted lines differ {difference}")
+        return Outcome(True, note=None if expected == actual else "the same lines in another order")
+
+
 class FunctionComparator(Comparator):
     """A user function ``f(reference_output, output)`` returning True when equivalent."""
 
@@ -85,9 +99,11 @@ def resolve_comparator(compare: Any) -> Comparator:
         return ExactComparator()
     if compare == "json":
         return JsonComparator()
+    if compare == "lines":
+        return SortedLinesComparator()
     if callable(compare):
         return FunctionComparator(compare)
-    raise ValueError(f"compare={compare!r}: use 'exact', 'json' or a function(reference, output)")
+    raise ValueError(f"compare={compare!r}: use 'exact', 'json', 'lines' or a function(reference, output)")
 
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from perflab.commands import Command, CommandSetup, InnerMetric, program_comparator
 from perflab.comparators import Comparator, resolve_comparator
 from perflab.worker.integrity import ERROR_POLICIES, ERRORS_SAME
 
@@ -147,6 +148,12 @@ class Benchmark:
         def register(fn: Callable) -> Callable:
             contender_name = name or fn.__name__
             _check_new_name(self.contenders, contender_name, "contender")
+            if not isinstance(fn, CommandSetup) and any(
+                isinstance(c.function, CommandSetup) for c in self.contenders.values()
+            ):
+                raise BenchmarkFileError(
+                    f"contender {contender_name!r}: a benchmark's contenders are all commands or all functions"
+                )
             if reference and any(c.reference for c in self.contenders.values()):
                 raise BenchmarkFileError(f"two contenders are marked reference=True (second: {contender_name!r})")
             doc = description or (fn.__doc__ or "").strip().split("\n")[0]
@@ -154,6 +161,44 @@ class Benchmark:
             return fn
 
         return register(function) if function is not None else register
+
+    def command(
+        self,
+        name: str,
+        argv: list[str] | str,
+        *,
+        input: str = "path",
+        shell: bool = False,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        ok_status: tuple[int, ...] = (0,),
+        output_files: tuple[str, ...] = (),
+        inner: InnerMetric | None = None,
+        build: Callable[[], str] | None = None,
+        reference: bool = False,
+        description: str = "",
+    ) -> None:
+        """Declare a contender that is a program (perflab.commands): ``argv`` runs without a shell
+        (a string with ``shell=True``); ``input``: the case input as "path" (``{input}`` in argv,
+        else appended), "stdin", "arg" or "none". Its output is its exit status, standard output
+        and ``output_files``, compared with ``compare=`` ("exact", "json", "lines", a function).
+        ``build``: makes the program (perflab.native_build) and returns its path, put before argv."""
+        if any(not isinstance(c.function, CommandSetup) for c in self.contenders.values()):
+            raise BenchmarkFileError(f"command {name!r}: a benchmark's contenders are all commands or all functions")
+        declared = Command(
+            argv if isinstance(argv, str) else tuple(argv),
+            input=input,
+            shell=shell,
+            env=dict(env or {}),
+            cwd=cwd,
+            ok_status=tuple(ok_status),
+            output_files=tuple(output_files),
+            inner=inner,
+            build=build,
+        )
+        self.fuzz = False  # generated Python values are not program inputs
+        self.comparator = program_comparator(self.compare)
+        self.contender(CommandSetup(declared), name=name, setup=True, reference=reference, description=description)
 
     def strategy(self, function: Callable[[Any], Any]) -> Callable[[Any], Any]:
         """Declare how to generate inputs: ``function(hypothesis.strategies)`` returns a strategy.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from perflab.cli import command_options
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
@@ -22,7 +23,6 @@ from perflab.cli.common import (
     db_path,
     exit_code,
     names,
-    resolve_benchmark,
     say,
     store_options,
     timing_options,
@@ -49,7 +49,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab compare bench.py --markdown summary.md --json results.json",
         "perflab compare json_dumps --html report.html   # with flame graphs and differential profiles",
     )
-    parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    parser.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
+    command_options.add_options(parser)  # or --command CMD ...: programs, without a file
     parser.add_argument(
         "--contenders", metavar="A,B,...", help="contenders to compare with the reference (default all)"
     )
@@ -117,8 +118,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal.progress import LiveProgress
     from perflab.results.profiles import keep_comparison_profiles
 
-    path = resolve_benchmark(args.benchmark)
+    path = command_options.benchmark_path(args)
     settings = timing_settings(args)
+    if args.warmup is not None:
+        settings.warmups = args.warmup
     request = compare.Request(
         path,
         settings,
@@ -131,7 +134,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
     )
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, None if args.no_store else db_path(args, path)))
     profiler = None
-    if args.profile if args.profile is not None else bool(args.html):
+    # Python profiles of --command contenders would show only the worker waiting for its program.
+    unprofiled = (
+        "not profiled: commands (perflab profile --native-command)" if args.command else "not profiled (--no-profile)"
+    )
+    if (args.profile if args.profile is not None else bool(args.html)) and not args.command:
         profiler = Profiler(
             ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
             args.allow_mismatch,
@@ -162,7 +169,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             section = report.Section(
                 result,
                 profiler.profiles if profiler else [],
-                profiler.notes if profiler else ["not profiled (--no-profile)"],
+                profiler.notes if profiler else [unprofiled],
             )
             write_report(args.html, report.render([section], f"perflab compare: {result.benchmark}"), err)
 

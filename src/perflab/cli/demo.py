@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     check_outputs(args, "--html")
     settings = timing_settings(args)
     sections, worst = [], EXIT_OK
-    for name in builtins.names():
+    for name in [name for name in builtins.names() if name not in builtins.NATIVE]:
         err.print(f"[bold]perflab demo:[/] {name} ({builtins.summary(name)})")
         hook = (
             Profiler(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from perflab.cli import program
+from perflab.cli import native_profile, program
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
@@ -52,13 +52,15 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
         "perflab profile --html app.html --json app.json -- python app.py --input data.json",
         "perflab profile --pid 4242 --duration 30 --mode wall",
+        "perflab profile --native-command './scanner twitter.json' --html scanner.html   (Linux perf)",
     )
     program.takes_command(profile)
-    profile.usage = "perflab profile [OPTIONS] (BENCHMARK | --pid N | -- COMMAND ...)"
+    profile.usage = "perflab profile [OPTIONS] (BENCHMARK | --pid N | -- COMMAND ... | --native-command CMD)"
     profile.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
     profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
     profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
     _sampling_options(profile)
+    native_profile.add_options(profile)  # --native-command, --call-graph: programs, with perf
     _view_options(profile)
     program.program_options(profile)
     profile.set_defaults(handler=run)
@@ -210,16 +212,26 @@ class Views:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.session import profile_operation
 
+    if args.native_command:
+        if args.benchmark or program.is_program(args):
+            raise UsageError("--native-command: give one thing to profile (not also a benchmark, --pid or -- COMMAND)")
+        check_outputs(args, *_OUTPUTS)
+        return _report(native_profile.profile_command_line(args, err), Views.from_args(args), err)
     if program.is_program(args):
         check_outputs(args, *_OUTPUTS, inputs=program.inputs_of(args.command))
         return program.run(args, err, lambda outcome, console: _report(outcome, Views.from_args(args), console))
     if args.benchmark is None:
-        raise UsageError("nothing to profile: give a benchmark, --pid N, or -- COMMAND")
+        raise UsageError(
+            "nothing to profile: give a benchmark, --pid N, -- COMMAND (py-spy) or --native-command CMD (Linux perf)"
+        )
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *_OUTPUTS, inputs=(path,))
+    if native_profile.is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
+        outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
+        return _report(outcome, Views.from_args(args), err)
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
@@ -340,12 +352,19 @@ def after_run(
     if args.profile_dir:
         Path(args.profile_dir).mkdir(parents=True, exist_ok=True)
     worst = EXIT_OK
+    benchmark = load_benchmark(path)
     for cell in result.cells:
         if cell.estimates is None:
             continue
         say(err, f"profiling {cell.case} / {cell.contender} ...")
-        settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
-        outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
+        if native_profile.is_command(benchmark, cell.contender):  # a program: perf, not py-spy
+            from perflab.profile.native_perf import NativeSettings
+
+            native = NativeSettings(samples=args.profile_samples, timeout=args.timeout)
+            outcome = native_profile.profile_contender(benchmark, cell.case, cell.contender, native, err)
+        else:
+            settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
+            outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
         stem = Path(args.profile_dir or ".") / safe_file_name(f"{cell.case}-{cell.contender}")
         views = Views(
             html=f"{stem}.html" if args.profile_dir else None, json=f"{stem}.profile.json" if args.profile_dir else None

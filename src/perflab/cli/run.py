@@ -6,6 +6,7 @@ import argparse
 
 from rich.console import Console
 
+from perflab.cli import command_options
 from perflab.cli import profile as profile_verb
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
@@ -15,7 +16,6 @@ from perflab.cli.common import (
     check_outputs,
     db_path,
     exit_code,
-    resolve_benchmark,
     select,
     store_options,
     timing_options,
@@ -45,7 +45,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
         "perflab run bench.py --pyperf pyperf-out/  &&  pyperf compare_to pyperf-out/a.json pyperf-out/b.json",
     )
-    parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in (see perflab list)")
+    parser.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
+    command_options.add_options(parser)  # or --command CMD ...: programs, without a file
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
     parser.add_argument(
         "--contender",
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
 
-    path = resolve_benchmark(args.benchmark)
+    path = command_options.benchmark_path(args)
     benchmark = load_benchmark(path)
     cases = select(args.case, benchmark.cases, "case", str(path))
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
@@ -82,6 +83,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         inputs=(path, None if args.no_store else db_path(args, path)),
     )
     settings = timing_settings(args)
+    if args.warmup is not None:
+        settings.warmups = args.warmup
     result = measure(path, benchmark, cases, contenders, settings, err)
     results_terminal.render(result, stdout_console())
     metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))

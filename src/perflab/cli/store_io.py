@@ -23,12 +23,18 @@ def register_import(verbs: argparse._SubParsersAction) -> None:
     parser = add_verb(
         verbs,
         "import",
-        "load perflab results files or pyperf JSON files into the database",
+        "load perflab results, pyperf JSON, Google Benchmark JSON or criterion.rs results into the database",
         "perflab import results.json",
         "perflab import pyperf-out/orjson.json --benchmark json_dumps",
+        "perflab import gbench.json --benchmark find   (from --benchmark_format=json --benchmark_repetitions=10)",
+        "perflab import target/criterion/find_byte     (criterion.rs: every benchmark below the directory)",
     )
     parser.add_argument("files", nargs="+", metavar="FILE")
-    parser.add_argument("--benchmark", metavar="NAME", help="benchmark name for pyperf files (default: file name)")
+    parser.add_argument(
+        "--benchmark",
+        metavar="NAME",
+        help="benchmark name for pyperf, Google Benchmark or criterion results (default: file or group name)",
+    )
     parser.add_argument("--contender", metavar="NAME", help="contender name for pyperf files (default: file name)")
     store_options(parser, saves=False)
     parser.set_defaults(handler=store_errors_are_bad_input(run_import))

@@ -91,11 +91,15 @@ class Worker:
 
     def request(self, kind: str) -> float | None:
         """Ask for one measurement ("warmup" or "value"); its seconds per call, or None on failure."""
+        event = self.request_event(kind)
+        return event["value"] if event else None
+
+    def request_event(self, kind: str) -> dict[str, Any] | None:
+        """Ask for one measurement; its whole event ("value", and "extra" metrics if any), or None."""
         if not self.outcome.ok or not self._send({"do": kind}):
             self.wait_for(kind)  # collects the reason the worker is gone
             return None
-        event = self.wait_for(kind)
-        return event["value"] if event else None
+        return self.wait_for(kind)
 
     def close(self) -> JobOutcome:
         """Let the worker exit (or kill it) and return everything it reported."""

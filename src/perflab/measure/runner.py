@@ -278,9 +278,11 @@ def _time_one_round(
                 for _cell, worker, run in workers[::-1] if index % 2 else workers:
                     if time.monotonic() >= deadline:
                         return
-                    value = worker.request(kind)
-                    if value is not None:
-                        (run.warmups if kind == "warmup" else run.values).append(value)
+                    event = worker.request_event(kind)
+                    if event is not None:
+                        (run.warmups if kind == "warmup" else run.values).append(event["value"])
+                        for metric, amount in event.get("extra", {}).items() if kind == "value" else ():
+                            run.extra.setdefault(metric, []).append(amount)
     finally:  # Ctrl-C and the deadline included: close every worker and keep what it measured
         for cell, worker, run in workers:
             outcome = worker.close()

@@ -1,4 +1,5 @@
-"""Results files in and out of the store: perflab's own JSON, and pyperf JSON (perflab.results.pyperf)."""
+"""Results files in and out of the store: perflab's own JSON, and pyperf JSON (perflab.results.pyperf);
+in only: Google Benchmark JSON and criterion.rs directories (perflab.results.import_gbench, import_criterion)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from perflab.results import pyperf
+from perflab.results import import_criterion, import_gbench, pyperf
 from perflab.results.model import SCHEMA, RunResult
 
 
@@ -17,6 +18,11 @@ class ResultsFileError(Exception):
 def load_file(path: str | Path, benchmark: str | None = None, contender: str | None = None) -> RunResult:
     """A perflab results file, or a pyperf JSON file (``benchmark``/``contender`` name it)."""
     path = Path(path)
+    if path.is_dir():  # criterion.rs writes a directory tree, not a file
+        try:
+            return import_criterion.load(path, benchmark)
+        except import_criterion.NotCriterion as error:
+            raise ResultsFileError(str(error)) from None
     try:
         data = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -32,6 +38,11 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
             raise ResultsFileError(
                 f"{path}: not a valid perflab results file (a field has the wrong type or value: {error})"
             ) from None
+    if import_gbench.is_gbench(data):
+        try:
+            return import_gbench.from_json(data, benchmark or path.stem, str(path))
+        except import_gbench.NotGoogleBenchmark as error:
+            raise ResultsFileError(f"{path}: not valid Google Benchmark JSON ({error})") from None
     try:
         return pyperf.load(path, benchmark or path.stem, contender or path.stem)
     except pyperf.NotPyperf as error:

@@ -55,7 +55,10 @@ class Series:
     @property
     def description(self) -> str:
         last = self.measurements[-1].run
-        return f"{last.cpu_model}, Python {last.python_version}"
+        # Imported native results (Google Benchmark, criterion.rs) have no Python, maybe no CPU model.
+        return ", ".join(
+            [last.cpu_model or "unknown CPU"] + ([f"Python {last.python_version}"] if last.python_version else [])
+        )
 
 
 def series(

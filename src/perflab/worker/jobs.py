@@ -67,6 +67,7 @@ from typing import Any, TextIO
 from perflab.loading import load_benchmark
 from perflab.spec import BenchmarkFileError
 from perflab.worker import fuzz, integrity, timing_checks
+from perflab.worker.process_memory import peak_rss
 
 # Calibration stops doubling once one batch of calls lasts this fraction of the target.
 _CALIBRATION_FRACTION = 0.25
@@ -411,7 +412,9 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             watch = BackgroundWatch()
             measured = value(loops) / loops
             timed += kind == "value"
-            events.send(kind, value=measured, background=watch.report())
+            # A command contender (perflab.commands) also reports its processes' CPU time and memory.
+            extra = operation.take_extra() if hasattr(operation, "take_extra") else None
+            events.send(kind, value=measured, background=watch.report(), **({"extra": extra} if extra else {}))
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send(
@@ -482,35 +485,16 @@ def run_count(job: dict, events: EventStream) -> None:
         operation = contender.build()
         measured_region(operation, argument, job.get("warmups", 1))
         gc.collect()  # the same collector state in every repeated run
-        rss_before = _peak_rss()
+        rss_before = peak_rss()
         for calls in (0, loops):  # the 0-call region is the fixed cost, subtracted by the parent
             region_marker()
             measured_region(operation, argument, calls)
             region_marker()
-        rss_after = _peak_rss()
+        rss_after = peak_rss()
         traced = _traced_memory(operation, argument, loops) if job.get("memory") else None
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send("count", loops=loops, peak_rss_before=rss_before, peak_rss_after=rss_after, traced=traced)
-
-
-def _peak_rss() -> int:
-    """This process's peak resident memory in bytes.
-
-    Linux's VmHWM belongs to this program alone; ``ru_maxrss`` there also keeps the peak of the
-    parent process that forked the worker (seen: 104 MB for a 17 MB worker), so it is the fallback.
-    """
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024  # KiB on Linux, bytes on macOS
 
 
 def _traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> dict[str, int]:
@@ -571,7 +555,8 @@ class UserCodeError(Exception):
 
     def __init__(self, role: str, name: str, error: Exception, path: str):
         self.role, self.name, self.error = role, name, error
-        self.location = _location_in(error, path)
+        # A program's failure (perflab.commands) is not at a line of Python.
+        self.location = None if getattr(error, "without_location", False) else _location_in(error, path)
         super().__init__(f"{role} {name!r} raised {type(error).__name__}: {error}")
 
 

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perflab.measure.timing_verdicts import floor_of, floor_warning
+from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER
 from perflab.units import format_percent, format_rate, format_speedup, format_time
@@ -44,6 +45,7 @@ def render(result: RunResult, console: Console) -> None:
         )
         previous_case = cell.case
     console.print(table)
+    process_metrics.render(result, console)  # command contenders: CPU time, memory, inner phase
     for line in _notes(result):
         console.print(line, highlight=False)
 

@@ -1,0 +1,116 @@
+"""Figure: A/A false verdicts and power at a 5% slowdown, for command contenders.
+
+The programs are one C++ binary (tests/native/split.cpp, compiled here) run as processes by
+``perflab run --command 'split N' --command 'split M' --json out.json``: every value is whole
+processes (spawn to exit), interleaved across the two commands on one CPU, as for Python
+contenders. A/A: M = N, so any verdict other than "no detectable difference" is false. Power: M
+is sized (before the trials, alternating runs in this process) so that ``split M`` takes 5% longer
+than ``split N`` with process start-up included; a trial detects it when its verdict is "slower".
+Printed and written to benchmarks/results/command_contenders.json: both rates with exact
+(Clopper-Pearson) 95% intervals, ratios, rounds and time to the verdict, and the load average.
+
+    python benchmarks/command_contenders.py                                  # 40 A/A + 25 power trials
+    python benchmarks/command_contenders.py --aa 2 --power 2 --max-time 10   # smoke run
+
+Targets (as for Python contenders): <= 1% false verdicts; "slower" in >= 80% of trials within 60 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from _common import binomial_interval, conditions, finish, format_load, machine, quantiles, report_again, run_perflab
+from _native import compile_split, size_for, slowed
+
+NAME = "command_contenders"
+NO_DIFFERENCE, SLOWER = "no detectable difference", "slower"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--aa", type=int, default=40, help="A/A trials (default 40)")
+    parser.add_argument("--power", type=int, default=25, help="trials with a slowdown (default 25)")
+    parser.add_argument("--slowdown", type=float, default=0.05, help="the slowdown to detect (default 0.05)")
+    parser.add_argument("--work", type=float, default=0.02, help="seconds one run of the program lasts (default 0.02)")
+    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
+    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
+    parser.add_argument("--report", action="store_true", help="measure nothing: print the saved figure again")
+    args = parser.parse_args()
+    if args.report:
+        return report_again(NAME, _summarize, _print)
+    figure = {"figure": NAME, "machine": machine(), "start": conditions(), "trials": {"aa": [], "power": []}}
+    with tempfile.TemporaryDirectory(prefix="perflab-commands-") as directory:
+        binary = compile_split(Path(directory))
+        n = size_for(binary, args.work)
+        m, calibrated = slowed(binary, n, args.slowdown)
+        figure["settings"] = {
+            "work_s": args.work,
+            "n": n,
+            "m": m,
+            "slowdown": args.slowdown,
+            "calibrated_ratio": calibrated,
+            "command": f"perflab run --command 'split N' --command 'split M' --json out.json "
+            f"--max-time {args.max_time:g} --precision {args.precision:g}",
+        }
+        for kind, trials, other in (("aa", args.aa, n), ("power", args.power, m)):
+            for trial in range(trials):
+                started = time.monotonic()
+                run = run_perflab(
+                    None,
+                    Path(directory) / "out.json",
+                    "--command", f"{binary} {n}", "--name", "A",
+                    "--command", f"{binary} {other}", "--name", "B",
+                    "--max-time", str(args.max_time), "--precision", str(args.precision), "--no-store",
+                )  # fmt: skip
+                summary = run.summary("B")
+                summary["trial_s"] = round(time.monotonic() - started, 2)
+                figure["trials"][kind].append(summary)
+                print(
+                    f"{kind} trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
+                    f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
+                    f"{summary['wall_s']:.1f} s",
+                    flush=True,
+                )
+    return finish(NAME, figure, _summarize, _print)
+
+
+def _summarize(figure: dict) -> None:
+    aa, power = figure["trials"]["aa"], figure["trials"]["power"]
+    false = sum(t["verdict"] != NO_DIFFERENCE for t in aa)
+    detected = sum(t["verdict"] == SLOWER for t in power)
+    figure["summary"] = {
+        "aa": {"trials": len(aa), "false_verdicts": false, "rate_ci": binomial_interval(false, len(aa))},
+        "power": {
+            "trials": len(power),
+            "detected": detected,
+            "rate_ci": binomial_interval(detected, len(power)),
+            "ratio": quantiles([t["ratio"] for t in power]) if power else None,
+            "wall_s": quantiles([t["wall_s"] for t in power]) if power else None,
+        },
+    }
+
+
+def _print(figure: dict) -> None:
+    settings, summary = figure["settings"], figure["summary"]
+    print(f"\n{settings['command']} (N = {settings['n']}, about {settings['work_s'] * 1e3:g} ms a run)")
+    aa = summary["aa"]
+    print(
+        f"A/A: {aa['false_verdicts']}/{aa['trials']} trials declared a difference "
+        f"(95% CI {aa['rate_ci'][0]:.1%}-{aa['rate_ci'][1]:.1%}; target <= 1%)"
+    )
+    power = summary["power"]
+    if power["trials"]:
+        print(
+            f"power at {settings['slowdown']:.0%} (calibrated ratio {settings['calibrated_ratio']:.3f}, "
+            f"median measured {power['ratio']['median']:.3f}): {power['detected']}/{power['trials']} 'slower' "
+            f"(95% CI {power['rate_ci'][0]:.0%}-{power['rate_ci'][1]:.0%}; target >= 80%), "
+            f"median {power['wall_s']['median']:.1f} s per trial"
+        )
+    print(f"load average at start {format_load(figure['start'])}, at end {format_load(figure['end'])}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

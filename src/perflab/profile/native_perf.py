@@ -1,0 +1,193 @@
+"""Profiles of native programs with Linux ``perf``: the same profile model as Python profiles.
+
+``profile_command(argv, ...)`` runs the program under ``perf record -e cpu-clock`` (a software
+event: it works in virtual machines without hardware counters) with DWARF or frame-pointer call
+graphs, as many times as the sample target needs, and reads the stacks back with ``perf script``
+(symbols demangled by perf; Rust's legacy ``::h<hash>`` suffixes removed so that two builds line
+up). Each perf run is one profiling run of the Profile, so shares get intervals over runs, and
+flame graphs, ``perflab merge``, differential profiles and what-if work on the result unchanged.
+Labels are ``symbol (library)``, the layout of native frames in py-spy's output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from perflab.profile.folded import Stack
+from perflab.profile.model import Profile
+
+CALL_GRAPHS = ("dwarf", "fp")
+DEFAULT_RATE = 999  # Hz: an odd rate, so that sampling does not beat with periodic work
+_PARANOID = Path("/proc/sys/kernel/perf_event_paranoid")
+_FRAME = re.compile(r"^\s*(?P<ip>[0-9a-f]+) (?P<symbol>.*?) \((?P<dso>[^()]*)\)$")
+_RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
+_UNKNOWN = "[unknown]"
+
+
+class NativeProfilerUnavailable(Exception):
+    """perf is missing or not permitted here; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class NativeSettings:
+    samples: int = 2000  # over all runs
+    runs: int = 5  # at least: perf runs of the program (each a fresh process)
+    rate: int = DEFAULT_RATE
+    call_graph: str = "dwarf"  # "fp" needs programs built with frame pointers
+    max_time: float = 300.0  # seconds for all runs
+    timeout: float = 60.0  # seconds one run of the program may take
+
+
+def check_perf() -> str:
+    """The path of perf, or NativeProfilerUnavailable saying what to do."""
+    perf = shutil.which("perf")
+    if perf is None:
+        raise NativeProfilerUnavailable(
+            "native profiles need Linux perf, which is not installed "
+            "(Debian/Ubuntu: apt-get install linux-perf, or linux-tools-$(uname -r))"
+        )
+    try:
+        paranoid = int(_PARANOID.read_text())
+    except (OSError, ValueError):
+        paranoid = None
+    if paranoid is not None and paranoid > 2 and os.geteuid() != 0:
+        raise NativeProfilerUnavailable(
+            f"perf may not sample here: kernel.perf_event_paranoid is {paranoid}; allow it with "
+            "`sudo sysctl kernel.perf_event_paranoid=1` (or run as root)"
+        )
+    return perf
+
+
+def profile_command(
+    argv: Sequence[str],
+    settings: NativeSettings = NativeSettings(),
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    on_run: Callable[[str], None] = lambda message: None,
+) -> Profile:
+    """Sample ``argv`` (run without a shell; ``stdin``: a file given on standard input) until
+    ``settings.samples`` samples over at least ``settings.runs`` runs, or ``max_time``."""
+    if settings.call_graph not in CALL_GRAPHS:
+        raise ValueError(f"call graph {settings.call_graph!r}: use one of {', '.join(CALL_GRAPHS)}")
+    perf = check_perf()
+    profile = Profile(
+        metadata={
+            "sampler": "perf",
+            "sampler_version": _version(perf),
+            "mode": "cpu",
+            "native": True,
+            "rate": settings.rate,
+            "call_graph": settings.call_graph,
+            "command": list(argv),
+        }
+    )
+    deadline = time.monotonic() + settings.max_time
+    per_run = max(1, settings.samples // settings.runs)
+    while (len(profile.runs) < settings.runs or profile.samples < settings.samples) and time.monotonic() < deadline:
+        stacks: Counter[Stack] = Counter()
+        while sum(stacks.values()) < per_run and time.monotonic() < deadline:
+            before = sum(stacks.values())
+            stacks.update(_record_once(perf, argv, settings, stdin, env, cwd))
+            if sum(stacks.values()) == before:  # too short to be sampled even once: more runs will not help
+                break
+        if not stacks:
+            raise NativeProfilerUnavailable(
+                f"perf took no sample of {argv[0]!r}: it ends before the first sample at {settings.rate} Hz; "
+                "give it more work or raise --rate"
+            )
+        profile.runs.append(stacks)
+        on_run(f"run {len(profile.runs)}: {sum(stacks.values())} samples")
+    profile.metadata["runs"], profile.metadata["samples"] = len(profile.runs), profile.samples
+    return profile
+
+
+def _record_once(
+    perf: str,
+    argv: Sequence[str],
+    settings: NativeSettings,
+    stdin: str | None,
+    env: dict[str, str] | None,
+    cwd: str | None,
+) -> Counter[Stack]:
+    """One run of the program under perf record, read back as stacks (root first)."""
+    with tempfile.TemporaryDirectory(prefix="perflab-perf-") as scratch:
+        data = os.path.join(scratch, "perf.data")
+        record = [perf, "record", "-q", "-e", "cpu-clock", "-F", str(settings.rate), "--call-graph"]
+        record += ["dwarf" if settings.call_graph == "dwarf" else "fp", "-o", data, "--", *argv]
+        with open(stdin or os.devnull, "rb") as given:
+            try:
+                recorded = subprocess.run(
+                    record,
+                    stdin=given,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    env={**os.environ, **env} if env else None,
+                    cwd=cwd,
+                    timeout=settings.timeout,
+                )
+            except subprocess.TimeoutExpired:
+                raise NativeProfilerUnavailable(
+                    f"{argv[0]!r} did not finish within {settings.timeout:g} s under perf (see --timeout)"
+                ) from None
+        problem = recorded.stderr.decode("utf-8", "replace")
+        if "perf_event_paranoid" in problem or "Permission denied" in problem:
+            raise NativeProfilerUnavailable(
+                "perf may not sample here (kernel.perf_event_paranoid); allow it with "
+                "`sudo sysctl kernel.perf_event_paranoid=1` (or run as root)"
+            )
+        if not os.path.exists(data):
+            tail = " | ".join(problem.strip().splitlines()[-3:])
+            raise NativeProfilerUnavailable(f"perf record failed on {argv[0]!r}: {tail or 'no output'}")
+        script = subprocess.run(
+            [perf, "script", "-i", data, "-F", "comm,tid,ip,sym,dso"],
+            capture_output=True,
+            timeout=max(settings.timeout, 60.0),
+        )
+        return parse_script(script.stdout.decode("utf-8", "replace"))
+
+
+def parse_script(text: str) -> Counter[Stack]:
+    """``perf script -F comm,tid,ip,sym,dso`` output as stacks, root first: a sample is a header
+    line and its frames (leaf first), blank-line separated; inlined frames take the library of
+    the function they are inlined into."""
+    stacks: Counter[Stack] = Counter()
+    for block in text.split("\n\n"):
+        frames = [m for m in (_FRAME.match(line) for line in block.splitlines()[1:]) if m]
+        if not frames:
+            continue
+        labels = []
+        for index, frame in enumerate(frames):
+            dso = frame["dso"]
+            if dso == "inlined":  # the next frame at the same address is the enclosing function
+                dso = next(
+                    (f["dso"] for f in frames[index + 1 :] if f["ip"] == frame["ip"] and f["dso"] != "inlined"), ""
+                )
+            labels.append(_label(frame["symbol"], dso))
+        while labels and labels[-1].startswith(_UNKNOWN):  # unresolved start-up frames below main
+            labels.pop()
+        if labels:
+            stacks[tuple(reversed(labels))] += 1
+    return stacks
+
+
+def _label(symbol: str, dso: str) -> str:
+    name = _RUST_HASH.sub("", re.sub(r"\+0x[0-9a-f]+$", "", symbol)) or _UNKNOWN
+    library = os.path.basename(dso) if dso and not dso.startswith("[") else dso
+    return f"{name} ({library})" if library else name
+
+
+def _version(perf: str) -> str:
+    try:
+        return subprocess.run([perf, "version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "perf"

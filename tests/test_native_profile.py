@@ -1,0 +1,114 @@
+"""Native profiles (perflab.profile.native_perf): a real C++ program with a known split of work,
+sampled by Linux perf, into perflab's profile model and its views."""
+
+import shutil
+
+import pytest
+from conftest import QUICK, run_perflab
+from native_programs import compile_cpp
+
+from perflab.profile.model import Profile
+from perflab.profile.native_perf import parse_script
+from perflab.profile.shares import frame_shares
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("perf") is None, reason="Linux perf is not installed (.ci/run installs linux-perf)"
+)
+
+HEAVY, LIGHT = "split::heavy (split)", "split::light (split)"
+
+
+@pytest.fixture(scope="module")
+def split(tmp_path_factory):
+    return compile_cpp("split", tmp_path_factory.mktemp("native"), "-g", "-fno-omit-frame-pointer")
+
+
+def _total_shares(profile: Profile) -> dict[str, float]:
+    return {share.frame: share.total.value for share in frame_shares(profile.runs)}
+
+
+def test_a_known_split_of_work_shows_in_the_shares_with_demangled_names(split, tmp_path):
+    call_graph = "dwarf"  # the default; frame pointers are used by the tests below
+    out = tmp_path / "split.profile.json"
+    done = run_perflab(
+        "profile", "--native-command", f"{split} 2000000", "--call-graph", call_graph,
+        "--samples", "400", "--runs", "3", "--json", out, "--what-if", "split::heavy=2x",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    profile = Profile.load(out)
+    assert len(profile.runs) >= 3 and profile.metadata["sampler"] == "perf"
+    assert profile.metadata["call_graph"] == call_graph
+    shares = _total_shares(profile)
+    heavy, light = shares[HEAVY], shares[LIGHT]  # C++ names demangled by perf, library names short
+    assert 2 < heavy / light < 4.5  # three times the iterations of the same loop
+    assert not any(label.startswith("_Z") for stack in profile.merged() for label in stack)
+    assert "what if split::heavy" in done.stdout
+
+
+def test_native_profiles_merge_like_python_ones(split, tmp_path):
+    first, second = tmp_path / "0.profile.json", tmp_path / "1.profile.json"
+    args = ["--native-command", f"{split} 1000000", "--samples", "100", "--runs", "1", "--call-graph", "fp"]
+    assert run_perflab("profile", *args, "--json", first).returncode == 0
+    second.write_bytes(first.read_bytes())  # a second session's profile: same program, same settings
+    merged = tmp_path / "merged.profile.json"
+    done = run_perflab("merge", first, second, "--json", merged)
+    assert done.returncode == 0, done.stderr
+    assert len(Profile.load(merged).runs) == 2 * len(Profile.load(first).runs)
+
+
+SPLIT_BENCH = """
+import perflab
+
+bench = perflab.Benchmark("split")
+
+@bench.case
+def SMALL():
+    return "1000000"
+
+bench.command("split", [{program!r}, "{{input}}"], input="arg")
+"""
+
+
+def test_a_command_contender_of_a_benchmark_is_profiled_with_perf(split, tmp_path, bench_file):
+    path = bench_file(SPLIT_BENCH.format(program=str(split)))
+    out = tmp_path / "p.json"
+    done = run_perflab("profile", path, "--samples", "100", "--runs", "2", "--call-graph", "fp", "--json", out)
+    assert done.returncode == 0, done.stderr
+    profile = Profile.load(out)
+    assert (profile.metadata["sampler"], profile.metadata["case"], profile.metadata["contender"]) == (
+        "perf",
+        "SMALL",
+        "split",
+    )
+    assert HEAVY in _total_shares(profile)
+
+
+def test_run_profile_samples_command_contenders_with_perf(split, tmp_path, bench_file):
+    path = bench_file(SPLIT_BENCH.format(program=str(split)))
+    profiles = tmp_path / "profiles"
+    done = run_perflab("run", path, *QUICK, "--profile-dir", profiles, "--profile-samples", "50")
+    assert done.returncode == 0, done.stderr
+    assert Profile.load(profiles / "SMALL-split.profile.json").metadata["sampler"] == "perf"
+
+
+def test_missing_perf_is_said_with_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no perf on the PATH
+    done = run_perflab("profile", "--native-command", "true")
+    assert done.returncode == 2
+    assert "native profiles need Linux perf, which is not installed" in done.stderr
+
+
+def test_perf_script_output_is_read_root_first_with_inlined_frames_in_their_library():
+    text = (
+        "prog 12 \n"
+        "\t    1160 inner (inlined)\n"
+        "\t    1160 outer+0x20 (/usr/bin/prog)\n"
+        "\t    1200 main+0x1 (/usr/bin/prog)\n"
+        "\t    9999 [unknown] ([unknown])\n"
+        "\nprog 12 \n"
+        "\t    1200 main+0x1 (/usr/bin/prog)\n"
+    )
+    assert parse_script(text) == {
+        ("main (prog)", "outer (prog)", "inner (prog)"): 1,
+        ("main (prog)",): 1,
+    }
