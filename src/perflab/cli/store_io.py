@@ -103,8 +103,8 @@ def run_export(args: argparse.Namespace, err: Console) -> int:
     return EXIT_OK
 
 
-def _same_file(a: Path, b: str) -> bool:
+def _same_file(a: Path | str, b: str) -> bool:
     try:
-        return a.exists() and a.samefile(b)
+        return isinstance(a, Path) and a.exists() and a.samefile(b)
     except OSError:
         return False
