@@ -1,5 +1,5 @@
 """``perflab import`` and ``perflab export``: results files (perflab's JSON, pyperf JSON) into and
-out of the results database."""
+out of the results database; ``perflab import`` also merges other perflab stores (SQLite files)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ def register_import(verbs: argparse._SubParsersAction) -> None:
     parser = add_verb(
         verbs,
         "import",
-        "load perflab results files or pyperf JSON files into the database",
+        "load perflab results files, pyperf JSON files or other perflab stores into the database",
         "perflab import results.json",
+        "perflab import laptop.db ci-artifact.db --db postgresql://perf@db.example.org/perflab",
         "perflab import pyperf-out/orjson.json --benchmark json_dumps",
     )
     parser.add_argument("files", nargs="+", metavar="FILE")
@@ -52,14 +53,25 @@ def register_export(verbs: argparse._SubParsersAction) -> None:
 
 def run_import(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import load_file
+    from perflab.results.merge import is_sqlite_file, merge_store
     from perflab.results.profiles import import_profiles
     from perflab.results.store import Store
 
     path = db_path(args, None)
     if any(_same_file(path, file) for file in args.files):
         raise UsageError(f"{path}: is the results database itself; import results files into it")
-    results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
+    stores = [file for file in args.files if is_sqlite_file(file)]
+    files = [file for file in args.files if file not in stores]
+    results = [(file, load_file(file, args.benchmark, args.contender)) for file in files]  # all or none
     with Store.open(path) as store:
+        for file in stores:
+            merged = merge_store(file, store)
+            err.print(
+                f"{file}: {merged.copied} run(s) stored in {path} ({merged.present} there already), "
+                f"{merged.profiles} profile(s), {merged.marks} change mark(s)",
+                markup=False,
+                soft_wrap=True,
+            )
         for file, result in results:
             stored = store.find(result)
             if stored is not None:
