@@ -38,18 +38,30 @@ def test_a_run_is_stored_whole_and_read_back_in_history_order(location):
             store.result(999)
 
 
-def test_a_run_is_stored_once_by_its_stable_id_and_a_job_has_one_result(location):
+def test_a_run_is_stored_once_by_its_stable_id(location):
     result = synthetic_result(commit="c" * 40)
     with Store.open(location) as store:
-        run_id = store.save(result, job=7)
-        assert store.find(result) == run_id and store.run_of_job(7) == run_id
+        run_id = store.save(result)
+        assert store.find(result) == run_id
         with pytest.raises(StoreError, match="stored already"):
             store.save(result)
-        with pytest.raises(StoreError, match="stored already"):
-            store.save(synthetic_result(commit="d" * 40, seed=3), job=7)
-        assert len(store.runs()) == 1  # the refused saves left nothing behind
         [(uid, created)] = store.uids().values()
-        assert store.find_uid(uid) == run_id
+        assert store.find_uid(uid) == run_id and len(store.runs()) == 1
+
+
+def test_a_job_has_one_result_stored_whole_or_not_at_all(location):
+    sides = [synthetic_result(commit="a" * 40, seed=1), synthetic_result(commit="b" * 40, seed=2)]
+    with Store.open(location) as store:
+        assert store.runs_of_job(7) is None
+        run_ids = store.save_job(7, sides, "box")
+        assert store.runs_of_job(7) == run_ids and len(run_ids) == 2
+        with pytest.raises(StoreError, match="stored already"):
+            store.save_job(7, [synthetic_result(commit="c" * 40, seed=3)], "other")
+        assert len(store.runs()) == 2  # the refused result left nothing behind
+        assert store.job_results() == {7: ("box", run_ids)}
+        store.record_job_failure(8, 1, "box", "exit code 1")
+        store.record_job_failure(8, 2, "twin", "killed")
+        assert store.job_failures() == {8: "killed (on twin)"}
 
 
 def test_marks_and_profiles_replace_earlier_ones(location):

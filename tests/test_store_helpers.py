@@ -74,6 +74,8 @@ _ADDED_BY_VERSION = {
         "ALTER TABLE runs DROP COLUMN uid",
         "ALTER TABLE runs DROP COLUMN job_id",
         "DROP TABLE machines",
+        "DROP TABLE job_results",
+        "DROP TABLE job_failures",
     ],
     3: ["DROP TABLE metric_values", "DROP TABLE change_marks", "ALTER TABLE runs DROP COLUMN git_subject"],
     2: ["DROP TABLE profiles"],

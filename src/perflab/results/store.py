@@ -18,7 +18,8 @@ contender), as the same JSON ``perflab profile --json`` writes. Schema version 3
 metrics (instructions and memory per call) in ``metric_values`` so that a history of them reads
 no run's JSON, and keeps the marks (acknowledged / ignored) that people put on change points.
 Schema version 4 gives every run a stable id (``uid``, the hash of its result), so that merging
-stores never stores a run twice, and lists the machines that ran them, by fingerprint.
+stores never stores a run twice, lists the machines that ran them, by fingerprint, and keeps the
+outcome of queued jobs (``perflab submit``): one result per job, and why attempts failed.
 """
 
 from __future__ import annotations
@@ -164,6 +165,18 @@ def _migrate_to_4(db: Database) -> None:
         """
         ALTER TABLE runs ADD COLUMN uid TEXT;
         ALTER TABLE runs ADD COLUMN job_id BIGINT;
+        CREATE TABLE job_results (
+            job_id      BIGINT PRIMARY KEY,      -- the queue's job id (perflab submit): one result each
+            host        TEXT NOT NULL,           -- the worker's host
+            finished    REAL NOT NULL
+        );
+        CREATE TABLE job_failures (
+            job_id      BIGINT NOT NULL,
+            attempt     INTEGER NOT NULL,
+            host        TEXT NOT NULL,
+            reason      TEXT NOT NULL,           -- one line: what failed
+            failed      REAL NOT NULL
+        );
         CREATE TABLE machines (
             machine_id  TEXT PRIMARY KEY,        -- fingerprint of CPU model, cores, OS and kernel
             cpu_model   TEXT,
@@ -180,7 +193,7 @@ def _migrate_to_4(db: Database) -> None:
     for text, created in db.execute("SELECT result, created FROM runs ORDER BY created").fetchall():
         _record_machine(db, (json.loads(text).get("metadata") or {}).get("machine") or {}, created)
     db.script(
-        "CREATE UNIQUE INDEX runs_by_uid ON runs (uid); CREATE UNIQUE INDEX runs_by_job ON runs (job_id); "
+        "CREATE UNIQUE INDEX runs_by_uid ON runs (uid); CREATE INDEX runs_by_job ON runs (job_id); "
         "CREATE INDEX runs_by_machine ON runs (machine_id)"
     )
 
@@ -369,18 +382,39 @@ class Store:
     def _errors(self) -> AbstractContextManager[None]:
         return self._db.errors()
 
-    def save(
-        self,
-        result: RunResult,
-        source: str = "run",
-        uid: str | None = None,
-        created: float | None = None,
-        job: int | None = None,
-    ) -> int:
+    def save(self, result: RunResult, source: str = "run", uid: str | None = None, created: float | None = None) -> int:
         """Store one run (its full JSON and indexed columns) in one transaction; return its id.
         ``uid``: the run's stable id where it was first stored (default: the hash of its result);
-        ``created``: when it was first stored; ``job``: the queued job it is the result of (at
-        most one run per job: a second is refused with ``StoreError``)."""
+        ``created``: when it was first stored. A run stored already is refused with ``StoreError``."""
+        with self._writing():
+            return self._insert(result, source, uid, created, None)
+
+    def save_job(self, job: int, results: list[RunResult], host: str) -> list[int]:
+        """Store the runs that queued job ``job`` measured (one per side of a comparison of
+        revisions), with the job's result row, in one transaction: a job has at most one result,
+        a second is refused with ``StoreError`` and nothing of it is stored."""
+        with self._writing():
+            self._db.execute("INSERT INTO job_results VALUES (?, ?, ?)", [job, host, time.time()])
+            return [self._insert(result, "job", None, None, job) for result in results]
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One write transaction, rolled back on any error; a duplicate run or job result is a StoreError."""
+        with self._errors():
+            self._db.begin(write=True)
+            try:
+                yield
+                self._db.commit()
+            except self._db.integrity_errors:
+                self._db.rollback()
+                raise StoreError(
+                    f"{self.path}: this run (or this job's result) is stored already; not stored again"
+                ) from None
+            except BaseException:
+                self._db.rollback()
+                raise
+
+    def _insert(self, result: RunResult, source: str, uid: str | None, created: float | None, job: int | None) -> int:
         meta = result.metadata
         data = result.to_json()
         # An imported run is dated when it ran, not when it was imported.
@@ -415,42 +449,30 @@ class Store:
         if revision.get("subject"):  # recorded since schema 3; NULL when unknown
             row["git_subject"] = revision["subject"]
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
-        with self._errors():
-            self._db.begin(write=True)
-            try:
-                run_id = self._db.insert(
-                    f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+        run_id = self._db.insert(
+            f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+        )
+        self._db.executemany(
+            "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    run_id,
+                    case,
+                    contender,
+                    e.median.value,
+                    _finite_or_none(e.median.low),
+                    _finite_or_none(e.median.high),
+                    e.processes,
                 )
-                self._db.executemany(
-                    "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            run_id,
-                            case,
-                            contender,
-                            e.median.value,
-                            _finite_or_none(e.median.low),
-                            _finite_or_none(e.median.high),
-                            e.processes,
-                        )
-                        for case, contender, e in cells
-                    ],
-                )
-                metrics = metric_rows({"metrics": result.metrics})
-                if metrics:
-                    self._db.executemany(
-                        "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *row) for row in metrics]
-                    )
-                _record_machine(self._db, machine, when)
-                self._db.commit()
-            except self._db.integrity_errors:
-                self._db.rollback()
-                raise StoreError(
-                    f"{self.path}: run {row['uid']} (or a result of job {job}) is stored already; not stored again"
-                ) from None
-            except BaseException:
-                self._db.rollback()
-                raise
+                for case, contender, e in cells
+            ],
+        )
+        metrics = metric_rows({"metrics": result.metrics})
+        if metrics:
+            self._db.executemany(
+                "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *row) for row in metrics]
+            )
+        _record_machine(self._db, machine, when)
         return run_id
 
     def find(self, result: RunResult) -> int | None:
@@ -463,11 +485,34 @@ class Store:
             row = self._db.execute("SELECT id FROM runs WHERE uid = ?", [uid]).fetchone()
         return row[0] if row else None
 
-    def run_of_job(self, job: int) -> int | None:
-        """The id of the run stored as the result of queued job ``job``, if any."""
+    def runs_of_job(self, job: int) -> list[int] | None:
+        """The ids of the runs stored as the result of queued job ``job``; None when it has no result."""
         with self._errors():
-            row = self._db.execute("SELECT id FROM runs WHERE job_id = ?", [job]).fetchone()
-        return row[0] if row else None
+            if self._db.execute("SELECT 1 FROM job_results WHERE job_id = ?", [job]).fetchone() is None:
+                return None
+            return [row[0] for row in self._db.execute("SELECT id FROM runs WHERE job_id = ? ORDER BY id", [job])]
+
+    def job_results(self) -> dict[int, tuple[str, list[int]]]:
+        """Every job with a stored result: job id -> (the host that ran it, its run ids)."""
+        with self._errors():
+            hosts = dict(self._db.execute("SELECT job_id, host FROM job_results").fetchall())
+            runs: dict[int, list[int]] = {job: [] for job in hosts}
+            for job, run_id in self._db.execute("SELECT job_id, id FROM runs WHERE job_id IS NOT NULL ORDER BY id"):
+                runs.setdefault(job, []).append(run_id)
+        return {job: (hosts[job], runs[job]) for job in hosts}
+
+    def record_job_failure(self, job: int, attempt: int, host: str, reason: str) -> None:
+        """Why an attempt at queued job ``job`` failed (``perflab jobs`` shows the latest reason)."""
+        with self._errors():
+            self._db.execute(
+                "INSERT INTO job_failures VALUES (?, ?, ?, ?, ?)", [job, attempt, host, reason, time.time()]
+            )
+
+    def job_failures(self) -> dict[int, str]:
+        """The latest failure reason of every job that failed at least once, with its host."""
+        with self._errors():
+            rows = self._db.execute("SELECT job_id, host, reason FROM job_failures ORDER BY failed").fetchall()
+        return {job: f"{reason} (on {host})" for job, host, reason in rows}
 
     def uids(self) -> dict[int, tuple[str, float]]:
         """Every stored run's (stable id, time stored), by run id: what merging stores copies."""
