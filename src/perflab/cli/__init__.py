@@ -14,7 +14,23 @@ import argparse
 import signal
 
 from perflab import __version__
-from perflab.cli import bisect, check, compare, demo, diff, history, listing, profile, publish, run, serve, store_io
+from perflab.cli import (
+    bisect,
+    check,
+    compare,
+    demo,
+    diff,
+    history,
+    jobs,
+    listing,
+    profile,
+    publish,
+    run,
+    serve,
+    store_io,
+    submit,
+    worker_verb,
+)
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -43,6 +59,9 @@ REGISTER = (
     diff.register,
     serve.register,
     publish.register,
+    submit.register,
+    worker_verb.register,
+    jobs.register,
 )
 
 

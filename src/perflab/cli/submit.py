@@ -1,0 +1,104 @@
+"""``perflab submit``: queue benchmark jobs for ``perflab worker`` processes on quiet machines."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from perflab import builtins, git
+from perflab.cli.common import EXIT_OK, UsageError, add_verb, db_path, say, store_options
+
+if TYPE_CHECKING:
+    from perflab.jobs.spec import JobSpec
+
+
+def register(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(
+        verbs,
+        "submit",
+        "queue benchmark jobs for perflab workers (one job per benchmark; docs/team.md)",
+        "perflab submit bench.py --db postgresql://perf@db.example.org/perflab --label quiet",
+        "perflab submit bench.py --rev main --rev HEAD --label quiet",
+        "perflab submit json_dumps uuids --options '--max-time 30'",
+    )
+    parser.add_argument(
+        "benchmarks", nargs="+", metavar="BENCH", help="benchmark files (in a git repository) or built-ins"
+    )
+    parser.add_argument(
+        "--rev", action="append", default=[], metavar="REV", help="compare these git revisions (one job, one machine)"
+    )
+    parser.add_argument(
+        "--python", action="append", default=[], metavar="PATH", help="the worker's interpreter(s), as with perflab run"
+    )
+    parser.add_argument(
+        "--label", default="default", help="which workers take the jobs (perflab worker --label; default: default)"
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="PATH|URL",
+        help="where workers clone the code from (default: the benchmark's repository on this machine)",
+    )
+    parser.add_argument("--options", default="", metavar="'OPTS'", help="more perflab run/compare options, quoted")
+    store_options(parser, saves=False)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.jobs import queue
+
+    url = str(db_path(args, None))
+    label = checked_label(args.label)
+    try:
+        options = shlex.split(args.options)
+    except ValueError as error:
+        raise UsageError(f"--options: {error}") from None
+    specs = [_spec(name, args, options) for name in args.benchmarks]
+    try:
+        job_ids = queue.submit(url, specs, label)
+    except queue.QueueError as error:
+        raise UsageError(str(error)) from None
+    for job, spec in zip(job_ids, specs):
+        say(err, f"job {job} queued for workers labelled {label}: {spec.title}")
+    return EXIT_OK
+
+
+def checked_label(label: str) -> str:
+    if not label or len(label) > 60 or not all(c.isalnum() or c in "-_." for c in label):
+        raise UsageError(f"--label {label!r}: use up to 60 letters, digits, '-', '_' or '.'")
+    return label
+
+
+def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
+    from perflab.jobs.spec import JobSpec
+
+    path = Path(name)
+    if not path.is_file():
+        if builtins.path_of(name) is None or args.rev:
+            raise UsageError(
+                f"{name}: no such benchmark file{'' if args.rev else ' or built-in'} (jobs with --rev need a file in a git repository)"
+            )
+        return JobSpec(name, pythons=args.python, options=options)
+    root = git.top_level(path.resolve().parent)
+    if root is None:
+        raise UsageError(f"{name}: not inside a git repository; workers get code as a repository and a commit")
+    head = git.resolve_commit(root, "HEAD")
+    if head is None:
+        raise UsageError(f"{root}: has no commit yet; commit the benchmark first")
+    revisions = []
+    for revision in args.rev:
+        commit = git.resolve_commit(root, revision)
+        if commit is None:
+            raise UsageError(f"--rev {revision}: no such revision in {root}")
+        revisions.append(commit)
+    return JobSpec(
+        path.resolve().relative_to(root).as_posix(),
+        repository=args.repo or str(root),
+        commit=head,
+        revisions=revisions,
+        pythons=args.python,
+        options=options,
+    )
