@@ -102,9 +102,15 @@ def job_rows(url: str) -> list[list[str]]:
     """The cells of `perflab jobs`' table, row by row."""
     listing = perflab("jobs", "--db", url, env={**os.environ, "COLUMNS": "300"})
     assert listing.returncode == 0, listing.stderr
-    return [
-        [cell.strip() for cell in line.split("│")[1:-1]] for line in listing.stdout.splitlines() if line.startswith("│")
-    ]
+    rows: list[list[str]] = []
+    for line in listing.stdout.splitlines():
+        if line.startswith("│"):
+            cells = [cell.strip() for cell in line.split("│")[1:-1]]
+            if cells[0] or not rows:
+                rows.append(cells)
+            else:  # a long cell wrapped onto the next line
+                rows[-1] = [" ".join(filter(None, pair)) for pair in zip(rows[-1], cells)]
+    return rows
 
 
 def started_jobs(logs: list[Path]) -> list[int]:
@@ -169,3 +175,48 @@ def test_a_killed_workers_job_finishes_elsewhere_with_one_result(repo, postgres_
         assert len(store.runs()) == 1 and store.runs_of_job(job) == results[job][1]
     [row] = job_rows(postgres_url)
     assert row[:4] == [str(job), "quiet", "succeeded", "2"] and "slow.py" in row[4] and "run(s) " in row[5]
+
+
+def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
+    wide = {**os.environ, "COLUMNS": "300"}
+    for args, message in [
+        (["submit", "bench.py", "--db", str(tmp_path / "x.db")], "jobs need a PostgreSQL store"),
+        (["submit", "bench.py", "--label", "a b", "--db", postgres_url], "--label 'a b'"),
+        (["submit", "missing.py", "--db", postgres_url], "missing.py: no such benchmark file"),
+        (["submit", "bench.py", "--rev", "nope", "--db", postgres_url], "--rev nope: no such revision"),
+        (["submit", "bench.py", "--options", "'unclosed", "--db", postgres_url], "--options: No closing quotation"),
+        (["jobs", "--retry", "1", "--db", postgres_url], "job 1: is not in the queue"),
+    ]:
+        done = perflab(*args, cwd=repo, env=wide)
+        assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, (
+            args,
+            done.stderr,
+        )
+
+
+def test_a_queued_job_is_cancelled_and_a_failed_one_retried(repo, postgres_url, tmp_path):
+    (repo / "broken.py").write_text("raise RuntimeError('no such thing')\n")
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "b"], check=True
+    )
+    submitted = perflab("submit", "bench.py", "broken.py", "--label", "quiet", "--db", postgres_url, cwd=repo)
+    assert submitted.returncode == 0, submitted.stderr
+    cancelled = perflab("jobs", "--cancel", "1", "--db", postgres_url)
+    assert cancelled.returncode == 0 and "job 1: cancelled" in cancelled.stderr
+    log = tmp_path / "worker.log"
+    worker = start_worker(postgres_url, "w", tmp_path / "cache", log)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not any(row[2] == "failed" for row in job_rows(postgres_url)):
+            time.sleep(0.5)
+    finally:
+        stop([worker])
+    rows = {row[0]: row for row in job_rows(postgres_url)}
+    assert rows["1"][2] == "cancelled" and rows["2"][2] == "failed", rows
+    assert "no such thing" in rows["2"][5] and "(on " in rows["2"][5]
+    retried = perflab("jobs", "--retry", "2", "--db", postgres_url)
+    assert retried.returncode == 0 and "job 2: queued again" in retried.stderr
+    assert {row[0]: row[2] for row in job_rows(postgres_url)}["2"] == "todo"
+    again = perflab("jobs", "--retry", "1", "--db", postgres_url)
+    assert again.returncode == 2 and "only a failed job is retried" in again.stderr

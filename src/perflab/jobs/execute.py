@@ -66,15 +66,20 @@ def execute(job: int, spec: JobSpec, worker: Worker, should_abort: Callable[[], 
             log.seek(0)
             said = [line.strip() for line in log.read().splitlines() if line.strip()]
         if not output.exists():
-            raise JobFailed(
-                f"perflab {spec.verb} exited with code {process.returncode}: {said[-1] if said else 'no output'}"
-            )
+            raise JobFailed(f"perflab {spec.verb} exited with code {process.returncode}: {_last_error(said)}")
         try:
             result = load_file(output)
         except ResultsFileError as error:
             raise JobFailed(str(error)) from None
         with Store.open(worker.db) as store:  # inside the checkout: the commit's time is read from it
             return store.save_job(job, result.per_side(str(file)), worker.host)
+
+
+def _last_error(lines: list[str]) -> str:
+    """perflab's last error message (it may span lines), on one line and at most 500 characters."""
+    starts = [index for index, line in enumerate(lines) if "error:" in line]
+    text = " ".join(lines[starts[-1] :] if starts else lines[-1:]) or "no output"
+    return text if len(text) <= 500 else text[:499] + "…"
 
 
 def _die_with_parent() -> None:

@@ -10,8 +10,10 @@ the store (``Store.save_job``) makes sure it is stored once however often it run
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +37,23 @@ def _app(url: str) -> Any:
     return procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=url))
 
 
+@contextlib.contextmanager
+def _opened(url: str) -> Iterator[Any]:
+    """The queue at ``url`` (prepared), open for synchronous use; its errors as one-line QueueErrors."""
+    import procrastinate.exceptions
+
+    prepare(url)
+    app = _app(url)
+    try:
+        with app.open():
+            yield app
+    except procrastinate.exceptions.ProcrastinateException as error:
+        cause = error.__cause__ or error
+        raise QueueError(
+            f"{safe_url(url)}: the job queue failed ({str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__})"
+        ) from None
+
+
 def prepare(url: str) -> None:
     """The perflab store and procrastinate's tables in the database at ``url`` (created once)."""
     import psycopg
@@ -56,9 +75,7 @@ def prepare(url: str) -> None:
 
 def submit(url: str, specs: list[JobSpec], label: str) -> list[int]:
     """Queue one job per spec for the workers of ``label``; returns the job ids."""
-    prepare(url)
-    app = _app(url)
-    with app.open():
+    with _opened(url) as app:
         deferrer = app.configure_task(TASK, queue=queue_of(label))
         return [deferrer.defer(spec=spec.to_json()) for spec in specs]
 
@@ -77,9 +94,7 @@ class JobRow:
 
 def jobs(url: str) -> list[JobRow]:
     """Every perflab job in the queue, oldest first, with its result's runs or why it failed."""
-    prepare(url)
-    app = _app(url)
-    with app.open():
+    with _opened(url) as app:
         queued = [job for job in app.job_manager.list_jobs(task=TASK) if job.queue.startswith(QUEUE_PREFIX)]
     with Store.open(url) as store:
         results, failures = store.job_results(), store.job_failures()
@@ -100,15 +115,13 @@ def jobs(url: str) -> list[JobRow]:
 
 def cancel(url: str, job: int) -> bool:
     """Cancel a queued job, or ask the worker running it to stop; False if it had ended already."""
-    app = _app(url)
-    with app.open():
+    with _opened(url) as app:
         return app.job_manager.cancel_job_by_id(job, abort=True) or _status(app, job) == "doing"
 
 
 def retry(url: str, job: int) -> None:
     """Queue a failed job again (procrastinate retries failed jobs only; submit a cancelled one again)."""
-    app = _app(url)
-    with app.open():
+    with _opened(url) as app:
         status = _status(app, job)
         if status != "failed":
             raise QueueError(f"job {job}: is {status or 'not in the queue'}; only a failed job is retried")
