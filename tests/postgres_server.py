@@ -3,17 +3,20 @@
 Debian's postgresql package (``.ci/run`` installs it when missing) provides initdb and pg_ctl;
 PostgreSQL refuses to run as root, so as root (CI) they run as the ``postgres`` user. The server
 listens on a free port of 127.0.0.1 with trust authentication; each test gets a fresh database.
-Nothing here is skipped: without PostgreSQL the fixture fails, saying what to install.
+Nothing here is skipped: without PostgreSQL the fixture fails, saying what to install. fsync is
+off: a throwaway cluster needs no durability, and the tests check behaviour, not speed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,11 +35,12 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def postgres_server():
-    """The base URL (no database name) of a PostgreSQL server started for this test session."""
+@contextlib.contextmanager
+def throwaway_cluster() -> Iterator[str]:
+    """Start a PostgreSQL cluster in a new temporary directory; yield its base URL (no database
+    name); stop it and remove everything afterwards. benchmarks/team_scale.py uses it too."""
     if not BIN_DIRS:
-        pytest.fail("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
+        raise RuntimeError("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
     bin_dir = BIN_DIRS[0]
     # Not under pytest's tmp_path: /tmp/pytest-of-root is closed to the postgres user.
     home = Path(tempfile.mkdtemp(prefix="perflab-pg-"))
@@ -54,14 +58,27 @@ def postgres_server():
         capture_output=True,
         text=True,
     )
-    if started.returncode != 0:
-        log = (home / "log").read_text() if (home / "log").exists() else ""
-        pytest.fail(f"PostgreSQL did not start: {started.stderr}\n{log}")
     try:
+        if started.returncode != 0:
+            log = (home / "log").read_text() if (home / "log").exists() else ""
+            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n{log}")
         yield f"postgresql://postgres@127.0.0.1:{port}"
     finally:
-        subprocess.run(_as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]), check=False)
+        subprocess.run(
+            _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            check=False,
+            capture_output=True,
+        )
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The base URL (no database name) of a PostgreSQL server started for this test session."""
+    if not BIN_DIRS:
+        pytest.fail("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
+    with throwaway_cluster() as url:
+        yield url
 
 
 def new_database(server: str) -> str:
