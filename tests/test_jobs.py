@@ -125,27 +125,28 @@ def started_jobs(logs: list[Path]) -> list[int]:
 
 
 def test_twenty_jobs_over_three_workers_each_run_exactly_once(repo, postgres_url, tmp_path):
-    options = " ".join(QUICK[:-2])  # the job's own options, passed to `perflab run` on the worker
-    submitted = perflab(
-        "submit", *["bench.py"] * 20, "--label", "quiet", "--db", postgres_url, "--options", options, cwd=repo
-    )
-    assert submitted.returncode == 0, submitted.stderr
-    assert submitted.stderr.count("queued for workers labelled quiet") == 20
     logs = [tmp_path / f"worker{i}.log" for i in range(3)]
     workers = [start_worker(postgres_url, f"w{i}", tmp_path / "cache", logs[i]) for i in range(3)]
+    options = " ".join(QUICK[:-2])  # the job's own options, passed to `perflab run` on the worker
     try:
-        results = wait_for_jobs(postgres_url, 20, timeout=240)
+        submitted = perflab(
+            "submit", *["bench.py"] * 20, "--label", "quiet", "--db", postgres_url, "--options", options,
+            "--wait", "240", cwd=repo,
+        )  # fmt: skip
     finally:
         stop(workers)
-    assert len(results) == 20, [log.read_text()[-2000:] for log in logs]
+    assert submitted.returncode == 0, (submitted.stderr, [log.read_text()[-2000:] for log in logs])
+    assert submitted.stderr.count("queued for workers labelled quiet") == 20
+    assert submitted.stderr.count(": succeeded: run(s) ") == 20
+    results = wait_for_jobs(postgres_url, 20, timeout=0)
+    assert len(results) == 20
     started = started_jobs(logs)
     assert sorted(started) == sorted(results) and len(set(started)) == 20  # each job started once
     assert sum(1 for log in logs if started_jobs([log])) >= 2  # spread over workers
     with Store.open(postgres_url) as store:
         runs = store.runs("bench")
-        assert len(runs) == 20 and {run.git_commit for run in runs} == {
-            subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-        }
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+        assert len(runs) == 20 and {run.git_commit for run in runs} == {head.stdout.strip()}
     rows = job_rows(postgres_url)
     assert sorted(int(row[0]) for row in rows) == sorted(results) and {row[2] for row in rows} == {"succeeded"}
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from perflab import builtins, git
-from perflab.cli.common import EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.cli.common import EXIT_FAILURES, EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.option_types import seconds
 
 if TYPE_CHECKING:
     from perflab.jobs.spec import JobSpec
+
+POLL_SECONDS = 2.0
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -43,6 +47,12 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="where workers clone the code from (default: the benchmark's repository on this machine)",
     )
     parser.add_argument("--options", default="", metavar="'OPTS'", help="more perflab run/compare options, quoted")
+    parser.add_argument(
+        "--wait",
+        type=seconds,
+        metavar="SECONDS",
+        help="wait up to SECONDS for the jobs to end (CI); exit 1 if one failed or did not end in time",
+    )
     store_options(parser, saves=False)
     parser.set_defaults(handler=run)
 
@@ -63,7 +73,23 @@ def run(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(str(error)) from None
     for job, spec in zip(job_ids, specs):
         say(err, f"job {job} queued for workers labelled {label}: {spec.title}")
-    return EXIT_OK
+    return EXIT_OK if args.wait is None else _wait(url, job_ids, args.wait, err)
+
+
+def _wait(url: str, job_ids: list[int], timeout: float, err: Console) -> int:
+    """Wait until every job has ended; say how each ended; EXIT_FAILURES unless all succeeded."""
+    from perflab.jobs import queue
+
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = [row for row in queue.jobs(url) if row.id in job_ids]
+        if all(row.status in queue.ENDED for row in rows) or time.monotonic() > deadline:
+            break
+        time.sleep(POLL_SECONDS)
+    for row in rows:
+        outcome = f"run(s) {', '.join(map(str, row.runs))} on {row.host}" if row.runs else row.reason
+        say(err, f"job {row.id}: {row.status}" + (f": {outcome}" if outcome else ""))
+    return EXIT_OK if all(row.status == "succeeded" for row in rows) else EXIT_FAILURES
 
 
 def checked_label(label: str) -> str:

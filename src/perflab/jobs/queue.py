@@ -24,6 +24,7 @@ from perflab.results.store import Store, StoreError
 
 # procrastinate's schema is applied once per database, under this advisory lock ("PFLQ").
 SCHEMA_LOCK = 0x50464C51
+ENDED = ("succeeded", "failed", "cancelled", "aborted")
 log = logging.getLogger("perflab.worker")
 
 
