@@ -186,6 +186,7 @@ def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
         (["submit", "missing.py", "--db", postgres_url], "missing.py: no such benchmark file"),
         (["submit", "bench.py", "--rev", "nope", "--db", postgres_url], "--rev nope: no such revision"),
         (["submit", "bench.py", "--options", "'unclosed", "--db", postgres_url], "--options: No closing quotation"),
+        (["submit", "bench.py", "--options", "--max-time nan", "--db", postgres_url], "--options: argument --max-time"),
         (["jobs", "--retry", "1", "--db", postgres_url], "job 1: is not in the queue"),
     ]:
         done = perflab(*args, cwd=repo, env=wide)

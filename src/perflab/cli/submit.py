@@ -6,11 +6,13 @@ import argparse
 import shlex
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 
 from perflab import builtins, git
+from perflab.cli import compare
+from perflab.cli import run as run_verb
 from perflab.cli.common import EXIT_FAILURES, EXIT_OK, UsageError, add_verb, db_path, say, store_options
 from perflab.option_types import seconds
 
@@ -46,7 +48,12 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="PATH|URL",
         help="where workers clone the code from (default: the benchmark's repository on this machine)",
     )
-    parser.add_argument("--options", default="", metavar="'OPTS'", help="more perflab run/compare options, quoted")
+    parser.add_argument(
+        "--options",
+        default="",
+        metavar="'OPTS'",
+        help="more perflab run/compare options, quoted (one flag alone: --options=--flag)",
+    )
     parser.add_argument(
         "--wait",
         type=seconds,
@@ -67,6 +74,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     except ValueError as error:
         raise UsageError(f"--options: {error}") from None
     specs = [_spec(name, args, options) for name in args.benchmarks]
+    for spec in specs:
+        _check_options(spec)
     try:
         job_ids = queue.submit(url, specs, label)
     except queue.QueueError as error:
@@ -90,6 +99,21 @@ def _wait(url: str, job_ids: list[int], timeout: float, err: Console) -> int:
         outcome = f"run(s) {', '.join(map(str, row.runs))} on {row.host}" if row.runs else row.reason
         say(err, f"job {row.id}: {row.status}" + (f": {outcome}" if outcome else ""))
     return EXIT_OK if all(row.status == "succeeded" for row in rows) else EXIT_FAILURES
+
+
+class _CheckingParser(argparse.ArgumentParser):
+    """A parser that raises the usage error instead of printing it and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"--options: {message}")
+
+
+def _check_options(spec: JobSpec) -> None:
+    """Refuse now, not on a worker later, what `perflab run`/`compare` would refuse."""
+    top = _CheckingParser(prog="perflab")
+    verbs = top.add_subparsers()
+    (compare.register if spec.verb == "compare" else run_verb.register)(verbs)
+    top.parse_args(spec.arguments(spec.benchmark))
 
 
 def checked_label(label: str) -> str:
