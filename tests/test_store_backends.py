@@ -3,14 +3,17 @@ database (a throwaway cluster, tests/postgres_server.py)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections import Counter
 
 import psycopg
 import pytest
-from test_store_helpers import synthetic_result
+from conftest import QUICK
+from test_store_helpers import perflab, synthetic_result
 
+from perflab.measure.metadata import machine_info
 from perflab.profile.model import Profile
 from perflab.results.store import ChangeMark, Store, StoreError, schema_version
 
@@ -147,3 +150,31 @@ def test_an_unreachable_server_is_one_line_without_the_password():
     with pytest.raises(StoreError, match=r"^postgresql://me:\*\*\*@127\.0\.0\.1:1/x: cannot connect") as error:
         Store.open("postgresql://me:secret@127.0.0.1:1/x")
     assert "secret" not in str(error.value)
+
+
+def test_the_command_line_runs_into_a_postgres_store_and_reads_its_history(postgres_url, bench_file, tmp_path):
+    bench = bench_file(
+        """
+        import perflab
+
+        bench = perflab.Benchmark("summing")
+
+
+        @bench.case
+        def SMALL():
+            return 10
+
+
+        @bench.contender
+        def builtin_sum(n):
+            return sum(range(n))
+        """
+    )
+    env = {**os.environ, "PERFLAB_DB": postgres_url}
+    ran = perflab("run", str(bench), *QUICK, env=env)
+    assert ran.returncode == 0 and "stored as run 1 in postgresql://" in ran.stderr.replace("\n", ""), ran.stderr
+    history = perflab("history", "summing", "--machine", machine_info()["hostname"], env=env)
+    assert history.returncode == 0 and "— 1 run(s)" in history.stdout, history.stderr
+    with Store.open(postgres_url) as store:
+        [machine] = store.machines()
+        assert machine.hostname == machine_info()["hostname"] and store.runs()[0].machine_id == machine.machine_id
