@@ -196,13 +196,17 @@ def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
         )
 
 
-def test_a_queued_job_is_cancelled_and_a_failed_one_retried(repo, postgres_url, tmp_path):
+def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, postgres_url, tmp_path):
     (repo / "broken.py").write_text("raise RuntimeError('no such thing')\n")
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
     subprocess.run(
         ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "b"], check=True
     )
-    submitted = perflab("submit", "bench.py", "broken.py", "--label", "quiet", "--db", postgres_url, cwd=repo)
+    options = " ".join(QUICK[:-2])
+    submitted = perflab(
+        "submit", "bench.py", "broken.py", "slow.py", "--label", "quiet", "--db", postgres_url, "--options", options,
+        cwd=repo,
+    )  # fmt: skip
     assert submitted.returncode == 0, submitted.stderr
     cancelled = perflab("jobs", "--cancel", "1", "--db", postgres_url)
     assert cancelled.returncode == 0 and "job 1: cancelled" in cancelled.stderr
@@ -210,13 +214,19 @@ def test_a_queued_job_is_cancelled_and_a_failed_one_retried(repo, postgres_url, 
     worker = start_worker(postgres_url, "w", tmp_path / "cache", log)
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not any(row[2] == "failed" for row in job_rows(postgres_url)):
+        while time.monotonic() < deadline and 3 not in started_jobs([log]):
+            time.sleep(0.2)
+        stopping = perflab("jobs", "--cancel", "3", "--db", postgres_url)  # slow.py, while it is measured
+        assert stopping.returncode == 0 and "job 3: cancelled" in stopping.stderr
+        while time.monotonic() < deadline and {row[0]: row[2] for row in job_rows(postgres_url)}["3"] == "doing":
             time.sleep(0.5)
     finally:
         stop([worker])
     rows = {row[0]: row for row in job_rows(postgres_url)}
-    assert rows["1"][2] == "cancelled" and rows["2"][2] == "failed", rows
+    assert [rows[job][2] for job in "123"] == ["cancelled", "failed", "aborted"], rows
     assert "no such thing" in rows["2"][5] and "(on " in rows["2"][5]
+    with Store.open(postgres_url) as store:
+        assert store.runs() == []  # nothing of the stopped job was stored
     retried = perflab("jobs", "--retry", "2", "--db", postgres_url)
     assert retried.returncode == 0 and "job 2: queued again" in retried.stderr
     assert {row[0]: row[2] for row in job_rows(postgres_url)}["2"] == "todo"

@@ -27,6 +27,10 @@ class JobFailed(Exception):
     """The job could not be measured; one line saying why (kept for ``perflab jobs``)."""
 
 
+class JobCancelled(Exception):
+    """``perflab jobs --cancel`` stopped the job while it was measured."""
+
+
 @dataclass(frozen=True)
 class Worker:
     """Where a worker stores results, keeps clones, and what it is called."""
@@ -62,7 +66,7 @@ def execute(job: int, spec: JobSpec, worker: Worker, should_abort: Callable[[], 
                     if should_abort():
                         process.terminate()
                         process.wait()
-                        raise JobFailed("cancelled while running") from None
+                        raise JobCancelled() from None
             log.seek(0)
             said = [line.strip() for line in log.read().splitlines() if line.strip()]
         if not output.exists():

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from perflab.jobs.execute import JobFailed, Worker, execute
+from perflab.jobs.execute import JobCancelled, JobFailed, Worker, execute
 from perflab.jobs.spec import QUEUE_PREFIX, TASK, JobSpec, queue_of
 from perflab.results.backends.postgres import safe_url
 from perflab.results.store import Store, StoreError
@@ -144,12 +144,17 @@ def run_worker(url: str, label: str, worker: Worker, heartbeat: float, name: str
     prepare(url)
     app = _app(url)
 
+    import procrastinate.exceptions
+
     @app.task(name=TASK, pass_context=True)
     def measure(context: Any, spec: dict) -> list[int]:
         job = context.job
         log.info("job %s: %s", job.id, JobSpec.from_json(spec).title)
         try:
             runs = execute(job.id, JobSpec.from_json(spec), worker, context.should_abort)
+        except JobCancelled:
+            log.warning("job %s: cancelled while it was measured", job.id)
+            raise procrastinate.exceptions.JobAborted() from None  # the job's status becomes "aborted"
         except (JobFailed, StoreError) as error:
             with Store.open(worker.db) as store:
                 store.record_job_failure(job.id, job.attempts + 1, worker.host, str(error))
