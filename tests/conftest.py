@@ -15,6 +15,8 @@ QUICK = ["--precision", "50", "--max-time", "60", "--values", "5", "--value-time
 # pytest-benchmark's example tests (tests/data/pytest_benchmark_examples/) are run by
 # test_pytest_plugin_peer.py in a scratch directory, under the plugin; not collected here.
 collect_ignore_glob = ["data/*"]
+# The postgres_server and postgres_url fixtures (a real PostgreSQL cluster, started once per session).
+pytest_plugins = ["postgres_server"]
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -13,6 +13,7 @@ import pyperf
 import pytest
 from test_store_helpers import QUICK, perflab
 
+from perflab.results.fingerprints import machine_fingerprint
 from perflab.results.model import RunResult
 
 BENCH = """
@@ -148,6 +149,12 @@ def test_other_machines_are_left_out_unless_asked(repo, tmp_path):
     assert "— 1 run(s)" in same.stdout and "1 run(s) on other machines" in same.stdout
     every = perflab("history", "summing", "--db", str(db), "--any-machine")
     assert "— 2 run(s)" in every.stdout
+    other = machine_fingerprint(data["metadata"]["machine"])
+    chosen = perflab("history", "summing", "--db", str(db), "--machine", other[:6])
+    assert chosen.returncode == 0 and f"Some Other CPU (machine {other[:8]})" in chosen.stdout
+    assert "— 1 run(s)" in chosen.stdout and "other machines" not in chosen.stdout
+    by_host = perflab("history", "summing", "--db", str(db), "--machine", data["metadata"]["machine"]["hostname"])
+    assert by_host.returncode == 2 and "names several machines" in by_host.stderr and other in by_host.stderr
 
 
 def test_pyperf_files_round_trip_through_the_store(repo, tmp_path):

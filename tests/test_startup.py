@@ -5,7 +5,7 @@ use them. (How fast it is, is a figure in benchmarks/, not a test.)"""
 import subprocess
 import sys
 
-HEAVY = ("numpy", "scipy", "hypothesis", "pyperf")
+HEAVY = ("numpy", "scipy", "hypothesis", "pyperf", "psycopg", "procrastinate")
 PROBE = """
 import contextlib, io, sys
 from perflab import cli
@@ -19,6 +19,7 @@ for verb in sys.argv[1:]:
 print(" ".join(sorted({name.partition(".")[0] for name in sys.modules} & set(HEAVY))))
 """.replace("HEAVY", repr(HEAVY))
 VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import", "export", "profile", "merge", "diff"]
+VERBS += ["submit", "worker", "jobs"]
 
 
 def test_help_of_every_verb_imports_no_heavy_library():

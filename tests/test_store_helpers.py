@@ -62,3 +62,36 @@ def perflab(*args: str, cwd: Path | None = None, env: dict | None = None) -> sub
     return subprocess.run(
         [sys.executable, "-m", "perflab", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
     )
+
+
+# What each schema version added, undone: a store written by this perflab, turned into the store an
+# older perflab (schema ``version``) would have written, for the migration tests.
+_ADDED_BY_VERSION = {
+    4: [
+        "DROP INDEX runs_by_uid",
+        "DROP INDEX runs_by_job",
+        "DROP INDEX runs_by_machine",
+        "ALTER TABLE runs DROP COLUMN uid",
+        "ALTER TABLE runs DROP COLUMN job_id",
+        "DROP TABLE machines",
+        "DROP TABLE job_results",
+        "DROP TABLE job_failures",
+    ],
+    3: ["DROP TABLE metric_values", "DROP TABLE change_marks", "ALTER TABLE runs DROP COLUMN git_subject"],
+    2: ["DROP TABLE profiles"],
+}
+
+
+def downgrade(path: Path, version: int) -> None:
+    """Turn the SQLite store at ``path`` (at this perflab's schema) into one at schema ``version``."""
+    import sqlite3
+
+    from perflab.results.store import schema_version
+
+    raw = sqlite3.connect(path)
+    for step in range(schema_version(), version, -1):
+        for statement in _ADDED_BY_VERSION[step]:
+            raw.execute(statement)
+    raw.execute(f"PRAGMA user_version = {version}")
+    raw.commit()
+    raw.close()

@@ -7,9 +7,10 @@ import json
 import sqlite3
 
 import pytest
-from test_store_helpers import synthetic_result
+from test_store_helpers import downgrade, synthetic_result
 
 from perflab.results import store
+from perflab.results.backends.sqlite import APPLICATION_ID
 from perflab.results.store import ChangeMark, Store, StoreError
 
 
@@ -24,11 +25,10 @@ def counted(commit: str, per_call: list[float]):
 
 def test_a_version_2_database_gets_its_stored_instruction_counts_indexed(tmp_path, monkeypatch):
     path = tmp_path / "perflab.db"
-    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:2])  # the perflab of schema version 2
     with Store.open(path) as db:
         plain = db.save(synthetic_result(commit="a" * 40))
         second = db.save(synthetic_result(commit="b" * 40))
-    monkeypatch.undo()
+    downgrade(path, 2)  # the store of the perflab of schema version 2
     # version 2 kept a counted run's metrics in its JSON only
     raw = sqlite3.connect(path)
     raw.execute(
@@ -49,7 +49,7 @@ def test_a_version_2_database_gets_its_stored_instruction_counts_indexed(tmp_pat
         [memory] = db.metric_measurements("bench", "memory", "SMALL", "base")
         assert memory.median == 4096 and memory.low is None
         assert [run.id for run in db.runs("bench")] == [plain, second]
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 3
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == store.schema_version()
 
 
 def test_new_runs_index_their_metrics_as_they_are_saved(tmp_path):
@@ -89,7 +89,7 @@ def test_a_read_only_store_is_never_created_nor_migrated(tmp_path):
     assert not (tmp_path / "absent.db").exists()
     old = tmp_path / "old.db"
     raw = sqlite3.connect(old)
-    raw.execute(f"PRAGMA application_id = {store.APPLICATION_ID}")
+    raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     raw.execute("PRAGMA user_version = 2")
     raw.commit()
     raw.close()

@@ -22,12 +22,15 @@ from perflab.cli import (
     diff,
     history,
     isolate,
+    jobs,
     listing,
     profile,
     publish,
     run,
     serve,
     store_io,
+    submit,
+    worker_verb,
 )
 from perflab.cli.common import (
     EXIT_BAD_INPUT,
@@ -58,6 +61,9 @@ REGISTER = (
     isolate.register,
     serve.register,
     publish.register,
+    submit.register,
+    worker_verb.register,
+    jobs.register,
 )
 
 

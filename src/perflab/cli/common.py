@@ -158,18 +158,19 @@ def timing_settings(args: argparse.Namespace) -> Settings:
 def store_options(parser: argparse.ArgumentParser, saves: bool = True) -> None:
     parser.add_argument(
         "--db",
-        metavar="PATH",
-        help="results database (default: $PERFLAB_DB, else .perflab/perflab.db at the git "
+        metavar="PATH|URL",
+        help="results database, a SQLite file or postgresql://user@host/dbname (default: $PERFLAB_DB, else .perflab/perflab.db at the git "
         "top level of the benchmark file, else in the current directory)",
     )
     if saves:
         parser.add_argument("--no-store", action="store_true", help="do not save this run in the database")
 
 
-def db_path(args: argparse.Namespace, benchmark_file: str | Path | None) -> Path:
-    from perflab.results.store import default_path
+def db_path(args: argparse.Namespace, benchmark_file: str | Path | None) -> Path | str:
+    """The store ``--db`` names (a file, or a postgresql:// URL), else the default one."""
+    from perflab.results.store import default_path, location
 
-    return Path(args.db) if args.db else default_path(benchmark_file)
+    return location(args.db) if args.db else default_path(benchmark_file)
 
 
 # ---- outputs ------------------------------------------------------------------------------------

@@ -26,10 +26,16 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "a benchmark's times over commits, with 95%% CIs and change points",
         "perflab history json_dumps",
         "perflab history bench.py --case SMALL --any-machine",
+        "perflab history json_dumps --machine bench-box --db postgresql://perf@db.example.org/perflab",
     )
     parser.add_argument("benchmark", help="a stored benchmark's name, or its file")
     parser.add_argument("--case", metavar="NAME", help="only this case (default: every case)")
     parser.add_argument("--contender", metavar="NAME", help="this contender (default: the reference)")
+    parser.add_argument(
+        "--machine",
+        metavar="ID|HOST",
+        help="the runs of this machine: its fingerprint (or a prefix) or host name (default: the latest run's machine)",
+    )
     parser.add_argument("--any-machine", action="store_true", help="include runs from other machines")
     parser.add_argument("--any-python", action="store_true", help="include runs from other interpreters")
     parser.add_argument(
@@ -53,7 +59,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     out = stdout_console()
     with Store.open(db_path(args, file), create=False) as store:  # open while rendering: profiles load per step
         for series in history.series(
-            store, name, args.case, args.contender, args.any_machine, args.any_python, args.metric
+            store, name, args.case, args.contender, args.any_machine, args.any_python, args.metric, args.machine
         ):
             notes = []
             if series.hidden:

@@ -118,7 +118,7 @@ class Saved:
 
     refused: bool = False
     run_id: int | None = None
-    path: Path | None = None
+    path: Path | str | None = None  # a SQLite file or a postgresql:// URL
     run_ids: tuple[int, ...] = ()  # every run stored (one per side of a comparison of revisions)
 
     def __bool__(self) -> bool:

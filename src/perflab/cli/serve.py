@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_verb, store_options
+from perflab.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
 
 TOKEN_VAR = "PERFLAB_TOKEN"
 
@@ -64,10 +64,10 @@ def token_from(args: argparse.Namespace) -> str | None:
     return token or None
 
 
-def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | None:
+def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | str | None:
     """The store to show (``--db``, else the default), upgraded to the current schema once so that
     pages can then read it read-only; None (said on ``err``) when the extra or the store is missing."""
-    from perflab.results.store import Store, StoreError, default_path
+    from perflab.results.store import Store, StoreError
 
     missing = next(
         (name for name in ("jinja2", "starlette", "uvicorn") if importlib.util.find_spec(name) is None), None
@@ -79,7 +79,7 @@ def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | None:
             highlight=False,
         )
         return None
-    path = Path(args.db) if args.db else default_path(None)
+    path = db_path(args, None)
     try:
         Store.open(path, create=False).close()
     except StoreError as error:

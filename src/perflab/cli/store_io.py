@@ -1,5 +1,5 @@
 """``perflab import`` and ``perflab export``: results files (perflab's JSON, pyperf JSON) into and
-out of the results database."""
+out of the results database; ``perflab import`` also merges other perflab stores (SQLite files)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ def register_import(verbs: argparse._SubParsersAction) -> None:
     parser = add_verb(
         verbs,
         "import",
-        "load perflab results, pyperf JSON, Google Benchmark JSON or criterion.rs results into the database",
+        "load perflab results, pyperf JSON, Google Benchmark JSON, criterion.rs results or other perflab stores "
+        "into the database",
         "perflab import results.json",
+        "perflab import laptop.db ci-artifact.db --db postgresql://perf@db.example.org/perflab",
         "perflab import pyperf-out/orjson.json --benchmark json_dumps",
         "perflab import gbench.json --benchmark find   (from --benchmark_format=json --benchmark_repetitions=10)",
         "perflab import target/criterion/find_byte     (criterion.rs: every benchmark below the directory)",
@@ -58,14 +60,25 @@ def register_export(verbs: argparse._SubParsersAction) -> None:
 
 def run_import(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.files import load_file
+    from perflab.results.merge import is_sqlite_file, merge_store
     from perflab.results.profiles import import_profiles
     from perflab.results.store import Store
 
     path = db_path(args, None)
     if any(_same_file(path, file) for file in args.files):
         raise UsageError(f"{path}: is the results database itself; import results files into it")
-    results = [(file, load_file(file, args.benchmark, args.contender)) for file in args.files]  # all or none
+    stores = [file for file in args.files if is_sqlite_file(file)]
+    files = [file for file in args.files if file not in stores]
+    results = [(file, load_file(file, args.benchmark, args.contender)) for file in files]  # all or none
     with Store.open(path) as store:
+        for file in stores:
+            merged = merge_store(file, store)
+            err.print(
+                f"{file}: {merged.copied} run(s) stored in {path} ({merged.present} there already), "
+                f"{merged.profiles} profile(s), {merged.marks} change mark(s)",
+                markup=False,
+                soft_wrap=True,
+            )
         for file, result in results:
             stored = store.find(result)
             if stored is not None:
@@ -109,8 +122,8 @@ def run_export(args: argparse.Namespace, err: Console) -> int:
     return EXIT_OK
 
 
-def _same_file(a: Path, b: str) -> bool:
+def _same_file(a: Path | str, b: str) -> bool:
     try:
-        return a.exists() and a.samefile(b)
+        return isinstance(a, Path) and a.exists() and a.samefile(b)
     except OSError:
         return False

@@ -27,7 +27,7 @@ class BaselineError(Exception):
     """The baseline cannot be found or read; one line naming it and what to do."""
 
 
-def baseline_runs(against: str, current: list[RunResult], store_path: Path) -> list[RunResult]:
+def baseline_runs(against: str, current: list[RunResult], store_path: Path | str) -> list[RunResult]:
     """The runs ``against`` names: a results file, else a git ref looked up in the store."""
     path = Path(against)
     if path.is_file():

@@ -127,13 +127,13 @@ class BenchmarkSession:
         if not option(self.config, "perflab_no_store"):
             self._store(runs, store_path)
 
-    def _store_path(self, test_file: str) -> Path:
-        from perflab.results.store import default_path
+    def _store_path(self, test_file: str) -> Path | str:
+        from perflab.results.store import default_path, location
 
         given = option(self.config, "perflab_db")
-        return Path(given) if given else default_path(test_file)
+        return location(given) if given else default_path(test_file)
 
-    def _gate(self, session: pytest.Session, against: str, runs: list, store_path: Path, gate) -> None:
+    def _gate(self, session: pytest.Session, against: str, runs: list, store_path: Path | str, gate) -> None:
         from perflab.units import format_time
 
         try:
@@ -162,7 +162,7 @@ class BenchmarkSession:
             )
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _store(self, runs: list, path: Path) -> None:
+    def _store(self, runs: list, path: Path | str) -> None:
         from perflab.results.store import Store, StoreError
 
         try:

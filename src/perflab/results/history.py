@@ -56,9 +56,8 @@ class Series:
     def description(self) -> str:
         last = self.measurements[-1].run
         # Imported native results (Google Benchmark, criterion.rs) have no Python, maybe no CPU model.
-        return ", ".join(
-            [last.cpu_model or "unknown CPU"] + ([f"Python {last.python_version}"] if last.python_version else [])
-        )
+        machine = f"{last.cpu_model or 'unknown CPU'} (machine {(last.machine_id or '?')[:8]})"
+        return ", ".join([machine] + ([f"Python {last.python_version}"] if last.python_version else []))
 
 
 def series(
@@ -69,9 +68,12 @@ def series(
     any_machine: bool = False,
     any_python: bool = False,
     metric: str = TIME,
+    machine: str | None = None,
 ) -> list[Series]:
     """One series per case (or just ``case``), of ``contender`` (default: the reference): its time
-    per call, or with ``metric="instructions"`` its instructions per call in the runs that counted them."""
+    per call, or with ``metric="instructions"`` its instructions per call in the runs that counted them.
+    The runs are those of one machine: ``machine`` (a fingerprint, a prefix of one, or a host name),
+    else the machine of the latest run."""
     runs = store.runs(benchmark)
     if not runs:
         stored = ", ".join(store.benchmarks()) or "none"
@@ -89,6 +91,10 @@ def series(
         raise HistoryError(
             f"{store.path}: no {what} of {benchmark} case {case or '*'!r}, contender {contender!r} (stored: {known})"
         )
+    if machine is not None:
+        measurements = [m for m in measurements if m.run.machine_id == chosen_machine(store, machine)]
+        if not measurements:
+            raise HistoryError(f"{store.path}: no runs of {benchmark} on machine {machine!r}")
     latest = measurements[-1].run
     comparable = [
         m
@@ -108,6 +114,20 @@ def series(
         )
         for name in cases
     ]
+
+
+def chosen_machine(store: Store, wanted: str) -> str:
+    """The fingerprint of the one stored machine that ``wanted`` names: its fingerprint or a prefix
+    of it, or the host name it was last seen on."""
+    machines = store.machines()
+    found = {m.machine_id for m in machines if m.machine_id.startswith(wanted) or m.hostname == wanted}
+    if len(found) == 1:
+        return found.pop()
+    known = "; ".join(
+        f"{m.machine_id} ({m.hostname or '?'}: {m.cpu_model or '?'}, {m.cpu_count or '?'} cores)" for m in machines
+    )
+    problem = "names several machines" if found else "names no stored machine"
+    raise HistoryError(f"{store.path}: --machine {wanted!r} {problem}; stored machines: {known or 'none'}")
 
 
 def instruction_measurements(

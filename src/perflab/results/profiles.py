@@ -28,7 +28,7 @@ def side_runs(result: RunResult, run_ids: Sequence[int]) -> dict[str, tuple[int,
 
 
 def keep_comparison_profiles(
-    db: Path, run_ids: Sequence[int], result: RunResult, profiles: Sequence[CaseProfiles]
+    db: Path | str, run_ids: Sequence[int], result: RunResult, profiles: Sequence[CaseProfiles]
 ) -> int:
     """Store each side's profile of every profiled case with the run of that side; returns how many."""
     runs = side_runs(result, run_ids)

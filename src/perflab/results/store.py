@@ -1,39 +1,45 @@
-"""The results store: every run kept in one SQLite file, for history, change points and the CI gate.
+"""The results store: every run kept in one SQLite file (or a team's PostgreSQL database), for
+history, change points and the CI gate.
 
 Each run is saved whole (the ``RunResult`` JSON, so nothing measured is ever thrown away) next to
 indexed columns that history queries need: benchmark, git commit/branch/dirty, machine and
 interpreter fingerprints, and one row per (case, contender) with its median and 95% interval.
 
 Safety rules, because a store collects months of measurements:
-- A file that is not a perflab database (another program's SQLite file, a corrupted file, a
+- A database that is not perflab's (another program's file or tables, a corrupted file, a
   database written by a newer perflab) is refused with ``StoreError`` and never written to.
 - A run is saved in one transaction: a process killed mid-write leaves the previous state.
-- WAL journal + busy timeout: several perflab processes can write at once (readers never block
-  writers; writers queue for up to ``BUSY_TIMEOUT_MS``).
-- The schema is versioned (``PRAGMA user_version``) and upgraded by the migrations in
-  ``MIGRATIONS``, in code; an upgrade runs all pending steps in one transaction.
+- Several perflab processes can write at once (``perflab.results.backends`` says how, per backend).
+- The schema is versioned and upgraded by the migrations in ``MIGRATIONS``, in code, the same on
+  both backends; an upgrade runs all pending steps in one transaction.
 
 Profiles taken by ``perflab run --profile`` are kept too (schema version 2), one per (run, case,
 contender), as the same JSON ``perflab profile --json`` writes. Schema version 3 indexes the other
 metrics (instructions and memory per call) in ``metric_values`` so that a history of them reads
 no run's JSON, and keeps the marks (acknowledged / ignored) that people put on change points.
+Schema version 4 gives every run a stable id (``uid``, the hash of its result), so that merging
+stores never stores a run twice, lists the machines that ran them, by fingerprint, and keeps the
+outcome of queued jobs (``perflab submit``): one result per job, and why attempts failed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
-import sqlite3
 import statistics
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perflab import git
+from perflab.results.backends.common import Database, Migration, StoreError, is_url
+from perflab.results.backends.postgres import open_postgres
+from perflab.results.backends.sqlite import open_sqlite
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 
 if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI imports this module
@@ -42,18 +48,14 @@ if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI i
 
 ENV_VAR = "PERFLAB_DB"
 DEFAULT_RELATIVE_PATH = Path(".perflab") / "perflab.db"
-# Identifies a perflab database in the SQLite header ("PFLB"), so foreign files are recognised.
-APPLICATION_ID = 0x50464C42
-BUSY_TIMEOUT_MS = 30_000
+__all__ = ["StoreError", "Store"]  # StoreError is the backends', raised for both
+
+# Where a store is: a SQLite file, or a PostgreSQL URL (postgresql://user@host/dbname).
+Location = Path | str
 
 
-class StoreError(Exception):
-    """The database cannot be used; the message is one line naming the file and what to do."""
-
-
-def _migrate_to_1(db: sqlite3.Connection) -> None:
-    _execute_script(
-        db,
+def _migrate_to_1(db: Database) -> None:
+    db.script(
         """
         CREATE TABLE runs (
             id              INTEGER PRIMARY KEY,
@@ -94,11 +96,10 @@ def _migrate_to_1(db: sqlite3.Connection) -> None:
     )
 
 
-def _migrate_to_2(db: sqlite3.Connection) -> None:
+def _migrate_to_2(db: Database) -> None:
     # Profiles taken by `perflab run --profile`, kept next to the run they belong to so that a
     # history can diff the profiles of the commits around a change point.
-    _execute_script(
-        db,
+    db.script(
         """
         CREATE TABLE profiles (
             run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -111,14 +112,13 @@ def _migrate_to_2(db: sqlite3.Connection) -> None:
     )
 
 
-def _migrate_to_3(db: sqlite3.Connection) -> None:
+def _migrate_to_3(db: Database) -> None:
     # Instructions and memory per call, one row per (run, case, contender, metric), for histories
     # and the web view without reading every run's JSON; filled from the runs already stored.
     # change_marks: a person's word on a change point (the only thing the web view writes).
     # runs.git_subject: the commit's subject line, for history tooltips (no comment in the ALTER:
     # SQLite appends the column's text to the table's stored CREATE statement).
-    _execute_script(
-        db,
+    db.script(
         """
         CREATE TABLE metric_values (
             run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -157,6 +157,69 @@ def _migrate_to_3(db: sqlite3.Connection) -> None:
             db.execute("UPDATE runs SET git_subject = ? WHERE id = ?", [subject, run_id])
 
 
+def _migrate_to_4(db: Database) -> None:
+    # runs.uid: a run's stable id (the hash of its result), the same in every store it is copied
+    # to, so that `perflab import` of many stores into one stores each run once.
+    # machines: one row per machine fingerprint, for history's and the dashboard's machine choice.
+    db.script(
+        """
+        ALTER TABLE runs ADD COLUMN uid TEXT;
+        ALTER TABLE runs ADD COLUMN job_id BIGINT;
+        CREATE TABLE job_results (
+            job_id      BIGINT PRIMARY KEY,      -- the queue's job id (perflab submit): one result each
+            host        TEXT NOT NULL,           -- the worker's host
+            finished    REAL NOT NULL
+        );
+        CREATE TABLE job_failures (
+            job_id      BIGINT NOT NULL,
+            attempt     INTEGER NOT NULL,
+            host        TEXT NOT NULL,
+            reason      TEXT NOT NULL,           -- one line: what failed
+            failed      REAL NOT NULL
+        );
+        CREATE TABLE machines (
+            machine_id  TEXT PRIMARY KEY,        -- fingerprint of CPU model, cores, OS and kernel
+            cpu_model   TEXT,
+            cpu_count   INTEGER,
+            os          TEXT,
+            kernel      TEXT,
+            hostname    TEXT,                    -- the last host seen with it (not part of the fingerprint)
+            last_seen   REAL NOT NULL            -- unix time of its latest run
+        )
+    """,
+    )
+    for run_id, text in db.execute("SELECT id, result FROM runs").fetchall():
+        db.execute("UPDATE runs SET uid = ? WHERE id = ?", [run_uid(json.loads(text)), run_id])
+    for text, created in db.execute("SELECT result, created FROM runs ORDER BY created").fetchall():
+        _record_machine(db, (json.loads(text).get("metadata") or {}).get("machine") or {}, created)
+    db.script(
+        "CREATE UNIQUE INDEX runs_by_uid ON runs (uid); CREATE INDEX runs_by_job ON runs (job_id); "
+        "CREATE INDEX runs_by_machine ON runs (machine_id)"
+    )
+
+
+def run_uid(result: dict[str, Any]) -> str:
+    """A run's stable id: the hash of its results JSON (keys sorted), equal wherever it is stored."""
+    return hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _record_machine(db: Database, machine: dict[str, Any], seen: float) -> None:
+    db.execute(
+        "INSERT INTO machines VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (machine_id) DO UPDATE SET "
+        "hostname = CASE WHEN excluded.last_seen >= machines.last_seen THEN excluded.hostname ELSE machines.hostname END, "
+        "last_seen = CASE WHEN excluded.last_seen >= machines.last_seen THEN excluded.last_seen ELSE machines.last_seen END",
+        [
+            machine_fingerprint(machine),
+            machine.get("cpu_model"),
+            machine.get("cpu_count"),
+            machine.get("os"),
+            machine.get("kernel"),
+            machine.get("hostname"),
+            seen,
+        ],
+    )
+
+
 def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, float | None, float | None, int]]:
     """(case, contender, metric, value, low, high, processes) of a results JSON's ``metrics``:
     instructions per call (median, smallest and largest process) and peak traced memory per call."""
@@ -192,26 +255,24 @@ def _started_at(metadata: dict) -> float | None:
         return None
 
 
-def _execute_script(db: sqlite3.Connection, script: str) -> None:
-    """Statements one by one (``executescript`` would commit the migration's open transaction)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
 # MIGRATIONS[i] upgrades a database at version i to version i + 1. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3]
+MIGRATIONS: list[Migration] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4]
 
 
 def schema_version() -> int:
     return len(MIGRATIONS)
 
 
-def default_path(benchmark_file: str | Path | None = None) -> Path:
+def location(text: str) -> Location:
+    """A ``--db`` or ``$PERFLAB_DB`` value: a PostgreSQL URL as given, anything else a file path."""
+    return text if is_url(text) else Path(text)
+
+
+def default_path(benchmark_file: str | Path | None = None) -> Location:
     """``$PERFLAB_DB``, else .perflab/perflab.db at the git top level of the benchmark file (or of the
     current directory when there is no file), else in the current directory."""
     if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR])
+        return location(os.environ[ENV_VAR])
     start = Path(benchmark_file).resolve().parent if benchmark_file is not None else Path.cwd()
     return (git.top_level(start) or Path.cwd()) / DEFAULT_RELATIVE_PATH
 
@@ -260,6 +321,19 @@ class ChangeMark:
 
 
 @dataclass(frozen=True)
+class Machine:
+    """A machine that ran stored runs, by fingerprint (its host name is the last one seen)."""
+
+    machine_id: str
+    cpu_model: str | None
+    cpu_count: int | None
+    os: str | None
+    kernel: str | None
+    hostname: str | None
+    last_seen: float
+
+
+@dataclass(frozen=True)
 class Measurement:
     run: StoredRun
     case: str
@@ -271,72 +345,30 @@ class Measurement:
 
 
 class Store:
-    """An open perflab database. Use ``Store.open(path)``; close it (or use ``with``)."""
+    """An open perflab database. Use ``Store.open(location)``; close it (or use ``with``)."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
-        self.path = path
-        self._db = connection
-
-    @classmethod
-    def open(cls, path: str | Path, create: bool = True, read_only: bool = False) -> Store:
-        """``read_only``: SQLite refuses every write on this connection (the web view's reads); the
-        file must exist and be at the current schema (open it once writable to upgrade it)."""
-        path = Path(path)
-        if read_only:
-            return cls._open_read_only(path)
-        if not path.exists():
-            if not create:
-                raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
-            path.parent.mkdir(parents=True, exist_ok=True)
-        elif path.is_dir():
-            raise StoreError(f"{path}: is a directory, not a perflab database (pass --db FILE)")
-        try:
-            connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        except sqlite3.Error as error:
-            raise StoreError(f"{path}: cannot open the database: {error}") from None
-        store = cls(path, connection)
-        try:
-            store._prepare()
-        except BaseException:
-            connection.close()
-            raise
-        return store
+    def __init__(self, database: Database) -> None:
+        self.path = database.name  # the file, or the URL without its password
+        self._db = database
 
     @classmethod
-    def _open_read_only(cls, path: Path) -> Store:
-        if not path.is_file():
-            raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
-        try:
-            connection = sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
-            )
-        except sqlite3.Error as error:
-            raise StoreError(f"{path}: cannot open the database: {error}") from None
-        store = cls(path, connection)
-        try:
-            with store._errors():
-                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                application_id, version, _ = store._identity()
-                if application_id != APPLICATION_ID or version != schema_version():
-                    raise StoreError(
-                        f"{path}: not a perflab database at schema {schema_version()} (found "
-                        f"application id {application_id:#x}, schema {version}); open it with "
-                        "this perflab once (e.g. `perflab history`) to upgrade it"
-                    )
-        except BaseException:
-            connection.close()
-            raise
-        return store
+    def open(cls, where: Location, create: bool = True, read_only: bool = False) -> Store:
+        """The store in a SQLite file or at a PostgreSQL URL, upgraded to the current schema.
+        ``read_only``: every write is refused (the web view's reads); the store must exist and be
+        at the current schema (open it once writable to upgrade it)."""
+        if is_url(where):
+            return cls(open_postgres(str(where), MIGRATIONS, create, read_only))
+        return cls(open_sqlite(Path(where), MIGRATIONS, create, read_only))
 
     @contextmanager
     def snapshot(self) -> Iterator[Store]:
         """One read transaction: every query inside sees the same state, whatever is written meanwhile."""
         with self._errors():
-            self._db.execute("BEGIN")
+            self._db.begin(write=False)
         try:
             yield self
         finally:
-            self._db.execute("COMMIT")
+            self._db.commit()
 
     def close(self) -> None:
         self._db.close()
@@ -347,78 +379,46 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _prepare(self) -> None:
-        """Check that the file is ours and current, before anything could write to it."""
-        with self._errors():
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            application_id, version, tables = self._identity()
-            if application_id != APPLICATION_ID and (application_id != 0 or tables):
-                raise StoreError(
-                    f"{self.path}: not a perflab database (another program's SQLite file); "
-                    "it was left untouched: pass --db with another path"
-                )
-            if version > schema_version():
-                raise StoreError(
-                    f"{self.path}: written by a newer perflab (schema {version}, this perflab "
-                    f"reads up to {schema_version()}); upgrade perflab. The file was left untouched"
-                )
-            self._db.execute("PRAGMA journal_mode = WAL")  # many writers; survives a killed process
-            self._db.execute("PRAGMA foreign_keys = ON")
-            if version < schema_version():
-                self._migrate()
+    def _errors(self) -> AbstractContextManager[None]:
+        return self._db.errors()
 
-    def _identity(self) -> tuple[int, int, int]:
-        """Application id, schema version and number of tables, read in one statement (one read
-        transaction): read apart, another process creating the database in between would make
-        a new perflab database look like another program's file."""
-        return self._db.execute(
-            "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) "
-            "FROM pragma_application_id() AS a, pragma_user_version() AS v"
-        ).fetchone()
+    def save(self, result: RunResult, source: str = "run", uid: str | None = None, created: float | None = None) -> int:
+        """Store one run (its full JSON and indexed columns) in one transaction; return its id.
+        ``uid``: the run's stable id where it was first stored (default: the hash of its result);
+        ``created``: when it was first stored. A run stored already is refused with ``StoreError``."""
+        with self._writing():
+            return self._insert(result, source, uid, created, None)
 
-    def _migrate(self) -> None:
-        # BEGIN IMMEDIATE takes the write lock first, so two processes creating the same
-        # database at once run the migrations once; the second sees the new version.
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            application_id, version, tables = self._identity()
-            if application_id not in (0, APPLICATION_ID) or (application_id == 0 and tables):
-                raise StoreError(f"{self.path}: not a perflab database; it was left untouched")
-            for migration in MIGRATIONS[version:]:
-                migration(self._db)
-            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            self._db.execute(f"PRAGMA user_version = {schema_version()}")
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+    def save_job(self, job: int, results: list[RunResult], host: str) -> list[int]:
+        """Store the runs that queued job ``job`` measured (one per side of a comparison of
+        revisions), with the job's result row, in one transaction: a job has at most one result,
+        a second is refused with ``StoreError`` and nothing of it is stored."""
+        with self._writing():
+            self._db.execute("INSERT INTO job_results VALUES (?, ?, ?)", [job, host, time.time()])
+            return [self._insert(result, "job", None, None, job) for result in results]
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """SQLite's own errors on a damaged or foreign file, as one line naming the file."""
-        try:
-            yield
-        except sqlite3.OperationalError as error:
-            if "readonly" in str(error) or "read-only" in str(error):
+    def _writing(self) -> Iterator[None]:
+        """One write transaction, rolled back on any error; a duplicate run or job result is a StoreError."""
+        with self._errors():
+            self._db.begin(write=True)
+            try:
+                yield
+                self._db.commit()
+            except self._db.integrity_errors:
+                self._db.rollback()
                 raise StoreError(
-                    f"{self.path}: cannot write to the database ({error}): give yourself write "
-                    "permission on it and its directory, or pass --db with another path"
+                    f"{self.path}: this run (or this job's result) is stored already; not stored again"
                 ) from None
-            if "locked" in str(error) or "busy" in str(error):
-                raise StoreError(
-                    f"{self.path}: the database stayed locked by another process for "
-                    f"{BUSY_TIMEOUT_MS / 1000:g} s; try again"
-                ) from None
-            raise StoreError(f"{self.path}: cannot use the database ({error}); it was left untouched") from None
-        except sqlite3.DatabaseError as error:
-            raise StoreError(
-                f"{self.path}: not a usable perflab database ({error}); it was left "
-                "untouched: restore it from a backup or pass --db with another path"
-            ) from None
+            except BaseException:
+                self._db.rollback()
+                raise
 
-    def save(self, result: RunResult, source: str = "run") -> int:
-        """Store one run (its full JSON and indexed columns) in one transaction; return its id."""
+    def _insert(self, result: RunResult, source: str, uid: str | None, created: float | None, job: int | None) -> int:
         meta = result.metadata
+        data = result.to_json()
+        # An imported run is dated when it ran, not when it was imported.
+        when = created or (_started_at(meta) if source == "import" else None) or time.time()
         revision = meta.get("git") or {}
         machine = meta.get("machine") or {}
         python = meta.get("python") or {}
@@ -427,8 +427,7 @@ class Store:
             "benchmark": result.benchmark,
             "file": result.file,
             "source": source,
-            # An imported run is dated when it ran, not when it was imported.
-            "created": (_started_at(meta) if source == "import" else None) or time.time(),
+            "created": when,
             "git_commit": commit,
             "git_branch": revision.get("branch"),
             "git_dirty": int(bool(revision.get("dirty"))) if commit else None,
@@ -443,51 +442,82 @@ class Store:
             "python_version": python.get("version"),
             "python_build": python.get("build"),
             "packages": json.dumps(meta.get("packages") or {}, sort_keys=True),
-            "result": json.dumps(result.to_json()),
+            "result": json.dumps(data),
+            "uid": uid or run_uid(data),
+            "job_id": job,
         }
         if revision.get("subject"):  # recorded since schema 3; NULL when unknown
             row["git_subject"] = revision["subject"]
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
-        with self._errors():
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                run_id = self._db.execute(
-                    f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
-                ).lastrowid
-                self._db.executemany(
-                    "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            run_id,
-                            case,
-                            contender,
-                            e.median.value,
-                            _finite_or_none(e.median.low),
-                            _finite_or_none(e.median.high),
-                            e.processes,
-                        )
-                        for case, contender, e in cells
-                    ],
+        run_id = self._db.insert(
+            f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+        )
+        self._db.executemany(
+            "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    run_id,
+                    case,
+                    contender,
+                    e.median.value,
+                    _finite_or_none(e.median.low),
+                    _finite_or_none(e.median.high),
+                    e.processes,
                 )
-                metrics = metric_rows({"metrics": result.metrics})
-                if metrics:
-                    self._db.executemany(
-                        "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *row) for row in metrics]
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        assert run_id is not None  # set by the INSERT above
+                for case, contender, e in cells
+            ],
+        )
+        metrics = metric_rows({"metrics": result.metrics})
+        if metrics:
+            self._db.executemany(
+                "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, *row) for row in metrics]
+            )
+        _record_machine(self._db, machine, when)
         return run_id
 
     def find(self, result: RunResult) -> int | None:
         """The id of a stored run identical to ``result`` (the same file imported again), if any."""
+        return self.find_uid(run_uid(result.to_json()))
+
+    def find_uid(self, uid: str) -> int | None:
+        """The id of the stored run whose stable id is ``uid``, if any."""
         with self._errors():
-            row = self._db.execute(
-                "SELECT id FROM runs WHERE result = ? LIMIT 1", [json.dumps(result.to_json())]
-            ).fetchone()
+            row = self._db.execute("SELECT id FROM runs WHERE uid = ?", [uid]).fetchone()
         return row[0] if row else None
+
+    def runs_of_job(self, job: int) -> list[int] | None:
+        """The ids of the runs stored as the result of queued job ``job``; None when it has no result."""
+        with self._errors():
+            if self._db.execute("SELECT 1 FROM job_results WHERE job_id = ?", [job]).fetchone() is None:
+                return None
+            return [row[0] for row in self._db.execute("SELECT id FROM runs WHERE job_id = ? ORDER BY id", [job])]
+
+    def job_results(self) -> dict[int, tuple[str, list[int]]]:
+        """Every job with a stored result: job id -> (the host that ran it, its run ids)."""
+        with self._errors():
+            hosts = dict(self._db.execute("SELECT job_id, host FROM job_results").fetchall())
+            runs: dict[int, list[int]] = {job: [] for job in hosts}
+            for job, run_id in self._db.execute("SELECT job_id, id FROM runs WHERE job_id IS NOT NULL ORDER BY id"):
+                runs.setdefault(job, []).append(run_id)
+        return {job: (hosts[job], runs[job]) for job in hosts}
+
+    def record_job_failure(self, job: int, attempt: int, host: str, reason: str) -> None:
+        """Why an attempt at queued job ``job`` failed (``perflab jobs`` shows the latest reason)."""
+        with self._errors():
+            self._db.execute(
+                "INSERT INTO job_failures VALUES (?, ?, ?, ?, ?)", [job, attempt, host, reason, time.time()]
+            )
+
+    def job_failures(self) -> dict[int, str]:
+        """The latest failure reason of every job that failed at least once, with its host."""
+        with self._errors():
+            rows = self._db.execute("SELECT job_id, host, reason FROM job_failures ORDER BY failed").fetchall()
+        return {job: f"{reason} (on {host})" for job, host, reason in rows}
+
+    def uids(self) -> dict[int, tuple[str, float]]:
+        """Every stored run's (stable id, time stored), by run id: what merging stores copies."""
+        with self._errors():
+            return {row[0]: (row[1], row[2]) for row in self._db.execute("SELECT id, uid, created FROM runs")}
 
     def runs(self, benchmark: str | None = None) -> list[StoredRun]:
         """Stored runs, oldest commit first (runs outside git by the time they were saved)."""
@@ -550,7 +580,7 @@ class Store:
         with self._errors():
             return self._db.execute(
                 "SELECT (SELECT count(*) FROM runs), (SELECT coalesce(max(id), 0) FROM runs), "
-                "(SELECT total(marked) FROM change_marks)"
+                "(SELECT coalesce(sum(marked), 0.0) FROM change_marks)"
             ).fetchone()
 
     def run(self, run_id: int) -> StoredRun | None:
@@ -569,7 +599,9 @@ class Store:
             raise StoreError(f"{self.path}: a change point is marked {' or '.join(MARK_STATUSES)}, not {mark.status!r}")
         with self._errors():
             self._db.execute(
-                "INSERT OR REPLACE INTO change_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO change_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (benchmark, case_name, contender, machine_id, python_id, after_label) "
+                "DO UPDATE SET status = excluded.status, note = excluded.note, marked = excluded.marked",
                 [
                     mark.benchmark,
                     mark.case,
@@ -582,6 +614,12 @@ class Store:
                     mark.marked or time.time(),
                 ],
             )
+
+    def machines(self) -> list[Machine]:
+        """The machines that ran stored runs, most recently seen first."""
+        with self._errors():
+            rows = self._db.execute("SELECT * FROM machines ORDER BY last_seen DESC, machine_id").fetchall()
+        return [Machine(*row) for row in rows]
 
     def change_marks(self) -> list[ChangeMark]:
         with self._errors():
@@ -612,8 +650,12 @@ class Store:
         text = json.dumps(profile.to_json())
         with self._errors():
             try:
-                self._db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)", [run_id, case, contender, text])
-            except sqlite3.IntegrityError:  # the foreign key: the run is not (or no longer) stored
+                self._db.execute(
+                    "INSERT INTO profiles VALUES (?, ?, ?, ?) ON CONFLICT (run_id, case_name, contender) "
+                    "DO UPDATE SET profile = excluded.profile",
+                    [run_id, case, contender, text],
+                )
+            except self._db.integrity_errors:  # the foreign key: the run is not (or no longer) stored
                 raise StoreError(
                     f"{self.path}: no stored run with id {run_id} to attach the profile of {case} / {contender} to"
                 ) from None

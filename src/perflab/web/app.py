@@ -58,7 +58,7 @@ LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 @dataclass(frozen=True)
 class ServeSettings:
-    db: Path
+    db: Path | str  # a SQLite file or a postgresql:// URL
     token: str | None = None  # None: reads open, marks refused
     allowed_hosts: tuple[str, ...] = ()  # Host header values accepted; empty: any
 

@@ -39,7 +39,9 @@ class Published:
     runs: int = 0
 
 
-def publish(db: Path, out: Path, base_url: str = "", on_progress: Callable[[str], None] = lambda _: None) -> Published:
+def publish(
+    db: Path | str, out: Path, base_url: str = "", on_progress: Callable[[str], None] = lambda _: None
+) -> Published:
     _check_output(out, db)
     root, below = Links(static_site=True), Links(static_site=True, depth=1)
     done = Published()
@@ -85,7 +87,7 @@ def publish(db: Path, out: Path, base_url: str = "", on_progress: Callable[[str]
     return done
 
 
-def _check_output(out: Path, db: Path) -> None:
+def _check_output(out: Path, db: Path | str) -> None:
     if out.exists() and not out.is_dir():
         raise PublishError(f"--out {out}: is a file, not a folder; pass a new or empty folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
@@ -93,7 +95,7 @@ def _check_output(out: Path, db: Path) -> None:
             f"--out {out}: not empty and not an earlier perflab site (no {MARKER}); it was left "
             "untouched: pass a new or empty folder"
         )
-    if db.resolve().is_relative_to(out.resolve()):
+    if isinstance(db, Path) and db.resolve().is_relative_to(out.resolve()):
         raise PublishError(f"--out {out}: holds the database {db}; pass a folder outside it")
 
 

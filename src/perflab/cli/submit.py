@@ -1,0 +1,154 @@
+"""``perflab submit``: queue benchmark jobs for ``perflab worker`` processes on quiet machines."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from rich.console import Console
+
+from perflab import builtins, git
+from perflab.cli import compare
+from perflab.cli import run as run_verb
+from perflab.cli.common import EXIT_FAILURES, EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.option_types import seconds
+
+if TYPE_CHECKING:
+    from perflab.jobs.spec import JobSpec
+
+POLL_SECONDS = 2.0
+
+
+def register(verbs: argparse._SubParsersAction) -> None:
+    parser = add_verb(
+        verbs,
+        "submit",
+        "queue benchmark jobs for perflab workers (one job per benchmark; docs/team.md)",
+        "perflab submit bench.py --db postgresql://perf@db.example.org/perflab --label quiet",
+        "perflab submit bench.py --rev main --rev HEAD --label quiet",
+        "perflab submit json_dumps uuids --options '--max-time 30'",
+    )
+    parser.add_argument(
+        "benchmarks", nargs="+", metavar="BENCH", help="benchmark files (in a git repository) or built-ins"
+    )
+    parser.add_argument(
+        "--rev", action="append", default=[], metavar="REV", help="compare these git revisions (one job, one machine)"
+    )
+    parser.add_argument(
+        "--python", action="append", default=[], metavar="PATH", help="the worker's interpreter(s), as with perflab run"
+    )
+    parser.add_argument(
+        "--label", default="default", help="which workers take the jobs (perflab worker --label; default: default)"
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="PATH|URL",
+        help="where workers clone the code from (default: the benchmark's repository on this machine)",
+    )
+    parser.add_argument(
+        "--options",
+        default="",
+        metavar="'OPTS'",
+        help="more perflab run/compare options, quoted (one flag alone: --options=--flag)",
+    )
+    parser.add_argument(
+        "--wait",
+        type=seconds,
+        metavar="SECONDS",
+        help="wait up to SECONDS for the jobs to end (CI); exit 1 if one failed or did not end in time",
+    )
+    store_options(parser, saves=False)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.jobs import queue
+
+    url = str(db_path(args, None))
+    label = checked_label(args.label)
+    try:
+        options = shlex.split(args.options)
+    except ValueError as error:
+        raise UsageError(f"--options: {error}") from None
+    specs = [_spec(name, args, options) for name in args.benchmarks]
+    for spec in specs:
+        _check_options(spec)
+    try:
+        job_ids = queue.submit(url, specs, label)
+    except queue.QueueError as error:
+        raise UsageError(str(error)) from None
+    for job, spec in zip(job_ids, specs):
+        say(err, f"job {job} queued for workers labelled {label}: {spec.title}")
+    return EXIT_OK if args.wait is None else _wait(url, job_ids, args.wait, err)
+
+
+def _wait(url: str, job_ids: list[int], timeout: float, err: Console) -> int:
+    """Wait until every job has ended; say how each ended; EXIT_FAILURES unless all succeeded."""
+    from perflab.jobs import queue
+
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = [row for row in queue.jobs(url) if row.id in job_ids]
+        if all(row.status in queue.ENDED for row in rows) or time.monotonic() > deadline:
+            break
+        time.sleep(POLL_SECONDS)
+    for row in rows:
+        outcome = f"run(s) {', '.join(map(str, row.runs))} on {row.host}" if row.runs else row.reason
+        say(err, f"job {row.id}: {row.status}" + (f": {outcome}" if outcome else ""))
+    return EXIT_OK if all(row.status == "succeeded" for row in rows) else EXIT_FAILURES
+
+
+class _CheckingParser(argparse.ArgumentParser):
+    """A parser that raises the usage error instead of printing it and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"--options: {message}")
+
+
+def _check_options(spec: JobSpec) -> None:
+    """Refuse now, not on a worker later, what `perflab run`/`compare` would refuse."""
+    top = _CheckingParser(prog="perflab")
+    verbs = top.add_subparsers()
+    (compare.register if spec.verb == "compare" else run_verb.register)(verbs)
+    top.parse_args(spec.arguments(spec.benchmark))
+
+
+def checked_label(label: str) -> str:
+    if not label or len(label) > 60 or not all(c.isalnum() or c in "-_." for c in label):
+        raise UsageError(f"--label {label!r}: use up to 60 letters, digits, '-', '_' or '.'")
+    return label
+
+
+def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
+    from perflab.jobs.spec import JobSpec
+
+    path = Path(name)
+    if not path.is_file():
+        if builtins.path_of(name) is None or args.rev:
+            raise UsageError(
+                f"{name}: no such benchmark file{'' if args.rev else ' or built-in'} (jobs with --rev need a file in a git repository)"
+            )
+        return JobSpec(name, pythons=args.python, options=options)
+    root = git.top_level(path.resolve().parent)
+    if root is None:
+        raise UsageError(f"{name}: not inside a git repository; workers get code as a repository and a commit")
+    head = git.resolve_commit(root, "HEAD")
+    if head is None:
+        raise UsageError(f"{root}: has no commit yet; commit the benchmark first")
+    revisions = []
+    for revision in args.rev:
+        commit = git.resolve_commit(root, revision)
+        if commit is None:
+            raise UsageError(f"--rev {revision}: no such revision in {root}")
+        revisions.append(commit)
+    return JobSpec(
+        path.resolve().relative_to(root).as_posix(),
+        repository=args.repo or str(root),
+        commit=head,
+        revisions=revisions,
+        pythons=args.python,
+        options=options,
+    )

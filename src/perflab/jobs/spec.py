@@ -1,0 +1,51 @@
+"""What a job measures: one whole run or comparison, on one machine (its task arguments, JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+TASK = "perflab.measure"  # the procrastinate task name (submitters defer it by name)
+QUEUE_PREFIX = "perflab-"  # a worker --label L takes the jobs of queue perflab-L
+
+
+def queue_of(label: str) -> str:
+    return QUEUE_PREFIX + label
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """``benchmark``: a file's path inside ``repository`` (a path or URL git can clone), measured
+    at ``commit``; or a built-in's name when ``repository`` is None. ``revisions`` (commits): a
+    comparison of them, measured interleaved by one worker. ``options``: more `perflab run` or
+    `perflab compare` options, checked when submitted."""
+
+    benchmark: str
+    repository: str | None = None
+    commit: str | None = None
+    revisions: list[str] = field(default_factory=list)
+    pythons: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+
+    @property
+    def verb(self) -> str:
+        return "compare" if self.revisions or len(self.pythons) > 1 else "run"
+
+    def arguments(self, benchmark: str) -> list[str]:
+        """The perflab command line (after ``perflab``) that measures it, ``benchmark`` checked out."""
+        revisions = [arg for commit in self.revisions for arg in ("--rev", commit)]
+        pythons = [arg for python in self.pythons for arg in ("--python", python)]
+        return [self.verb, benchmark, *revisions, *pythons, *self.options]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> JobSpec:
+        return cls(**data)
+
+    @property
+    def title(self) -> str:
+        where = f" @ {self.commit[:10]}" if self.commit else ""
+        compared = f" comparing {', '.join(c[:10] for c in self.revisions)}" if self.revisions else ""
+        return f"{self.benchmark}{where}{compared}"

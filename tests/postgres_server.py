@@ -1,0 +1,97 @@
+"""A real PostgreSQL server for the tests: a throwaway cluster in a temporary directory.
+
+Debian's postgresql package (``.ci/run`` installs it when missing) provides initdb and pg_ctl;
+PostgreSQL refuses to run as root, so as root (CI) they run as the ``postgres`` user. The server
+listens on a free port of 127.0.0.1 with trust authentication; each test gets a fresh database.
+Nothing here is skipped: without PostgreSQL the fixture fails, saying what to install. fsync is
+off: a throwaway cluster needs no durability, and the tests check behaviour, not speed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+_databases = itertools.count()
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def throwaway_cluster() -> Iterator[str]:
+    """Start a PostgreSQL cluster in a new temporary directory; yield its base URL (no database
+    name); stop it and remove everything afterwards. benchmarks/team_scale.py uses it too."""
+    if not BIN_DIRS:
+        raise RuntimeError("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
+    bin_dir = BIN_DIRS[0]
+    # Not under pytest's tmp_path: /tmp/pytest-of-root is closed to the postgres user.
+    home = Path(tempfile.mkdtemp(prefix="perflab-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(home, "postgres", "postgres")
+    data, port = home / "data", _free_port()
+    subprocess.run(
+        _as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"]),
+        check=True,
+        capture_output=True,
+    )
+    options = f"-p {port} -c listen_addresses=127.0.0.1 -k {home} -c fsync=off -c max_connections=100"
+    started = subprocess.run(
+        _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(home / "log"), "-w", "start"]),
+        capture_output=True,
+        text=True,
+    )
+    try:
+        if started.returncode != 0:
+            log = (home / "log").read_text() if (home / "log").exists() else ""
+            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n{log}")
+        yield f"postgresql://postgres@127.0.0.1:{port}"
+    finally:
+        subprocess.run(
+            _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            check=False,
+            capture_output=True,
+        )
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The base URL (no database name) of a PostgreSQL server started for this test session."""
+    if not BIN_DIRS:
+        pytest.fail("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
+    with throwaway_cluster() as url:
+        yield url
+
+
+def new_database(server: str) -> str:
+    """The URL of a new, empty database on ``server``."""
+    import psycopg
+
+    name = f"perflab_test_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    return f"{server}/{name}"
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A fresh, empty PostgreSQL database for one test."""
+    return new_database(postgres_server)

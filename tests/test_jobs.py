@@ -1,0 +1,234 @@
+"""Benchmark jobs over real `perflab worker` processes on localhost, with a real PostgreSQL queue
+and store: each job runs exactly once, and the job of a worker killed with SIGKILL finishes on
+another worker with one result stored."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import QUICK
+from test_store_helpers import perflab
+
+from perflab.results.store import Store
+
+HEARTBEAT = "1"  # a killed worker's job is taken back after 3 s of silence
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A git repository with a tiny benchmark file committed (and one that is slow to load)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    bench = """
+        import perflab
+
+        bench = perflab.Benchmark("bench")
+
+
+        @bench.case
+        def SMALL():
+            return 10
+
+
+        @bench.contender
+        def builtin_sum(n):
+            return sum(range(n))
+    """
+    (root / "bench.py").write_text(textwrap.dedent(bench))
+    (root / "slow.py").write_text(
+        "import time\n\ntime.sleep(1)  # every measuring process loads slowly\n" + textwrap.dedent(bench)
+    )
+    for command in (
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "bench"],
+    ):
+        subprocess.run(["git", "-C", str(root), *command], check=True)
+    return root
+
+
+def start_worker(url: str, name: str, cache: Path, log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "perflab",
+            "worker",
+            "--db",
+            url,
+            "--label",
+            "quiet",
+            "--heartbeat",
+            HEARTBEAT,
+            "--name",
+            name,
+            "--cache",
+            str(cache),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "w"),
+    )
+
+
+def wait_for_jobs(url: str, count: int, timeout: float) -> dict[int, tuple[str, list[int]]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        with Store.open(url) as store:
+            results = store.job_results()
+        if len(results) >= count or time.monotonic() > deadline:
+            return results
+        time.sleep(0.5)
+
+
+def stop(workers: list[subprocess.Popen]) -> None:
+    for worker in workers:
+        if worker.poll() is None:
+            worker.send_signal(signal.SIGINT)
+    for worker in workers:
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def job_rows(url: str) -> list[list[str]]:
+    """The cells of `perflab jobs`' table, row by row."""
+    listing = perflab("jobs", "--db", url, env={**os.environ, "COLUMNS": "300"})
+    assert listing.returncode == 0, listing.stderr
+    rows: list[list[str]] = []
+    for line in listing.stdout.splitlines():
+        if line.startswith("│"):
+            cells = [cell.strip() for cell in line.split("│")[1:-1]]
+            if cells[0] or not rows:
+                rows.append(cells)
+            else:  # a long cell wrapped onto the next line
+                rows[-1] = [" ".join(filter(None, pair)) for pair in zip(rows[-1], cells)]
+    return rows
+
+
+def started_jobs(logs: list[Path]) -> list[int]:
+    """The job ids the workers' logs say they started ("job N: ...")."""
+    started = []
+    for log in logs:
+        for line in log.read_text().splitlines():
+            words = line.split(" INFO job ")
+            if len(words) == 2 and words[1].split(":")[0].isdigit() and ": " in words[1]:
+                started.append(int(words[1].split(":")[0]))
+    return started
+
+
+def test_twenty_jobs_over_three_workers_each_run_exactly_once(repo, postgres_url, tmp_path):
+    logs = [tmp_path / f"worker{i}.log" for i in range(3)]
+    workers = [start_worker(postgres_url, f"w{i}", tmp_path / "cache", logs[i]) for i in range(3)]
+    options = " ".join(QUICK[:-2])  # the job's own options, passed to `perflab run` on the worker
+    try:
+        submitted = perflab(
+            "submit", *["bench.py"] * 20, "--label", "quiet", "--db", postgres_url, "--options", options,
+            "--wait", "240", cwd=repo,
+        )  # fmt: skip
+    finally:
+        stop(workers)
+    assert submitted.returncode == 0, (submitted.stderr, [log.read_text()[-2000:] for log in logs])
+    assert submitted.stderr.count("queued for workers labelled quiet") == 20
+    assert submitted.stderr.count(": succeeded: run(s) ") == 20
+    results = wait_for_jobs(postgres_url, 20, timeout=0)
+    assert len(results) == 20
+    started = started_jobs(logs)
+    assert sorted(started) == sorted(results) and len(set(started)) == 20  # each job started once
+    assert sum(1 for log in logs if started_jobs([log])) >= 2  # spread over workers
+    with Store.open(postgres_url) as store:
+        runs = store.runs("bench")
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+        assert len(runs) == 20 and {run.git_commit for run in runs} == {head.stdout.strip()}
+    rows = job_rows(postgres_url)
+    assert sorted(int(row[0]) for row in rows) == sorted(results) and {row[2] for row in rows} == {"succeeded"}
+
+
+def test_a_killed_workers_job_finishes_elsewhere_with_one_result(repo, postgres_url, tmp_path):
+    options = " ".join(QUICK[:-2])
+    submitted = perflab("submit", "slow.py", "--label", "quiet", "--db", postgres_url, "--options", options, cwd=repo)
+    assert submitted.returncode == 0, submitted.stderr
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    first = start_worker(postgres_url, "first", tmp_path / "cache", logs[0])
+    second = None
+    try:
+        deadline = time.monotonic() + 60
+        while not started_jobs([logs[0]]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        [job] = started_jobs([logs[0]])
+        time.sleep(1)  # mid-job: its measuring processes are loading slow.py
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        second = start_worker(postgres_url, "second", tmp_path / "cache", logs[1])
+        results = wait_for_jobs(postgres_url, 1, timeout=180)
+    finally:
+        stop([w for w in (first, second) if w is not None])
+    assert list(results) == [job], logs[1].read_text()[-2000:]
+    assert started_jobs([logs[1]]) == [job] and "queued again" in logs[1].read_text()
+    with Store.open(postgres_url) as store:
+        assert len(store.runs()) == 1 and store.runs_of_job(job) == results[job][1]
+    [row] = job_rows(postgres_url)
+    assert row[:4] == [str(job), "quiet", "succeeded", "2"] and "slow.py" in row[4] and "run(s) " in row[5]
+
+
+def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
+    wide = {**os.environ, "COLUMNS": "300"}
+    for args, message in [
+        (["submit", "bench.py", "--db", str(tmp_path / "x.db")], "jobs need a PostgreSQL store"),
+        (["submit", "bench.py", "--label", "a b", "--db", postgres_url], "--label 'a b'"),
+        (["submit", "missing.py", "--db", postgres_url], "missing.py: no such benchmark file"),
+        (["submit", "bench.py", "--rev", "nope", "--db", postgres_url], "--rev nope: no such revision"),
+        (["submit", "bench.py", "--options", "'unclosed", "--db", postgres_url], "--options: No closing quotation"),
+        (["submit", "bench.py", "--options", "--max-time nan", "--db", postgres_url], "--options: argument --max-time"),
+        (["jobs", "--retry", "1", "--db", postgres_url], "job 1: is not in the queue"),
+    ]:
+        done = perflab(*args, cwd=repo, env=wide)
+        assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, (
+            args,
+            done.stderr,
+        )
+
+
+def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, postgres_url, tmp_path):
+    (repo / "broken.py").write_text("raise RuntimeError('no such thing')\n")
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "b"], check=True
+    )
+    options = " ".join(QUICK[:-2])
+    submitted = perflab(
+        "submit", "bench.py", "broken.py", "slow.py", "--label", "quiet", "--db", postgres_url, "--options", options,
+        cwd=repo,
+    )  # fmt: skip
+    assert submitted.returncode == 0, submitted.stderr
+    cancelled = perflab("jobs", "--cancel", "1", "--db", postgres_url)
+    assert cancelled.returncode == 0 and "job 1: cancelled" in cancelled.stderr
+    log = tmp_path / "worker.log"
+    worker = start_worker(postgres_url, "w", tmp_path / "cache", log)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and 3 not in started_jobs([log]):
+            time.sleep(0.2)
+        stopping = perflab("jobs", "--cancel", "3", "--db", postgres_url)  # slow.py, while it is measured
+        assert stopping.returncode == 0 and "job 3: cancelled" in stopping.stderr
+        while time.monotonic() < deadline and {row[0]: row[2] for row in job_rows(postgres_url)}["3"] == "doing":
+            time.sleep(0.5)
+    finally:
+        stop([worker])
+    rows = {row[0]: row for row in job_rows(postgres_url)}
+    assert [rows[job][2] for job in "123"] == ["cancelled", "failed", "aborted"], rows
+    assert "no such thing" in rows["2"][5] and "(on " in rows["2"][5]
+    with Store.open(postgres_url) as store:
+        assert store.runs() == []  # nothing of the stopped job was stored
+    retried = perflab("jobs", "--retry", "2", "--db", postgres_url)
+    assert retried.returncode == 0 and "job 2: queued again" in retried.stderr
+    assert {row[0]: row[2] for row in job_rows(postgres_url)}["2"] == "todo"
+    again = perflab("jobs", "--retry", "1", "--db", postgres_url)
+    assert again.returncode == 2 and "only a failed job is retried" in again.stderr
