@@ -5,7 +5,7 @@ Kept apart from the diff maths (perflab.profile.diff): this module starts worker
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from perflab.measure.sides import Side
@@ -22,16 +22,36 @@ def profile_pair(
     benchmark: str = "",
     on_run: Callable[[str], None] = lambda message: None,
 ) -> tuple[ProfileOutcome, ProfileOutcome]:
-    """Profile two sides in alternating rounds (A B, B A, ...), ``settings.min_runs`` rounds at least,
-    each side's budget split evenly over them: the machine's drift hits both sides of a round alike."""
+    """Profile two sides in alternating rounds (A B, B A, ...): ``profile_group`` of two."""
+    outcomes = profile_group([a, b], case, settings, benchmark, on_run)
+    return outcomes[a.name], outcomes[b.name]
+
+
+def profile_group(
+    sides: Sequence[Side],
+    case: str,
+    settings: ProfileSettings,
+    benchmark: str = "",
+    on_run: Callable[[str], None] = lambda message: None,
+) -> dict[str, ProfileOutcome]:
+    """Profile several sides in rounds whose order alternates (A B C, C B A, ...), ``settings.min_runs``
+    rounds at least, each side's budget split evenly over them: the machine's drift hits every side
+    of a round alike. The reference of a comparison is profiled once per case this way and diffed
+    with each contender round by round, rather than profiled again for every contender."""
     rounds = settings.min_runs
     per_round = replace(
-        settings, samples=max(1, settings.samples // rounds), min_runs=1, max_time=settings.max_time / (2 * rounds)
+        settings,
+        samples=max(1, settings.samples // rounds),
+        min_runs=1,
+        max_time=settings.max_time / (len(sides) * rounds),
     )
     outcomes: dict[str, ProfileOutcome] = {}
+    failed: set[str] = set()  # sides that stopped with an error: the others go on
     for number in range(rounds):
-        for side in (a, b) if number % 2 == 0 else (b, a):
-            got = profile_side(side, case, per_round, benchmark)
+        for side in sides if number % 2 == 0 else reversed(sides):
+            if side.name in failed:
+                continue
+            got = profile_side(side, case, per_round, benchmark, _achieved_rate(outcomes.get(side.name)))
             for info in got.profile.metadata.get("run_info", []):
                 info["round"] = number
             kept = outcomes.get(side.name)
@@ -44,9 +64,11 @@ def profile_pair(
                 kept.error = kept.error or got.error
                 kept.interrupted = got.interrupted
             on_run(f"round {number + 1}/{rounds}: {side.name} {got.profile.samples} samples")
-            if got.error or got.interrupted:
-                return _finish(outcomes.get(a.name), settings.samples), _finish(outcomes.get(b.name), settings.samples)
-    return _finish(outcomes[a.name], settings.samples), _finish(outcomes[b.name], settings.samples)
+            if got.interrupted:
+                return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
+            if got.error:
+                failed.add(side.name)
+    return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
 
 
 def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
@@ -57,8 +79,22 @@ def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
     return outcome
 
 
-def profile_side(side: Side, case: str, settings: ProfileSettings, benchmark: str = "") -> ProfileOutcome:
+def profile_side(
+    side: Side, case: str, settings: ProfileSettings, benchmark: str = "", achieved_rate: float | None = None
+) -> ProfileOutcome:
     """Profile one side of a comparison: its file, contender, interpreter and import roots."""
     return profile_operation(
-        side.file, case, side.contender, replace(settings, python=side.python, sys_path=list(side.sys_path)), benchmark
+        side.file,
+        case,
+        side.contender,
+        replace(settings, python=side.python, sys_path=list(side.sys_path)),
+        benchmark,
+        achieved_rate=achieved_rate,
     )
+
+
+def _achieved_rate(outcome: ProfileOutcome | None) -> float | None:
+    """Samples per second of operation time the side's runs so far gave (fewer than the rate on a busy machine)."""
+    runs = outcome.profile.metadata.get("run_info", []) if outcome else []
+    seconds = sum(info.get("seconds", 0.0) for info in runs)
+    return sum(info["samples"] for info in runs) / seconds if seconds > 0 else None

@@ -56,7 +56,10 @@ def py_spy_version(executable: str) -> str:
 class PySpyRecording:
     """One ``py-spy record`` attached to one process, from ``start`` until ``stop``."""
 
-    def __init__(self, executable: str, pid: int, rate: int, native: bool, mode: str, nonblocking: bool):
+    def __init__(
+        self, executable: str, pid: int, rate: int, native: bool, mode: str, nonblocking: bool, cpu: int | None = None
+    ):
+        """``cpu``: the CPU py-spy runs on (another than the target's: sampling then takes no time from it)."""
         self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)  # noqa: SIM115 - closed at once; py-spy writes it
         self._output.close()
         command = [
@@ -87,6 +90,7 @@ class PySpyRecording:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=None if cpu is None else lambda: os.sched_setaffinity(0, {cpu}),
             )
         except OSError as error:
             self._cleanup()
@@ -132,7 +136,8 @@ class PySpyRecording:
         self._messages.extend(line.strip() for line in rest.decode(errors="replace").splitlines() if line.strip())
         try:
             text = Path(self._output.name).read_text(encoding="utf-8", errors="replace")
-            return parse_folded(text, "py-spy output"), _reported_errors(self._messages)
+            text, empty = without_empty_stacks(text)
+            return parse_folded(text, "py-spy output"), _reported_errors(self._messages) + empty
         except (OSError, FoldedFormatError) as error:
             raise SamplerUnavailable(
                 f"py-spy wrote no readable stacks ({error}); it said: {_last_words(self._messages)}"
@@ -143,6 +148,23 @@ class PySpyRecording:
     def _cleanup(self) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self._output.name)
+
+
+def without_empty_stacks(text: str) -> tuple[str, int]:
+    """py-spy's output without its samples of no frame at all, and how many there were.
+
+    --nonblocking reads the stack while the target runs, and now and then reads none (a line of
+    just a count, e.g. " 2"; seen at 1 kHz): such a sample says nothing about where time went, so
+    it counts as a sampling error rather than making the whole run unreadable.
+    """
+    kept, empty = [], 0
+    for line in text.split("\n"):
+        frames, _, count = line.strip().rpartition(" ")
+        if not frames and count.isdigit():
+            empty += int(count)
+        else:
+            kept.append(line)
+    return "\n".join(kept), empty
 
 
 def _failure_reason(messages: list[str], returncode: int | None) -> str:

@@ -10,6 +10,7 @@ between runs (fresh processes) is what the intervals of per-frame shares need.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -41,8 +42,13 @@ def profile_operation(
     settings: ProfileSettings,
     benchmark: str = "",
     on_run: Callable[[str], None] = lambda message: None,
+    achieved_rate: float | None = None,
 ) -> ProfileOutcome:
-    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected."""
+    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected.
+
+    ``achieved_rate``: samples per second earlier sessions of this side achieved (rounds of
+    perflab.profile.pairing), to size the first run as the later ones are sized.
+    """
     rate = settings.effective_rate
     profile = Profile(
         metadata={
@@ -64,6 +70,8 @@ def profile_operation(
         return outcome
     planned_seconds = settings.samples / (settings.min_runs * rate)
     run_seconds, sampled_seconds = planned_seconds, 0.0
+    if achieved_rate:
+        run_seconds = _next_run_seconds(planned_seconds, achieved_rate, rate, settings.samples, settings.min_runs)
     project = project_root(file)
     started = time.monotonic()
     try:
@@ -166,9 +174,21 @@ def _one_run(
         ready = worker.wait_for("ready")
         if ready is None:
             return None, {}, worker.outcome.error
+        target_cpu, sampler_cpu = sampling_cpus(
+            nonblocking=sampler == PY_SPY and not settings.blocking and not settings.native
+        )
+        if target_cpu is not None:
+            with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
+                os.sched_setaffinity(ready["pid"], {target_cpu})
         if sampler == PY_SPY:
             spy = PySpyRecording(
-                _py_spy(), ready["pid"], rate, settings.native, settings.mode, nonblocking=not settings.blocking
+                _py_spy(),
+                ready["pid"],
+                rate,
+                settings.native,
+                settings.mode,
+                nonblocking=not settings.blocking,
+                cpu=sampler_cpu,
             )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
@@ -191,12 +211,26 @@ def _one_run(
     values = [v for event in outcome.of("profile") for v in event["values"]]
     info = {
         "samples": sum(stacks.values()),
+        "seconds": seconds,
         "outside_operation": trimmed.outside,
         "sampler_errors": errors,
         "loops": ready["loops"],
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
     }
     return stacks, info, outcome.error
+
+
+def sampling_cpus(nonblocking: bool) -> tuple[int | None, int | None]:
+    """(the CPU the profiled worker is pinned to, the CPU py-spy runs on), or (None, None): not pinned.
+
+    A sampler that never stops the target (py-spy --nonblocking) takes no CPU time from it when it
+    runs on another CPU; the last CPU is the target's, as the parent and the system favour the first.
+    A blocking sampler is not pinned: the target waits while it unwinds, so it must get whichever
+    CPU is free first (pinned to a busy CPU, it stopped the target twice as long:
+    benchmarks/profile_distortion.py --pin with native frames under load).
+    """
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    return (cpus[-1], cpus[0]) if nonblocking and len(cpus) >= 2 else (None, None)
 
 
 def _py_spy() -> str:

@@ -13,8 +13,11 @@ AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
 DEFAULT_SAMPLES = 2000
 REPORT_SAMPLES = 2000  # per side and case in a comparison's report
 # Sampling rates that keep the target's slowdown small (measured in benchmarks/profile_distortion.py):
-# unwinding native stacks costs py-spy more per sample, so it samples less often.
-DEFAULT_RATE = {False: 200, True: 100}
+# py-spy --nonblocking reads Python stacks without stopping the target, and from another CPU than
+# the target's (profile.session.sampling_cpus), so 1 kHz costs it no more than 200 Hz did and a
+# profile's samples take a fifth of the time. Unwinding native stacks stops the target for each
+# sample, so native frames are sampled less often.
+DEFAULT_RATE = {False: 1000, True: 100}
 INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
 
 
