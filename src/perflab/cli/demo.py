@@ -66,7 +66,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
         err.print(f"[bold]perflab demo:[/] {name} ({builtins.summary(name)})")
         hook = (
             Profiler(
-                ProfileSettings(samples=DEMO_SAMPLES, min_runs=DEMO_ROUNDS, timeout=args.timeout),
+                ProfileSettings(
+                    samples=DEMO_SAMPLES, min_runs=DEMO_ROUNDS, adaptive_rounds=False, timeout=args.timeout
+                ),
                 pick=fastest_of_first_case,
                 on_progress=lambda message: say(err, message),
             )

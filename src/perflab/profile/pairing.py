@@ -5,13 +5,15 @@ Kept apart from the diff maths (perflab.profile.diff): this module starts worker
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from perflab.measure.sides import Side
 from perflab.profile.model import Profile
 from perflab.profile.session import ProfileOutcome, profile_operation
-from perflab.profile.settings import ProfileSettings
+from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
+from perflab.profile.shares import widest_half_width
 
 
 def profile_pair(
@@ -36,9 +38,12 @@ def profile_group(
 ) -> dict[str, ProfileOutcome]:
     """Profile several sides in rounds whose order alternates (A B C, C B A, ...), ``settings.min_runs``
     rounds at least, each side's budget split evenly over them: the machine's drift hits every side
-    of a round alike. The reference of a comparison is profiled once per case this way and diffed
+    of a round alike. Further rounds follow while a side's shares are less precise than
+    ``settings.share_precision`` (runs that disagree, as on a busy machine), all sides together so
+    that their rounds stay paired. The reference of a comparison is profiled once per case this way and diffed
     with each contender round by round, rather than profiled again for every contender."""
     rounds = settings.min_runs
+    started = time.monotonic()
     per_round = replace(
         settings,
         samples=max(1, settings.samples // rounds),
@@ -47,7 +52,10 @@ def profile_group(
     )
     outcomes: dict[str, ProfileOutcome] = {}
     failed: set[str] = set()  # sides that stopped with an error: the others go on
-    for number in range(rounds):
+    number = 0
+    while another_round(
+        number, settings, [widest_half_width(o.profile.runs) for n, o in outcomes.items() if n not in failed]
+    ) and (number < rounds or time.monotonic() - started <= settings.max_time):
         for side in sides if number % 2 == 0 else reversed(sides):
             if side.name in failed:
                 continue
@@ -63,12 +71,26 @@ def profile_group(
                 kept.notes.extend(note for note in got.notes if note not in kept.notes)
                 kept.error = kept.error or got.error
                 kept.interrupted = got.interrupted
-            on_run(f"round {number + 1}/{rounds}: {side.name} {got.profile.samples} samples")
+            on_run(f"round {number + 1} (of {rounds} or more): {side.name} {got.profile.samples} samples")
             if got.interrupted:
                 return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
             if got.error:
                 failed.add(side.name)
+        number += 1
     return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
+
+
+def another_round(done: int, settings: ProfileSettings, widest: Sequence[float]) -> bool:
+    """After ``done`` rounds, whose sides know their frames' shares to the half-widths ``widest``
+    (perflab.profile.shares.widest_half_width): profile another round? ``settings.min_runs`` rounds
+    always; then, with ``adaptive_rounds``, while a side is less precise than ``share_precision``,
+    up to MAX_ROUNDS_FACTOR x min_runs rounds. Tested by simulation in tests/test_profile_group.py."""
+    if done < settings.min_runs:
+        return True
+    precision = settings.share_precision
+    if precision is None or done >= settings.min_runs * MAX_ROUNDS_FACTOR:
+        return False
+    return max(widest, default=0.0) > precision
 
 
 def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
