@@ -6,8 +6,11 @@ What ``perflab compare BENCH --html`` does after timing, run through the same AP
 - before: every contender profiled in a pair with the reference (the reference profiled again for
   each contender), 5 alternating rounds, 2,000 samples per side at 200 Hz (the former default);
 - after: perflab's defaults: each case's sides profiled together (the reference once per case),
-  5 alternating rounds, 2,000 samples per side at DEFAULT_RATE[False] Hz, the worker and py-spy
-  pinned to different CPUs, each round sized by the samples per second the side achieved.
+  5 alternating rounds (more while a side's shares are less precise than the budget promises:
+  ProfileSettings.share_precision), 2,000 samples per side at DEFAULT_RATE[False] Hz.
+Both pin the worker and py-spy to different CPUs and size each round by the samples per second
+the side achieved (this tree's session code), so "before" is the former budget, rate and pairing,
+not the former code: for that, time ``perflab compare json_dumps --html r.html`` on both commits.
 
 The two settings alternate case by case (before, after on one case; after, before on the next) so
 that a drift of the machine hits both alike. For each, the wall time of the profiling, and the
@@ -35,7 +38,7 @@ from _common import conditions, format_load, machine, quantiles, write_figure
 from perflab import builtins
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
-from perflab.profile.pairing import profile_group, profile_pair
+from perflab.profile.pairing import profile_group
 from perflab.profile.settings import DEFAULT_RATE, ProfileSettings
 from perflab.profile.shares import frame_shares
 
@@ -53,10 +56,10 @@ def half_widths(profile) -> list[float]:
 
 
 def profile_before(sides, case: str, samples: int, benchmark: str) -> dict:
-    settings = ProfileSettings(samples=samples, rate=BEFORE_RATE, min_runs=5)
+    settings = ProfileSettings(samples=samples, rate=BEFORE_RATE, min_runs=5, adaptive_rounds=False)
     started, widths, runs = time.monotonic(), [], 0
     for other in sides[1:]:
-        for outcome in profile_pair(sides[0], other, case, settings, benchmark):
+        for outcome in profile_group([sides[0], other], case, settings, benchmark).values():
             widths += half_widths(outcome.profile)
             runs += len(outcome.profile.runs)
     return {"seconds": time.monotonic() - started, "half_widths": widths, "runs": runs}

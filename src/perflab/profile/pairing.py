@@ -1,4 +1,4 @@
-"""Profiling the two sides of a comparison: fresh profile-mode workers in alternating rounds.
+"""Profiling the sides of a comparison: fresh profile-mode workers in alternating rounds.
 
 Kept apart from the diff maths (perflab.profile.diff): this module starts worker processes.
 """
@@ -14,19 +14,6 @@ from perflab.profile.model import Profile
 from perflab.profile.session import ProfileOutcome, profile_operation
 from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
 from perflab.profile.shares import widest_half_width
-
-
-def profile_pair(
-    a: Side,
-    b: Side,
-    case: str,
-    settings: ProfileSettings,
-    benchmark: str = "",
-    on_run: Callable[[str], None] = lambda message: None,
-) -> tuple[ProfileOutcome, ProfileOutcome]:
-    """Profile two sides in alternating rounds (A B, B A, ...): ``profile_group`` of two."""
-    outcomes = profile_group([a, b], case, settings, benchmark, on_run)
-    return outcomes[a.name], outcomes[b.name]
 
 
 def profile_group(
