@@ -46,7 +46,7 @@ def profile_group(
         for side in sides if number % 2 == 0 else reversed(sides):
             if side.name in failed:
                 continue
-            got = profile_side(side, case, per_round, benchmark, _achieved_rate(outcomes.get(side.name)))
+            got = profile_side(side, case, per_round, benchmark, outcomes.get(side.name))
             for info in got.profile.metadata.get("run_info", []):
                 info["round"] = number
             kept = outcomes.get(side.name)
@@ -89,16 +89,18 @@ def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
 
 
 def profile_side(
-    side: Side, case: str, settings: ProfileSettings, benchmark: str = "", achieved_rate: float | None = None
+    side: Side, case: str, settings: ProfileSettings, benchmark: str = "", earlier: ProfileOutcome | None = None
 ) -> ProfileOutcome:
-    """Profile one side of a comparison: its file, contender, interpreter and import roots."""
+    """Profile one side of a comparison: its file, contender, interpreter and import roots.
+    ``earlier``: the side's rounds so far (their metadata is kept; their rate sizes this round)."""
     return profile_operation(
         side.file,
         case,
         side.contender,
         replace(settings, python=side.python, sys_path=list(side.sys_path)),
         benchmark,
-        achieved_rate=achieved_rate,
+        achieved_rate=_achieved_rate(earlier),
+        collect_metadata=earlier is None,
     )
 
 

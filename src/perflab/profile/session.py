@@ -43,11 +43,14 @@ def profile_operation(
     benchmark: str = "",
     on_run: Callable[[str], None] = lambda message: None,
     achieved_rate: float | None = None,
+    collect_metadata: bool = True,
 ) -> ProfileOutcome:
     """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected.
 
     ``achieved_rate``: samples per second earlier sessions of this side achieved (rounds of
     perflab.profile.pairing), to size the first run as the later ones are sized.
+    ``collect_metadata``: False for a further round of a side whose first round collected the
+    interpreter, machine and git facts (0.15 s of subprocesses each time).
     """
     rate = settings.effective_rate
     profile = Profile(
@@ -60,7 +63,7 @@ def profile_operation(
             "rate": rate,
             "native": settings.native,
             "sample_budget": settings.samples,
-            **metadata.collect(file, settings.python),
+            **(metadata.collect(file, settings.python) if collect_metadata else {}),
         }
     )
     outcome = ProfileOutcome(profile)
