@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from perflab.measure.sides import Side
 from perflab.profile.model import Profile
-from perflab.profile.session import ProfileOutcome, profile_operation
+from perflab.profile.session import ProfileOutcome, StartedRun, profile_operation, start_run
 from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
 from perflab.profile.shares import widest_half_width
 
@@ -43,10 +43,13 @@ def profile_group(
     while another_round(
         number, settings, [widest_half_width(o.profile.runs) for n, o in outcomes.items() if n not in failed]
     ) and (number < rounds or time.monotonic() - started <= settings.max_time):
-        for side in sides if number % 2 == 0 else reversed(sides):
-            if side.name in failed:
-                continue
-            got = profile_side(side, case, per_round, benchmark, outcomes.get(side.name))
+        order = [side for side in (sides if number % 2 == 0 else reversed(sides)) if side.name not in failed]
+        ahead: StartedRun | None = None
+        for index, side in enumerate(order):
+            this, ahead = ahead, None
+            if index + 1 < len(order):  # the next side's worker sets up while this one is sampled
+                ahead = start_side(order[index + 1], case, per_round, outcomes.get(order[index + 1].name))
+            got = profile_side(side, case, per_round, benchmark, outcomes.get(side.name), this)
             for info in got.profile.metadata.get("run_info", []):
                 info["round"] = number
             kept = outcomes.get(side.name)
@@ -60,6 +63,8 @@ def profile_group(
                 kept.interrupted = got.interrupted
             on_run(f"round {number + 1} (of {rounds} or more): {side.name} {got.profile.samples} samples")
             if got.interrupted:
+                if ahead is not None:
+                    ahead.cancel()
                 return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
             if got.error:
                 failed.add(side.name)
@@ -89,19 +94,37 @@ def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
 
 
 def profile_side(
-    side: Side, case: str, settings: ProfileSettings, benchmark: str = "", earlier: ProfileOutcome | None = None
+    side: Side,
+    case: str,
+    settings: ProfileSettings,
+    benchmark: str = "",
+    earlier: ProfileOutcome | None = None,
+    ahead: StartedRun | None = None,
 ) -> ProfileOutcome:
     """Profile one side of a comparison: its file, contender, interpreter and import roots.
-    ``earlier``: the side's rounds so far (their metadata is kept; their rate sizes this round)."""
+    ``earlier``: the side's rounds so far (their metadata is kept; their rate sizes this round);
+    ``ahead``: its first worker, from ``start_side``."""
     return profile_operation(
         side.file,
         case,
         side.contender,
-        replace(settings, python=side.python, sys_path=list(side.sys_path)),
+        _of_side(side, settings),
         benchmark,
         achieved_rate=_achieved_rate(earlier),
         collect_metadata=earlier is None,
+        ahead=ahead,
     )
+
+
+def start_side(
+    side: Side, case: str, settings: ProfileSettings, earlier: ProfileOutcome | None = None
+) -> StartedRun | None:
+    """The first worker that ``profile_side`` with these arguments will use, started now."""
+    return start_run(side.file, case, side.contender, _of_side(side, settings), _achieved_rate(earlier))
+
+
+def _of_side(side: Side, settings: ProfileSettings) -> ProfileSettings:
+    return replace(settings, python=side.python, sys_path=list(side.sys_path))
 
 
 def _achieved_rate(outcome: ProfileOutcome | None) -> float | None:

@@ -35,6 +35,30 @@ class ProfileOutcome:
     interrupted: bool = False
 
 
+@dataclass
+class StartedRun:
+    """A profiling worker started ahead of its turn: it sets up on the sampler's CPU while another
+    worker is sampled on the target's (perflab.profile.pairing), so its start-up costs no wall time."""
+
+    worker: Worker
+    sampler: str
+    seconds: float  # the duration of its run, fixed in its job
+
+    def cancel(self) -> None:
+        self.worker.close()
+
+
+def start_run(
+    file: str, case: str, contender: str, settings: ProfileSettings, achieved_rate: float | None = None
+) -> StartedRun | None:
+    """Start the worker of the first run that ``profile_operation`` with these arguments would make."""
+    sampler, _ = _choose_sampler(settings)
+    if sampler is None:
+        return None
+    seconds = _first_run_seconds(settings, achieved_rate)
+    return StartedRun(_start_worker(file, case, contender, settings, sampler, seconds), sampler, seconds)
+
+
 def profile_operation(
     file: str,
     case: str,
@@ -44,6 +68,7 @@ def profile_operation(
     on_run: Callable[[str], None] = lambda message: None,
     achieved_rate: float | None = None,
     collect_metadata: bool = True,
+    ahead: StartedRun | None = None,
 ) -> ProfileOutcome:
     """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected.
 
@@ -51,6 +76,7 @@ def profile_operation(
     perflab.profile.pairing), to size the first run as the later ones are sized.
     ``collect_metadata``: False for a further round of a side whose first round collected the
     interpreter, machine and git facts (0.15 s of subprocesses each time).
+    ``ahead``: the worker of the first run, started by ``start_run`` (closed here if not used).
     """
     rate = settings.effective_rate
     profile = Profile(
@@ -69,12 +95,12 @@ def profile_operation(
     outcome = ProfileOutcome(profile)
     sampler, reason = _choose_sampler(settings)
     if sampler is None:
+        if ahead is not None:
+            ahead.cancel()
         outcome.error = reason
         return outcome
     planned_seconds = settings.samples / (settings.min_runs * rate)
-    run_seconds, sampled_seconds = planned_seconds, 0.0
-    if achieved_rate:
-        run_seconds = _next_run_seconds(planned_seconds, achieved_rate, rate, settings.samples, settings.min_runs)
+    run_seconds, sampled_seconds = _first_run_seconds(settings, achieved_rate), 0.0
     project = project_root(file)
     started = time.monotonic()
     try:
@@ -85,8 +111,17 @@ def profile_operation(
                     f"of {settings.samples} samples collected"
                 )
                 break
+            worker = None
+            if ahead is not None:
+                if ahead.sampler == sampler and ahead.seconds == run_seconds:
+                    worker = ahead.worker
+                else:
+                    ahead.cancel()
+                ahead = None
             try:
-                run, info, error = _one_run(file, case, contender, settings, sampler, rate, run_seconds, project)
+                run, info, error = _one_run(
+                    file, case, contender, settings, sampler, rate, run_seconds, project, worker
+                )
             except SamplerUnavailable as unavailable:
                 if settings.sampler != AUTO or profile.runs:
                     outcome.error = str(unavailable)
@@ -116,6 +151,9 @@ def profile_operation(
                 break
     except KeyboardInterrupt:
         outcome.interrupted = True
+    finally:
+        if ahead is not None:
+            ahead.cancel()
     profile.metadata.update(
         _sampler_metadata(sampler, reason, settings),
         runs=len(profile.runs),
@@ -125,6 +163,13 @@ def profile_operation(
     if sampler == INPROCESS and settings.native:
         outcome.notes.append("native frames were requested but the in-process sampler sees Python frames only")
     return outcome
+
+
+def _first_run_seconds(settings: ProfileSettings, achieved_rate: float | None) -> float:
+    planned = settings.samples / (settings.min_runs * settings.effective_rate)
+    if not achieved_rate:
+        return planned
+    return _next_run_seconds(planned, achieved_rate, settings.effective_rate, settings.samples, settings.min_runs)
 
 
 def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:
@@ -157,19 +202,12 @@ def _one_run(
     rate: int,
     seconds: float,
     project: str,
+    worker: Worker | None = None,
 ) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
-    """(stacks of the operation, facts about the run, error) from one profiling worker."""
-    job = {
-        "mode": "profile",
-        "file": file,
-        "case": case,
-        "contender": contender,
-        "sys_path": settings.sys_path,
-        "value_time": settings.value_time,
-        "duration": seconds,
-        "inprocess": {"rate": rate, "mode": settings.mode} if sampler == INPROCESS else None,
-    }
-    worker = Worker(job, settings.timeout + seconds, settings.python)
+    """(stacks of the operation, facts about the run, error) from one profiling worker
+    (``worker``: one started ahead for this run, else a new one)."""
+    if worker is None:
+        worker = _start_worker(file, case, contender, settings, sampler, seconds)
     recording = None
     raw: Counter[Stack] | None = None
     errors = 0
@@ -177,9 +215,7 @@ def _one_run(
         ready = worker.wait_for("ready")
         if ready is None:
             return None, {}, worker.outcome.error
-        target_cpu, sampler_cpu = sampling_cpus(
-            nonblocking=sampler == PY_SPY and not settings.blocking and not settings.native
-        )
+        target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
         if target_cpu is not None:
             with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
                 os.sched_setaffinity(ready["pid"], {target_cpu})
@@ -221,6 +257,28 @@ def _one_run(
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
     }
     return stacks, info, outcome.error
+
+
+def _start_worker(
+    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
+) -> Worker:
+    """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
+    job = {
+        "mode": "profile",
+        "file": file,
+        "case": case,
+        "contender": contender,
+        "sys_path": settings.sys_path,
+        "value_time": settings.value_time,
+        "duration": seconds,
+        "inprocess": {"rate": settings.effective_rate, "mode": settings.mode} if sampler == INPROCESS else None,
+        "cpu": sampling_cpus(_nonblocking(settings, sampler))[1],
+    }
+    return Worker(job, settings.timeout + seconds, settings.python)
+
+
+def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:
+    return sampler == PY_SPY and not settings.blocking and not settings.native
 
 
 def sampling_cpus(nonblocking: bool) -> tuple[int | None, int | None]:
