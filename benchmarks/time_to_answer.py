@@ -72,7 +72,7 @@ def main() -> None:
             result = run(COMMANDS[name], trees[tree])
             figure["runs"][f"{name} ({tree})"] = result
             print(
-                f"perflab {' '.join(COMMANDS[name][:-1] if name == 'demo' else COMMANDS[name])} ({tree}): "
+                f"perflab {' '.join(COMMANDS[name]).replace('{out}', 'r.html')} ({tree}): "
                 f"{result['seconds']:.1f} s, exit code {result['exit_code']}; load average "
                 f"{result['load_before'][0]:.2f} -> {result['load_after'][0]:.2f}"
             )
