@@ -9,12 +9,18 @@ with a t interval over pairs.
 
 Settings measured: perflab's defaults (Python frames at DEFAULT_RATE[False] Hz with py-spy
 --nonblocking; native frames at DEFAULT_RATE[True] Hz, which py-spy samples blocking), Python
-frames blocking at the default rate, and both at 1 kHz
+frames at 200 Hz (the former default) and blocking, and both at 1 kHz
 (the anchors measured on this machine: +6.8% Python-only and +25% native at 1 kHz), and a control:
 py-spy attached at 1 Hz, which separates the cost of being attached from the cost per sample.
-Targets: <= 2% Python-only and <= 5% with native frames at the default settings.
+Targets: <= 1% (95% CI upper end < 2%) Python-only and <= 2% (upper end < 5%) with native frames
+at the default settings, busy or quiet.
 
-    python benchmarks/profile_distortion.py [--pairs 12] [--window 1.0]
+``--pin`` pins the worker to one CPU and py-spy to another where perflab's profiling sessions do
+(perflab.profile.session.sampling_cpus: nonblocking Python frames); without it nothing is pinned. ``--busy`` runs a second
+CPU-bound process (a busy loop, unpinned) for the whole measurement, as another user of a 2-CPU
+machine would; the load average is recorded at the start and end of each setting.
+
+    python benchmarks/profile_distortion.py [--pairs 12] [--window 1.0] [--pin] [--busy] [--only NAME...]
 
 Writes benchmarks/results/profile_distortion.json.
 """
@@ -23,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -35,20 +43,21 @@ from _common import conditions, machine, write_figure
 from perflab import builtins
 from perflab.measure.launcher import Worker
 from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
+from perflab.profile.session import sampling_cpus
 from perflab.profile.settings import DEFAULT_RATE
 
 CONFIGS = [  # name, native, rate, nonblocking
     (f"python, default ({DEFAULT_RATE[False]} Hz, nonblocking)", False, DEFAULT_RATE[False], True),
     (f"native, default ({DEFAULT_RATE[True]} Hz)", True, DEFAULT_RATE[True], False),
-    (f"python, {DEFAULT_RATE[False]} Hz, --blocking", False, DEFAULT_RATE[False], False),
-    ("python, 1 kHz, nonblocking", False, 1000, True),
+    ("python, 200 Hz, nonblocking", False, 200, True),
+    ("python, 200 Hz, --blocking", False, 200, False),
     ("python, 1 kHz, --blocking", False, 1000, False),
     ("native, 1 kHz", True, 1000, False),
     ("control: python, 1 Hz", False, 1, False),  # attached but barely sampling: the cost of attaching
 ]
 
 
-def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: float) -> dict:
+def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: float, pin: bool) -> dict:
     job = {
         "mode": "profile",
         "file": str(builtins.path_of("json_dumps")),
@@ -62,6 +71,9 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
     ready = worker.wait_for("ready")
     if ready is None:
         raise RuntimeError(worker.outcome.error)
+    target_cpu, sampler_cpu = sampling_cpus(nonblocking and not native) if pin else (None, None)
+    if target_cpu is not None:
+        os.sched_setaffinity(ready["pid"], {target_cpu})
     log_ratios, samples = [], []
     try:
         worker.request("profile")  # warm-up window, not counted
@@ -69,7 +81,9 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
             times = {}
             for profiled in (True, False) if pair % 2 == 0 else (False, True):
                 if profiled:
-                    recording = PySpyRecording(find_py_spy(), ready["pid"], rate, native, "cpu", nonblocking)
+                    recording = PySpyRecording(
+                        find_py_spy(), ready["pid"], rate, native, "cpu", nonblocking, cpu=sampler_cpu
+                    )
                     recording.wait_until_sampling()
                     times[True] = worker.request("profile")
                     stacks, _ = recording.stop()
@@ -96,7 +110,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=12)
     parser.add_argument("--window", type=float, default=1.0)
+    parser.add_argument("--pin", action="store_true", help="worker on one CPU, py-spy on another (perflab's way)")
+    parser.add_argument("--busy", action="store_true", help="run a second CPU-bound process meanwhile")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="settings whose name starts with one of these")
     args = parser.parse_args()
+    configs = [c for c in CONFIGS if not args.only or c[0].startswith(tuple(args.only))]
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    try:
+        run(args, configs)
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+
+
+def run(args: argparse.Namespace, configs: list) -> None:
     figure = {
         "figure": "profile_distortion",
         "machine": machine(),
@@ -104,17 +132,27 @@ def main() -> None:
         "how": __doc__,
         "py_spy": py_spy_version(find_py_spy()),
         "window_s": args.window,
+        "pinned": args.pin,
+        "second_cpu_bound_process": args.busy,
         "results": {},
     }
-    for name, native, rate, nonblocking in CONFIGS:
-        result = measure(native, rate, nonblocking, args.pairs, args.window)
-        figure["results"][name] = {"native": native, "rate": rate, "nonblocking": nonblocking, **result}
+    print(
+        f"{'pinned (worker and py-spy on different CPUs)' if args.pin else 'not pinned'}, "
+        f"{'with' if args.busy else 'without'} a second CPU-bound process"
+    )
+    for name, native, rate, nonblocking in configs:
+        load_before = os.getloadavg()
+        result = measure(native, rate, nonblocking, args.pairs, args.window, args.pin)
+        load = [round(x, 2) for x in load_before] + [round(x, 2) for x in os.getloadavg()]
+        figure["results"][name] = {"native": native, "rate": rate, "nonblocking": nonblocking, "load": load, **result}
         print(
             f"{name:38s} slowdown {result['slowdown']:+6.1%} [95% CI {result['ci'][0]:+.1%}, {result['ci'][1]:+.1%}] "
-            f"({result['pairs']} ABBA pairs of {args.window:g} s windows, {result['samples_per_window']:.0f} samples/window)"
+            f"({result['pairs']} ABBA pairs of {args.window:g} s windows, {result['samples_per_window']:.0f} samples/window; "
+            f"load average {load[0]:.2f} -> {load[3]:.2f})"
         )
     figure["conditions_end"] = conditions()
-    print(f"written to {write_figure('profile_distortion', figure)}")
+    name = "profile_distortion" + ("_pinned" if args.pin else "") + ("_busy" if args.busy else "")
+    print(f"written to {write_figure(name, figure)}")
 
 
 if __name__ == "__main__":

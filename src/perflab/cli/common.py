@@ -88,7 +88,9 @@ def resolve_benchmark(name_or_path: str) -> Path:
 # ---- timing -------------------------------------------------------------------------------------
 
 
-def timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, precision: float = 0.01) -> None:
+def timing_options(
+    parser: argparse.ArgumentParser, max_time: float = 60.0, precision: float = 0.01, values: int = 20
+) -> None:
     parser.add_argument(
         "--precision",
         type=percentage,
@@ -120,9 +122,9 @@ def timing_options(parser: argparse.ArgumentParser, max_time: float = 60.0, prec
     parser.add_argument(
         "--values",
         type=whole_number(2, 100_000),
-        default=20,
+        default=values,
         metavar="N",
-        help="values per worker process (default 20)",
+        help=f"values per worker process (default {values})",
     )
     parser.add_argument(
         "--value-time",

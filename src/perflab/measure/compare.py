@@ -23,6 +23,7 @@ from perflab.measure import fuzzing, metadata
 from perflab.measure.launcher import JobOutcome, run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
+from perflab.measure.side_by_side import side_by_side
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots
 from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, Equivalence, RunResult
@@ -46,6 +47,7 @@ class Request:
     pythons: list[str] | None = None  # interpreters mode
     contender: str | None = None  # the contender run on each revision or interpreter
     fuzz_examples: int = fuzzing.DEFAULT_EXAMPLES
+    case_limit: int | None = None  # only the first cases declared (perflab demo's budget)
     # Called with the sides, cases and result while the sides still exist (worktrees included),
     # e.g. to profile them for the report.
     after_timing: Callable[[list[Side], list[str], RunResult], None] | None = None
@@ -56,7 +58,7 @@ def compare(request: Request, listener: Listener) -> RunResult:
         raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
     with _sides(request) as sides:
         names = {side.name: _describe(side, request.settings) for side in sides}
-        cases = _common_cases(request.cases, names)
+        cases = _common_cases(request.cases, names)[: request.case_limit]
         fuzz_started = time.monotonic()
         prior = _fuzz(sides, request) if _fuzzable(request) else []
         fuzz_seconds = time.monotonic() - fuzz_started
@@ -187,14 +189,20 @@ def _run_on(side: Side, timeout: float, job: dict[str, Any]) -> JobOutcome:
 
 def _fuzz(sides: list[Side], request: Request) -> list[Equivalence]:
     reference, verdicts = sides[0], []
-    for side in sides[1:]:
-        found = fuzzing.fuzz_contender(
-            side.file,
-            side.contender,
-            reference.contender,
-            functools.partial(_run_on, side, request.settings.timeout),
-            examples=request.fuzz_examples,
-        )
+    fuzzed = side_by_side(
+        [
+            functools.partial(
+                fuzzing.fuzz_contender,
+                side.file,
+                side.contender,
+                reference.contender,
+                functools.partial(_run_on, side, request.settings.timeout),
+                examples=request.fuzz_examples,
+            )
+            for side in sides[1:]
+        ]
+    )
+    for side, found in zip(sides[1:], fuzzed):
         difference = found.difference
         if found.status in INVALID:
             difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"

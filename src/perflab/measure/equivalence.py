@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 
 from perflab.measure.launcher import JobOutcome
+from perflab.measure.side_by_side import side_by_side
 from perflab.measure.sides import Side
 from perflab.results.model import (
     EQUIVALENT,
@@ -41,34 +42,50 @@ def check_case(
     deterministic (then no contender can be held to it).
     """
     reference = sides[0]
-    verdicts, work, expected = [], None, None
     send_output = outputs is not None
-    for side in sides:
-        if side.shares_process_with(reference):
-            outcome = run(
-                side.job("check", case=case, reference=reference.contender, send_output=send_output), side, None
-            )
+    sharing = [side for side in sides if side.shares_process_with(reference)]
+    apart = [side for side in sides if not side.shares_process_with(reference)]
+
+    def check_sharing(side: Side) -> Callable[[], JobOutcome]:
+        return lambda: run(
+            side.job("check", case=case, reference=reference.contender, send_output=send_output), side, None
+        )
+
+    def reference_output() -> JobOutcome:
+        return run(reference.job("output", case=case), reference, None)
+
+    # Checks run side by side (perflab.measure.side_by_side); the sides that cannot share the
+    # reference's process need its output first.
+    done = side_by_side([*map(check_sharing, sharing), *([reference_output] if apart else [])])
+    outcomes: dict[str, JobOutcome | str] = {side.name: outcome for side, outcome in zip(sharing, done)}
+    if apart:
+        expected = done[-1]
+        if not expected.ok:
+            outcomes.update({side.name: f"the reference's output is not available: {expected.error}" for side in apart})
         else:
-            if expected is None:
-                expected = run(reference.job("output", case=case), reference, None)
-            if not expected.ok:
-                verdicts.append(
-                    Equivalence(case, side.name, ERROR, f"the reference's output is not available: {expected.error}")
-                )
-                continue
             given = expected.of("output")[0]
-            outcome = run(
-                side.job(
-                    "check",
-                    case=case,
-                    expected=given["pickled"],
-                    expected_input=given["input"],
-                    reference_shares=given["shares"],
-                    send_output=send_output,
-                ),
-                side,
-                None,
-            )
+
+            def check_apart(side: Side) -> Callable[[], JobOutcome]:
+                return lambda: run(
+                    side.job(
+                        "check",
+                        case=case,
+                        expected=given["pickled"],
+                        expected_input=given["input"],
+                        reference_shares=given["shares"],
+                        send_output=send_output,
+                    ),
+                    side,
+                    None,
+                )
+
+            outcomes.update(zip((side.name for side in apart), side_by_side([check_apart(side) for side in apart])))
+    verdicts, work = [], None
+    for side in sides:
+        outcome = outcomes[side.name]
+        if isinstance(outcome, str):
+            verdicts.append(Equivalence(case, side.name, ERROR, outcome))
+            continue
         work_events = outcome.of("work")
         if work_events:
             work = work_events[0]["work"]
@@ -83,11 +100,17 @@ def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivale
     (filled by check_case); a side whose output changes with the seed becomes NOT EQUIVALENT on
     that case in ``verdicts`` (for the reference: its output is not deterministic)."""
     seed = "1" if os.environ.get("PYTHONHASHSEED") == "0" else "0"  # differs from the check jobs' seed
-    for index, side in enumerate(sides):
-        expected = {case: by_side[side.name] for case, by_side in outputs.items() if side.name in by_side}
-        if not expected:
-            continue
-        outcome = run(side.job("seed", expected=expected), side, seed)
+    checked = [
+        (index, side, {case: by_side[side.name] for case, by_side in outputs.items() if side.name in by_side})
+        for index, side in enumerate(sides)
+    ]
+    checked = [(index, side, expected) for index, side, expected in checked if expected]
+
+    def check(side: Side, expected: dict[str, str]) -> Callable[[], JobOutcome]:
+        return lambda: run(side.job("seed", expected=expected), side, seed)
+
+    done = side_by_side([check(side, expected) for _, side, expected in checked])
+    for (index, side, _), outcome in zip(checked, done):
         if not outcome.ok:
             continue  # the check jobs ran the same code: a failure here is a rerun's, not a verdict
         for case, difference in outcome.of("seed")[0]["differences"].items():

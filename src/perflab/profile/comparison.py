@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from perflab.measure.sides import Side
 from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles
 from perflab.profile.model import IncomparableProfiles, Profile
-from perflab.profile.pairing import profile_pair
+from perflab.profile.pairing import profile_group
 from perflab.profile.settings import ProfileSettings
 from perflab.results.model import RunResult
 from perflab.results.quantities import Interval
@@ -72,24 +72,35 @@ def profile_comparison(
     allow_mismatch: bool = False,
     on_progress: Callable[[str], None] = lambda message: None,
 ) -> list[CaseProfiles]:
-    """Profile each (case, side) pair with the reference (``sides[0]``) and diff them."""
+    """Profile each (case, side) pair with the reference (``sides[0]``) and diff them.
+
+    The sides of one case are profiled together (perflab.profile.pairing.profile_group): the
+    reference once per case, in the same rounds as every contender it is diffed with."""
     by_name = {side.name: side for side in sides}
     reference = sides[0]
-    profiled = []
+    by_case: dict[str, list[str]] = {}
     for case, name in pairs if pairs is not None else pairs_to_profile(result):
-        on_progress(f"profiling {case}: {reference.name} and {name}")
-        ref_outcome, other_outcome = profile_pair(reference, by_name[name], case, settings, result.benchmark)
-        entry = CaseProfiles(case, reference.name, name, ref_outcome.profile, other_outcome.profile)
-        entry.notes += [n for o in (ref_outcome, other_outcome) for n in o.notes]
-        errors = [f"{side}: {o.error}" for side, o in ((reference.name, ref_outcome), (name, other_outcome)) if o.error]
-        entry.notes += errors
-        profiled.append(entry)
-        if errors or ref_outcome.interrupted or other_outcome.interrupted:
+        by_case.setdefault(case, []).append(name)
+    profiled = []
+    for case, names in by_case.items():
+        on_progress(f"profiling {case}: {', '.join([reference.name, *names])}")
+        outcomes = profile_group([reference, *(by_name[n] for n in names)], case, settings, result.benchmark)
+        ref_outcome = outcomes[reference.name]
+        for name in names:
+            other_outcome = outcomes[name]
+            entry = CaseProfiles(case, reference.name, name, ref_outcome.profile, other_outcome.profile)
+            entry.notes += [n for o in (ref_outcome, other_outcome) for n in o.notes]
+            errors = [
+                f"{side}: {o.error}" for side, o in ((reference.name, ref_outcome), (name, other_outcome)) if o.error
+            ]
+            entry.notes += errors
+            profiled.append(entry)
             if ref_outcome.interrupted or other_outcome.interrupted:
                 entry.notes.append("interrupted")
-                break
-            continue
-        entry.diff = _diff(entry, result, allow_mismatch)
+            elif not errors:
+                entry.diff = _diff(entry, result, allow_mismatch)
+        if any(o.interrupted for o in outcomes.values()):
+            break
     return profiled
 
 

@@ -214,7 +214,7 @@ def per_run_times(
 ) -> tuple[dict[Path_, np.ndarray], dict[Path_, np.ndarray], list]:
     """(total seconds per call of each node in each unit, self seconds per call, the units' ids).
 
-    A unit is a profiling run, or all runs of one round of ``profile_pair`` (runs that carry the
+    A unit is a profiling run, or all runs of one round of ``profile_group`` (runs that carry the
     same "round" in their run_info): rounds of two sides taken close in time are paired.
     ``contender_file``: top frames in this file are the contender's own function, relabelled
     CONTENDER so that two contenders of one file line up. ``scale``: the side's time per call from

@@ -1,37 +1,55 @@
-"""Profiling the two sides of a comparison: fresh profile-mode workers in alternating rounds.
+"""Profiling the sides of a comparison: fresh profile-mode workers in alternating rounds.
 
 Kept apart from the diff maths (perflab.profile.diff): this module starts worker processes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from perflab.measure.sides import Side
 from perflab.profile.model import Profile
-from perflab.profile.session import ProfileOutcome, profile_operation
-from perflab.profile.settings import ProfileSettings
+from perflab.profile.session import ProfileOutcome, StartedRun, profile_operation, start_run
+from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
+from perflab.profile.shares import widest_half_width
 
 
-def profile_pair(
-    a: Side,
-    b: Side,
+def profile_group(
+    sides: Sequence[Side],
     case: str,
     settings: ProfileSettings,
     benchmark: str = "",
     on_run: Callable[[str], None] = lambda message: None,
-) -> tuple[ProfileOutcome, ProfileOutcome]:
-    """Profile two sides in alternating rounds (A B, B A, ...), ``settings.min_runs`` rounds at least,
-    each side's budget split evenly over them: the machine's drift hits both sides of a round alike."""
+) -> dict[str, ProfileOutcome]:
+    """Profile several sides in rounds whose order alternates (A B C, C B A, ...), ``settings.min_runs``
+    rounds at least, each side's budget split evenly over them: the machine's drift hits every side
+    of a round alike. Further rounds follow while a side's shares are less precise than
+    ``settings.share_precision`` (runs that disagree, as on a busy machine), all sides together so
+    that their rounds stay paired. The reference of a comparison is profiled once per case this way and diffed
+    with each contender round by round, rather than profiled again for every contender."""
     rounds = settings.min_runs
+    started = time.monotonic()
     per_round = replace(
-        settings, samples=max(1, settings.samples // rounds), min_runs=1, max_time=settings.max_time / (2 * rounds)
+        settings,
+        samples=max(1, settings.samples // rounds),
+        min_runs=1,
+        max_time=settings.max_time / (len(sides) * rounds),
     )
     outcomes: dict[str, ProfileOutcome] = {}
-    for number in range(rounds):
-        for side in (a, b) if number % 2 == 0 else (b, a):
-            got = profile_side(side, case, per_round, benchmark)
+    failed: set[str] = set()  # sides that stopped with an error: the others go on
+    number = 0
+    while another_round(
+        number, settings, [widest_half_width(o.profile.runs) for n, o in outcomes.items() if n not in failed]
+    ) and (number < rounds or time.monotonic() - started <= settings.max_time):
+        order = [side for side in (sides if number % 2 == 0 else reversed(sides)) if side.name not in failed]
+        ahead: StartedRun | None = None
+        for index, side in enumerate(order):
+            this, ahead = ahead, None
+            if index + 1 < len(order):  # the next side's worker sets up while this one is sampled
+                ahead = start_side(order[index + 1], case, per_round, outcomes.get(order[index + 1].name))
+            got = profile_side(side, case, per_round, benchmark, outcomes.get(side.name), this)
             for info in got.profile.metadata.get("run_info", []):
                 info["round"] = number
             kept = outcomes.get(side.name)
@@ -43,10 +61,28 @@ def profile_pair(
                 kept.notes.extend(note for note in got.notes if note not in kept.notes)
                 kept.error = kept.error or got.error
                 kept.interrupted = got.interrupted
-            on_run(f"round {number + 1}/{rounds}: {side.name} {got.profile.samples} samples")
-            if got.error or got.interrupted:
-                return _finish(outcomes.get(a.name), settings.samples), _finish(outcomes.get(b.name), settings.samples)
-    return _finish(outcomes[a.name], settings.samples), _finish(outcomes[b.name], settings.samples)
+            on_run(f"round {number + 1} (of {rounds} or more): {side.name} {got.profile.samples} samples")
+            if got.interrupted:
+                if ahead is not None:
+                    ahead.cancel()
+                return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
+            if got.error:
+                failed.add(side.name)
+        number += 1
+    return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
+
+
+def another_round(done: int, settings: ProfileSettings, widest: Sequence[float]) -> bool:
+    """After ``done`` rounds, whose sides know their frames' shares to the half-widths ``widest``
+    (perflab.profile.shares.widest_half_width): profile another round? ``settings.min_runs`` rounds
+    always; then, with ``adaptive_rounds``, while a side is less precise than ``share_precision``,
+    up to MAX_ROUNDS_FACTOR x min_runs rounds. Tested by simulation in tests/test_profile_group.py."""
+    if done < settings.min_runs:
+        return True
+    precision = settings.share_precision
+    if precision is None or done >= settings.min_runs * MAX_ROUNDS_FACTOR:
+        return False
+    return max(widest, default=0.0) > precision
 
 
 def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
@@ -57,8 +93,42 @@ def _finish(outcome: ProfileOutcome | None, budget: int) -> ProfileOutcome:
     return outcome
 
 
-def profile_side(side: Side, case: str, settings: ProfileSettings, benchmark: str = "") -> ProfileOutcome:
-    """Profile one side of a comparison: its file, contender, interpreter and import roots."""
+def profile_side(
+    side: Side,
+    case: str,
+    settings: ProfileSettings,
+    benchmark: str = "",
+    earlier: ProfileOutcome | None = None,
+    ahead: StartedRun | None = None,
+) -> ProfileOutcome:
+    """Profile one side of a comparison: its file, contender, interpreter and import roots.
+    ``earlier``: the side's rounds so far (their metadata is kept; their rate sizes this round);
+    ``ahead``: its first worker, from ``start_side``."""
     return profile_operation(
-        side.file, case, side.contender, replace(settings, python=side.python, sys_path=list(side.sys_path)), benchmark
+        side.file,
+        case,
+        side.contender,
+        _of_side(side, settings),
+        benchmark,
+        achieved_rate=_achieved_rate(earlier),
+        collect_metadata=earlier is None,
+        ahead=ahead,
     )
+
+
+def start_side(
+    side: Side, case: str, settings: ProfileSettings, earlier: ProfileOutcome | None = None
+) -> StartedRun | None:
+    """The first worker that ``profile_side`` with these arguments will use, started now."""
+    return start_run(side.file, case, side.contender, _of_side(side, settings), _achieved_rate(earlier))
+
+
+def _of_side(side: Side, settings: ProfileSettings) -> ProfileSettings:
+    return replace(settings, python=side.python, sys_path=list(side.sys_path))
+
+
+def _achieved_rate(outcome: ProfileOutcome | None) -> float | None:
+    """Samples per second of operation time the side's runs so far gave (fewer than the rate on a busy machine)."""
+    runs = outcome.profile.metadata.get("run_info", []) if outcome else []
+    seconds = sum(info.get("seconds", 0.0) for info in runs)
+    return sum(info["samples"] for info in runs) / seconds if seconds > 0 else None

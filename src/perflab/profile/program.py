@@ -323,7 +323,13 @@ def _attach(pid: int, settings: ProgramSettings, attempts: int) -> list[PySpyRec
     for mode in modes:
         for attempt in range(attempts):
             spy = PySpyRecording(
-                executable, pid, settings.effective_rate, settings.native, mode, settings.nonblocking, extra
+                executable,
+                pid,
+                settings.effective_rate,
+                settings.native,
+                mode,
+                settings.nonblocking,
+                extra_options=extra,
             )
             try:
                 spy.wait_until_sampling()

@@ -64,8 +64,10 @@ class PySpyRecording:
         native: bool,
         mode: str,
         nonblocking: bool,
+        cpu: int | None = None,
         extra_options: tuple[str, ...] = (),  # e.g. --subprocesses
     ):
+        """``cpu``: the CPU py-spy runs on (another than the target's: sampling then takes no time from it)."""
         self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)  # noqa: SIM115 - closed at once; py-spy writes it
         self._output.close()
         command = [
@@ -97,6 +99,7 @@ class PySpyRecording:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=None if cpu is None else lambda: os.sched_setaffinity(0, {cpu}),
             )
         except OSError as error:
             self._cleanup()
@@ -151,10 +154,10 @@ class PySpyRecording:
         self._messages.extend(line.strip() for line in rest.decode(errors="replace").splitlines() if line.strip())
         try:
             text = Path(self._output.name).read_text(encoding="utf-8", errors="replace")
-            # With --idle, a thread without Python frames (not started yet, or ending) is a line
-            # with a count and no stack: nothing to attribute, so it is left out.
-            text = "\n".join(line for line in text.split("\n") if not line.strip().isdigit())
-            return parse_folded(text, "py-spy output"), _reported_errors(self._messages)
+            # A sample line with a count and no stack (seen at 1 kHz, and with --idle for a thread without
+            # Python frames) has nothing to attribute: it is counted as a sampling error.
+            text, empty = without_empty_stacks(text)
+            return parse_folded(text, "py-spy output"), _reported_errors(self._messages) + empty
         except (OSError, FoldedFormatError) as error:
             raise SamplerUnavailable(
                 f"py-spy wrote no readable stacks ({error}); it said: {_last_words(self._messages)}"
@@ -165,6 +168,23 @@ class PySpyRecording:
     def _cleanup(self) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self._output.name)
+
+
+def without_empty_stacks(text: str) -> tuple[str, int]:
+    """py-spy's output without its samples of no frame at all, and how many there were.
+
+    --nonblocking reads the stack while the target runs, and now and then reads none (a line of
+    just a count, e.g. " 2"; seen at 1 kHz): such a sample says nothing about where time went, so
+    it counts as a sampling error rather than making the whole run unreadable.
+    """
+    kept, empty = [], 0
+    for line in text.split("\n"):
+        frames, _, count = line.strip().rpartition(" ")
+        if not frames and count.isdigit():
+            empty += int(count)
+        else:
+            kept.append(line)
+    return "\n".join(kept), empty
 
 
 def _failure_reason(messages: list[str], returncode: int | None) -> str:

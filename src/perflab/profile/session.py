@@ -10,6 +10,7 @@ between runs (fresh processes) is what the intervals of per-frame shares need.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -34,6 +35,30 @@ class ProfileOutcome:
     interrupted: bool = False
 
 
+@dataclass
+class StartedRun:
+    """A profiling worker started ahead of its turn: it sets up on the sampler's CPU while another
+    worker is sampled on the target's (perflab.profile.pairing), so its start-up costs no wall time."""
+
+    worker: Worker
+    sampler: str
+    seconds: float  # the duration of its run, fixed in its job
+
+    def cancel(self) -> None:
+        self.worker.close()
+
+
+def start_run(
+    file: str, case: str, contender: str, settings: ProfileSettings, achieved_rate: float | None = None
+) -> StartedRun | None:
+    """Start the worker of the first run that ``profile_operation`` with these arguments would make."""
+    sampler, _ = _choose_sampler(settings)
+    if sampler is None:
+        return None
+    seconds = _first_run_seconds(settings, achieved_rate)
+    return StartedRun(_start_worker(file, case, contender, settings, sampler, seconds), sampler, seconds)
+
+
 def profile_operation(
     file: str,
     case: str,
@@ -41,8 +66,18 @@ def profile_operation(
     settings: ProfileSettings,
     benchmark: str = "",
     on_run: Callable[[str], None] = lambda message: None,
+    achieved_rate: float | None = None,
+    collect_metadata: bool = True,
+    ahead: StartedRun | None = None,
 ) -> ProfileOutcome:
-    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected."""
+    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected.
+
+    ``achieved_rate``: samples per second earlier sessions of this side achieved (rounds of
+    perflab.profile.pairing), to size the first run as the later ones are sized.
+    ``collect_metadata``: False for a further round of a side whose first round collected the
+    interpreter, machine and git facts (0.15 s of subprocesses each time).
+    ``ahead``: the worker of the first run, started by ``start_run`` (closed here if not used).
+    """
     rate = settings.effective_rate
     profile = Profile(
         metadata={
@@ -54,16 +89,18 @@ def profile_operation(
             "rate": rate,
             "native": settings.native,
             "sample_budget": settings.samples,
-            **metadata.collect(file, settings.python),
+            **(metadata.collect(file, settings.python) if collect_metadata else {}),
         }
     )
     outcome = ProfileOutcome(profile)
     sampler, reason = _choose_sampler(settings)
     if sampler is None:
+        if ahead is not None:
+            ahead.cancel()
         outcome.error = reason
         return outcome
     planned_seconds = settings.samples / (settings.min_runs * rate)
-    run_seconds, sampled_seconds = planned_seconds, 0.0
+    run_seconds, sampled_seconds = _first_run_seconds(settings, achieved_rate), 0.0
     project = project_root(file)
     started = time.monotonic()
     try:
@@ -74,8 +111,17 @@ def profile_operation(
                     f"of {settings.samples} samples collected"
                 )
                 break
+            worker = None
+            if ahead is not None:
+                if ahead.sampler == sampler and ahead.seconds == run_seconds:
+                    worker = ahead.worker
+                else:
+                    ahead.cancel()
+                ahead = None
             try:
-                run, info, error = _one_run(file, case, contender, settings, sampler, rate, run_seconds, project)
+                run, info, error = _one_run(
+                    file, case, contender, settings, sampler, rate, run_seconds, project, worker
+                )
             except SamplerUnavailable as unavailable:
                 if settings.sampler != AUTO or profile.runs:
                     outcome.error = str(unavailable)
@@ -105,6 +151,9 @@ def profile_operation(
                 break
     except KeyboardInterrupt:
         outcome.interrupted = True
+    finally:
+        if ahead is not None:
+            ahead.cancel()
     profile.metadata.update(
         _sampler_metadata(sampler, reason, settings),
         runs=len(profile.runs),
@@ -114,6 +163,13 @@ def profile_operation(
     if sampler == INPROCESS and settings.native:
         outcome.notes.append("native frames were requested but the in-process sampler sees Python frames only")
     return outcome
+
+
+def _first_run_seconds(settings: ProfileSettings, achieved_rate: float | None) -> float:
+    planned = settings.samples / (settings.min_runs * settings.effective_rate)
+    if not achieved_rate:
+        return planned
+    return _next_run_seconds(planned, achieved_rate, settings.effective_rate, settings.samples, settings.min_runs)
 
 
 def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:
@@ -146,19 +202,12 @@ def _one_run(
     rate: int,
     seconds: float,
     project: str,
+    worker: Worker | None = None,
 ) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
-    """(stacks of the operation, facts about the run, error) from one profiling worker."""
-    job = {
-        "mode": "profile",
-        "file": file,
-        "case": case,
-        "contender": contender,
-        "sys_path": settings.sys_path,
-        "value_time": settings.value_time,
-        "duration": seconds,
-        "inprocess": {"rate": rate, "mode": settings.mode} if sampler == INPROCESS else None,
-    }
-    worker = Worker(job, settings.timeout + seconds, settings.python)
+    """(stacks of the operation, facts about the run, error) from one profiling worker
+    (``worker``: one started ahead for this run, else a new one)."""
+    if worker is None:
+        worker = _start_worker(file, case, contender, settings, sampler, seconds)
     recording = None
     raw: Counter[Stack] | None = None
     errors = 0
@@ -166,9 +215,19 @@ def _one_run(
         ready = worker.wait_for("ready")
         if ready is None:
             return None, {}, worker.outcome.error
+        target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
+        if target_cpu is not None:
+            with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
+                os.sched_setaffinity(ready["pid"], {target_cpu})
         if sampler == PY_SPY:
             spy = PySpyRecording(
-                _py_spy(), ready["pid"], rate, settings.native, settings.mode, nonblocking=not settings.blocking
+                _py_spy(),
+                ready["pid"],
+                rate,
+                settings.native,
+                settings.mode,
+                nonblocking=not settings.blocking,
+                cpu=sampler_cpu,
             )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
@@ -191,12 +250,48 @@ def _one_run(
     values = [v for event in outcome.of("profile") for v in event["values"]]
     info = {
         "samples": sum(stacks.values()),
+        "seconds": seconds,
         "outside_operation": trimmed.outside,
         "sampler_errors": errors,
         "loops": ready["loops"],
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
     }
     return stacks, info, outcome.error
+
+
+def _start_worker(
+    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
+) -> Worker:
+    """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
+    job = {
+        "mode": "profile",
+        "file": file,
+        "case": case,
+        "contender": contender,
+        "sys_path": settings.sys_path,
+        "value_time": settings.value_time,
+        "duration": seconds,
+        "inprocess": {"rate": settings.effective_rate, "mode": settings.mode} if sampler == INPROCESS else None,
+        "cpu": sampling_cpus(_nonblocking(settings, sampler))[1],
+    }
+    return Worker(job, settings.timeout + seconds, settings.python)
+
+
+def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:
+    return sampler == PY_SPY and not settings.blocking and not settings.native
+
+
+def sampling_cpus(nonblocking: bool) -> tuple[int | None, int | None]:
+    """(the CPU the profiled worker is pinned to, the CPU py-spy runs on), or (None, None): not pinned.
+
+    A sampler that never stops the target (py-spy --nonblocking) takes no CPU time from it when it
+    runs on another CPU; the last CPU is the target's, as the parent and the system favour the first.
+    A blocking sampler is not pinned: the target waits while it unwinds, so it must get whichever
+    CPU is free first (pinned to a busy CPU, it stopped the target twice as long:
+    benchmarks/profile_distortion.py --pin with native frames under load).
+    """
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    return (cpus[-1], cpus[0]) if nonblocking and len(cpus) >= 2 else (None, None)
 
 
 def _py_spy() -> str:

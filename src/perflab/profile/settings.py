@@ -6,6 +6,7 @@ in ``--help``) without importing the samplers and processors.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 
@@ -13,8 +14,19 @@ AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
 DEFAULT_SAMPLES = 2000
 REPORT_SAMPLES = 2000  # per side and case in a comparison's report
 # Sampling rates that keep the target's slowdown small (measured in benchmarks/profile_distortion.py):
-# unwinding native stacks costs py-spy more per sample, so it samples less often.
-DEFAULT_RATE = {False: 200, True: 100}
+# py-spy --nonblocking reads Python stacks without stopping the target, and from another CPU than
+# the target's (profile.session.sampling_cpus), so 1 kHz costs it no more than 200 Hz did and a
+# profile's samples take a fifth of the time. Unwinding native stacks stops the target for each
+# sample, so native frames are sampled less often.
+DEFAULT_RATE = {False: 1000, True: 100}
+MAX_ROUNDS_FACTOR = 3
+# How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
+# (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95
+# times in 100 even when runs differ by sampling alone (simulated in tests/test_profile_group.py),
+# so this is the precision of the former fixed budget on a quiet machine; runs that disagree more
+# (a busy machine, shorter runs) get more rounds.
+PRECISION_SLACK = 2.25
+Z95 = 1.959964  # the normal quantile of a 95% interval (perflab.analysis.intervals.Z, without scipy at start-up)
 INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
 
 
@@ -30,6 +42,10 @@ class ProfileSettings:
     # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
     blocking: bool = False
     min_runs: int = 5  # runs (fresh processes) at least: the unit of the share intervals
+    # Comparisons profile in rounds (perflab.profile.pairing): after min_runs rounds, more follow
+    # (up to MAX_ROUNDS_FACTOR x min_runs) while a frame's share is less precise than the budget of
+    # samples promises (share_precision), e.g. when runs disagree on a busy machine.
+    adaptive_rounds: bool = True
     max_time: float = 300.0  # seconds for the whole session
     timeout: float = 60.0  # seconds a worker may take to set up
     value_time: float = 0.005  # seconds per batch of calls inside measured_region
@@ -39,3 +55,9 @@ class ProfileSettings:
     @property
     def effective_rate(self) -> int:
         return self.rate or DEFAULT_RATE[self.native]
+
+    @property
+    def share_precision(self) -> float | None:
+        """The 95% half-width every frame's share should reach: PRECISION_SLACK x what ``samples``
+        samples give a 50% share by sampling alone (+-2.2 points for 2,000: +-4.9 here); None: not adaptive."""
+        return PRECISION_SLACK * Z95 * 0.5 / math.sqrt(self.samples) if self.adaptive_rounds else None

@@ -112,3 +112,13 @@ def frame_shares(runs: Sequence[Mapping[Stack, int]]) -> list[FrameShare]:
         for i, frame in enumerate(frames)
     ]
     return sorted(shares, key=lambda share: (-share.total_samples, -share.self_samples, share.frame))
+
+
+def widest_half_width(runs: Sequence[Mapping[Stack, int]]) -> float:
+    """The widest 95% interval half-width of any frame's self or total share (1.0 with no sample):
+    how precise a profile's shares are, for the adaptive budget of perflab.profile.pairing."""
+    frames, own, total, samples = per_run_counts(runs)
+    if not frames or samples.sum() == 0:
+        return 1.0
+    widths = [high - low for _, low, high in (share_intervals(own, samples), share_intervals(total, samples))]
+    return float(max(width.max() for width in widths)) / 2

@@ -31,7 +31,7 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
       several contenders, so their values are interleaved in time on the same CPU. "ready" and
       each value carry "background" when the contender leaves work running beside the timed
       thread (threads using CPU, child processes): it would slow the other contenders' workers.
-  {"mode": "profile", "file", "case", "contender", "value_time", "duration", "inprocess"}
+  {"mode": "profile", "file", "case", "contender", "value_time", "duration", "inprocess", "cpu"}
       set up and calibrate, report "ready" (with the pid a sampler attaches to and the
       interpreter's paths), then answer each {"do": "profile"} by calling ``measured_region``
       over and over for ``duration`` seconds and replying with the values measured meanwhile.
@@ -361,8 +361,7 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     the input, the harness's floor, and after the last value whether the input changed and
     whether the contender still gives the reference's output.
     """
-    if job.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {job["cpu"]})
+    _pin(job)
     modules_before = set(sys.modules)
     benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
@@ -431,9 +430,18 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     )
 
 
+def _pin(job: dict) -> None:
+    """Run on the job's "cpu" (when given and the platform can pin)."""
+    if job.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {job["cpu"]})
+
+
 def run_profile(job: dict, events: EventStream, commands: TextIO) -> None:
-    """Set up, report "ready", then keep the operation running for ``duration`` per command."""
+    """Set up (on the job's "cpu", if given: the parent pins the worker to the profiled CPU once it
+    is ready), report "ready", then keep the operation running for ``duration`` per command."""
     import sysconfig
+
+    _pin(job)
 
     benchmark, case, argument = _load_case(job)
     contender = benchmark.contenders[job["contender"]]
