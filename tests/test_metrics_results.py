@@ -197,7 +197,9 @@ def test_history_of_instruction_counts_finds_a_half_percent_step(tmp_path):
         for index in range(10):
             value = 50_000.0 if index < 5 else 50_250.0
             count = instructions.InstructionCount("DOC", "a", 100, [value, value, value])
-            store.save(_result(metrics=metrics.Measured(instructions=[count]).to_json()))
+            measured = metrics.Measured(instructions=[count]).to_json()
+            # ten distinct runs (equal results would be one run stored twice: the store refuses that)
+            store.save(_result(metrics=measured, metadata={"started_at": f"2026-01-01T00:00:{index:02d}+00:00"}))
     done = run_perflab("history", "counted", "--metric", "instructions", "--db", db)
     assert done.returncode == 0, done.stderr
     output = " ".join(done.stdout.split())
