@@ -6,7 +6,7 @@ times each; so by construction alpha holds 40% and beta 60% of the work. The pro
 own wall time (perf_counter around its main loop), which is what the overhead figures compare.
 
 1. Profiling overhead: the program's own wall time run plainly and under ``perflab profile`` at the
-   default rate (py-spy --nonblocking, 1 kHz), alternately, ``--repeats`` pairs; the ratio of
+   default rate (py-spy --nonblocking, 200 Hz), alternately, ``--repeats`` pairs; the ratio of
    medians with a 95% interval (percentile bootstrap over pairs).
 2. Recording overhead of ``perflab isolate --function known_lib:alpha`` the same way (the hook:
    sys.monitoring on 3.12+, a swapped code object before; plus the copies of the recorded calls).

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
 DEFAULT_SAMPLES = 2000
 REPORT_SAMPLES = 2000  # per side and case in a comparison's report
-# Sampling rates that keep the target's slowdown small (measured in benchmarks/profile_distortion.py):
-# py-spy --nonblocking reads Python stacks without stopping the target, and from another CPU than
-# the target's (profile.session.sampling_cpus), so 1 kHz costs it no more than 200 Hz did and a
-# profile's samples take a fifth of the time. Unwinding native stacks stops the target for each
-# sample, so native frames are sampled less often.
-DEFAULT_RATE = {False: 1000, True: 100}
+# Sampling rates that keep the target's slowdown small (benchmarks/profile_distortion.py, quiet,
+# pinned, 12 pairs of 1 s windows): py-spy --nonblocking at 200 Hz +0.6% [-1.3, +2.6]; at 1 kHz
+# +7.5% [-3.0, +19.1], so the faster rate is not free here even from another CPU. Unwinding
+# native stacks stops the target for each sample, so native frames are sampled less often.
+DEFAULT_RATE = {False: 200, True: 100}
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
 # (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95
