@@ -357,8 +357,8 @@ def _call(contender, argument: Any, path: str, role: str) -> Any:
 def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     """Set up, report "ready", then measure one warmup or value per command until "exit".
 
-    Beside the values (perflab.worker.timing_checks): the first call on a fresh copy of the input
-    (after one call on a variant of it), the harness's floor, and after the last value whether the input changed and
+    Beside the values (perflab.worker.timing_checks): the first call of the process on a fresh copy of
+    the input, the harness's floor, and after the last value whether the input changed and
     whether the contender still gives the reference's output.
     """
     _pin(job)
@@ -370,9 +370,7 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
     try:
         operation = contender.build()
         watch = BackgroundWatch()
-        first_call = timing_checks.first_call(
-            operation, fresh_input(case, argument, job["file"]), fuzz.variant(fresh_input(case, argument, job["file"]))
-        )
+        first_call = timing_checks.first_call(operation, fresh_input(case, argument, job["file"]))
         if fresh:
             limit = timing_checks.fresh_loops_limit(argument)
 

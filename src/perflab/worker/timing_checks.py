@@ -1,9 +1,8 @@
 """What a timing worker checks beside its values, always outside the timed region.
 
-- **first call**: the first call on a fresh copy of the input, after only one call on a different
-  input of the same shape (which takes any one-time set-up): a memo cache or a warmed lookup
-  answers it at full cost and the steady state cheaply, so a steady state far faster than the
-  first call says the speed comes from repeating one input.
+- **first call**: the first call of the process, on a fresh copy of the input, before any other
+  call: a memo cache or a warmed lookup answers it at full cost and the steady state cheaply,
+  so a steady state far faster than the first call says the speed comes from repeating one input.
 - **floor**: the harness's own loop around the cheapest call there is (``type(argument)``), with
   the loop the values use: the part of a time per call that is perflab's, not the contender's.
 - **after the values**: whether the input still has the digest it had before the first call (a
@@ -16,7 +15,6 @@ Standard library only: this module runs in worker processes.
 
 from __future__ import annotations
 
-import contextlib
 import pickle
 import time
 from collections.abc import Callable
@@ -30,16 +28,8 @@ _FLOOR_CALLS = 10_000  # at least this many empty calls per floor measurement
 _FLOOR_REPEATS = 3  # the fastest of these many is the floor
 
 
-def first_call(operation: Callable[[Any], Any], argument: Any, other: Any = None) -> float:
-    """Seconds of the first call of ``operation`` on ``argument``.
-
-    ``other``, a different input of the same shape (None: there is none), is called first and not
-    timed: a one-time set-up on first use (a generator seeded, a table built) then lands on it, so
-    that it is not mistaken for a memo cache, while a cache keyed by the input still misses.
-    """
-    if other is not None:
-        with contextlib.suppress(Exception):  # the variant may be outside the operation's domain: it only warms up
-            operation(other)
+def first_call(operation: Callable[[Any], Any], argument: Any) -> float:
+    """Seconds of one call of ``operation`` on ``argument`` (the process's first)."""
     timer = time.perf_counter
     start = timer()
     operation(argument)
