@@ -68,6 +68,16 @@ def test_results_json_round_trips_with_metadata(bench_file, tmp_path):
     assert cell.loops and cell.runs[0].round == 0 and cell.estimates.median.low <= cell.estimates.median.value
 
 
+def test_the_versions_of_the_packages_a_contender_imports_are_recorded(bench_file, tmp_path):
+    import importlib.metadata
+
+    uses_a_package = sums("\n@bench.contender\ndef via_numpy(xs):\n    import numpy\n    return int(numpy.sum(xs))\n")
+    out = tmp_path / "r.json"
+    result = run_perflab("run", bench_file(uses_a_package), *QUICK, "--case", "SMALL", "--json", out)
+    assert result.returncode == 0, result.stderr
+    assert load_json(out)["metadata"]["packages"]["numpy"] == importlib.metadata.version("numpy")
+
+
 def test_selecting_cases_and_contenders_keeps_the_reference(bench_file, tmp_path):
     out = tmp_path / "r.json"
     result = run_perflab("run", bench_file(sums()), *QUICK, "--case", "LARGE", "--contender", "loop", "--json", out)

@@ -133,6 +133,8 @@ def run_sides(
     def job(spec: dict, side: Side, hash_seed: str | None) -> JobOutcome:
         return run_job(spec, settings.timeout, side.python, hash_seed)
 
+    imported: dict[str, set[str]] = {}  # side -> top-level modules its timing workers imported
+
     try:
         outputs: Outputs = {}
         for case in cases:
@@ -154,7 +156,12 @@ def run_sides(
             listener,
             status,
             time.monotonic() + settings.max_time,
+            imported,
         )
+    except KeyboardInterrupt:
+        result.interrupted = True
+    try:
+        _record_packages(result, sides, imported, settings.timeout)
     except KeyboardInterrupt:
         result.interrupted = True
     result.elapsed = time.monotonic() - started
@@ -190,6 +197,7 @@ def _time_rounds(
     listener: Listener,
     status: Status,
     deadline: float,
+    imported: dict[str, set[str]],
 ) -> None:
     active = [case for case in cases if _measurable(result, case)]
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
@@ -206,7 +214,7 @@ def _time_rounds(
             # Order flips every round and the CPU every two rounds, so that each CPU sees both
             # orders (alternating both every round would tie "A first" to one CPU).
             cpu = cpus[(round_number // 2) % len(cpus)]
-            _time_one_round(result, sides, cells, round_number, cpu, settings, deadline)
+            _time_one_round(result, sides, cells, round_number, cpu, settings, deadline, imported)
         round_number += 1
         for case in list(active):
             precisions = _case_precisions(result, case)
@@ -230,6 +238,7 @@ def _time_one_round(
     cpu: int | None,
     settings: Settings,
     deadline: float,
+    imported: dict[str, set[str]],
 ) -> None:
     """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
 
@@ -256,7 +265,6 @@ def _time_one_round(
                     loops=cell.loops,
                     cpu=cpu,
                     value_time=settings.value_time,
-                    report_packages=cell.loops is None,
                     reference=reference.contender if side.shares_process_with(reference) else None,
                 ),
                 settings.timeout,
@@ -270,9 +278,7 @@ def _time_one_round(
                 cell.loops = run.loops = ready["loops"]
                 run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
                 calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
-                result.metadata.setdefault("packages", {}).update(ready["packages"])
-                if "sides" in result.metadata:  # sides under other interpreters may have other versions
-                    result.metadata["sides"][cell.contender].setdefault("packages", {}).update(ready["packages"])
+                imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
         for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
             for index in range(count):
                 for _cell, worker, run in workers[::-1] if index % 2 else workers:
@@ -297,6 +303,27 @@ def _time_one_round(
                 cell.loops = _loops_for(run, settings.value_time)
             if outcome.error:
                 cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+
+
+def _record_packages(result: RunResult, sides: list[Side], imported: dict[str, set[str]], timeout: float) -> None:
+    """The versions of the distributions the timed code imported, in the result's metadata: all
+    of them in "packages", and each side's own in "sides" when sides differ (another interpreter or
+    revision may have other versions). One job per interpreter and import path resolves them."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Side]] = {}
+    for side in sides:
+        if imported.get(side.name):
+            groups.setdefault((side.python, tuple(side.sys_path)), []).append(side)
+    for (python, sys_path), members in groups.items():
+        modules = sorted(set().union(*(imported[side.name] for side in members)))
+        outcome = run_job({"mode": "packages", "modules": modules, "sys_path": list(sys_path)}, timeout, python)
+        by_module = outcome.of("packages")[0]["modules"] if outcome.of("packages") else {}
+        for side in members:
+            versions = {
+                dist: version for module in imported[side.name] for dist, version in by_module.get(module, {}).items()
+            }
+            result.metadata.setdefault("packages", {}).update(versions)
+            if "sides" in result.metadata:
+                result.metadata["sides"][side.name].setdefault("packages", {}).update(versions)
 
 
 def _say_if_calls_exceed_budget(result: RunResult, settings: Settings) -> None:

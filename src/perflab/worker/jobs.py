@@ -15,6 +15,9 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
       contender's output pickled when "send_output", for the hash-seed check).
   {"mode": "describe", "file"}
       send the names of the cases and contenders and the reference.
+  {"mode": "packages", "modules"}
+      send the distributions (name -> version) that provide each top-level module named, as this
+      interpreter and "sys_path" see them: once per run, for the modules the timing workers imported.
   {"mode": "output", "file", "case", "contender"}
       send the contender's output and its input after the call, pickled, and whether two calls
       share their outputs, for a check on another side.
@@ -22,8 +25,9 @@ Jobs (any job may carry "sys_path": directories to import from first, e.g. a rev
       run under another PYTHONHASHSEED than the check jobs: the contender's output on each case
       compared with the one given; one "seed" event (differences: case -> difference).
   {"mode": "time", "file", "case", "contender", "loops" (null: calibrate), "value_time", "cpu", "reference"}
-      set up the contender (pinned to ``cpu``), report "ready" (with the first call's time and the
-      harness floor, perflab.worker.timing_checks), then answer each command line {"do": "warmup"} or
+      set up the contender (pinned to ``cpu``), report "ready" (with the first call's time, the
+      harness floor, perflab.worker.timing_checks, and the top-level modules the benchmark
+      imported), then answer each command line {"do": "warmup"} or
       {"do": "value"} with one value: the mean time per call over ``loops`` calls (each on its own
       copy of the input when the benchmark declares mutates_input). {"do": "exit"} ends it, after
       one "integrity" event (input_changed, output_wrong; the output is compared with
@@ -401,7 +405,7 @@ def run_timing(job: dict, events: EventStream, commands: TextIO) -> None:
             floor=floor,
             calibration_seconds=max(0.0, watch.wall() - first_call),  # what calibrating cost the budget
             background=watch.report(),
-            packages=_imported_packages(modules_before) if job.get("report_packages") else {},
+            modules=sorted({name.partition(".")[0] for name in set(sys.modules) - modules_before}),
         )
         timed = 0
         for line in commands:
@@ -576,22 +580,25 @@ def _location_in(error: BaseException, path: str) -> str | None:
     return f"{deepest[0].filename}:{deepest[0].lineno}" if deepest else None
 
 
-def _imported_packages(modules_before: set[str]) -> dict[str, str]:
-    """Versions of the distributions whose modules the benchmark imported."""
+def run_packages(job: dict, events: EventStream) -> None:
+    """Which distributions, at which versions, provide each of the job's top-level modules.
+
+    Scanning every installed distribution takes ~0.4 s: done once per run and interpreter, not in
+    each timing worker (where it was seconds of a short run's budget)."""
     try:
         from importlib.metadata import packages_distributions, version
     except ImportError:  # Python < 3.10
-        return {}
-    top_level = {name.partition(".")[0] for name in set(sys.modules) - modules_before}
+        events.send("packages", modules={})
+        return
     distributions = packages_distributions()
-    versions = {}
-    for module in sorted(top_level):
+    found: dict[str, dict[str, str]] = {}
+    for module in job["modules"]:
         for dist in distributions.get(module, []):
             try:
-                versions[dist] = version(dist)
+                found.setdefault(module, {})[dist] = version(dist)
             except Exception:
                 continue
-    return versions
+    events.send("packages", modules=found)
 
 
 def main() -> int:
@@ -614,6 +621,8 @@ def main() -> int:
             run_output(job, events)
         elif job["mode"] == "describe":
             run_describe(job, events)
+        elif job["mode"] == "packages":
+            run_packages(job, events)
         elif job["mode"] == "profile":
             run_profile(job, events, commands)
         elif job["mode"] == "fuzz":
