@@ -45,13 +45,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="perflab-commands-") as directory:
         binary = compile_split(Path(directory))
         n = size_for(binary, args.work)
-        m, calibrated = slowed(binary, n, args.slowdown)
+        m, sized_from = slowed(binary, n, args.slowdown)
         figure["settings"] = {
             "work_s": args.work,
             "n": n,
             "m": m,
             "slowdown": args.slowdown,
-            "calibrated_ratio": calibrated,
+            "sized_from": sized_from,
             "command": f"perflab run --command 'split N' --command 'split M' --json out.json "
             f"--max-time {args.max_time:g} --precision {args.precision:g}",
         }
@@ -104,7 +104,8 @@ def _print(figure: dict) -> None:
     power = summary["power"]
     if power["trials"]:
         print(
-            f"power at {settings['slowdown']:.0%} (calibrated ratio {settings['calibrated_ratio']:.3f}, "
+            f"power at {settings['slowdown']:.0%} (M sized from start-up {settings['sized_from']['start_up_s'] * 1e3:.2f} ms "
+            f"and a whole run {settings['sized_from']['whole_s'] * 1e3:.2f} ms; "
             f"median measured {power['ratio']['median']:.3f}): {power['detected']}/{power['trials']} 'slower' "
             f"(95% CI {power['rate_ci'][0]:.0%}-{power['rate_ci'][1]:.0%}; target >= 80%), "
             f"median {power['wall_s']['median']:.1f} s per trial"
