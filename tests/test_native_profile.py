@@ -91,6 +91,21 @@ def test_run_profile_samples_command_contenders_with_perf(split, tmp_path, bench
     assert Profile.load(profiles / "SMALL-split.profile.json").metadata["sampler"] == "perf"
 
 
+def test_compare_profiles_short_command_contenders_with_perf_and_diffs_them(split, tmp_path):
+    # ~1 ms programs: each perf record (~1 s of its own) holds many executions of one, and the
+    # repeating shell's own samples are left out.
+    report = tmp_path / "r.html"
+    done = run_perflab(
+        "compare", "--command", f"{split} 100000", "--command", f"{split} 300000", *QUICK,
+        "--html", report, "--samples", "300",
+    )  # fmt: skip
+    assert done.returncode == 1 and "NOT EQUIVALENT" in done.stdout, done.stderr  # they print other sums
+    assert "sampled by perf" in report.read_text()
+    explained = [line for line in done.stderr.splitlines() if " vs " in line and "per call" in line]
+    assert explained and "split::heavy" in explained[0], done.stderr  # where the extra time went
+    assert "(dash)" not in report.read_text() and "__libc_vfork" not in report.read_text()
+
+
 def test_missing_perf_is_said_with_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no perf on the PATH
     done = run_perflab("profile", "--native-command", "true")
@@ -112,3 +127,5 @@ def test_perf_script_output_is_read_root_first_with_inlined_frames_in_their_libr
         ("main (prog)", "outer (prog)", "inner (prog)"): 1,
         ("main (prog)",): 1,
     }
+    shell_too = text + "\nsh 11 \n\t    1200 __libc_vfork+0x1 (/usr/lib/libc.so.6)\n"
+    assert parse_script(shell_too, skip_command="sh") == parse_script(text)

@@ -134,11 +134,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     )
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, None if args.no_store else db_path(args, path)))
     profiler = None
-    # Python profiles of --command contenders would show only the worker waiting for its program.
-    unprofiled = (
-        "not profiled: commands (perflab profile --native-command)" if args.command else "not profiled (--no-profile)"
-    )
-    if (args.profile if args.profile is not None else bool(args.html)) and not args.command:
+    unprofiled = "not profiled (--no-profile)"
+    # Command contenders (--command or a file's) are sampled by perf (perflab.profile.comparison).
+    if args.profile if args.profile is not None else bool(args.html):
         profiler = Profiler(
             ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
             args.allow_mismatch,

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from perflab.cli.common import UsageError, say
-from perflab.commands import CommandSetup
 
 if TYPE_CHECKING:
     from perflab.profile.native_perf import NativeSettings
@@ -31,10 +30,6 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         default="dwarf",
         help="how perf unwinds native stacks: dwarf (default, any build) or fp (builds with frame pointers)",
     )
-
-
-def is_command(benchmark: Benchmark, contender: str) -> bool:
-    return isinstance(benchmark.contenders[contender].function, CommandSetup)
 
 
 def profile_command_line(args: argparse.Namespace, err: Console) -> ProfileOutcome:
@@ -67,14 +62,11 @@ def profile_contender(
     benchmark: Benchmark, case: str, contender: str, settings: NativeSettings, err: Console
 ) -> ProfileOutcome:
     """A command contender of a benchmark file on one of its cases."""
-    setup = benchmark.contenders[contender].function
-    assert isinstance(setup, CommandSetup)
-    operation = setup()
-    argv, stdin = operation.arguments(benchmark.cases[case].build())
-    command = setup.command
-    full = ["/bin/sh", "-c", argv] if isinstance(argv, str) else argv
+    from perflab.profile.native_perf import contender_command
+
+    command = contender_command(benchmark, case, contender)
     subject = {"benchmark": benchmark.name, "case": case, "contender": contender}
-    return _profile(full, stdin, settings, err, subject, dict(command.env), command.cwd)
+    return _profile(command.argv, command.stdin, settings, err, subject, command.env, command.cwd)
 
 
 def _profile(

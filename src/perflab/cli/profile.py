@@ -30,6 +30,7 @@ from perflab.cli.common import (
 )
 from perflab.loading import load_benchmark
 from perflab.option_types import seconds, whole_number
+from perflab.profile.native_perf import is_command
 from perflab.profile.settings import AUTO, DEFAULT_RATE, DEFAULT_SAMPLES, INPROCESS, PY_SPY, ProfileSettings
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *_OUTPUTS, inputs=(path,))
-    if native_profile.is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
+    if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return _report(outcome, Views.from_args(args), err)
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
@@ -357,7 +358,7 @@ def after_run(
         if cell.estimates is None:
             continue
         say(err, f"profiling {cell.case} / {cell.contender} ...")
-        if native_profile.is_command(benchmark, cell.contender):  # a program: perf, not py-spy
+        if is_command(benchmark, cell.contender):  # a program: perf, not py-spy
             from perflab.profile.native_perf import NativeSettings
 
             native = NativeSettings(samples=args.profile_samples, timeout=args.timeout)

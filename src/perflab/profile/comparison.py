@@ -7,6 +7,9 @@ and their call trees diffed, scaled by the times per call the timing phase measu
 
 Profiles taken under different interpreters (``--python``) differ by design in their instrument,
 so their diff is skipped with a note unless ``allow_mismatch`` is given.
+
+A command contender (perflab.commands) is a program: it is sampled by perf (perflab.profile.native_perf)
+as ``perflab profile`` samples it, not through the Python worker that only waits for it.
 """
 
 from __future__ import annotations
@@ -15,13 +18,18 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from perflab.commands import USER, CommandError
+from perflab.loading import load_benchmark
 from perflab.measure.sides import Side
+from perflab.profile import native_perf
 from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles
 from perflab.profile.model import IncomparableProfiles, Profile
 from perflab.profile.pairing import profile_group
+from perflab.profile.session import ProfileOutcome
 from perflab.profile.settings import ProfileSettings
 from perflab.results.model import RunResult
 from perflab.results.quantities import Interval
+from perflab.spec import BenchmarkFileError
 
 INTERPRETER_NOTE = (
     "--python sides differ in interpreter by design: each side is profiled, but the "
@@ -84,10 +92,16 @@ def profile_comparison(
     profiled = []
     for case, names in by_case.items():
         on_progress(f"profiling {case}: {', '.join([reference.name, *names])}")
-        outcomes = profile_group([reference, *(by_name[n] for n in names)], case, settings, result.benchmark)
-        ref_outcome = outcomes[reference.name]
+        group = [reference, *(by_name[n] for n in names)]
+        programs = _programs(result, case, group)
+        python_sides = [side for side in group if side.name not in programs]
+        outcomes = profile_group(python_sides, case, settings, result.benchmark) if python_sides else {}
+        for side in group:
+            if side.name in programs and not any(o.interrupted for o in outcomes.values()):
+                outcomes[side.name] = _profile_program(side, case, settings, programs[side.name])
+        ref_outcome = outcomes.get(reference.name) or ProfileOutcome(Profile(), interrupted=True)
         for name in names:
-            other_outcome = outcomes[name]
+            other_outcome = outcomes.get(name) or ProfileOutcome(Profile(), interrupted=True)
             entry = CaseProfiles(case, reference.name, name, ref_outcome.profile, other_outcome.profile)
             entry.notes += [n for o in (ref_outcome, other_outcome) for n in o.notes]
             errors = [
@@ -102,6 +116,41 @@ def profile_comparison(
         if any(o.interrupted for o in outcomes.values()):
             break
     return profiled
+
+
+def _programs(result: RunResult, case: str, sides: Sequence[Side]) -> dict[str, float | None]:
+    """The sides that are command contenders on ``case`` (their timed values carry the program's CPU
+    time), with the seconds one execution took."""
+    found = {}
+    for side in sides:
+        cell = result.cell(case, side.name)
+        if any(USER in run.extra for run in cell.runs):
+            found[side.name] = cell.estimates.median.value if cell.estimates else None
+    return found
+
+
+def _profile_program(
+    side: Side, case: str, settings: ProfileSettings, seconds_per_execution: float | None
+) -> ProfileOutcome:
+    """A command contender's program under perf: the session's sample budget over at least its
+    ``min_runs`` runs (a short program runs several times under one perf record)."""
+    native = native_perf.NativeSettings(
+        samples=settings.samples, runs=settings.min_runs, max_time=settings.max_time, timeout=settings.timeout
+    )
+    try:
+        benchmark = load_benchmark(side.file)
+        command = native_perf.contender_command(benchmark, case, side.contender)
+        profile = native_perf.profile_command(
+            command.argv, native, command.stdin, command.env, command.cwd, seconds_per_execution=seconds_per_execution
+        )
+    except (native_perf.NativeProfilerUnavailable, BenchmarkFileError, CommandError, OSError) as error:
+        return ProfileOutcome(Profile(), error=str(error))
+    except KeyboardInterrupt:
+        return ProfileOutcome(Profile(), interrupted=True)
+    profile.metadata.update(benchmark=benchmark.name, case=case, contender=side.contender)
+    return ProfileOutcome(
+        profile, notes=[f"{side.name}: a program, sampled by perf at {native.rate} Hz (cpu-clock, DWARF stacks)"]
+    )
 
 
 def _diff(entry: CaseProfiles, result: RunResult, allow_mismatch: bool) -> ProfileDiff | None:

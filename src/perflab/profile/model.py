@@ -119,6 +119,12 @@ class IncomparableProfiles(Exception):
     """Profiles whose sampler, mode or subject differ; merging them would mix different things."""
 
 
+def _run_info(profile: Profile) -> list[dict[str, Any]]:
+    """One entry per run (empty where the profile has none)."""
+    given = list(profile.metadata.get("run_info", []))[: len(profile.runs)]
+    return given + [{} for _ in range(len(profile.runs) - len(given))]
+
+
 def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
     """All runs of all profiles in one; refused when their comparable metadata differ."""
     merged = Profile()
@@ -134,6 +140,10 @@ def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
             if key not in merged.metadata:
                 merged.metadata[key], origin[key] = value, name
         merged.runs.extend(profile.runs)
+    # Per-run details stay aligned with the runs (a differential profile reads each run's time per call).
+    run_info = [info for _, profile in profiles for info in _run_info(profile)]
+    if any(run_info):
+        merged.metadata["run_info"] = run_info
     merged.metadata["runs"] = len(merged.runs)
     merged.metadata["samples"] = merged.samples
     merged.metadata["merged_from"] = [name for name, _ in profiles]

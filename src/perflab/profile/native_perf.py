@@ -11,6 +11,7 @@ Labels are ``symbol (library)``, the layout of native frames in py-spy's output.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -22,11 +23,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perflab.commands import CommandSetup
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
+from perflab.spec import Benchmark
 
 CALL_GRAPHS = ("dwarf", "fp")
 DEFAULT_RATE = 999  # Hz: an odd rate, so that sampling does not beat with periodic work
+# perf record costs ~1 s of its own per call here (setting up its buffers), whatever the program:
+# a short program is run several times under one record (at most this many).
+MAX_REPEAT = 1000
+# Runs the program "$1" times, each with "$2" on standard input: one perf record for them all.
+_REPEAT = 'n=$1; input=$2; shift 2; i=0; while [ "$i" -lt "$n" ]; do "$@" < "$input" || exit $?; i=$((i + 1)); done'
 _PARANOID = Path("/proc/sys/kernel/perf_event_paranoid")
 _FRAME = re.compile(r"^\s*(?P<ip>[0-9a-f]+) (?P<symbol>.*?) \((?P<dso>[^()]*)\)$")
 _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
@@ -45,6 +53,30 @@ class NativeSettings:
     call_graph: str = "dwarf"  # "fp" needs programs built with frame pointers
     max_time: float = 300.0  # seconds for all runs
     timeout: float = 60.0  # seconds one run of the program may take
+
+
+@dataclass(frozen=True)
+class ContenderCommand:
+    """What a command contender runs on one case: argv (a shell's for a shell command), the file
+    given on standard input (if any), its extra environment and working directory."""
+
+    argv: list[str]
+    stdin: str | None
+    env: dict[str, str]
+    cwd: str | None
+
+
+def is_command(benchmark: Benchmark, contender: str) -> bool:
+    return isinstance(benchmark.contenders[contender].function, CommandSetup)
+
+
+def contender_command(benchmark: Benchmark, case: str, contender: str) -> ContenderCommand:
+    """The program ``contender`` (a command contender) runs on ``case``, its input in place."""
+    setup = benchmark.contenders[contender].function
+    assert isinstance(setup, CommandSetup)
+    argv, stdin = setup().arguments(benchmark.cases[case].build())
+    full = ["/bin/sh", "-c", argv] if isinstance(argv, str) else argv
+    return ContenderCommand(full, stdin, dict(setup.command.env), setup.command.cwd)
 
 
 def check_perf() -> str:
@@ -74,9 +106,11 @@ def profile_command(
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     on_run: Callable[[str], None] = lambda message: None,
+    seconds_per_execution: float | None = None,
 ) -> Profile:
     """Sample ``argv`` (run without a shell; ``stdin``: a file given on standard input) until
-    ``settings.samples`` samples over at least ``settings.runs`` runs, or ``max_time``."""
+    ``settings.samples`` samples over at least ``settings.runs`` runs, or ``max_time``.
+    ``seconds_per_execution`` (the program's time, when measured before) sizes the first perf record."""
     if settings.call_graph not in CALL_GRAPHS:
         raise ValueError(f"call graph {settings.call_graph!r}: use one of {', '.join(CALL_GRAPHS)}")
     perf = check_perf()
@@ -93,22 +127,40 @@ def profile_command(
     )
     deadline = time.monotonic() + settings.max_time
     per_run = max(1, settings.samples // settings.runs)
+    # Samples one execution gives: from the last record, or at first from the time measured before.
+    per_execution = seconds_per_execution * settings.rate if seconds_per_execution else None
     while (len(profile.runs) < settings.runs or profile.samples < settings.samples) and time.monotonic() < deadline:
         stacks: Counter[Stack] = Counter()
+        executions = 0
         while sum(stacks.values()) < per_run and time.monotonic() < deadline:
-            before = sum(stacks.values())
-            stacks.update(_record_once(perf, argv, settings, stdin, env, cwd))
-            if sum(stacks.values()) == before:  # too short to be sampled even once: more runs will not help
+            repeat = _repeat(per_run - sum(stacks.values()), per_execution)
+            got = _record_once(perf, argv, settings, stdin, env, cwd, repeat)
+            if not got:  # too short to be sampled even once: more runs will not help
                 break
+            stacks.update(got)
+            executions += repeat
+            per_execution = sum(got.values()) / repeat
         if not stacks:
             raise NativeProfilerUnavailable(
                 f"perf took no sample of {argv[0]!r}: it ends before the first sample at {settings.rate} Hz; "
                 "give it more work or raise --rate"
             )
         profile.runs.append(stacks)
+        # CPU seconds per execution, from the samples (cpu-clock samples only a running program):
+        # what a differential profile scales shares by when no timing phase measured the program.
+        per_call = sum(stacks.values()) / settings.rate / executions
+        profile.metadata.setdefault("run_info", []).append({"executions": executions, "time_per_call": per_call})
         on_run(f"run {len(profile.runs)}: {sum(stacks.values())} samples")
     profile.metadata["runs"], profile.metadata["samples"] = len(profile.runs), profile.samples
     return profile
+
+
+def _repeat(wanted: int, per_execution: float | None) -> int:
+    """How many executions the next perf record should hold: enough for ``wanted`` samples at the
+    samples per execution the last record gave; one until that is known."""
+    if per_execution is None:
+        return 1
+    return max(1, min(MAX_REPEAT, math.ceil(wanted / max(per_execution, 1e-9))))
 
 
 def _record_once(
@@ -118,12 +170,17 @@ def _record_once(
     stdin: str | None,
     env: dict[str, str] | None,
     cwd: str | None,
+    repeat: int = 1,
 ) -> Counter[Stack]:
-    """One run of the program under perf record, read back as stacks (root first)."""
+    """``repeat`` executions of the program under one perf record, read back as stacks (root first)."""
     with tempfile.TemporaryDirectory(prefix="perflab-perf-") as scratch:
         data = os.path.join(scratch, "perf.data")
         record = [perf, "record", "-q", "-e", "cpu-clock", "-F", str(settings.rate), "--call-graph"]
-        record += ["dwarf" if settings.call_graph == "dwarf" else "fp", "-o", data, "--", *argv]
+        record += ["dwarf" if settings.call_graph == "dwarf" else "fp", "-o", data, "--"]
+        if repeat > 1:
+            record += ["/bin/sh", "-c", _REPEAT, "sh", str(repeat), stdin or os.devnull, *argv]
+        else:
+            record += list(argv)
         with open(stdin or os.devnull, "rb") as given:
             try:
                 recorded = subprocess.run(
@@ -133,7 +190,7 @@ def _record_once(
                     stderr=subprocess.PIPE,
                     env={**os.environ, **env} if env else None,
                     cwd=cwd,
-                    timeout=settings.timeout,
+                    timeout=settings.timeout * repeat,
                 )
             except subprocess.TimeoutExpired:
                 raise NativeProfilerUnavailable(
@@ -153,16 +210,21 @@ def _record_once(
             capture_output=True,
             timeout=max(settings.timeout, 60.0),
         )
-        return parse_script(script.stdout.decode("utf-8", "replace"))
+        # The repeating shell's own samples (forking, waiting) are not the program's.
+        return parse_script(script.stdout.decode("utf-8", "replace"), "sh" if repeat > 1 else None)
 
 
-def parse_script(text: str) -> Counter[Stack]:
+def parse_script(text: str, skip_command: str | None = None) -> Counter[Stack]:
     """``perf script -F comm,tid,ip,sym,dso`` output as stacks, root first: a sample is a header
-    line and its frames (leaf first), blank-line separated; inlined frames take the library of
-    the function they are inlined into."""
+    line ("comm tid") and its frames (leaf first), blank-line separated; inlined frames take the
+    library of the function they are inlined into. Samples of processes named ``skip_command``
+    are left out (the shell that repeats a short program)."""
     stacks: Counter[Stack] = Counter()
     for block in text.split("\n\n"):
-        frames = [m for m in (_FRAME.match(line) for line in block.splitlines()[1:]) if m]
+        lines = block.strip("\n").splitlines()
+        if not lines or (skip_command is not None and lines[0].split()[:1] == [skip_command]):
+            continue
+        frames = [m for m in (_FRAME.match(line) for line in lines[1:]) if m]
         if not frames:
             continue
         labels = []
