@@ -49,6 +49,14 @@ def test_demo_refuses_an_unwritable_report_path(tmp_path):
     assert result.returncode == 2 and "does not exist" in result.stderr
 
 
+def test_demo_names_are_checked_before_anything_runs(tmp_path):
+    unknown = run_perflab("demo", "json_dumps", "[red]nope", "--html", tmp_path / "d.html")
+    assert unknown.returncode == 2 and not (tmp_path / "d.html").exists()
+    assert "demo NAME '[red]nope': no such built-in; choose from" in unknown.stderr  # shown, not styled
+    both = run_perflab("demo", "--all", "json_dumps")
+    assert both.returncode == 2 and "give built-in names or --all, not both" in both.stderr
+
+
 def saved_profile(path, sampler="py-spy", pad=10):
     from collections import Counter
 

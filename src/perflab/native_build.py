@@ -57,10 +57,15 @@ def cargo(crate: Path, binary: str) -> str:
     return str(_cached(key, build) / binary)
 
 
-def _tool(name: str, what: str) -> str:
-    found = shutil.which(name) or (
+def find_tool(name: str) -> str | None:
+    """The path of a toolchain program (cargo also where rustup puts it), None when missing."""
+    return shutil.which(name) or (
         str(Path.home() / ".cargo" / "bin" / name) if (Path.home() / ".cargo" / "bin" / name).exists() else None
     )
+
+
+def _tool(name: str, what: str) -> str:
+    found = find_tool(name)
     if found is None:
         raise ImportError(f"{what} is not installed: this contender is built from source")
     return found

@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from perflab.native_build import find_tool
+
 _FOLDER = Path(__file__).parent
-# Programs built from the sources in native/ (g++, cargo) before they run: runnable by name, and
-# left out of ``perflab demo``, whose short budget a first build alone would exceed.
-NATIVE = ("cpp_json_scan", "rust_substring", "rust_uuids")
+# Programs built from the sources in native/ before they run, and the toolchain each needs.
+NATIVE = {"cpp_json_scan": "g++", "rust_substring": "cargo", "rust_uuids": "cargo"}
 
 
 def names() -> list[str]:
@@ -21,6 +22,12 @@ def names() -> list[str]:
 def path_of(name: str) -> Path | None:
     path = _FOLDER / f"{name}.py"
     return path if name in names() else None
+
+
+def missing_toolchain(name: str) -> str | None:
+    """The toolchain a native built-in needs that is not on this machine (None: none missing)."""
+    tool = NATIVE.get(name)
+    return tool if tool is not None and find_tool(tool) is None else None
 
 
 def summary(name: str) -> str:
