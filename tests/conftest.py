@@ -37,14 +37,14 @@ def bench_file(tmp_path):
     return write
 
 
-def run_perflab(*args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
-    """The real command line, in a real subprocess."""
+def run_perflab(*args, timeout=120, env=None, **kwargs) -> subprocess.CompletedProcess:
+    """The real command line, in a real subprocess (``env``: variables to set or change)."""
     return subprocess.run(
         [sys.executable, "-m", "perflab", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "COLUMNS": "200"},
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
         **kwargs,
     )
 

@@ -143,9 +143,11 @@ def test_a_benchmark_file_declares_commands_with_an_inner_metric_and_environment
         )
         """
     )
-    out = tmp_path / "r.json"
-    done = run_perflab("run", path, "--json", out, *QUICK)
+    out, scratch = tmp_path / "r.json", tmp_path / "tmp"
+    scratch.mkdir()
+    done = run_perflab("run", path, "--json", out, *QUICK, env={"TMPDIR": str(scratch)})
     assert done.returncode == 0, done.stderr
+    assert not list(scratch.glob("perflab-input-*"))  # each worker's copy of the input is removed
     result = load_json(out)
     shell = [run for run in result["cells"][1]["runs"] if not run["calibration"]]
     assert all(value == pytest.approx(1e-6) for run in shell for value in run["extra"][INNER])

@@ -18,6 +18,8 @@ Runs in worker processes: standard library only.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import re
 import shlex
@@ -240,8 +242,23 @@ class CommandOperation:
             handle, path = tempfile.mkstemp(prefix="perflab-input-")
             with os.fdopen(handle, "wb") as file:
                 file.write(content)
+            _written_inputs.append(path)
             self._inputs[content] = path
         return self._inputs[content]
+
+
+# The input files this process wrote: every timing worker writes its own copy of a case's input,
+# and a long comparison left thousands of them in the temporary folder.
+_written_inputs: list[str] = []
+
+
+@atexit.register
+def remove_written_inputs() -> None:
+    """Delete them: at exit, and by a worker before it reports "done" (its parent kills the
+    process group right after, before exit handlers would run)."""
+    while _written_inputs:
+        with contextlib.suppress(OSError):
+            os.unlink(_written_inputs.pop())
 
 
 def _failure(command: Command, completed: Completed) -> str:

@@ -68,6 +68,7 @@ import traceback
 from collections.abc import Callable, Generator
 from typing import Any, TextIO
 
+from perflab.commands import remove_written_inputs
 from perflab.loading import load_benchmark
 from perflab.spec import BenchmarkFileError
 from perflab.worker import fuzz, integrity, timing_checks
@@ -611,6 +612,18 @@ def main() -> int:
         os.dup2(nothing.fileno(), 0)
     sys.stdout = sys.stderr
     events = EventStream(protocol)
+    failure = _run_job(commands, events)
+    # Before the last event: the parent kills the process group as soon as it has it.
+    remove_written_inputs()
+    if failure is not None:
+        events.send("error", **failure)
+        return 1
+    events.send("done")
+    return 0
+
+
+def _run_job(commands: TextIO, events: EventStream) -> dict[str, Any] | None:
+    """Read the job and run it; the fields of the "error" event when it failed."""
     job: dict = {}
     try:
         job = json.loads(commands.readline())
@@ -634,30 +647,22 @@ def main() -> int:
         else:
             run_timing(job, events, commands)
     except BenchmarkFileError as error:
-        events.send("error", kind="file", message=str(error))
-        return 1
+        return {"kind": "file", "message": str(error)}
     except fuzz.FuzzError as error:
-        events.send("error", kind=error.kind, message=str(error))
-        return 1
+        return {"kind": error.kind, "message": str(error)}
     except UserCodeError as error:
-        events.send(
-            "error",
-            kind=error.role,
-            message=str(error),
-            location=error.location,
-            exception=type(error.error).__name__,
-            detail=str(error.error),
-        )
-        return 1
+        return {
+            "kind": error.role,
+            "message": str(error),
+            "location": error.location,
+            "exception": type(error.error).__name__,
+            "detail": str(error.error),
+        }
     except SystemExit as error:  # only user code calls it in here
-        where = _location_in(error, job.get("file", ""))
-        events.send(
-            "error",
-            kind="exit",
-            location=where,
-            message=f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
+        return {
+            "kind": "exit",
+            "location": _location_in(error, job.get("file", "")),
+            "message": f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
             "not end the process",
-        )
-        return 1
-    events.send("done")
-    return 0
+        }
+    return None
