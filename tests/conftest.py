@@ -1,5 +1,6 @@
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -17,6 +18,13 @@ QUICK = ["--precision", "50", "--max-time", "60", "--values", "5", "--value-time
 collect_ignore_glob = ["data/*"]
 # The postgres_server and postgres_url fixtures (a real PostgreSQL cluster, started once per session).
 pytest_plugins = ["postgres_server"]
+
+
+# Started in the background by a non-interactive shell (as a CI script may start it), pytest and
+# every perflab it starts would ignore SIGINT, and the Ctrl-C tests would wait in vain. A handler
+# here (not "ignore") is reset to the default in each child, as in a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True, scope="session")
