@@ -190,7 +190,8 @@ def _record_once(
                     stderr=subprocess.PIPE,
                     env={**os.environ, **env} if env else None,
                     cwd=cwd,
-                    timeout=settings.timeout * repeat,
+                    # Each execution gets the per-run timeout, but a repeated record never outlasts the session.
+                    timeout=min(settings.timeout * repeat, max(settings.timeout, settings.max_time)),
                 )
             except subprocess.TimeoutExpired:
                 raise NativeProfilerUnavailable(
