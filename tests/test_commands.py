@@ -185,6 +185,31 @@ def test_output_files_in_the_working_directory_are_compared(tmp_path, bench_file
     )
 
 
+def test_an_output_file_left_by_another_contender_does_not_pass_as_this_ones(tmp_path, bench_file):
+    work = tmp_path / "work"
+    work.mkdir()
+    path = bench_file(
+        f"""
+        import perflab
+
+        bench = perflab.Benchmark("write")
+
+        @bench.case
+        def NONE():
+            return None
+
+        bench.command("writes", 'printf 1 > out.txt', shell=True, input="none", cwd={str(work)!r},
+                      output_files=["out.txt"])
+        bench.command("forgets", "true", shell=True, input="none", cwd={str(work)!r}, output_files=["out.txt"])
+        """
+    )
+    out = tmp_path / "r.json"
+    assert run_perflab("run", path, "--json", out, *QUICK).returncode == 1
+    verdict = next(e for e in load_json(out)["equivalence"] if e["contender"] == "forgets")
+    assert verdict["status"] == "error"
+    assert "output file out.txt was not written" in verdict["difference"]
+
+
 def test_program_comparator_compares_exit_status_then_outputs_with_the_declared_comparator():
     compare = ProgramComparator(resolve_comparator("json"))
     same = compare.check({"stdout": b'{"a": 1}', "exit_status": 0}, {"stdout": b'{"a":1}', "exit_status": 0})

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import os
 import re
 import shlex
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -144,14 +145,25 @@ class CommandOperation:
         self._batch: list[tuple[Completed, float | None]] = []
 
     def __call__(self, argument: Any) -> dict[str, Any]:
-        completed = self._run(argument)
-        output: dict[str, Any] = {STDOUT: completed.stdout, EXIT_STATUS: completed.status}
-        for name in self.command.output_files:
-            path = Path(self.command.cwd or ".") / name
-            try:
-                output[FILE_PREFIX + name] = path.read_bytes()
-            except OSError as error:
-                raise CommandError(f"output file {name} was not written: {error.strerror or error}") from None
+        if not self.command.output_files:
+            completed = self._run(argument)
+            return {STDOUT: completed.stdout, EXIT_STATUS: completed.status}
+        directory = Path(self.command.cwd or ".")
+        # Equivalence checks run side by side, and contenders often write the same file name into
+        # one directory: the run and the reading of its files hold the directory's lock, so one
+        # contender's check never reads a file another is writing.
+        with _directory_lock(directory):
+            for name in self.command.output_files:
+                # A file left by an earlier run (or by another contender) must not pass as this run's.
+                with contextlib.suppress(FileNotFoundError):
+                    (directory / name).unlink()
+            completed = self._run(argument)
+            output: dict[str, Any] = {STDOUT: completed.stdout, EXIT_STATUS: completed.status}
+            for name in self.command.output_files:
+                try:
+                    output[FILE_PREFIX + name] = (directory / name).read_bytes()
+                except OSError as error:
+                    raise CommandError(f"output file {name} was not written: {error.strerror or error}") from None
         return output
 
     def times_itself(self, argument: Any, loops: int) -> float:
@@ -245,6 +257,21 @@ class CommandOperation:
             _written_inputs.append(path)
             self._inputs[content] = path
         return self._inputs[content]
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``directory`` (flock on the directory itself: no lock file left
+    behind), shared with every perflab worker on this machine."""
+    try:
+        handle = os.open(directory, os.O_RDONLY)
+    except OSError as error:
+        raise CommandError(f"cannot open the working directory {str(directory)!r}: {error.strerror}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
 
 
 # The input files this process wrote: every timing worker writes its own copy of a case's input,

@@ -181,7 +181,8 @@ class Benchmark:
         """Declare a contender that is a program (perflab.commands): ``argv`` runs without a shell
         (a string with ``shell=True``); ``input``: the case input as "path" (``{input}`` in argv,
         else appended), "stdin", "arg" or "none". Its output is its exit status, standard output
-        and ``output_files``, compared with ``compare=`` ("exact", "json", "lines", a function).
+        and ``output_files`` (relative to ``cwd``, deleted before each checked run), compared with
+        ``compare=`` ("exact", "json", "lines", a function).
         ``build``: makes the program (perflab.native_build) and returns its path, put before argv."""
         if any(not isinstance(c.function, CommandSetup) for c in self.contenders.values()):
             raise BenchmarkFileError(f"command {name!r}: a benchmark's contenders are all commands or all functions")
