@@ -32,7 +32,7 @@ from perflab.cli.common import (
 )
 from perflab.cli.measuring import measure_metrics, metric_names, metric_option, save_results, save_run, show_metrics
 from perflab.option_types import whole_number
-from perflab.profile.settings import REPORT_SAMPLES, ProfileSettings
+from perflab.profile.settings import DEFAULT_SAMPLES, ProfileSettings
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -91,9 +91,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--samples",
         type=whole_number(1),
-        default=REPORT_SAMPLES,
         metavar="N",
-        help=f"profile samples per side and case (default {REPORT_SAMPLES})",
+        help=f"profile samples per side and case (default {DEFAULT_SAMPLES[False]}, with --native {DEFAULT_SAMPLES[True]})",
     )
     parser.add_argument(
         "--native", action="store_true", help="profile C frames too (py-spy --native): the view inside C extensions"

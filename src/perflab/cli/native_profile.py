@@ -47,9 +47,10 @@ def profile_command_line(args: argparse.Namespace, err: Console) -> ProfileOutco
 def settings_from(args: argparse.Namespace) -> NativeSettings:
     """``perflab profile``'s sampling options, for perf."""
     from perflab.profile.native_perf import DEFAULT_RATE, NativeSettings
+    from perflab.profile.settings import DEFAULT_SAMPLES
 
     return NativeSettings(
-        samples=args.samples,
+        samples=args.samples or DEFAULT_SAMPLES[False],  # perf does not stop the program: the full budget
         runs=args.runs,
         rate=args.rate or DEFAULT_RATE,
         call_graph=args.call_graph,

@@ -100,9 +100,9 @@ def after_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--profile-samples",
         type=whole_number(1),
-        default=DEFAULT_SAMPLES,
         metavar="N",
-        help=f"samples per profile (default {DEFAULT_SAMPLES}; implies --profile when given)",
+        help=f"samples per profile (default {DEFAULT_SAMPLES[False]}, with --profile-native "
+        f"{DEFAULT_SAMPLES[True]}; implies --profile when given)",
     )
 
 
@@ -113,16 +113,16 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--samples",
         type=whole_number(1),
-        default=DEFAULT_SAMPLES,
         metavar="N",
-        help=f"samples of the operation to collect over all runs (default {DEFAULT_SAMPLES})",
+        help=f"samples of the operation to collect over all runs (default {DEFAULT_SAMPLES[False]}, "
+        f"with --native {DEFAULT_SAMPLES[True]})",
     )
     parser.add_argument(
         "--rate",
         type=whole_number(1),
         metavar="HZ",
         help=f"samples per second (default {DEFAULT_RATE[False]}, with --native {DEFAULT_RATE[True]}: "
-        "low enough to barely slow the target)",
+        "low enough to barely slow the target; a native sample stops it ~1.5 ms)",
     )
     parser.add_argument(
         "--runs",
@@ -347,7 +347,7 @@ def after_run(
     next to the stored run (``saved``) for ``perflab history``; the worst exit code."""
     from perflab.profile.session import profile_operation
 
-    wanted = args.profile or args.profile_dir or args.profile_native or args.profile_samples != DEFAULT_SAMPLES
+    wanted = args.profile or args.profile_dir or args.profile_native or args.profile_samples is not None
     if result.interrupted or not wanted:
         return EXIT_OK
     if args.profile_dir:
@@ -361,7 +361,7 @@ def after_run(
         if is_command(benchmark, cell.contender):  # a program: perf, not py-spy
             from perflab.profile.native_perf import NativeSettings
 
-            native = NativeSettings(samples=args.profile_samples, timeout=args.timeout)
+            native = NativeSettings(samples=args.profile_samples or DEFAULT_SAMPLES[False], timeout=args.timeout)
             outcome = native_profile.profile_contender(benchmark, cell.case, cell.contender, native, err)
         else:
             settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)

@@ -135,7 +135,7 @@ def _profile_program(
     """A command contender's program under perf: the session's sample budget over at least its
     ``min_runs`` runs (a short program runs several times under one perf record)."""
     native = native_perf.NativeSettings(
-        samples=settings.samples, runs=settings.min_runs, max_time=settings.max_time, timeout=settings.timeout
+        samples=settings.effective_samples, runs=settings.min_runs, max_time=settings.max_time, timeout=settings.timeout
     )
     try:
         benchmark = load_benchmark(side.file)

@@ -26,6 +26,7 @@ from pathlib import Path
 from perflab.commands import CommandSetup
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
+from perflab.profile.settings import DEFAULT_SAMPLES
 from perflab.spec import Benchmark
 
 CALL_GRAPHS = ("dwarf", "fp")
@@ -47,7 +48,7 @@ class NativeProfilerUnavailable(Exception):
 
 @dataclass(frozen=True)
 class NativeSettings:
-    samples: int = 2000  # over all runs
+    samples: int = DEFAULT_SAMPLES[False]  # over all runs
     runs: int = 5  # at least: perf runs of the program (each a fresh process)
     rate: int = DEFAULT_RATE
     call_graph: str = "dwarf"  # "fp" needs programs built with frame pointers

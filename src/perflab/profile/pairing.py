@@ -33,7 +33,7 @@ def profile_group(
     started = time.monotonic()
     per_round = replace(
         settings,
-        samples=max(1, settings.samples // rounds),
+        samples=max(1, settings.effective_samples // rounds),
         min_runs=1,
         max_time=settings.max_time / (len(sides) * rounds),
     )
@@ -65,11 +65,11 @@ def profile_group(
             if got.interrupted:
                 if ahead is not None:
                     ahead.cancel()
-                return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
+                return {side.name: _finish(outcomes.get(side.name), settings.effective_samples) for side in sides}
             if got.error:
                 failed.add(side.name)
         number += 1
-    return {side.name: _finish(outcomes.get(side.name), settings.samples) for side in sides}
+    return {side.name: _finish(outcomes.get(side.name), settings.effective_samples) for side in sides}
 
 
 def another_round(done: int, settings: ProfileSettings, widest: Sequence[float]) -> bool:

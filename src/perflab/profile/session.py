@@ -70,7 +70,7 @@ def profile_operation(
     collect_metadata: bool = True,
     ahead: StartedRun | None = None,
 ) -> ProfileOutcome:
-    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.samples`` are collected.
+    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.effective_samples`` are collected.
 
     ``achieved_rate``: samples per second earlier sessions of this side achieved (rounds of
     perflab.profile.pairing), to size the first run as the later ones are sized.
@@ -88,7 +88,7 @@ def profile_operation(
             "mode": settings.mode,
             "rate": rate,
             "native": settings.native,
-            "sample_budget": settings.samples,
+            "sample_budget": settings.effective_samples,
             **(metadata.collect(file, settings.python) if collect_metadata else {}),
         }
     )
@@ -99,16 +99,16 @@ def profile_operation(
             ahead.cancel()
         outcome.error = reason
         return outcome
-    planned_seconds = settings.samples / (settings.min_runs * rate)
+    planned_seconds = settings.effective_samples / (settings.min_runs * rate)
     run_seconds, sampled_seconds = _first_run_seconds(settings, achieved_rate), 0.0
     project = project_root(file)
     started = time.monotonic()
     try:
-        while profile.samples < settings.samples or len(profile.runs) < settings.min_runs:
+        while profile.samples < settings.effective_samples or len(profile.runs) < settings.min_runs:
             if time.monotonic() - started > settings.max_time:
                 outcome.notes.append(
                     f"time budget of {settings.max_time:g} s spent: {profile.samples} "
-                    f"of {settings.samples} samples collected"
+                    f"of {settings.effective_samples} samples collected"
                 )
                 break
             worker = None
@@ -135,13 +135,13 @@ def profile_operation(
                     planned_seconds,
                     profile.samples / sampled_seconds,
                     rate,
-                    settings.samples - profile.samples,
+                    settings.effective_samples - profile.samples,
                     settings.min_runs - len(profile.runs),
                 )
                 profile.metadata.setdefault("run_info", []).append(info)
                 on_run(
                     f"run {len(profile.runs)}: {info['samples']} samples of the operation "
-                    f"({profile.samples}/{settings.samples})"
+                    f"({profile.samples}/{settings.effective_samples})"
                 )
             if error:
                 outcome.error = error
@@ -166,10 +166,12 @@ def profile_operation(
 
 
 def _first_run_seconds(settings: ProfileSettings, achieved_rate: float | None) -> float:
-    planned = settings.samples / (settings.min_runs * settings.effective_rate)
+    planned = settings.effective_samples / (settings.min_runs * settings.effective_rate)
     if not achieved_rate:
         return planned
-    return _next_run_seconds(planned, achieved_rate, settings.effective_rate, settings.samples, settings.min_runs)
+    return _next_run_seconds(
+        planned, achieved_rate, settings.effective_rate, settings.effective_samples, settings.min_runs
+    )
 
 
 def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:

@@ -11,13 +11,14 @@ import sys
 from dataclasses import dataclass, field
 
 AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
-DEFAULT_SAMPLES = 2000
-REPORT_SAMPLES = 2000  # per side and case in a comparison's report
 # Sampling rates that keep the target's slowdown small (benchmarks/profile_distortion.py, quiet,
 # pinned, 12 pairs of 1 s windows): py-spy --nonblocking at 200 Hz +0.6% [-1.3, +2.6]; at 1 kHz
-# +7.5% [-3.0, +19.1], so the faster rate is not free here even from another CPU. Unwinding
-# native stacks stops the target for each sample, so native frames are sampled less often.
-DEFAULT_RATE = {False: 200, True: 100}
+# +7.5% [-3.0, +19.1], so the faster rate is not free here even from another CPU. Native frames
+# need py-spy to stop the target for each sample (ptrace, then unwinding): 1.4-1.7 ms a sample
+# here, +15-21% at 100 Hz (benchmarks/sampler_pause.py), so they are sampled at 10 Hz, and a
+# native profile's default budget is smaller to keep its wall time near a Python-frames one.
+DEFAULT_RATE = {False: 200, True: 10}
+DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case in a comparison
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
 # (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95
@@ -31,7 +32,7 @@ INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames o
 
 @dataclass
 class ProfileSettings:
-    samples: int = DEFAULT_SAMPLES  # budget of samples of the operation, over all runs
+    samples: int | None = None  # budget of samples of the operation, over all runs; None: DEFAULT_SAMPLES
     rate: int | None = None  # samples per second; None: DEFAULT_RATE for the frames collected
     native: bool = False  # also collect C frames (py-spy only)
     mode: str = "cpu"  # "cpu": running threads only; "wall": waiting threads too
@@ -56,7 +57,11 @@ class ProfileSettings:
         return self.rate or DEFAULT_RATE[self.native]
 
     @property
+    def effective_samples(self) -> int:
+        return self.samples or DEFAULT_SAMPLES[self.native]
+
+    @property
     def share_precision(self) -> float | None:
         """The 95% half-width every frame's share should reach: PRECISION_SLACK x what ``samples``
         samples give a 50% share by sampling alone (+-2.2 points for 2,000: +-4.9 here); None: not adaptive."""
-        return PRECISION_SLACK * Z95 * 0.5 / math.sqrt(self.samples) if self.adaptive_rounds else None
+        return PRECISION_SLACK * Z95 * 0.5 / math.sqrt(self.effective_samples) if self.adaptive_rounds else None

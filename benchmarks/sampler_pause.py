@@ -1,0 +1,220 @@
+"""Figure: how long py-spy stops the profiled process per sample (the cost of blocking sampling).
+
+profile_distortion.py measures the slowdown of json.dumps while profiled, by ratios of 1 s
+windows; on this VM those windows differ by +-10-20% among themselves (its control, py-spy
+attached at 1 Hz, has a 95% interval of +-9%), so a 1-2% cost cannot be seen there. This figure
+measures the cause directly: a target process spins reading ``time.perf_counter()`` at the
+bottom of a ``--depth`` deep Python stack (native sampling unwinds every frame) and adds up every
+gap between two reads longer than ``--gap`` microseconds: the time it was not running. Windows
+with py-spy attached alternate with windows without it (ABBA pairs, one target process, one
+py-spy per profiled window, sampling already begun when the window starts); the machine's own
+stops (another process, the hypervisor) appear in both and cancel in the difference.
+
+Per setting: the stopped fraction added by sampling (mean of the per-pair differences, t
+interval), the samples py-spy took per second, the stop per sample (the added stopped time over
+the samples), and the slowdown it implies for the target, 1 / (1 - stopped fraction) - 1, i.e.
+what the sampler costs on the measured CPU. Beside it, how much slower the target ran between
+stops (reads per running second, geometric mean of the per-pair ratios): what a sampler that
+never stops the target could still cost it through shared caches and memory. Excluding the stops
+is also what makes this figure quieter than whole-window ratios (a hypervisor's stop is a gap
+too). The loop touches little memory, so its running slowdown is a lower bound for code that
+does (json.dumps: profile_distortion.py). Pinning follows perflab's profiling sessions
+(perflab.profile.session.sampling_cpus): a nonblocking sampler on another CPU than the target,
+a blocking one not pinned.
+
+    python benchmarks/sampler_pause.py [--pairs 10] [--window 1.0] [--depth 30] [--only NAME...]
+
+Writes benchmarks/results/sampler_pause.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import conditions, machine, write_figure
+
+from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
+from perflab.profile.session import sampling_cpus
+from perflab.profile.settings import DEFAULT_RATE
+
+PERFLAB, SAME_CPU = "perflab", "same CPU"  # where the target and py-spy run (see measure)
+SETTINGS = [  # name, native, rate, nonblocking, placement
+    (f"python, default ({DEFAULT_RATE[False]} Hz, nonblocking)", False, DEFAULT_RATE[False], True, PERFLAB),
+    ("python, 1 kHz, nonblocking", False, 1000, True, PERFLAB),
+    ("python, 200 Hz, blocking", False, 200, False, PERFLAB),
+    ("python, 200 Hz, blocking, same CPU", False, 200, False, SAME_CPU),
+    (f"native, default ({DEFAULT_RATE[True]} Hz)", True, DEFAULT_RATE[True], False, PERFLAB),
+    ("native, 100 Hz (the former default)", True, 100, False, PERFLAB),
+    ("native, 100 Hz, same CPU", True, 100, False, SAME_CPU),
+    ("native, 1 Hz", True, 1, False, PERFLAB),
+]
+
+TARGET = """
+import sys, time
+
+def spin(window, gap):
+    stopped, reads, prev = 0.0, 0, time.perf_counter()
+    end = prev + window
+    while prev < end:
+        now = time.perf_counter()
+        if now - prev > gap:
+            stopped += now - prev
+        reads += 1
+        prev = now
+    return stopped, reads
+
+def deep(depth, window, gap):
+    return deep(depth - 1, window, gap) if depth else spin(window, gap)
+
+depth, gap = int(sys.argv[1]), float(sys.argv[2])
+print("ready", flush=True)
+for line in sys.stdin:
+    print(*deep(depth, float(line), gap), flush=True)
+"""
+
+
+class Target:
+    """The spinning process."""
+
+    def __init__(self, depth: int, gap: float, cpu: int | None):
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", TARGET, str(depth), str(gap)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=None if cpu is None else lambda: os.sched_setaffinity(0, {cpu}),
+        )
+        assert self.process.stdout.readline().strip() == "ready"
+
+    def window(self, seconds: float) -> tuple[float, float]:
+        """(seconds stopped, reads per second while running) over a window of ``seconds``."""
+        self.process.stdin.write(f"{seconds}\n")
+        self.process.stdin.flush()
+        stopped, reads = self.process.stdout.readline().split()
+        return float(stopped), int(reads) / (seconds - float(stopped))
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def measure(native: bool, rate: int, nonblocking: bool, placement: str, args: argparse.Namespace) -> dict:
+    """PERFLAB: pinned as perflab's profiling sessions pin; SAME_CPU: both on the last CPU."""
+    if placement == SAME_CPU:
+        target_cpu = sampler_cpu = sorted(os.sched_getaffinity(0))[-1]
+    else:
+        target_cpu, sampler_cpu = sampling_cpus(nonblocking and not native)
+    target = Target(args.depth, args.gap * 1e-6, target_cpu)
+    stopped_differences, speed_log_ratios, samples = [], [], []
+    try:
+        target.window(args.window)  # warm-up, not counted
+        for pair in range(args.pairs):
+            windows = {}
+            for profiled in (True, False) if pair % 2 == 0 else (False, True):
+                if profiled:
+                    recording = PySpyRecording(
+                        find_py_spy(), target.process.pid, rate, native, "cpu", nonblocking, cpu=sampler_cpu
+                    )
+                    recording.wait_until_sampling()
+                    windows[True] = target.window(args.window)
+                    stacks, _ = recording.stop()
+                    samples.append(sum(stacks.values()))
+                else:
+                    windows[False] = target.window(args.window)
+            stopped_differences.append((windows[True][0] - windows[False][0]) / args.window)
+            speed_log_ratios.append(math.log(windows[False][1] / windows[True][1]))
+    finally:
+        target.close()
+    stopped, stopped_half = mean_and_half_width(stopped_differences)
+    running, running_half = mean_and_half_width(speed_log_ratios)
+    per_second = float(np.median(samples)) / args.window  # samples over the window and py-spy's stop
+    return {
+        "stopped_fraction": stopped,
+        "stopped_fraction_ci": [stopped - stopped_half, stopped + stopped_half],
+        "running_slowdown": math.expm1(running),
+        "running_slowdown_ci": [math.expm1(running - running_half), math.expm1(running + running_half)],
+        "samples_per_second": per_second,
+        "stop_per_sample_ms": 1000 * stopped / per_second if per_second else None,
+        "stop_per_sample_ms_ci": [
+            1000 * (stopped - stopped_half) / per_second,
+            1000 * (stopped + stopped_half) / per_second,
+        ]
+        if per_second
+        else None,
+        "slowdown": 1 / (1 - stopped) - 1,
+        "slowdown_ci": [1 / (1 - (stopped - stopped_half)) - 1, 1 / (1 - (stopped + stopped_half)) - 1],
+        "pairs": len(stopped_differences),
+        "stopped_differences": stopped_differences,
+        "speed_log_ratios": speed_log_ratios,
+    }
+
+
+def mean_and_half_width(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% t interval."""
+    return float(np.mean(values)), float(
+        scipy_stats.t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / math.sqrt(len(values))
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--window", type=float, default=1.0, help="seconds per window")
+    parser.add_argument("--depth", type=int, default=30, help="Python frames above the spinning loop")
+    parser.add_argument("--gap", type=float, default=20.0, help="microseconds between two reads that count as a stop")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="settings whose name starts with one of these")
+    args = parser.parse_args()
+    settings = [s for s in SETTINGS if not args.only or s[0].startswith(tuple(args.only))]
+    figure = {
+        "figure": "sampler_pause",
+        "machine": machine(),
+        "conditions_start": conditions(),
+        "how": __doc__,
+        "py_spy": py_spy_version(find_py_spy()),
+        "window_s": args.window,
+        "depth": args.depth,
+        "gap_us": args.gap,
+        "results": {},
+    }
+    for name, native, rate, nonblocking, placement in settings:
+        load_before = os.getloadavg()
+        result = measure(native, rate, nonblocking, placement, args)
+        load = [round(x, 2) for x in (*load_before, *os.getloadavg())]
+        figure["results"][name] = {
+            "native": native,
+            "rate": rate,
+            "nonblocking": nonblocking,
+            "placement": placement,
+            "load": load,
+            **result,
+        }
+        low, high = result["slowdown_ci"]
+        per_sample = (
+            f"{result['stop_per_sample_ms']:.3f} ms [{result['stop_per_sample_ms_ci'][0]:.3f}, "
+            f"{result['stop_per_sample_ms_ci'][1]:.3f}] stopped per sample"
+            if result["stop_per_sample_ms"] is not None
+            else "no samples"
+        )
+        run_low, run_high = result["running_slowdown_ci"]
+        print(
+            f"{name:38s} stopped: slowdown {result['slowdown']:+6.2%} [95% CI {low:+.2%}, {high:+.2%}]; {per_sample}; "
+            f"running slower by {result['running_slowdown']:+.2%} [{run_low:+.2%}, {run_high:+.2%}]; "
+            f"{result['samples_per_second']:.0f} samples/s ({result['pairs']} ABBA pairs of {args.window:g} s; "
+            f"load average {load[0]:.2f} -> {load[3]:.2f})",
+            flush=True,
+        )
+    figure["conditions_end"] = conditions()
+    print(f"written to {write_figure('sampler_pause', figure)}")
+
+
+if __name__ == "__main__":
+    main()
