@@ -8,6 +8,7 @@ the figures depend on it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -15,6 +16,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,6 +49,18 @@ import json
 import perflab
 from perflab.builtins.json_dumps import NESTED_DATA
 """
+
+
+@contextlib.contextmanager
+def second_cpu_bound_process(wanted: bool) -> Iterator[None]:
+    """While inside: a busy loop in another process (unpinned), as another user of a 2-CPU machine."""
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if wanted else None
+    try:
+        yield
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
 
 
 def conditions() -> dict[str, Any]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -38,7 +37,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure
+from _common import conditions, machine, second_cpu_bound_process, write_figure
 
 from perflab import builtins
 from perflab.measure.launcher import Worker
@@ -115,13 +114,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="settings whose name starts with one of these")
     args = parser.parse_args()
     configs = [c for c in CONFIGS if not args.only or c[0].startswith(tuple(args.only))]
-    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
-    try:
+    with second_cpu_bound_process(args.busy):
         run(args, configs)
-    finally:
-        if busy is not None:
-            busy.kill()
-            busy.wait()
 
 
 def run(args: argparse.Namespace, configs: list) -> None:

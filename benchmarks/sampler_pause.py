@@ -22,9 +22,11 @@ does (json.dumps: profile_distortion.py). Pinning follows perflab's profiling se
 (perflab.profile.session.sampling_cpus): a nonblocking sampler on another CPU than the target,
 a blocking one not pinned.
 
-    python benchmarks/sampler_pause.py [--pairs 10] [--window 1.0] [--depth 30] [--only NAME...]
+``--busy`` runs a second CPU-bound process (unpinned) throughout, as profile_distortion.py does.
 
-Writes benchmarks/results/sampler_pause.json.
+    python benchmarks/sampler_pause.py [--pairs 10] [--window 1.0] [--depth 30] [--busy] [--only NAME...]
+
+Writes benchmarks/results/sampler_pause.json (sampler_pause_busy.json with --busy).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure
+from _common import conditions, machine, second_cpu_bound_process, write_figure
 
 from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
 from perflab.profile.session import sampling_cpus
@@ -172,8 +174,14 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=30, help="Python frames above the spinning loop")
     parser.add_argument("--gap", type=float, default=20.0, help="microseconds between two reads that count as a stop")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="settings whose name starts with one of these")
+    parser.add_argument("--busy", action="store_true", help="run a second CPU-bound process meanwhile")
     args = parser.parse_args()
     settings = [s for s in SETTINGS if not args.only or s[0].startswith(tuple(args.only))]
+    with second_cpu_bound_process(args.busy):
+        run(args, settings)
+
+
+def run(args: argparse.Namespace, settings: list) -> None:
     figure = {
         "figure": "sampler_pause",
         "machine": machine(),
@@ -183,6 +191,7 @@ def main() -> None:
         "window_s": args.window,
         "depth": args.depth,
         "gap_us": args.gap,
+        "second_cpu_bound_process": args.busy,
         "results": {},
     }
     for name, native, rate, nonblocking, placement in settings:
@@ -213,7 +222,7 @@ def main() -> None:
             flush=True,
         )
     figure["conditions_end"] = conditions()
-    print(f"written to {write_figure('sampler_pause', figure)}")
+    print(f"written to {write_figure('sampler_pause' + ('_busy' if args.busy else ''), figure)}")
 
 
 if __name__ == "__main__":
