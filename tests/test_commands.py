@@ -210,6 +210,31 @@ def test_an_output_file_left_by_another_contender_does_not_pass_as_this_ones(tmp
     assert "output file out.txt was not written" in verdict["difference"]
 
 
+def test_an_output_file_that_is_the_case_input_is_refused_and_kept(tmp_path, bench_file):
+    data = tmp_path / "data.txt"
+    data.write_text("keep me")
+    path = bench_file(
+        f"""
+        import perflab
+
+        bench = perflab.Benchmark("inplace")
+
+        @bench.case
+        def DATA():
+            return {str(data)!r}
+
+        bench.command("a", ["cat"], input="path", cwd={str(tmp_path)!r}, output_files=["data.txt"])
+        bench.command("b", ["cat"], input="path", cwd={str(tmp_path)!r}, output_files=["data.txt"])
+        """
+    )
+    out = tmp_path / "r.json"
+    assert run_perflab("run", path, "--json", out, *QUICK).returncode == 1
+    verdicts = load_json(out)["equivalence"]
+    assert verdicts and all(v["status"] == "error" for v in verdicts)
+    assert "output file data.txt is the case's input file" in verdicts[0]["difference"]
+    assert data.read_text() == "keep me"
+
+
 def test_program_comparator_compares_exit_status_then_outputs_with_the_declared_comparator():
     compare = ProgramComparator(resolve_comparator("json"))
     same = compare.check({"stdout": b'{"a": 1}', "exit_status": 0}, {"stdout": b'{"a":1}', "exit_status": 0})

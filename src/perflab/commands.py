@@ -153,10 +153,7 @@ class CommandOperation:
         # one directory: the run and the reading of its files hold the directory's lock, so one
         # contender's check never reads a file another is writing.
         with _directory_lock(directory):
-            for name in self.command.output_files:
-                # A file left by an earlier run (or by another contender) must not pass as this run's.
-                with contextlib.suppress(FileNotFoundError):
-                    (directory / name).unlink()
+            self._remove_old_outputs(directory, argument)
             completed = self._run(argument)
             output: dict[str, Any] = {STDOUT: completed.stdout, EXIT_STATUS: completed.status}
             for name in self.command.output_files:
@@ -165,6 +162,26 @@ class CommandOperation:
                 except OSError as error:
                     raise CommandError(f"output file {name} was not written: {error.strerror or error}") from None
         return output
+
+    def _remove_old_outputs(self, directory: Path, argument: Any) -> None:
+        """Delete the declared output files, so that a file left by an earlier run (or by another
+        contender) cannot pass as this run's; never the case's input file."""
+        given = argument if self.command.input in ("path", "stdin") else None
+        input_file = os.path.realpath(given) if isinstance(given, (str, os.PathLike)) else None
+        for name in self.command.output_files:
+            path = directory / name
+            if input_file is not None and os.path.realpath(path) == input_file:
+                raise CommandError(
+                    f"output file {name} is the case's input file: the program must write its output elsewhere"
+                )
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as error:
+                raise CommandError(
+                    f"output file {name}: cannot remove the one an earlier run left ({error.strerror or error})"
+                ) from None
 
     def times_itself(self, argument: Any, loops: int) -> float:
         self._batch = []
