@@ -11,7 +11,8 @@ caller_a>alpha 3/10, caller_a>beta 1/10, caller_b>alpha 1/10, caller_b>beta 5/10
 (tens of microseconds), so the callers' own time is negligible. (The script also checks the
 construction: it times alpha and beta on one unit each, outside any profiler.)
 
-For each sampler (py-spy at its default settings, py-spy --blocking, the in-process fallback), ``--repeats`` profiles
+For each sampler (py-spy at its default settings, at the former default rate of 200 Hz, py-spy
+--blocking, the in-process fallback), ``--repeats`` profiles
 at the default budget (2,000 samples) are taken with ``perflab profile`` and compared with the true
 split: absolute error of each function's self share and of each calling context's share, and
 whether the true share lies inside the reported 95% interval. Target: <= 2 percentage points.
@@ -105,7 +106,8 @@ def check_construction(directory: Path) -> dict[str, float]:
 
 
 SAMPLERS = {
-    "py-spy (default: --nonblocking)": ["--sampler", "py-spy"],
+    "py-spy (default: --nonblocking, 1 kHz)": ["--sampler", "py-spy"],
+    "py-spy --nonblocking --rate 200 (the former default)": ["--sampler", "py-spy", "--rate", "200"],
     "py-spy --blocking": ["--sampler", "py-spy", "--blocking"],
     "inprocess": ["--sampler", "inprocess"],
 }

@@ -7,7 +7,8 @@ What ``perflab compare BENCH --html`` does after timing, run through the same AP
   each contender), 5 alternating rounds, 2,000 samples per side at 200 Hz (the former default);
 - after: perflab's defaults: each case's sides profiled together (the reference once per case),
   5 alternating rounds (more while a side's shares are less precise than the budget promises:
-  ProfileSettings.share_precision), 2,000 samples per side at DEFAULT_RATE[False] Hz.
+  ProfileSettings.share_precision), 2,000 samples per side at DEFAULT_RATE[OWN_CPU] Hz, one run
+  per side and round.
 Both pin the worker and py-spy to different CPUs and size each round by the samples per second
 the side achieved (this tree's session code), so "before" is the former budget, rate and pairing,
 not the former code: for that, time ``perflab compare json_dumps --html r.html`` on both commits.
@@ -39,7 +40,7 @@ from perflab import builtins
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
 from perflab.profile.pairing import profile_group
-from perflab.profile.settings import DEFAULT_RATE, ProfileSettings
+from perflab.profile.settings import DEFAULT_RATE, OWN_CPU, ProfileSettings
 from perflab.profile.shares import frame_shares
 
 NAME = "profile_speed"
@@ -95,7 +96,7 @@ def main() -> None:
         "how": __doc__,
         "benchmark": args.benchmark,
         "samples": args.samples,
-        "rates": {"before": BEFORE_RATE, "after": DEFAULT_RATE[False]},
+        "rates": {"before": BEFORE_RATE, "after": DEFAULT_RATE[OWN_CPU]},
         "cases": {},
     }
     totals = {"before": {"seconds": 0.0, "half_widths": []}, "after": {"seconds": 0.0, "half_widths": []}}

@@ -45,16 +45,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import conditions, machine, second_cpu_bound_process, write_figure
 
 from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
-from perflab.profile.session import sampling_cpus
-from perflab.profile.settings import DEFAULT_RATE
+from perflab.profile.session import sampling_cpus, with_spare_cpu_known
+from perflab.profile.settings import DEFAULT_RATE, NATIVE, OWN_CPU, PY_SPY, SHARED, ProfileSettings
 
 PERFLAB, SAME_CPU = "perflab", "same CPU"  # where the target and py-spy run (see measure)
+DEFAULT = None  # the rate perflab chooses as the setting's run begins (perflab.profile.spare_cpu)
 SETTINGS = [  # name, native, rate, nonblocking, placement
-    (f"python, default ({DEFAULT_RATE[False]} Hz, nonblocking)", False, DEFAULT_RATE[False], True, PERFLAB),
+    (
+        f"python, default (nonblocking, {DEFAULT_RATE[OWN_CPU]} Hz with a spare CPU, else {DEFAULT_RATE[SHARED]})",
+        False,
+        DEFAULT,
+        True,
+        PERFLAB,
+    ),
     ("python, 1 kHz, nonblocking", False, 1000, True, PERFLAB),
+    ("python, 200 Hz, nonblocking (the former default)", False, 200, True, PERFLAB),
     ("python, 200 Hz, blocking", False, 200, False, PERFLAB),
     ("python, 200 Hz, blocking, same CPU", False, 200, False, SAME_CPU),
-    (f"native, default ({DEFAULT_RATE[True]} Hz)", True, DEFAULT_RATE[True], False, PERFLAB),
+    (f"native, default ({DEFAULT_RATE[NATIVE]} Hz)", True, DEFAULT_RATE[NATIVE], False, PERFLAB),
     ("native, 100 Hz (the former default)", True, 100, False, PERFLAB),
     ("native, 100 Hz, same CPU", True, 100, False, SAME_CPU),
     ("native, 1 Hz", True, 1, False, PERFLAB),
@@ -196,6 +204,8 @@ def run(args: argparse.Namespace, settings: list) -> None:
     }
     for name, native, rate, nonblocking, placement in settings:
         load_before = os.getloadavg()
+        if rate is DEFAULT:  # with the second process already running under --busy
+            rate = with_spare_cpu_known(ProfileSettings()).rate_for(PY_SPY)
         result = measure(native, rate, nonblocking, placement, args)
         load = [round(x, 2) for x in (*load_before, *os.getloadavg())]
         figure["results"][name] = {
@@ -215,7 +225,7 @@ def run(args: argparse.Namespace, settings: list) -> None:
         )
         run_low, run_high = result["running_slowdown_ci"]
         print(
-            f"{name:38s} stopped: slowdown {result['slowdown']:+6.2%} [95% CI {low:+.2%}, {high:+.2%}]; {per_sample}; "
+            f"{name} at {rate} Hz: stopped: slowdown {result['slowdown']:+6.2%} [95% CI {low:+.2%}, {high:+.2%}]; {per_sample}; "
             f"running slower by {result['running_slowdown']:+.2%} [{run_low:+.2%}, {run_high:+.2%}]; "
             f"{result['samples_per_second']:.0f} samples/s ({result['pairs']} ABBA pairs of {args.window:g} s; "
             f"load average {load[0]:.2f} -> {load[3]:.2f})",

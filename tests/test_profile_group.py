@@ -1,10 +1,13 @@
 """Profiling the sides of a comparison together (perflab.profile.pairing.profile_group): real
 workers and real py-spy; and the pieces that made it faster (samples of no frame, jobs side by side)."""
 
+import os
+import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -12,9 +15,19 @@ from perflab.measure.side_by_side import cpu_count, side_by_side
 from perflab.measure.sides import contender_sides
 from perflab.profile.pairing import another_round, profile_group
 from perflab.profile.sampler import without_empty_stacks
-from perflab.profile.session import sampling_cpus
-from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
+from perflab.profile.session import sampling_cpus, with_spare_cpu_known
+from perflab.profile.settings import (
+    DEFAULT_RATE,
+    INPROCESS,
+    MAX_ROUNDS_FACTOR,
+    NATIVE,
+    OWN_CPU,
+    PY_SPY,
+    SHARED,
+    ProfileSettings,
+)
 from perflab.profile.shares import frame_shares, widest_half_width
+from perflab.profile.spare_cpu import has_spare_cpu, idle_cpus
 
 BENCH = """
     import perflab
@@ -48,7 +61,8 @@ def test_each_side_is_profiled_in_every_round_and_a_failing_side_stops_only_itse
         profile = outcomes[name].profile
         assert outcomes[name].error is None
         rounds = [info["round"] for info in profile.metadata["run_info"]]
-        assert sorted(set(rounds)) == [0, 1, 2] and rounds == sorted(rounds)
+        # One run a round: a run a few samples short of the round's share is not followed by another.
+        assert rounds == [0, 1, 2]
         assert profile.samples > 0 and profile.metadata["sample_budget"] == 90
         assert all(info["seconds"] > 0 for info in profile.metadata["run_info"])
     broken = outcomes["broken"]
@@ -71,6 +85,38 @@ def test_the_sampler_runs_on_another_cpu_than_the_target_only_when_it_never_stop
     else:
         assert (target, sampler) == (None, None)
     assert sampling_cpus(nonblocking=False) == (None, None)
+
+
+def test_the_fast_default_rate_is_only_for_a_sampler_that_never_stops_the_target_with_a_cpu_to_spare():
+    spare = ProfileSettings(spare_cpu=True)
+    assert spare.rate_for(PY_SPY) == DEFAULT_RATE[OWN_CPU] > DEFAULT_RATE[SHARED]
+    assert ProfileSettings(spare_cpu=False).rate_for(PY_SPY) == DEFAULT_RATE[SHARED]  # busy, or one CPU
+    assert replace(spare, blocking=True).rate_for(PY_SPY) == DEFAULT_RATE[SHARED]  # each sample stops it
+    assert spare.rate_for(INPROCESS) == DEFAULT_RATE[SHARED]  # the timer runs in the target
+    assert replace(spare, native=True).rate_for(PY_SPY) == DEFAULT_RATE[NATIVE]
+    assert replace(spare, rate=77, native=True).rate_for(PY_SPY) == 77
+    # Looked at only where the rate depends on it, and once: the session's runs share one rate.
+    assert with_spare_cpu_known(ProfileSettings(rate=500)).spare_cpu is None
+    assert with_spare_cpu_known(ProfileSettings(native=True)).spare_cpu is None
+    assert with_spare_cpu_known(spare) is spare
+    assert with_spare_cpu_known(ProfileSettings()).spare_cpu in (True, False)
+
+
+def test_a_machine_busy_on_every_cpu_has_no_cpu_to_spare_for_the_sampler():
+    cpus = len(os.sched_getaffinity(0))
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 30\nwhile time.time() < end: pass"])
+        for _ in range(cpus)
+    ]
+    try:
+        time.sleep(0.3)  # running
+        idle = idle_cpus()
+        assert idle is not None and 0.0 <= idle <= cpus - 0.5
+        assert not has_spare_cpu()
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
 
 
 def test_side_by_side_keeps_the_order_and_runs_at_most_one_job_per_cpu():

@@ -31,7 +31,17 @@ from perflab.cli.common import (
 from perflab.loading import load_benchmark
 from perflab.option_types import seconds, whole_number
 from perflab.profile.native_perf import is_command
-from perflab.profile.settings import AUTO, DEFAULT_RATE, DEFAULT_SAMPLES, INPROCESS, PY_SPY, ProfileSettings
+from perflab.profile.settings import (
+    AUTO,
+    DEFAULT_RATE,
+    DEFAULT_SAMPLES,
+    INPROCESS,
+    NATIVE,
+    OWN_CPU,
+    PY_SPY,
+    SHARED,
+    ProfileSettings,
+)
 
 if TYPE_CHECKING:
     from perflab.cli.measuring import Saved
@@ -121,8 +131,10 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         "--rate",
         type=whole_number(1),
         metavar="HZ",
-        help=f"samples per second (default {DEFAULT_RATE[False]}, with --native {DEFAULT_RATE[True]}: "
-        "low enough to barely slow the target; a native sample stops it ~1.5 ms)",
+        help=f"samples per second (default {DEFAULT_RATE[OWN_CPU]} when py-spy reads the pinned target "
+        f"from another CPU without stopping it; {DEFAULT_RATE[SHARED]} when a sample stops the target "
+        f"(--blocking, the in-process sampler), on one CPU and for a whole program; {DEFAULT_RATE[NATIVE]} "
+        "with --native: a native sample stops the target ~1.5 ms)",
     )
     parser.add_argument(
         "--runs",

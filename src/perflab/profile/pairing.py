@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from perflab.measure.sides import Side
 from perflab.profile.model import Profile
-from perflab.profile.session import ProfileOutcome, StartedRun, profile_operation, start_run
+from perflab.profile.session import ProfileOutcome, StartedRun, profile_operation, start_run, with_spare_cpu_known
 from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
 from perflab.profile.shares import widest_half_width
 
@@ -31,6 +31,7 @@ def profile_group(
     with each contender round by round, rather than profiled again for every contender."""
     rounds = settings.min_runs
     started = time.monotonic()
+    settings = with_spare_cpu_known(settings)  # before any worker of ours starts: one rate for all rounds
     per_round = replace(
         settings,
         samples=max(1, settings.effective_samples // rounds),
@@ -113,6 +114,7 @@ def profile_side(
         achieved_rate=_achieved_rate(earlier),
         collect_metadata=earlier is None,
         ahead=ahead,
+        runs=1,
     )
 
 

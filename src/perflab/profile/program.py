@@ -40,7 +40,7 @@ from perflab.profile.model import Profile
 from perflab.profile.processors import normalize_stacks, path_roots, project_root
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
 from perflab.profile.session import ProfileOutcome
-from perflab.profile.settings import AUTO, DEFAULT_RATE, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY
+from perflab.profile.settings import AUTO, DEFAULT_RATE, INPROCESS, INPROCESS_DESCRIPTION, NATIVE, PY_SPY, SHARED
 
 LAUNCHER = "perflab.worker.program"
 _LAUNCHER_FILE = os.path.join("perflab", "worker", "program.py")
@@ -59,7 +59,7 @@ class ProgramError(Exception):
 
 @dataclass
 class ProgramSettings:
-    rate: int | None = None  # None: DEFAULT_RATE for the frames collected
+    rate: int | None = None  # None: DEFAULT_RATE for the frames collected (not pinned: py-spy shares its CPUs)
     native: bool = False
     mode: str = "cpu"  # "wall": waiting threads too, and waiting time told apart from CPU time
     sampler: str = AUTO
@@ -71,7 +71,7 @@ class ProgramSettings:
 
     @property
     def effective_rate(self) -> int:
-        return self.rate or DEFAULT_RATE[self.native]
+        return self.rate or DEFAULT_RATE[NATIVE if self.native else SHARED]
 
     @property
     def nonblocking(self) -> bool:

@@ -14,7 +14,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from perflab.profile.model import Profile
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
 from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY, ProfileSettings
+from perflab.profile.spare_cpu import has_spare_cpu
 
 
 @dataclass
@@ -55,7 +56,7 @@ def start_run(
     sampler, _ = _choose_sampler(settings)
     if sampler is None:
         return None
-    seconds = _first_run_seconds(settings, achieved_rate)
+    seconds = _first_run_seconds(settings, settings.rate_for(sampler), achieved_rate)
     return StartedRun(_start_worker(file, case, contender, settings, sampler, seconds), sampler, seconds)
 
 
@@ -69,16 +70,23 @@ def profile_operation(
     achieved_rate: float | None = None,
     collect_metadata: bool = True,
     ahead: StartedRun | None = None,
+    runs: int | None = None,
 ) -> ProfileOutcome:
-    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.effective_samples`` are collected.
+    """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.effective_samples`` are collected
+    (and ``settings.min_runs`` runs made), or in exactly ``runs`` runs sized for that budget.
 
     ``achieved_rate``: samples per second earlier sessions of this side achieved (rounds of
     perflab.profile.pairing), to size the first run as the later ones are sized.
     ``collect_metadata``: False for a further round of a side whose first round collected the
     interpreter, machine and git facts (0.15 s of subprocesses each time).
     ``ahead``: the worker of the first run, started by ``start_run`` (closed here if not used).
+    ``runs``: a round of perflab.profile.pairing is one run: a run that falls a few samples short
+    of the round's share is not followed by a whole second run (later rounds are sized by the
+    samples per second achieved, and more rounds follow while the shares are imprecise).
     """
-    rate = settings.effective_rate
+    settings = with_spare_cpu_known(settings)
+    sampler, reason = _choose_sampler(settings)
+    rate = settings.rate_for(sampler) if sampler else None
     profile = Profile(
         metadata={
             "benchmark": benchmark or Path(file).stem,
@@ -93,18 +101,21 @@ def profile_operation(
         }
     )
     outcome = ProfileOutcome(profile)
-    sampler, reason = _choose_sampler(settings)
-    if sampler is None:
+    if sampler is None or rate is None:
         if ahead is not None:
             ahead.cancel()
         outcome.error = reason
         return outcome
     planned_seconds = settings.effective_samples / (settings.min_runs * rate)
-    run_seconds, sampled_seconds = _first_run_seconds(settings, achieved_rate), 0.0
+    run_seconds, sampled_seconds = _first_run_seconds(settings, rate, achieved_rate), 0.0
     project = project_root(file)
     started = time.monotonic()
     try:
-        while profile.samples < settings.effective_samples or len(profile.runs) < settings.min_runs:
+        while (
+            len(profile.runs) < runs
+            if runs is not None
+            else profile.samples < settings.effective_samples or len(profile.runs) < settings.min_runs
+        ):
             if time.monotonic() - started > settings.max_time:
                 outcome.notes.append(
                     f"time budget of {settings.max_time:g} s spent: {profile.samples} "
@@ -127,6 +138,9 @@ def profile_operation(
                     outcome.error = str(unavailable)
                     break
                 sampler, reason = INPROCESS, str(unavailable)
+                rate = profile.metadata["rate"] = settings.rate_for(sampler)
+                planned_seconds = settings.effective_samples / (settings.min_runs * rate)
+                run_seconds = _first_run_seconds(settings, rate, achieved_rate)
                 continue
             if run is not None:
                 profile.runs.append(run)
@@ -165,13 +179,11 @@ def profile_operation(
     return outcome
 
 
-def _first_run_seconds(settings: ProfileSettings, achieved_rate: float | None) -> float:
-    planned = settings.effective_samples / (settings.min_runs * settings.effective_rate)
+def _first_run_seconds(settings: ProfileSettings, rate: int, achieved_rate: float | None) -> float:
+    planned = settings.effective_samples / (settings.min_runs * rate)
     if not achieved_rate:
         return planned
-    return _next_run_seconds(
-        planned, achieved_rate, settings.effective_rate, settings.effective_samples, settings.min_runs
-    )
+    return _next_run_seconds(planned, achieved_rate, rate, settings.effective_samples, settings.min_runs)
 
 
 def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:
@@ -273,7 +285,7 @@ def _start_worker(
         "sys_path": settings.sys_path,
         "value_time": settings.value_time,
         "duration": seconds,
-        "inprocess": {"rate": settings.effective_rate, "mode": settings.mode} if sampler == INPROCESS else None,
+        "inprocess": {"rate": settings.rate_for(sampler), "mode": settings.mode} if sampler == INPROCESS else None,
         "cpu": sampling_cpus(_nonblocking(settings, sampler))[1],
     }
     return Worker(job, settings.timeout + seconds, settings.python)
@@ -281,6 +293,14 @@ def _start_worker(
 
 def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:
     return sampler == PY_SPY and not settings.blocking and not settings.native
+
+
+def with_spare_cpu_known(settings: ProfileSettings) -> ProfileSettings:
+    """``settings`` with ``spare_cpu`` looked at (0.2 s) when the default rate depends on it: once
+    per session (perflab.profile.pairing looks before its rounds), so that all its runs share one rate."""
+    if settings.spare_cpu is not None or not settings.wants_spare_cpu:
+        return settings
+    return replace(settings, spare_cpu=sampling_cpus(True)[0] is not None and has_spare_cpu())
 
 
 def sampling_cpus(nonblocking: bool) -> tuple[int | None, int | None]:

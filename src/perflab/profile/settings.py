@@ -11,13 +11,16 @@ import sys
 from dataclasses import dataclass, field
 
 AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
-# Sampling rates that keep the target's slowdown small (benchmarks/profile_distortion.py, quiet,
-# pinned, 12 pairs of 1 s windows): py-spy --nonblocking at 200 Hz +0.6% [-1.3, +2.6]; at 1 kHz
-# +7.5% [-3.0, +19.1], so the faster rate is not free here even from another CPU. Native frames
-# need py-spy to stop the target for each sample (ptrace, then unwinding): 1.4-1.7 ms a sample
-# here, +15-21% at 100 Hz (benchmarks/sampler_pause.py), so they are sampled at 10 Hz, and a
-# native profile's default budget is smaller to keep its wall time near a Python-frames one.
-DEFAULT_RATE = {False: 200, True: 10}
+# Samples per second when --rate is not given, by how a sample is taken:
+# - OWN_CPU: py-spy --nonblocking on a spare CPU beside the pinned target reads its memory without
+#   stopping it or taking its CPU (perflab.profile.spare_cpu), so 2,000 samples take 2 s, not 10.
+# - SHARED: a sample that stops the target (py-spy --blocking ~0.8 ms here, the in-process timer
+#   runs in it), or a sampler whose CPU use lands on the target's CPU (one CPU, a busy machine,
+#   whole programs: not pinned) costs the target time per sample: 200 Hz.
+# - NATIVE: unwinding C frames stops the target 1.4-1.7 ms a sample (+15-21% at 100 Hz here), so
+#   10 Hz, and a native profile's default budget is smaller to keep its wall time near a Python one.
+OWN_CPU, SHARED, NATIVE = "own CPU", "shared", "native"
+DEFAULT_RATE = {OWN_CPU: 1000, SHARED: 200, NATIVE: 10}
 DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case in a comparison
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
@@ -33,7 +36,7 @@ INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames o
 @dataclass
 class ProfileSettings:
     samples: int | None = None  # budget of samples of the operation, over all runs; None: DEFAULT_SAMPLES
-    rate: int | None = None  # samples per second; None: DEFAULT_RATE for the frames collected
+    rate: int | None = None  # samples per second; None: DEFAULT_RATE for how samples are taken (rate_for)
     native: bool = False  # also collect C frames (py-spy only)
     mode: str = "cpu"  # "cpu": running threads only; "wall": waiting threads too
     sampler: str = AUTO  # AUTO: py-spy, falling back to INPROCESS when it cannot attach
@@ -46,15 +49,28 @@ class ProfileSettings:
     # (up to MAX_ROUNDS_FACTOR x min_runs) while a frame's share is less precise than the budget of
     # samples promises (share_precision), e.g. when runs disagree on a busy machine.
     adaptive_rounds: bool = True
+    # A CPU idle enough for py-spy beside the pinned target's (perflab.profile.spare_cpu): the fast
+    # default rate. Looked at once per session (None: not yet), so that its runs share one rate.
+    spare_cpu: bool | None = None
     max_time: float = 300.0  # seconds for the whole session
     timeout: float = 60.0  # seconds a worker may take to set up
     value_time: float = 0.005  # seconds per batch of calls inside measured_region
     python: str = sys.executable
     sys_path: list[str] = field(default_factory=list)  # imported first: a revision's worktree
 
+    def rate_for(self, sampler: str) -> int:
+        """``rate``, else the default for ``sampler`` (PY_SPY or INPROCESS) and ``spare_cpu``."""
+        if self.rate:
+            return self.rate
+        if self.native:
+            return DEFAULT_RATE[NATIVE]
+        never_stops = sampler == PY_SPY and not self.blocking
+        return DEFAULT_RATE[OWN_CPU if never_stops and self.spare_cpu else SHARED]
+
     @property
-    def effective_rate(self) -> int:
-        return self.rate or DEFAULT_RATE[self.native]
+    def wants_spare_cpu(self) -> bool:
+        """Whether ``rate_for`` depends on ``spare_cpu`` (the default rate of Python frames, not blocking)."""
+        return not self.rate and not self.native and not self.blocking and self.sampler != INPROCESS
 
     @property
     def effective_samples(self) -> int:
