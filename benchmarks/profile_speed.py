@@ -6,9 +6,9 @@ What ``perflab compare BENCH --html`` does after timing, run through the same AP
 - before: every contender profiled in a pair with the reference (the reference profiled again for
   each contender), 5 alternating rounds, 2,000 samples per side at 200 Hz (the former default);
 - after: perflab's defaults: each case's sides profiled together (the reference once per case),
-  5 alternating rounds (more while a side's shares are less precise than the budget promises:
-  ProfileSettings.share_precision), 2,000 samples per side at DEFAULT_RATE[OWN_CPU] Hz, one run
-  per side and round.
+  DEFAULT_RUNS (8) alternating rounds of one run per side (more while a side's shares are less
+  precise than the budget promises: ProfileSettings.share_precision), 2,000 samples per side at
+  DEFAULT_RATE[OWN_CPU] Hz when a CPU is spare (perflab.profile.spare_cpu).
 Both pin the worker and py-spy to different CPUs and size each round by the samples per second
 the side achieved (this tree's session code), so "before" is the former budget, rate and pairing,
 not the former code: for that, time ``perflab compare json_dumps --html r.html`` on both commits.
@@ -67,7 +67,7 @@ def profile_before(sides, case: str, samples: int, benchmark: str) -> dict:
 
 
 def profile_after(sides, case: str, samples: int, benchmark: str) -> dict:
-    settings = ProfileSettings(samples=samples, min_runs=5)
+    settings = ProfileSettings(samples=samples)  # perflab's defaults: rate, runs, adaptive rounds
     started, widths, runs = time.monotonic(), [], 0
     outcomes = profile_group(sides, case, settings, benchmark)
     seconds = time.monotonic() - started

@@ -137,7 +137,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     # Command contenders (--command or a file's) are sampled by perf (perflab.profile.comparison).
     if args.profile if args.profile is not None else bool(args.html):
         profiler = Profiler(
-            ProfileSettings(samples=args.samples, min_runs=5, timeout=args.timeout, native=args.native),
+            ProfileSettings(samples=args.samples, timeout=args.timeout, native=args.native),
             args.allow_mismatch,
             on_progress=lambda message: say(err, message),
         )

@@ -34,6 +34,7 @@ from perflab.profile.native_perf import is_command
 from perflab.profile.settings import (
     AUTO,
     DEFAULT_RATE,
+    DEFAULT_RUNS,
     DEFAULT_SAMPLES,
     INPROCESS,
     NATIVE,
@@ -140,7 +141,7 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         "--runs",
         type=whole_number(1),
         metavar="N",
-        help="profiling runs (fresh processes) at least; the budget is split over them (default 5; "
+        help=f"profiling runs (fresh processes) at least; the budget is split over them (default {DEFAULT_RUNS}; "
         "a program: times it is run, default 1)",
     )
     parser.add_argument(
@@ -249,7 +250,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     settings = ProfileSettings(
         samples=args.samples,
         **program.sampling(args),
-        min_runs=args.runs or 5,
+        min_runs=args.runs or DEFAULT_RUNS,
         max_time=args.max_time,
         timeout=args.timeout,
     )

@@ -22,12 +22,17 @@ AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
 OWN_CPU, SHARED, NATIVE = "own CPU", "shared", "native"
 DEFAULT_RATE = {OWN_CPU: 1000, SHARED: 200, NATIVE: 10}
 DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case in a comparison
+# Runs (fresh processes) of a profile: the unit of its shares' intervals. With the budget fixed, more
+# runs of fewer samples narrow a share's t interval (t quantile 2.78 with 5 runs, 2.36 with 8) for
+# ~0.13 s of py-spy start and stop per run at 1 kHz (json_dumps, benchmarks/profile_speed.py).
+DEFAULT_RUNS = 8
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
 # (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95
 # times in 100 even when runs differ by sampling alone (simulated in tests/test_profile_group.py),
-# so this is the precision of the former fixed budget on a quiet machine; runs that disagree more
-# (a busy machine, shorter runs) get more rounds.
+# so this is the precision of the former fixed budget of 5 runs on a quiet machine; runs that
+# disagree more (a busy machine, shorter runs) get more rounds. The promise is kept as it was with
+# 8 runs, whose intervals from sampling alone stay further below it (up to ~1.7 x the floor).
 PRECISION_SLACK = 2.25
 Z95 = 1.959964  # the normal quantile of a 95% interval (perflab.analysis.intervals.Z, without scipy at start-up)
 INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
@@ -44,7 +49,7 @@ class ProfileSettings:
     # unwind native stacks of a running process). Not pausing slows the target less and was as
     # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
     blocking: bool = False
-    min_runs: int = 5  # runs (fresh processes) at least: the unit of the share intervals
+    min_runs: int = DEFAULT_RUNS  # runs (fresh processes) at least: the unit of the share intervals
     # Comparisons profile in rounds (perflab.profile.pairing): after min_runs rounds, more follow
     # (up to MAX_ROUNDS_FACTOR x min_runs) while a frame's share is less precise than the budget of
     # samples promises (share_precision), e.g. when runs disagree on a busy machine.
