@@ -1,10 +1,11 @@
 """Whether the machine has a CPU to spare for the sampler beside the target's: the fast rate is free then.
 
 py-spy --nonblocking on another CPU than the pinned target never stops it, and at 1 kHz its stops
-cost +0.61% [-0.25, +1.50] on a quiet machine; but with other CPU-bound work running, py-spy's own
-CPU use pushes that work onto the target's CPU: +9.0% [+5.6, +12.6] at 1 kHz, -0.2% [-1.0, +0.7]
-at 200 Hz (benchmarks/sampler_pause.py --window 5, quiet and --busy). So the fast rate is chosen
-only when the CPUs this process may use are idle enough for the target and the sampler both.
+cost +0.84% [+0.31, +1.36] on a quiet machine (no more than at 200 Hz); but with other CPU-bound
+work running, py-spy's own CPU use pushes that work onto the target's CPU: +9.0% [+5.6, +12.6] at
+1 kHz, -0.2% [-1.0, +0.7] at 200 Hz (benchmarks/sampler_pause.py --window 5, quiet and --busy).
+So the fast rate is chosen only when the CPUs this process may use are idle enough for the target
+and the sampler both.
 """
 
 from __future__ import annotations
