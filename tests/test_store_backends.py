@@ -11,11 +11,15 @@ from collections import Counter
 import psycopg
 import pytest
 from conftest import QUICK
+from postgres_server import new_database
 from test_store_helpers import perflab, synthetic_result
 
 from perflab.measure.metadata import machine_info
 from perflab.profile.model import Profile
-from perflab.results.store import ChangeMark, Store, StoreError, schema_version
+from perflab.results.backends.postgres import PostgresDatabase
+from perflab.results.store import MIGRATIONS, ChangeMark, Store, StoreError, schema_version
+
+OPEN_STORE = "import sys; from perflab.results.store import Store; Store.open(sys.argv[1]).close(); print('opened')"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -119,13 +123,53 @@ def test_a_read_only_store_refuses_writes_and_is_never_created(location):
 
 
 def test_processes_opening_a_new_store_together_migrate_it_once(location):
-    code = "import sys; from perflab.results.store import Store; Store.open(sys.argv[1]).close(); print('opened')"
     processes = [
-        subprocess.Popen([sys.executable, "-c", code, location], stdout=subprocess.PIPE, text=True) for _ in range(4)
+        subprocess.Popen([sys.executable, "-c", OPEN_STORE, location], stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
     ]
     assert [p.communicate(timeout=120)[0].strip() for p in processes] == ["opened"] * 4
     with Store.open(location) as store:
         assert store.runs() == []
+
+
+class _Interleaved:
+    """A psycopg connection on which another process's Store.open runs, whole, right after our
+    statement number ``after``: the race of workers starting together, made to happen every time.
+    Counts the statements that come before the migration lock (after it the other opener waits)."""
+
+    def __init__(self, connection, url, after=None):
+        self._connection, self._url, self._after = connection, url, after
+        self.statements_before_lock, self._locked = 0, False
+
+    def execute(self, sql, *args, **kwargs):
+        cursor = self._connection.execute(sql, *args, **kwargs)
+        self._locked = self._locked or "pg_advisory_lock" in str(sql)
+        if not self._locked:
+            self.statements_before_lock += 1
+            if self.statements_before_lock == self._after:
+                subprocess.run([sys.executable, "-c", OPEN_STORE, self._url], check=True, capture_output=True)
+        return cursor
+
+    def __getattr__(self, name):
+        return getattr(self._connection, name)
+
+
+def _open_interleaved(url, after=None):
+    connection = _Interleaved(psycopg.connect(url, autocommit=True), url, after)
+    database = PostgresDatabase(url, connection)
+    try:
+        database._prepare(MIGRATIONS, create=True, read_only=False)
+        assert database.execute("SELECT version FROM perflab_schema").fetchall() == [(len(MIGRATIONS),)]
+    finally:
+        database.close()
+    return connection.statements_before_lock
+
+
+def test_a_store_created_by_another_process_between_our_statements_is_opened(postgres_server):
+    before_lock = _open_interleaved(new_database(postgres_server))
+    assert before_lock >= 1
+    for after in range(1, before_lock + 1):
+        _open_interleaved(new_database(postgres_server), after)
 
 
 def test_a_postgres_database_of_another_program_is_left_untouched(postgres_url):

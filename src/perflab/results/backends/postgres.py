@@ -101,12 +101,14 @@ class PostgresDatabase:
 
     def _version(self) -> int | None:
         """The perflab schema version, 0 for an empty database, None for another program's database."""
-        has_schema = self._db.execute("SELECT to_regclass('perflab_schema') IS NOT NULL").fetchone()[0]
+        # One statement, one snapshot: asked in two, a store that another process created and
+        # committed between them would look like another program's tables.
+        has_schema, tables = self._db.execute(
+            "SELECT count(*) FILTER (WHERE table_name = 'perflab_schema') > 0, count(*) "
+            "FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchone()
         if has_schema:
             return self._db.execute("SELECT version FROM perflab_schema").fetchone()[0]
-        tables = self._db.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
-        ).fetchone()[0]
         return 0 if tables == 0 else None
 
     def _prepare(self, migrations: list[Migration], create: bool, read_only: bool) -> None:
