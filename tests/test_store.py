@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import io
 import os
 import sqlite3
 import subprocess
 from collections import Counter
 
 import pytest
+from rich.console import Console
 from test_store_helpers import downgrade, perflab, synthetic_result
 
+from perflab.cli.measuring import save_run
 from perflab.profile.model import Profile
 from perflab.results import store
 from perflab.results.model import RunResult
@@ -161,3 +165,15 @@ def test_a_missing_database_is_not_created_by_readers(tmp_path):
     with pytest.raises(StoreError, match="no perflab database"):
         Store.open(tmp_path / "absent.db", create=False)
     assert not (tmp_path / "absent.db").exists()
+
+
+def test_the_stored_message_names_a_database_path_as_it_is(tmp_path):
+    # A folder name with rich markup in it: printed as written, not read as a style.
+    folder = tmp_path / "[bold]results[red]"
+    folder.mkdir()
+    path = folder / "perflab.db"
+    err = Console(file=io.StringIO(), width=40, soft_wrap=True)
+    args = argparse.Namespace(no_store=False, db=str(path), json=None)
+    saved = save_run(synthetic_result(), path.with_name("bench.py"), args, err)
+    assert saved.run_id == 1
+    assert err.file.getvalue().strip() == f"stored as run 1 in {path}"

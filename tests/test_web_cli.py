@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -43,7 +44,12 @@ def test_serve_refuses_a_missing_database(tmp_path):
     assert not (tmp_path / "absent.db").exists()
 
 
-def test_insecure_no_auth_is_said_loudly_and_serves_reads(db):
+def test_insecure_no_auth_is_said_loudly_and_serves_reads(db, tmp_path):
+    # A long path with markup in it: the warning must name it as it is, on one line (a pipe is no
+    # terminal, and rich used to break the message at 80 columns and read "[bold]" as a style).
+    folder = tmp_path / ("a [bold]store[red] in a folder with a long name " * 2)
+    folder.mkdir()
+    db = shutil.copy(db, folder / "perflab.db")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -78,8 +84,9 @@ def test_insecure_no_auth_is_said_loudly_and_serves_reads(db):
     finally:
         process.terminate()
         process.wait(timeout=30)
-    stderr = process.stderr.read()
-    assert "WARNING: --insecure-no-auth" in stderr and "without a token" in stderr
+    warning = next(line for line in process.stderr.read().splitlines() if line.startswith("WARNING"))
+    assert warning.startswith("WARNING: --insecure-no-auth: http://0.0.0.0:")
+    assert f"serves {db} to anyone who can reach it, without a token." in warning
 
 
 def test_publish_writes_a_site_and_updates_its_own_but_nothing_else(db, tmp_path):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 
 from perflab.cli.common import UsageError, db_path, names, say, writing
 from perflab.measure.settings import Settings
@@ -151,7 +152,9 @@ def save_run(
         except StoreError as error:
             problems.append(str(error))
     if stored:
-        err.print(f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {path}[/]")
+        err.print(
+            f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {escape(str(path))}[/]"
+        )
     if not problems:
         return Saved(
             run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None, run_ids=tuple(stored)

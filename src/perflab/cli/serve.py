@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from perflab.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
 
@@ -115,8 +116,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     if not loopback and token is None:
         err.print(
-            f"[bold red]WARNING: --insecure-no-auth: http://{args.host}:{args.port} serves {path} to anyone "
-            "who can reach it, without a token. Change points cannot be marked.[/]"
+            f"[bold red]WARNING: --insecure-no-auth: http://{escape(args.host)}:{args.port} serves {escape(str(path))} "
+            "to anyone who can reach it, without a token. Change points cannot be marked.[/]"
         )
     settings = ServeSettings(path, token, tuple(LOOPBACK_HOSTS) if loopback else ())
     err.print(

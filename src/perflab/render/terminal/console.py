@@ -30,5 +30,8 @@ def stdout_console() -> Console:
 
 
 def stderr_console() -> Console:
-    """The console for progress, notes and errors."""
-    return SafeConsole(stderr=True, highlight=False)
+    """The console for progress, notes and errors. Outside a terminal (logs, CI, a test's pipe) a
+    message stays on one line, however long its paths: rich would otherwise break it at 80
+    columns, and a grep for it would miss."""
+    console = SafeConsole(stderr=True, highlight=False)
+    return console if console.is_terminal else SafeConsole(stderr=True, highlight=False, soft_wrap=True)
