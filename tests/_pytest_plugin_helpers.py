@@ -26,8 +26,14 @@ def run_pytest(directory, *args, check=False, env=None, timeout=300) -> subproce
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "PERFLAB_DB": str(directory / "perflab.db"), "COLUMNS": "200", **(env or {})},
+        env={**_outside_xdist(), "PERFLAB_DB": str(directory / "perflab.db"), "COLUMNS": "200", **(env or {})},
     )
     if check and done.returncode != 0:
         raise AssertionError(f"pytest exited with {done.returncode}:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}")
     return done
+
+
+def _outside_xdist() -> dict[str, str]:
+    """This environment without the variables of a pytest-xdist worker (when this suite runs with
+    -n): the pytest started here is no worker, and pytest-benchmark would stay off if it looked so."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}

@@ -175,6 +175,14 @@ def test_xdist_workers_are_not_timed(tmp_path):
     assert "--perflab-against cannot gate tests run by pytest-xdist workers" in refused.stderr
 
 
+def test_a_pytest_started_inside_an_xdist_worker_times_its_benchmarks(tmp_path):
+    # It inherits PYTEST_XDIST_WORKER from the worker that started it, but runs its tests alone.
+    write(tmp_path, "def test_one(benchmark):\n    assert benchmark(sorted, [2, 1]) == [1, 2]\n")
+    done = run_pytest(tmp_path, "--perflab", *FAST, "-W", "default", env={"PYTEST_XDIST_WORKER": "gw3"}, check=True)
+    assert "not timed" not in done.stdout + done.stderr
+    assert (tmp_path / "perflab.db").exists()
+
+
 def test_no_warning_under_xdist_without_benchmarks(tmp_path):
     write(tmp_path, "def test_plain():\n    pass\n")
     done = run_pytest(tmp_path, "-n", "2", "--perflab", "-W", "default", check=True)

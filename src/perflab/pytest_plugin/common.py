@@ -3,7 +3,6 @@ this process is a pytest-xdist worker."""
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
@@ -14,9 +13,12 @@ class PerflabBenchmarkWarning(pytest.PytestWarning):
     """A benchmark was not timed, or the fixture was not used."""
 
 
-def xdist_worker() -> str | None:
-    """The name of the pytest-xdist worker running this process (gw0, ...), or None."""
-    return os.environ.get("PYTEST_XDIST_WORKER")
+def xdist_worker(config: pytest.Config) -> str | None:
+    """The name of the pytest-xdist worker running this session (gw0, ...), or None. Read from the
+    config xdist gives its workers, not from PYTEST_XDIST_WORKER: a pytest started inside a worker's
+    test (a subprocess) inherits that variable but is no worker, and its benchmarks must be timed."""
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput.get("workerid") if workerinput else None
 
 
 def warn(message: str) -> None:

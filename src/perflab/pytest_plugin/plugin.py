@@ -170,7 +170,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _xdist_parallel(config: pytest.Config) -> bool:
     return (
-        bool(xdist_worker())
+        bool(xdist_worker(config))
         or (config.getoption("numprocesses", None) or 0) != 0
         or getattr(config.option, "dist", "no") != "no"
     )

@@ -55,7 +55,7 @@ class BenchmarkSession:
                 f"@pytest.mark.benchmark: unknown keyword {unknown[0]!r} (accepted: {', '.join(sorted(KEYWORDS))})"
             )
         disabled = self.disabled
-        if xdist_worker() and not disabled:
+        if xdist_worker(self.config) and not disabled:
             warn(
                 "perflab: benchmark not timed: pytest-xdist runs tests in parallel workers, which share the "
                 "CPUs, so times would be meaningless; the function ran once, untimed. Run the benchmarks "
@@ -103,7 +103,7 @@ class BenchmarkSession:
         measured = [record for record in self.records if any(m.values for m in record.contenders)]
         against = option(self.config, "perflab_against")
         if not measured:
-            if against and not xdist_worker():
+            if against and not xdist_worker(self.config):
                 self.lines.append(f"--perflab-against {against}: no benchmark was measured, nothing to check")
             return
         from perflab.measure import metadata
