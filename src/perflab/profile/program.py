@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -50,6 +51,7 @@ _PYTHON_NAME = re.compile(r"^(python|pypy)[0-9.]*[dt]?(\.exe)?$")
 # Interpreter options that take a value (python -X dev app.py); the others are single flags.
 _OPTIONS_WITH_VALUE = ("-X", "-W", "--check-hash-based-pycs")
 _ATTACH_ATTEMPTS = 5  # a command that is not Python yet when started (a shell script) gets a few tries
+_READY_TIMEOUT = 60.0  # for the launcher's interpreter to start; py-spy is tried after it in any case
 ON_CPU_FRAMES_KEPT = 200  # frames whose on-CPU samples are kept in the metadata, the most sampled first
 
 
@@ -243,11 +245,12 @@ class _Run:
 
 
 def _run_once(command: Sequence[str], program: PythonCommand | None, settings: ProgramSettings, sampler: str) -> _Run:
-    read_end = write_end = -1
+    read_end = write_end = ready_read = ready_write = -1
     stacks_file = None
     if program is not None:
         read_end, write_end = os.pipe()
-        flags = ["--go-fd", str(read_end)]
+        ready_read, ready_write = os.pipe()
+        flags = ["--go-fd", str(read_end), "--ready-fd", str(ready_write)]
         if sampler == INPROCESS:
             stacks_file = tempfile.NamedTemporaryFile(prefix="perflab-program-", suffix=".json", delete=False)  # noqa: SIM115 - the program writes it
             stacks_file.close()
@@ -257,14 +260,22 @@ def _run_once(command: Sequence[str], program: PythonCommand | None, settings: P
     else:
         argv, environment = list(command), None
     try:
-        process = subprocess.Popen(argv, pass_fds=(read_end,) if program else (), env=environment)
+        process = subprocess.Popen(argv, pass_fds=(read_end, ready_write) if program else (), env=environment)
     except OSError as error:
+        for end in (write_end, ready_read):
+            if end >= 0:
+                os.close(end)
         raise ProgramError(f"cannot run {command[0]}: {error.strerror or error}") from error
     finally:
-        if read_end >= 0:
-            os.close(read_end)
+        for end in (read_end, ready_write):  # the launcher's ends
+            if end >= 0:
+                os.close(end)
     recordings: list[PySpyRecording] = []
     try:
+        if ready_read >= 0:
+            _wait_until_ready(ready_read)
+            os.close(ready_read)
+            ready_read = -1
         if sampler == PY_SPY:
             try:
                 recordings = _attach(process.pid, settings, attempts=1 if program else _ATTACH_ATTEMPTS)
@@ -290,8 +301,9 @@ def _run_once(command: Sequence[str], program: PythonCommand | None, settings: P
             _stop(recordings)  # what was sampled is not needed any more
         raise
     finally:
-        if write_end >= 0:
-            os.close(write_end)
+        for end in (write_end, ready_read):
+            if end >= 0:
+                os.close(end)
         if process.poll() is None:
             process.kill()
             process.wait()
@@ -310,6 +322,15 @@ def _run_once(command: Sequence[str], program: PythonCommand | None, settings: P
         with contextlib.suppress(OSError):
             os.unlink(stacks_file.name)
     return _Run(status, seconds, stacks)
+
+
+def _wait_until_ready(ready_end: int) -> None:
+    """Until the launcher's interpreter is up and waits for the go byte, or has exited: py-spy
+    started on a Python still loading fails ("Failed to find python version from target process"),
+    which a loaded machine made happen."""
+    readable, _, _ = select.select([ready_end], [], [], _READY_TIMEOUT)
+    if readable:
+        os.read(ready_end, 1)  # the byte, or b"" if the launcher exited first (its status says why)
 
 
 def _attach(pid: int, settings: ProgramSettings, attempts: int) -> list[PySpyRecording]:

@@ -4,6 +4,8 @@ Python program as ``python script.py ARGS`` would, for whole-program profiles an
 Started by perflab instead of the program itself so that
 - the program starts only once the sampler is attached (``--go-fd``: one byte on that pipe), so
   its first milliseconds are profiled too, and nothing of it has run if the sampler cannot attach;
+  ``--ready-fd`` says when this interpreter is up and waiting, so that py-spy is not started on a
+  process still loading Python ("Failed to find python version from target process");
 - its frames can be told from the launcher's (everything below ``run_program`` is the program's);
 - the in-process sampler (``--inprocess RATE,MODE,FILE``) can run where py-spy may not attach;
 - calls of one function can be recorded (``--record SPEC``, see perflab.worker.call_recorder).
@@ -46,6 +48,10 @@ def main(argv: list[str]) -> None:
     from perflab.worker.inprocess_sampler import InProcessSampler
 
     prepare(target)
+    ready_fd = options.get("--ready-fd")
+    if ready_fd is not None:
+        os.write(int(ready_fd), b"r")
+        os.close(int(ready_fd))
     go_fd = options.get("--go-fd")
     if go_fd is not None:  # wait until the parent's sampler is attached
         go = os.read(int(go_fd), 1)
