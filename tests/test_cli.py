@@ -1,11 +1,13 @@
 """The command line end to end, in real subprocesses: results, outputs and every bad input."""
 
+import os
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from _hostile_files import start_until
 from conftest import QUICK, load_json, run_perflab
 
 from perflab.results.model import RunResult
@@ -204,31 +206,14 @@ def test_missing_optional_package_is_skipped_not_a_crash(bench_file):
 
 def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
     out = tmp_path / "r.json"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "perflab",
-            "run",
-            str(bench_file(sums())),
-            "--max-time",
-            "60",
-            "--precision",
-            "0.01",
-            "--json",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    # Interrupt once a round has been recorded (the live display is off when not a terminal, so
-    # wait on time; generously, a loaded CI machine needs ~10 s for equivalence plus two rounds).
-    time.sleep(15)
+    command = ["run", bench_file(sums()), "--max-time", "60", "--precision", "0.01", "--json", out]
+    # Interrupt once a round has been recorded: the live display is off when not a terminal, so
+    # wait for timing to begin, then on time (generously: a round takes a few seconds when loaded).
+    process, _ = start_until(command, tmp_path, "timing", dict(os.environ))
+    time.sleep(10)
     process.send_signal(signal.SIGINT)
-    stdout, _ = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert "interrupted" in stdout
+    assert process.wait(60) == 130
+    assert process.stdout is not None and "interrupted" in process.stdout.read()
     data = load_json(out)
     assert data["interrupted"] and any(cell["runs"] for cell in data["cells"])
 
@@ -237,15 +222,9 @@ def test_a_benchmark_file_edited_during_the_run_is_called_out(bench_file, tmp_pa
     path = bench_file(sums())
     out = tmp_path / "r.json"
     long_run = ["--precision", "0.01", "--max-time", "20", "--values", "5", "--value-time", "0.002"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "perflab", "run", str(path), *long_run, "--json", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    time.sleep(5)
+    # Edited once timing has begun (a fixed sleep raced a slow start on a loaded machine).
+    process, _ = start_until(["run", path, *long_run, "--json", out], tmp_path, "timing", dict(os.environ))
     path.write_text(sums("# edited while perflab was measuring\n"))
-    stdout, _ = process.communicate(timeout=300)
-    assert process.returncode == 1
-    assert "changed during the run" in " ".join(stdout.split())
+    assert process.wait(300) == 1
+    assert process.stdout is not None and "changed during the run" in " ".join(process.stdout.read().split())
     assert load_json(out)["metadata"]["changed_during_run"] == [str(path)]
