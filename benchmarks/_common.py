@@ -24,7 +24,7 @@ from typing import Any
 
 from scipy import stats as scipy_stats
 
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 from perflab.measure.metadata import git_info, machine_info
 
 HERE = Path(__file__).resolve().parent
@@ -143,7 +143,7 @@ class PerflabRun:
 
 def _relative_half_width(interval: dict[str, Any]) -> float:
     low, high = (float(interval[k]) for k in ("low", "high"))  # "inf" strings become floats
-    return stats.Interval(interval["value"], low, high).relative_half_width
+    return estimates.Interval(interval["value"], low, high).relative_half_width
 
 
 def run_perflab(benchmark: str | None, out: Path, *options: str) -> PerflabRun:

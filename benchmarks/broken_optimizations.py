@@ -14,7 +14,7 @@ stay equivalent, so that "caught" is not bought with false alarms.
 Every contender goes through the checks ``perflab compare`` runs before timing, in real worker
 processes: the declared cases (perflab.measure.equivalence.check_case, with input mutation and shared
 outputs), the hash-seed check (perflab.measure.equivalence.check_hash_seed) and equivalence fuzzing
-(perflab.measure.fuzzing.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
+(perflab.measure.difference_search.fuzz_contender: generated inputs with Hypothesis, fixed seed, then the stateful
 patterns). Then, to show what each part catches on its own, each contender is fuzzed again
 once per part: generated inputs only, and each stateful pattern alone on the declared cases.
 Printed as a table and written to benchmarks/results/broken_optimizations.json.
@@ -37,9 +37,9 @@ from pathlib import Path
 
 from _common import HERE, conditions, machine, write_figure
 
-from perflab.loading import load_benchmark
+from perflab.bench.loading import load_benchmark
+from perflab.measure.difference_search import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
 from perflab.measure.equivalence import check_case, check_hash_seed
-from perflab.measure.fuzzing import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
 from perflab.results.model import EQUIVALENT, INVALID, SKIPPED
@@ -75,7 +75,7 @@ def main() -> int:
             "seed": args.seed,
             "checks": "declared cases: perflab.measure.equivalence.check_case (one worker per case and "
             "contender) and check_hash_seed (one worker per contender, another PYTHONHASHSEED); "
-            "fuzzing: perflab.measure.fuzzing.fuzz_contender (one worker per contender)",
+            "fuzzing: perflab.measure.difference_search.fuzz_contender (one worker per contender)",
         },
         "machine": machine(),
         "start": start,

@@ -5,7 +5,7 @@ How: identical code (json.dumps of a small dict, one contender) is measured agai
 with ``perflab run --json`` on this machine (``--runs``, default 16, at ``--max-time`` 8 s each).
 A synthetic history point is one of those real runs picked at random with its worker processes
 resampled (a cluster bootstrap), then estimated like a real run (median and 95% interval by
-``stats.estimate_cell``). Whole runs are picked, so a run that the machine made slow stays slow
+``estimates.estimate_cell``). Whole runs are picked, so a run that the machine made slow stays slow
 in the replay: the between-run noise of the machine is kept, not averaged away.
 
 - False change points: ``--series`` histories of ``--length`` replayed points, ``changepoints.detect``
@@ -39,8 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, binomial_interval, conditions, machine, run_perflab, write_figure
 
-from perflab.analysis import changepoints, gate
-from perflab.analysis import estimates as stats
+from perflab.analysis import changepoints, estimates, gate
 from perflab.results.model import RunResult
 
 MEASUREMENTS = RESULTS / "changepoint_measurements.json"
@@ -84,7 +83,7 @@ def measure(runs: int, max_time: float) -> list[dict]:
 def replayed_point(runs: list[list[list[float]]], rng: np.random.Generator, factor: float = 1.0) -> changepoints.Point:
     processes = runs[rng.integers(len(runs))]
     picked = [[v * factor for v in processes[i]] for i in rng.integers(0, len(processes), len(processes))]
-    median = stats.estimate_cell(picked, seed=int(rng.integers(2**31)), resamples=400).median
+    median = estimates.estimate_cell(picked, seed=int(rng.integers(2**31)), resamples=400).median
     return changepoints.Point("", median.value, median.low, median.high)
 
 

@@ -4,7 +4,7 @@ The repository of benchmarks/compare_revisions.py (``mylib.encode`` = json.dumps
 object, then ``pad()``, a busy loop of ``BUSY`` iterations) gets a revision per injected slowdown
 (``--slowdowns``, calibrated as in benchmarks/power.py), so the only code that changes is
 ``pad``. Each trial is what ``perflab compare bench.py --rev v1 --rev vN --html report.html``
-does, run in-process through the same API (perflab.measure.compare with perflab.profile.comparison's profiling
+does, run in-process through the same API (perflab.measure.ab_test with perflab.profile.side_profiles's profiling
 hook, since the differential profile is not part of the JSON results): time both revisions,
 then profile both in alternating rounds (default budget: 2000 samples per side, py-spy) and diff
 the call trees. The figure per trial: (difference in ``pad``'s time per call) / (difference in the
@@ -32,11 +32,11 @@ from compare_revisions import init_repository, write_mylib
 from power import calibrate
 from rich.console import Console
 
-from perflab.measure import compare
+from perflab.measure import ab_test
 from perflab.measure.settings import Settings
-from perflab.profile.comparison import Profiler
 from perflab.profile.diff import diff_profiles
 from perflab.profile.settings import ProfileSettings
+from perflab.profile.side_profiles import Profiler
 
 NAME = "diff_profile_precision"
 TARGET = 0.80
@@ -65,8 +65,8 @@ def trial(bench: Path, tag: str, settings: Settings, samples: int, err: Console)
         ProfileSettings(samples=samples, min_runs=5, timeout=settings.timeout),
         on_progress=lambda message: err.print(message, markup=False, highlight=False),
     )
-    request = compare.Request(bench, settings, revisions=["v1", tag], fuzz_examples=0, after_timing=hook)
-    result = compare.compare(request, _Quiet())
+    request = ab_test.Request(bench, settings, revisions=["v1", tag], fuzz_examples=0, after_timing=hook)
+    result = ab_test.compare(request, _Quiet())
     entry = hook.profiles[0]
     timed = entry.diff
     profiled = diff_profiles(entry.reference_profile, entry.other_profile, (entry.reference, entry.other))

@@ -34,7 +34,7 @@ from _common import conditions, machine, run_perflab, write_figure
 
 from perflab import builtins
 from perflab.metrics import instructions
-from perflab.metrics.common import Target, require
+from perflab.metrics.count_jobs import Target, require
 
 REPEATS = 5
 WALL_RUNS = 3

@@ -30,7 +30,7 @@ from pathlib import Path
 from _common import conditions, finish, format_load, machine, run_perflab, save_progress
 
 from perflab import pyperformance_benchmarks
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 from perflab.units import format_time
 
 NAME = "pyperf_scripts"
@@ -56,7 +56,7 @@ def run_pyperf_script(script: Path, out: Path, fast: bool) -> tuple[float, dict[
 
 def summarize_processes(processes: list[list[float]]) -> dict:
     values = [v for process in processes for v in process]
-    median = stats.estimate_cell(processes).median
+    median = estimates.estimate_cell(processes).median
     return {
         "processes": len(processes),
         "values": len(values),

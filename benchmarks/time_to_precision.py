@@ -42,7 +42,7 @@ from _common import (
     save_progress,
 )
 
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 
 NAME = "time_to_precision"
 FUNCTIONS = ("json_stdlib", "orjson")
@@ -112,10 +112,10 @@ def _pyperf(directory: Path) -> dict:
     for function in FUNCTIONS:
         out = directory / f"{function}.json"
         walls[function], _ = run_pyperf(function, out)
-        estimates = stats.estimate_cell(pyperf_process_values(out))
-        medians[function] = estimates.median.value
-        precisions[function] = estimates.median.relative_half_width
-        processes[function] = estimates.processes
+        cell = estimates.estimate_cell(pyperf_process_values(out))
+        medians[function] = cell.median.value
+        precisions[function] = cell.median.relative_half_width
+        processes[function] = cell.processes
     ratio = medians["orjson"] / medians["json_stdlib"]
     return {
         "wall_s": round(sum(walls.values()), 3),

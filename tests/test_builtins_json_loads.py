@@ -6,8 +6,8 @@ import json
 import pytest
 from _builtin_checks import perflab_run, with_wrong_contender
 
+from perflab.bench.comparators import first_difference
 from perflab.builtins import json_loads
-from perflab.comparators import first_difference
 
 # Escapes (\" \\ \/ \uXXXX, a surrogate pair), control escapes and raw multi-byte UTF-8
 # (2, 3 and 4 bytes), plus numbers whose types and exact values must survive. (Integers beyond

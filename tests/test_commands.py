@@ -1,4 +1,4 @@
-"""Command contenders (perflab.commands): real programs timed as processes, compared by output.
+"""Command contenders (perflab.bench.commands): real programs timed as processes, compared by output.
 
 Every test runs real processes: a small C++ program compiled once per session
 (tests/native/linecount.cpp), coreutils, /bin/sh.
@@ -14,7 +14,7 @@ from conftest import QUICK, load_json, run_perflab
 from native_programs import compile_cpp
 
 import perflab
-from perflab.commands import (
+from perflab.bench.commands import (
     INNER,
     MAX_RSS,
     SYSTEM,
@@ -25,8 +25,8 @@ from perflab.commands import (
     InnerMetric,
     ProgramComparator,
 )
-from perflab.comparators import resolve_comparator
-from perflab.spec import BenchmarkFileError
+from perflab.bench.comparators import resolve_comparator
+from perflab.bench.spec import BenchmarkFileError
 
 
 @pytest.fixture(scope="session")

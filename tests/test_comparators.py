@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from perflab.comparators import (
+from perflab.bench.comparators import (
     ExactComparator,
     FunctionComparator,
     JsonComparator,

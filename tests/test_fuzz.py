@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from perflab.loading import load_benchmark
-from perflab.measure.fuzzing import fuzz_contender
+from perflab.bench.loading import load_benchmark
+from perflab.bench.spec import BenchmarkFileError
+from perflab.bench.worker.fuzz import fresh_copy, variant
+from perflab.measure.difference_search import fuzz_contender
 from perflab.measure.launcher import run_job
-from perflab.spec import BenchmarkFileError
-from perflab.worker.fuzz import fresh_copy, variant
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -130,7 +130,7 @@ def test_a_cache_keyed_by_id_is_caught_when_the_object_is_mutated(bench_file):
 JSON_INPUTS = """
 @bench.strategy  # JSON-like values, lists among them (inputs derived from ORDER would all be dicts)
 def inputs(st):
-    from perflab.worker.fuzz import json_values
+    from perflab.bench.worker.fuzz import json_values
     return json_values(st, allow_nan=False)
 """
 
@@ -320,7 +320,7 @@ def test_without_hypothesis_generated_inputs_are_skipped_and_patterns_still_run(
 def test_declaring_a_strategy_does_not_import_hypothesis(bench_file):
     path = bench_file(STRINGS)
     code = (
-        "import sys; from perflab.loading import load_benchmark; b = load_benchmark(sys.argv[1]); "
+        "import sys; from perflab.bench.loading import load_benchmark; b = load_benchmark(sys.argv[1]); "
         "assert b.input_strategy.__name__ == 'titles'; assert 'hypothesis' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code, str(path)], check=True)

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from test_store_helpers import synthetic_result
 
-from perflab.analysis import estimates as stats
-from perflab.analysis import gate
+from perflab.analysis import estimates, gate
 from perflab.analysis.gate import REGRESSION, check, compare_unpaired
 from perflab.render.markdown import render_check
 from perflab.results.model import RunResult
@@ -133,7 +132,7 @@ def paired_regression_rate(ratio: float, trials: int = 1000, rounds: int = 8, se
         speed = np.exp(rng.normal(0, 0.2, rounds))
         reference = {r: list(1e-5 * speed[r] * np.exp(rng.normal(0, 0.03, 10))) for r in range(rounds)}
         contender = {r: list(1e-5 * ratio * speed[r] * np.exp(rng.normal(0, 0.03, 10))) for r in range(rounds)}
-        failed += gate.paired_comparison(stats.compare_paired(reference, contender), 0.05).p_regression <= 0.05
+        failed += gate.paired_comparison(estimates.compare_paired(reference, contender), 0.05).p_regression <= 0.05
     return failed / trials
 
 

@@ -9,8 +9,8 @@ from conftest import git_repository, run_perflab
 from rich.console import Console
 from test_store_helpers import synthetic_result
 
-from perflab.cli.measuring import Saved
 from perflab.cli.profile import store_profile
+from perflab.cli.support.measuring import Saved
 from perflab.profile.model import Profile
 from perflab.results.store import Store
 

@@ -1,4 +1,4 @@
-"""perflab.worker.integrity, perflab.worker.derived_strategies and perflab.measure.timing_verdicts on their own, and the
+"""perflab.bench.worker.integrity, perflab.bench.worker.derived_strategies and perflab.measure.timing_verdicts on their own, and the
 error-behaviour and hash-seed checks in real worker processes."""
 
 import functools
@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from perflab.bench.worker import derived_strategies, integrity
+from perflab.measure.difference_search import fuzz_contender
 from perflab.measure.equivalence import check_case, check_hash_seed
-from perflab.measure.fuzzing import fuzz_contender
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
 from perflab.measure.timing_verdicts import caution, floor_warning
 from perflab.results.model import Cell, ProcessRun
 from perflab.results.quantities import CellEstimates, Interval
-from perflab.worker import derived_strategies, integrity
 
 # --- input mutation ------------------------------------------------------------------------------
 
@@ -121,7 +121,7 @@ def test_records_keep_their_keys_and_ints_their_magnitude(data):
 DRAW_FROM_A_SET = """
 import hashlib
 from hypothesis import HealthCheck, given, seed, settings, strategies as st
-from perflab.worker.derived_strategies import from_values
+from perflab.bench.worker.derived_strategies import from_values
 
 drawn = []
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import QUICK, git_repository, run_perflab
 
-from perflab.loading import load_benchmark
+from perflab.bench.loading import load_benchmark
 from perflab.measure.runner import run_benchmark
 from perflab.measure.settings import Settings
 from perflab.metrics import counters, instructions, memory
-from perflab.metrics.common import Target
+from perflab.metrics.count_jobs import Target
 
 WORK_BENCH = """
 import json

@@ -118,7 +118,7 @@ def test_one_run_has_no_interval():
 
 
 def test_report_escapes_user_text(tmp_path):
-    from perflab.profile.comparison import CaseProfiles
+    from perflab.profile.side_profiles import CaseProfiles
     from perflab.results.model import Cell, Equivalence, RunResult
 
     evil = "</script><img src=x onerror=alert(1)>"

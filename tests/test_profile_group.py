@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from perflab.measure.side_by_side import cpu_count, side_by_side
+from perflab.measure.parallel_checks import cpu_count, side_by_side
 from perflab.measure.sides import contender_sides
 from perflab.profile.pairing import another_round, profile_group
 from perflab.profile.sampler import without_empty_stacks

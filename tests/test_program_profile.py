@@ -51,18 +51,18 @@ def test_python_commands_are_recognized_and_others_are_not(tmp_path):
 
 
 def test_launcher_frames_are_trimmed_and_other_threads_kept():
-    launcher = "run_program (/x/perflab/worker/program.py:30)"
+    launcher = "run_program (/x/perflab/bench/worker/program.py:30)"
     stacks = Counter(
         {
             (
                 "<module> (<frozen runpy>:1)",
-                "main (/x/perflab/worker/program.py:40)",
+                "main (/x/perflab/bench/worker/program.py:40)",
                 launcher,
                 "run_path (<frozen runpy>:291)",
                 "_run_code (<frozen runpy>:88)",
                 "<module> (app.py:1)",
             ): 5,
-            ("main (/x/perflab/worker/program.py:40)",): 2,  # waiting for the go byte
+            ("main (/x/perflab/bench/worker/program.py:40)",): 2,  # waiting for the go byte
             ("_run_module_as_main (<frozen runpy>:198)", "_find_and_load (<frozen importlib._bootstrap>:1)"): 4,
             ("_bootstrap (threading.py:990)", "work (app.py:9)"): 3,
         }

@@ -29,8 +29,8 @@ FIXTURE_TYPE = """
     "options, expected",
     [
         ((), "pytest_benchmark.fixture"),  # installed: pytest-benchmark keeps its fixture
-        (("--perflab",), "perflab.pytest_plugin.fixture"),  # asked for
-        (("-p", "no:benchmark"), "perflab.pytest_plugin.fixture"),  # pytest-benchmark absent
+        (("--perflab",), "perflab.pytest_plugin.benchmark_api"),  # asked for
+        (("-p", "no:benchmark"), "perflab.pytest_plugin.benchmark_api"),  # pytest-benchmark absent
     ],
 )
 def test_takes_over_only_when_enabled_or_alone(tmp_path, options, expected):

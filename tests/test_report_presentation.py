@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 from perflab.analysis.estimates import Comparison, Interval
 from perflab.render.html import report as report_html
 from perflab.results.model import NOT_EQUIVALENT, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
@@ -36,7 +36,7 @@ def result_with(
         for index in range(6):
             process = level * ratio * math.exp(rng.normal(0, 0.02))
             cell.runs.append(ProcessRun(index + 1, 10, [process], list(process * np.exp(rng.normal(0, 0.01, 8)))))
-        cell.estimates = stats.estimate_cell(cell.process_values())
+        cell.estimates = estimates.estimate_cell(cell.process_values())
         result.cells.append(cell)
         status = NOT_EQUIVALENT if name == not_equivalent else ("reference" if name == "pyaes" else "equivalent")
         result.equivalence.append(
@@ -51,7 +51,7 @@ def result_with(
                     "pyaes",
                     Comparison(interval, 1e-6, 6, 0.01),
                     1e-6,
-                    stats.FASTER if ratio < 1 else stats.SLOWER,
+                    estimates.FASTER if ratio < 1 else estimates.SLOWER,
                     valid=name != not_equivalent,
                 )
             )

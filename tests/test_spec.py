@@ -1,7 +1,7 @@
 import pytest
 
-from perflab.loading import load_benchmark
-from perflab.spec import BenchmarkFileError
+from perflab.bench.loading import load_benchmark
+from perflab.bench.spec import BenchmarkFileError
 
 MINIMAL = """
 import perflab

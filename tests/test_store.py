@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 from test_store_helpers import downgrade, perflab, synthetic_result
 
-from perflab.cli.measuring import save_run
+from perflab.cli.support.measuring import save_run
 from perflab.profile.model import Profile
 from perflab.results import store
 from perflab.results.model import RunResult

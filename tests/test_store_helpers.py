@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 from perflab.measure import metadata
 from perflab.results.model import Cell, Equivalence, ProcessRun, RunResult
 
@@ -51,7 +51,7 @@ def synthetic_result(
         for index in range(processes):
             level = time * np.exp(rng.normal(0, noise))
             cell.runs.append(ProcessRun(index, 100, [level], list(level * np.exp(rng.normal(0, noise, 10)))))
-        cell.estimates = stats.estimate_cell(cell.process_values())
+        cell.estimates = estimates.estimate_cell(cell.process_values())
         result.cells.append(cell)
         result.equivalence.append(Equivalence(case, contender, "reference"))
     return result

@@ -1,5 +1,5 @@
 """The worker side runs under the measured interpreter, which may have nothing but its standard
-library: perflab.worker, perflab.spec and perflab.comparators are run here under other CPython
+library: perflab.bench.worker, perflab.bench.spec and perflab.bench.comparators are run here under other CPython
 versions in isolated mode with no site-packages (``-I -S``), through a real job."""
 
 import glob
@@ -29,14 +29,14 @@ BENCH = textwrap.dedent("""
     def by_hand(xs):
         return [min(xs), *sorted(xs)[1:]]
 """)
-# Runs the worker package as `python -m perflab.worker` would, with only SOURCE_ROOT importable,
+# Runs the worker package as `python -m perflab.bench.worker` would, with only SOURCE_ROOT importable,
 # then lists every module the job imported that is not in the standard library.
 PROBE = textwrap.dedent("""
     import json, runpy, sys
     sys.path.insert(0, {root!r})
     before = set(sys.modules)
     try:
-        runpy.run_module("perflab.worker", run_name="__main__")
+        runpy.run_module("perflab.bench.worker", run_name="__main__")
     except SystemExit as stop:
         code = stop.code
     loaded = {{name.partition(".")[0] for name in set(sys.modules) - before}}
@@ -85,8 +85,8 @@ def test_the_benchmark_file_api_imports_only_the_standard_library():
     python = interpreter("python3.12")
     probe = (
         f"import sys; sys.path.insert(0, {SOURCE_ROOT!r}); before = set(sys.modules); "
-        "import perflab, perflab.spec, perflab.comparators, perflab.worker.jobs, perflab.worker.fuzz, "
-        "perflab.worker.inprocess_sampler; "
+        "import perflab, perflab.bench.spec, perflab.bench.comparators, perflab.bench.worker.jobs, perflab.bench.worker.fuzz, "
+        "perflab.bench.worker.inprocess_sampler; "
         "print(sorted({m.partition('.')[0] for m in set(sys.modules) - before} "
         "- set(sys.stdlib_module_names) - {'perflab'}))"
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from test_store_helpers import synthetic_result
 
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 from perflab.profile.model import Profile
 from perflab.results.model import Cell, Equivalence, ProcessRun
 from perflab.results.store import Store
@@ -30,7 +30,7 @@ def _cell(case: str, contender: str, level: float, rng) -> Cell:
     for index in range(6):
         process = level * np.exp(rng.normal(0, 0.01))
         cell.runs.append(ProcessRun(index + 1, 100, [process], list(process * np.exp(rng.normal(0, 0.01, 10)))))
-    cell.estimates = stats.estimate_cell(cell.process_values())
+    cell.estimates = estimates.estimate_cell(cell.process_values())
     return cell
 
 

@@ -1,12 +1,12 @@
 """perflab: a performance lab for Python.
 
-The public API of benchmark files is ``Benchmark`` (see perflab.spec) and the comparator classes.
+The public API of benchmark files is ``Benchmark`` (see perflab.bench.spec) and the comparator classes.
 Kept import-light: worker processes import this package too.
 """
 
-from perflab.commands import InnerMetric
-from perflab.comparators import Comparator, Outcome
-from perflab.spec import Benchmark
+from perflab.bench.commands import InnerMetric
+from perflab.bench.comparators import Comparator, Outcome
+from perflab.bench.spec import Benchmark
 
 __version__ = "0.1.0"
 __all__ = ["Benchmark", "Comparator", "InnerMetric", "Outcome", "__version__"]

@@ -1,5 +1,5 @@
 """``pyperformance:NAME``: the run_benchmark.py script of a benchmark of the installed pyperformance
-suite, run unchanged as a pyperf script (perflab.pyperf_script)."""
+suite, run unchanged as a pyperf script (perflab.bench.pyperf_script)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from perflab.native_build import find_tool
+from perflab.bench.native_build import find_tool
 
 _FOLDER = Path(__file__).parent
 # Programs built from the sources in native/ before they run, and the toolchain each needs.

@@ -21,7 +21,7 @@ program's are never confused.
 from pathlib import Path
 
 import perflab
-from perflab import native_build
+from perflab.bench import native_build
 from perflab.builtins.data import json_document
 
 SOURCE = Path(__file__).parent / "native" / "json_scan.cpp"
@@ -33,7 +33,7 @@ bench = perflab.Benchmark(
 
 
 def scanner():
-    """g++ -O2 native/json_scan.cpp, built once per source and cached (perflab.native_build)."""
+    """g++ -O2 native/json_scan.cpp, built once per source and cached (perflab.bench.native_build)."""
     return native_build.gxx(SOURCE, "json_scan")
 
 

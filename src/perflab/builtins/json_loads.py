@@ -36,7 +36,7 @@ CHUNK = 64 * 1024  # what the incremental parser is fed at a time
 
 @bench.strategy  # perflab compare also parses generated documents (nested values, any floats)
 def documents(st):
-    from perflab.worker.fuzz import json_values
+    from perflab.bench.worker.fuzz import json_values
 
     return json_values(st, allow_nan=False).map(lambda value: json.dumps(value).encode())
 

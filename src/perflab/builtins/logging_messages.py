@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import perflab
-from perflab.comparators import first_difference
+from perflab.bench.comparators import first_difference
 
 DEBUG, INFO, WARNING, ERROR = 10, 20, 30, 40  # the same numbers in logging and picologging
 MESSAGE = "some important information to be logged"  # pyperformance's message

@@ -12,7 +12,7 @@ reads the file and starts up: the search's speedup is far larger than the progra
 from pathlib import Path
 
 import perflab
-from perflab import native_build
+from perflab.bench import native_build
 from perflab.builtins.data import json_document
 
 CRATE = Path(__file__).parent / "native" / "rust_lab"
@@ -22,7 +22,7 @@ bench = perflab.Benchmark("rust_substring", description="memchr::memmem vs a nai
 
 
 def rust_lab():
-    """cargo build --release of native/rust_lab, once per source and cached (perflab.native_build)."""
+    """cargo build --release of native/rust_lab, once per source and cached (perflab.bench.native_build)."""
     return native_build.cargo(CRATE, "rust_lab")
 
 

@@ -1,6 +1,6 @@
 """The ``perflab`` command line: one module per verb (or small family of verbs), each with
 ``register(verbs)`` adding its parser and a handler ``run(args, err) -> exit code``; what they
-share is in perflab.cli.common. Verb modules import the library lazily, where it is used, so that
+share is in perflab.cli.support.options. Verb modules import the library lazily, where it is used, so that
 ``perflab --help`` starts fast.
 
 Exit codes: 0 all measured and equivalent; 1 a contender failed, was not equivalent, or a case
@@ -14,25 +14,28 @@ import argparse
 import signal
 
 from perflab import __version__
+from perflab.bench.spec import BenchmarkFileError
 from perflab.cli import (
     bisect,
     check,
     compare,
     demo,
     diff,
+    export,
     history,
+    import_,
     isolate,
     jobs,
-    listing,
+    merge,
     profile,
     publish,
     run,
     serve,
-    store_io,
     submit,
-    worker_verb,
+    worker,
 )
-from perflab.cli.common import (
+from perflab.cli import list as list_verb
+from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -42,7 +45,6 @@ from perflab.cli.common import (
     say,
 )
 from perflab.render.terminal.console import stderr_console
-from perflab.spec import BenchmarkFileError
 
 # In the order ``perflab --help`` lists them.
 REGISTER = (
@@ -50,19 +52,19 @@ REGISTER = (
     compare.register,
     bisect.register,
     demo.register,
-    listing.register,
+    list_verb.register,
     history.register,
     check.register,
-    store_io.register_import,
-    store_io.register_export,
+    import_.register,
+    export.register,
     profile.register,
-    profile.register_merge,
+    merge.register,
     diff.register,
     isolate.register,
     serve.register,
     publish.register,
     submit.register,
-    worker_verb.register,
+    worker.register,
     jobs.register,
 )
 

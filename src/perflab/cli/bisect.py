@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli.common import (
+from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,

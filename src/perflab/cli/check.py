@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from perflab.cli.common import (
+from perflab.bench.loading import load_benchmark
+from perflab.cli.support.measuring import measure, measure_metrics, metric_names, metric_option, save_run
+from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
     EXIT_INTERRUPTED,
@@ -29,8 +31,6 @@ from perflab.cli.common import (
     timing_settings,
     write_output,
 )
-from perflab.cli.measuring import measure, measure_metrics, metric_names, metric_option, save_run
-from perflab.loading import load_benchmark
 from perflab.option_types import percentage, whole_number
 
 if TYPE_CHECKING:
@@ -222,24 +222,24 @@ class _RevisionBaseline:
         wanted_metrics: list[str],
     ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab.analysis import gate
-        from perflab.measure import compare
+        from perflab.measure import ab_test
         from perflab.measure.worktrees import CURRENT
         from perflab.render.terminal.progress import LiveProgress
 
         settings = timing_settings(args)
         runs, missing = [], []
         for contender in contenders:
-            request = compare.Request(
+            request = ab_test.Request(
                 path, settings, cases=cases, revisions=[self.revision, CURRENT], contender=contender, fuzz_examples=0
             )
             # Counted while the revision's worktree still exists.
             request.after_timing = functools.partial(_count_while_checked_out, wanted_metrics, settings.timeout, err)
             try:
                 with LiveProgress(err, settings.max_time, settings.precision) as progress:
-                    runs.append(compare.compare(request, progress))
-            except compare.MissingContender:
+                    runs.append(ab_test.compare(request, progress))
+            except ab_test.MissingContender:
                 missing.append(contender)
-            except compare.CompareError as error:
+            except ab_test.CompareError as error:
                 raise UsageError(str(error)) from None
             if runs and runs[-1].interrupted:
                 break

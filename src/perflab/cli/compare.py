@@ -12,8 +12,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli import command_options
-from perflab.cli.common import (
+from perflab.cli.support import command_options
+from perflab.cli.support.measuring import (
+    measure_metrics,
+    metric_names,
+    metric_option,
+    save_results,
+    save_run,
+    show_metrics,
+)
+from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
     EXIT_OK,
@@ -30,7 +38,6 @@ from perflab.cli.common import (
     write_output,
     write_outputs,
 )
-from perflab.cli.measuring import measure_metrics, metric_names, metric_option, save_results, save_run, show_metrics
 from perflab.option_types import whole_number
 from perflab.profile.settings import DEFAULT_SAMPLES, ProfileSettings
 
@@ -108,8 +115,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab.measure import compare, fuzzing
-    from perflab.profile.comparison import Profiler
+    from perflab.measure import ab_test, difference_search
+    from perflab.profile.side_profiles import Profiler
     from perflab.render import markdown
     from perflab.render.html import report
     from perflab.render.terminal import results as results_terminal
@@ -121,7 +128,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     settings = timing_settings(args)
     if args.warmup is not None:
         settings.warmups = args.warmup
-    request = compare.Request(
+    request = ab_test.Request(
         path,
         settings,
         cases=names(args.case) or None,
@@ -129,12 +136,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
         revisions=args.rev,
         pythons=args.python,
         contender=args.contender,
-        fuzz_examples=0 if args.no_fuzz else fuzzing.DEFAULT_EXAMPLES,
+        fuzz_examples=0 if args.no_fuzz else difference_search.DEFAULT_EXAMPLES,
     )
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, None if args.no_store else db_path(args, path)))
     profiler = None
     unprofiled = "not profiled (--no-profile)"
-    # Command contenders (--command or a file's) are sampled by perf (perflab.profile.comparison).
+    # Command contenders (--command or a file's) are sampled by perf (perflab.profile.side_profiles).
     if args.profile if args.profile is not None else bool(args.html):
         profiler = Profiler(
             ProfileSettings(samples=args.samples, timeout=args.timeout, native=args.native),
@@ -151,8 +158,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     request.after_timing = after_timing
     try:
         with LiveProgress(err, settings.max_time, settings.precision) as progress:
-            result = compare.compare(request, progress)
-    except compare.CompareError as error:
+            result = ab_test.compare(request, progress)
+    except ab_test.CompareError as error:
         raise UsageError(str(error)) from None
     results_terminal.render(result, stdout_console())
     metrics_failed = show_metrics(result, measured[0] if measured else None)

@@ -14,7 +14,8 @@ import argparse
 from rich.console import Console
 
 from perflab import builtins
-from perflab.cli.common import (
+from perflab.cli.compare import write_report
+from perflab.cli.support.options import (
     EXIT_FAILURES,
     EXIT_OK,
     UsageError,
@@ -26,7 +27,6 @@ from perflab.cli.common import (
     timing_options,
     timing_settings,
 )
-from perflab.cli.compare import write_report
 
 # Timing seconds per built-in, and values per worker: the intervals come from rounds (fresh
 # workers), so fewer values per worker give more rounds in a short budget (a 149 ms call, as
@@ -74,9 +74,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab.measure import compare
-    from perflab.profile.comparison import Profiler, fastest_of_first_case
+    from perflab.measure import ab_test
     from perflab.profile.settings import ProfileSettings
+    from perflab.profile.side_profiles import Profiler, fastest_of_first_case
     from perflab.render.html import report
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             if args.profile
             else None
         )
-        request = compare.Request(
+        request = ab_test.Request(
             resolve_benchmark(name),
             settings,
             fuzz_examples=DEMO_FUZZ_EXAMPLES,
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         )
         try:
             with LiveProgress(err, settings.max_time, settings.precision) as progress:
-                result = compare.compare(request, progress)
-        except compare.CompareError as error:
+                result = ab_test.compare(request, progress)
+        except ab_test.CompareError as error:
             say(err, f"perflab demo: {name}: {error}")
             worst = max(worst, EXIT_FAILURES)
             continue

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli.common import EXIT_OK, UsageError, add_verb, check_outputs, say, write_output
+from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, check_outputs, say, write_output
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -29,10 +29,10 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab.profile.comparison import CaseProfiles
     from perflab.profile.diff import diff_profiles
     from perflab.profile.frames import parse_frame
     from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile
+    from perflab.profile.side_profiles import CaseProfiles
     from perflab.render.html import report
     from perflab.render.terminal.console import SafeConsole
     from perflab.units import format_time

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli.common import (
+from perflab.bench.loading import load_benchmark
+from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
@@ -16,7 +17,6 @@ from perflab.cli.common import (
     store_errors_are_bad_input,
     store_options,
 )
-from perflab.loading import load_benchmark
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

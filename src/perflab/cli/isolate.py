@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli import program
-from perflab.cli.common import EXIT_OK, UsageError, add_verb, say, write_output
+from perflab.cli.support import program_profile
+from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, say, write_output
 from perflab.isolate import DEFAULT_CALLS, DEFAULT_MAX_BYTES
 from perflab.option_types import whole_number
 
@@ -23,7 +23,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab isolate --function json:dumps --suggest --calls 20 -- python app.py  # adds orjson, msgspec",
         "perflab run bench_json_dumps.py",
     )
-    program.takes_command(parser)
+    program_profile.takes_command(parser)
     parser.usage = "perflab isolate --function MODULE:QUALNAME [OPTIONS] -- python PROGRAM ARGS ..."
     parser.add_argument(
         "--function", required=True, metavar="MODULE:QUALNAME", help="the function to isolate, e.g. json:dumps"

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from perflab.cli.common import EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, db_path, say, store_options
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -28,22 +28,22 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab.jobs import queue
+    from perflab.queue import tasks
     from perflab.render.terminal.console import stdout_console
     from perflab.results.store import StoreError
 
     url = str(db_path(args, None))
     try:
         if args.cancel is not None:
-            done = queue.cancel(url, args.cancel)
+            done = tasks.cancel(url, args.cancel)
             say(err, f"job {args.cancel}: {'cancelled' if done else 'not queued or running; nothing to cancel'}")
             return EXIT_OK
         if args.retry is not None:
-            queue.retry(url, args.retry)
+            tasks.retry(url, args.retry)
             say(err, f"job {args.retry}: queued again")
             return EXIT_OK
-        rows = queue.jobs(url)
-    except (queue.QueueError, StoreError) as error:
+        rows = tasks.jobs(url)
+    except (tasks.QueueError, StoreError) as error:
         raise UsageError(str(error)) from None
     # tries: attempts begun and ended (a killed worker's attempt counts once it is taken back).
     table = Table("job", "label", "status", "tries", "what", "result")

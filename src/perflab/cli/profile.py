@@ -1,4 +1,4 @@
-"""The profiling verbs: ``perflab profile``, ``perflab merge``, and ``perflab run --profile``.
+"""``perflab profile`` and ``perflab run --profile``.
 
 Handlers only parse, call perflab.profile and hand the result to the renderers.
 """
@@ -6,18 +6,15 @@ Handlers only parse, call perflab.profile and hand the result to the renderers.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from perflab.cli import native_profile, program
-from perflab.cli.common import (
+from perflab.bench.loading import load_benchmark
+from perflab.cli.support import native_profile, program_profile
+from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
-    EXIT_FAILURES,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
     add_verb,
@@ -25,10 +22,8 @@ from perflab.cli.common import (
     resolve_benchmark,
     say,
     select,
-    write_output,
-    writing,
 )
-from perflab.loading import load_benchmark
+from perflab.cli.support.profile_views import OUTPUTS, Views, report, view_options
 from perflab.option_types import seconds, whole_number
 from perflab.profile.native_perf import is_command
 from perflab.profile.settings import (
@@ -45,11 +40,8 @@ from perflab.profile.settings import (
 )
 
 if TYPE_CHECKING:
-    from perflab.cli.measuring import Saved
+    from perflab.cli.support.measuring import Saved
     from perflab.profile.model import Profile
-    from perflab.profile.session import ProfileOutcome
-    from perflab.profile.shares import FrameShare
-    from perflab.profile.whatif import WhatIf
     from perflab.results.model import RunResult
 
 
@@ -66,34 +58,16 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab profile --pid 4242 --duration 30 --mode wall",
         "perflab profile --native-command './scanner twitter.json' --html scanner.html   (Linux perf)",
     )
-    program.takes_command(profile)
+    program_profile.takes_command(profile)
     profile.usage = "perflab profile [OPTIONS] (BENCHMARK | --pid N | -- COMMAND ... | --native-command CMD)"
     profile.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
     profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
     profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
     _sampling_options(profile)
     native_profile.add_options(profile)  # --native-command, --call-graph: programs, with perf
-    _view_options(profile)
-    program.program_options(profile)
+    view_options(profile)
+    program_profile.program_options(profile)
     profile.set_defaults(handler=run)
-
-
-def register_merge(verbs: argparse._SubParsersAction) -> None:
-    merge = add_verb(
-        verbs,
-        "merge",
-        "merge saved profiles (perflab JSON or folded stacks) into one",
-        "perflab merge a.profile.json b.profile.json --html merged.html",
-        "perflab merge run1.folded run2.folded --json merged.profile.json",
-    )
-    merge.add_argument(
-        "files",
-        nargs="+",
-        metavar="FILE",
-        help="perflab profile JSON (--json of perflab profile) or folded stacks, one run each",
-    )
-    _view_options(merge)
-    merge.set_defaults(handler=run_merge)
 
 
 def after_run_options(run: argparse.ArgumentParser) -> None:
@@ -174,66 +148,17 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _view_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--top", type=whole_number(1), default=15, metavar="N", help="rows in the terminal tables (default 15)"
-    )
-    parser.add_argument(
-        "--what-if",
-        action="append",
-        type=_what_if,
-        default=[],
-        metavar="FRAME=Kx",
-        help="predict the operation's speedup if FRAME's self time were K times faster "
-        "(a function name or a pattern such as '*escape*'; repeatable)",
-    )
-    parser.add_argument("--html", metavar="FILE", help="write an interactive flame graph (one offline HTML file)")
-    parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
-    parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
-    parser.add_argument(
-        "--json",
-        metavar="FILE",
-        help="write the profile with its runs and metadata (perflab.profile/1; input of perflab merge)",
-    )
-
-
-def _what_if(text: str) -> tuple[str, float]:
-    from perflab.profile.whatif import WhatIfError, parse_what_if
-
-    try:
-        return parse_what_if(text)
-    except WhatIfError as error:
-        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--what-if {text!r}: ")) from None
-
-
-@dataclass(frozen=True)
-class Views:
-    """What to show and write of a profile: the terminal tables' rows, what-if predictions and the
-    output files (None: not written)."""
-
-    top: int = 10
-    what_if: Sequence[tuple[str, float]] = ()
-    html: str | None = None
-    folded: str | None = None
-    speedscope: str | None = None
-    json: str | None = None
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> Views:
-        return cls(args.top, args.what_if, args.html, args.folded, args.speedscope, args.json)
-
-
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.session import profile_operation
 
     if args.native_command:
-        if args.benchmark or program.is_program(args):
+        if args.benchmark or program_profile.is_program(args):
             raise UsageError("--native-command: give one thing to profile (not also a benchmark, --pid or -- COMMAND)")
-        check_outputs(args, *_OUTPUTS)
-        return _report(native_profile.profile_command_line(args, err), Views.from_args(args), err)
-    if program.is_program(args):
-        check_outputs(args, *_OUTPUTS, inputs=program.inputs_of(args.command))
-        return program.run(args, err, lambda outcome, console: _report(outcome, Views.from_args(args), console))
+        check_outputs(args, *OUTPUTS)
+        return report(native_profile.profile_command_line(args, err), Views.from_args(args), err)
+    if program_profile.is_program(args):
+        check_outputs(args, *OUTPUTS, inputs=program_profile.inputs_of(args.command))
+        return program_profile.run(args, err, lambda outcome, console: report(outcome, Views.from_args(args), console))
     if args.benchmark is None:
         raise UsageError(
             "nothing to profile: give a benchmark, --pid N, -- COMMAND (py-spy) or --native-command CMD (Linux perf)"
@@ -242,14 +167,14 @@ def run(args: argparse.Namespace, err: Console) -> int:
     benchmark = load_benchmark(path)
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
-    check_outputs(args, *_OUTPUTS, inputs=(path,))
+    check_outputs(args, *OUTPUTS, inputs=(path,))
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
-        return _report(outcome, Views.from_args(args), err)
+        return report(outcome, Views.from_args(args), err)
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
-        **program.sampling(args),
+        **program_profile.sampling(args),
         min_runs=args.runs or DEFAULT_RUNS,
         max_time=args.max_time,
         timeout=args.timeout,
@@ -257,7 +182,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
     )
-    return _report(outcome, Views.from_args(args), err)
+    return report(outcome, Views.from_args(args), err)
 
 
 def _one(requested: str | None, declared: dict, kind: str, path: Path, default: str | None) -> str:
@@ -268,84 +193,6 @@ def _one(requested: str | None, declared: dict, kind: str, path: Path, default: 
             return next(iter(declared))
         raise UsageError(f"{path}: {len(declared)} {kind}s ({', '.join(declared)}): choose one with --{kind}")
     return select([requested], declared, kind, str(path))[0]
-
-
-_OUTPUTS = ("--html", "--folded", "--speedscope", "--json")
-
-
-def _report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
-    """Show and write what was collected (also a partial profile), then the exit code."""
-    from perflab.profile.shares import frame_shares
-    from perflab.render.terminal import profile as profile_terminal
-    from perflab.render.terminal.console import stdout_console
-
-    profile = outcome.profile
-    shares = frame_shares(profile.runs)
-    what_ifs, what_if_error = _what_ifs(profile, views.what_if)
-    if profile.runs:
-        profile_terminal.render(profile, stdout_console(), what_ifs, outcome.notes, views.top, shares)
-        _write(profile, views, err, shares)
-    else:
-        for note in outcome.notes:
-            say(err, f"note: {note}")
-    if outcome.interrupted:
-        say(err, "perflab: interrupted (the runs above were kept)")
-        return EXIT_INTERRUPTED
-    if outcome.error:
-        kept = f" (the {len(profile.runs)} runs sampled until then are kept)" if profile.runs else ""
-        say(err, f"perflab: error: {outcome.error}{kept}")
-        return EXIT_FAILURES
-    if what_if_error:
-        raise UsageError(what_if_error)
-    return EXIT_OK
-
-
-def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[list[WhatIf], str | None]:
-    from perflab.profile.whatif import WhatIfError, predict
-
-    results = []
-    for pattern, factor in requests:
-        try:
-            results.append(predict(profile.runs, pattern, factor))
-        except WhatIfError as error:
-            return results, str(error)
-    return results, None
-
-
-def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare]) -> None:
-    from perflab.profile.folded import format_folded
-    from perflab.profile.processors import with_operation_frame
-    from perflab.render import speedscope
-    from perflab.render.html import flamegraph
-
-    if views.json:
-        with writing("profile", views.json):
-            profile.save(views.json)
-        say(err, f"profile written to {views.json}")
-    if views.folded:
-        write_output(views.folded, format_folded(with_operation_frame(profile.merged())), "folded stacks", err)
-    if views.speedscope:
-        write_output(views.speedscope, speedscope.render(profile, _title(profile)), "speedscope profile", err)
-    if views.html:
-        write_output(views.html, flamegraph.render(profile, _title(profile), shares), "flame graph", err)
-
-
-def _title(profile: Profile) -> str:
-    m = profile.metadata
-    parts = [str(m[key]) for key in ("benchmark", "case", "contender") if m.get(key)]
-    return " / ".join(parts) or "merged profile"
-
-
-def run_merge(args: argparse.Namespace, err: Console) -> int:
-    from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile, merge_profiles
-    from perflab.profile.session import ProfileOutcome
-
-    check_outputs(args, *_OUTPUTS, inputs=args.files)
-    try:
-        merged = merge_profiles([(name, load_profile(name)) for name in args.files])
-    except (ProfileFileError, IncomparableProfiles) as error:
-        raise UsageError(str(error)) from error
-    return _report(ProfileOutcome(merged), Views.from_args(args), err)
 
 
 def after_run(
@@ -383,7 +230,7 @@ def after_run(
         views = Views(
             html=f"{stem}.html" if args.profile_dir else None, json=f"{stem}.profile.json" if args.profile_dir else None
         )
-        worst = max(worst, _report(outcome, views, err))
+        worst = max(worst, report(outcome, views, err))
         if outcome.interrupted:
             break
         if saved is not None and saved.run_id is not None and outcome.profile.runs:

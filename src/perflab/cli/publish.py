@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from perflab.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_verb, store_options
+from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, store_options
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

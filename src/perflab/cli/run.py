@@ -6,9 +6,20 @@ import argparse
 
 from rich.console import Console
 
-from perflab.cli import command_options
+from perflab.bench.loading import load_benchmark
 from perflab.cli import profile as profile_verb
-from perflab.cli.common import (
+from perflab.cli.support import command_options
+from perflab.cli.support.measuring import (
+    export_pyperf,
+    measure,
+    measure_metrics,
+    metric_names,
+    metric_option,
+    save_results,
+    save_run,
+    show_metrics,
+)
+from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
     EXIT_OK,
@@ -22,17 +33,6 @@ from perflab.cli.common import (
     timing_settings,
     write_outputs,
 )
-from perflab.cli.measuring import (
-    export_pyperf,
-    measure,
-    measure_metrics,
-    metric_names,
-    metric_option,
-    save_results,
-    save_run,
-    show_metrics,
-)
-from perflab.loading import load_benchmark
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from perflab.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
+from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
 
 TOKEN_VAR = "PERFLAB_TOKEN"
 

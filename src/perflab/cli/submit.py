@@ -13,11 +13,11 @@ from rich.console import Console
 from perflab import builtins, git
 from perflab.cli import compare
 from perflab.cli import run as run_verb
-from perflab.cli.common import EXIT_FAILURES, EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.cli.support.options import EXIT_FAILURES, EXIT_OK, UsageError, add_verb, db_path, say, store_options
 from perflab.option_types import seconds
 
 if TYPE_CHECKING:
-    from perflab.jobs.spec import JobSpec
+    from perflab.queue.job_spec import JobSpec
 
 POLL_SECONDS = 2.0
 
@@ -65,7 +65,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab.jobs import queue
+    from perflab.queue import tasks
 
     url = str(db_path(args, None))
     label = checked_label(args.label)
@@ -77,8 +77,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     for spec in specs:
         _check_options(spec)
     try:
-        job_ids = queue.submit(url, specs, label)
-    except queue.QueueError as error:
+        job_ids = tasks.submit(url, specs, label)
+    except tasks.QueueError as error:
         raise UsageError(str(error)) from None
     for job, spec in zip(job_ids, specs):
         say(err, f"job {job} queued for workers labelled {label}: {spec.title}")
@@ -87,12 +87,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
 def _wait(url: str, job_ids: list[int], timeout: float, err: Console) -> int:
     """Wait until every job has ended; say how each ended; EXIT_FAILURES unless all succeeded."""
-    from perflab.jobs import queue
+    from perflab.queue import tasks
 
     deadline = time.monotonic() + timeout
     while True:
-        rows = [row for row in queue.jobs(url) if row.id in job_ids]
-        if all(row.status in queue.ENDED for row in rows) or time.monotonic() > deadline:
+        rows = [row for row in tasks.jobs(url) if row.id in job_ids]
+        if all(row.status in tasks.ENDED for row in rows) or time.monotonic() > deadline:
             break
         time.sleep(POLL_SECONDS)
     for row in rows:
@@ -123,7 +123,7 @@ def checked_label(label: str) -> str:
 
 
 def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
-    from perflab.jobs.spec import JobSpec
+    from perflab.queue.job_spec import JobSpec
 
     path = Path(name)
     if not path.is_file():

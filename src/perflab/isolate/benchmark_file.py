@@ -77,7 +77,7 @@ def render(recording: Recording, name: str, inputs_file: str, suggestion: Sugges
         "from pathlib import Path",
         "",
         "import perflab",
-        "from perflab.comparators import resolve_comparator",
+        "from perflab.bench.comparators import resolve_comparator",
         "",
         "# The program's directory: its modules define the function and the classes of its arguments.",
         f"sys.path.insert(0, {s['program_path']!r})",

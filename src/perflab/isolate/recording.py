@@ -1,6 +1,6 @@
-"""Running a Python program once more with a recorder on one function (perflab.worker.call_recorder).
+"""Running a Python program once more with a recorder on one function (perflab.bench.worker.call_recorder).
 
-The program runs as ``python app.py ...`` would (through perflab.worker.program), its output and
+The program runs as ``python app.py ...`` would (through perflab.bench.worker.program), its output and
 exit status its own; the recorder writes NAME.pickle (the pickled calls) and NAME.json (what was
 seen, copied, refused, returned, and the time spent copying) next to the benchmark file to be.
 """
@@ -30,7 +30,7 @@ class Recording:
     function: str
     command: list[str]
     inputs: Path  # the pickled calls: a list of pickle bytes, each (args, kwargs)
-    summary: dict[str, Any]  # perflab.worker.call_recorder's account of the run
+    summary: dict[str, Any]  # perflab.bench.worker.call_recorder's account of the run
     exit_status: int
     wall_seconds: float  # the program's whole run, recorder included, as seen from here
 

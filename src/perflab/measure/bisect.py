@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from perflab import git
-from perflab.measure.compare import CompareError, Request, compare
+from perflab.measure.ab_test import CompareError, Request, compare
 from perflab.measure.runner import Listener
 from perflab.measure.settings import Settings
 from perflab.measure.worktrees import repository_root

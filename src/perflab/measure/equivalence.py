@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 
 from perflab.measure.launcher import JobOutcome
-from perflab.measure.side_by_side import side_by_side
+from perflab.measure.parallel_checks import side_by_side
 from perflab.measure.sides import Side
 from perflab.results.model import (
     EQUIVALENT,
@@ -54,7 +54,7 @@ def check_case(
     def reference_output() -> JobOutcome:
         return run(reference.job("output", case=case), reference, None)
 
-    # Checks run side by side (perflab.measure.side_by_side); the sides that cannot share the
+    # Checks run side by side (perflab.measure.parallel_checks); the sides that cannot share the
     # reference's process need its output first.
     done = side_by_side([*map(check_sharing, sharing), *([reference_output] if apart else [])])
     outcomes: dict[str, JobOutcome | str] = {side.name: outcome for side, outcome in zip(sharing, done)}

@@ -42,7 +42,7 @@ class JobOutcome:
 
 
 class Worker:
-    """A live ``python -m perflab.worker`` process that answers one request at a time.
+    """A live ``python -m perflab.bench.worker`` process that answers one request at a time.
 
     Every wait has a deadline of ``timeout`` seconds; a worker that misses it is killed (with its
     children) and the outcome says so. Standard error goes to a file, so a chatty benchmark can
@@ -56,7 +56,7 @@ class Worker:
         self._buffer = b""
         self._done = False
         self._process = subprocess.Popen(
-            [python, "-m", "perflab.worker"],
+            [python, "-m", "perflab.bench.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,

@@ -1,7 +1,7 @@
 """What command contenders report beside wall time, as estimates with 95% intervals.
 
 Each value of a command contender carries its processes' user and system CPU time, their peak
-RSS and, when declared, the inner-phase time the program printed (perflab.commands). Estimated
+RSS and, when declared, the inner-phase time the program printed (perflab.bench.commands). Estimated
 like times (cluster bootstrap, the process as the unit); the inner phase is also compared with
 the reference's, paired by round as wall times are, so that "parse only" and "whole program"
 speedups stand side by side.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.analysis import estimates as stats
-from perflab.commands import INNER, MAX_RSS, RSS_FLOOR, SYSTEM, USER
+from perflab.analysis import estimates
+from perflab.bench.commands import INNER, MAX_RSS, RSS_FLOOR, SYSTEM, USER
 from perflab.results.model import Cell, RunResult
 from perflab.results.quantities import Interval
 
@@ -44,7 +44,7 @@ def estimate(result: RunResult) -> list[CellMetrics]:
         if INNER in medians and cell is not reference:
             mine, theirs = _rounds(cell, INNER), _rounds(reference, INNER)
             if mine and theirs and all(v > 0 for values in (*mine.values(), *theirs.values()) for v in values):
-                inner_ratio = stats.compare_paired(theirs, mine).ratio
+                inner_ratio = estimates.compare_paired(theirs, mine).ratio
         floor = max((v for values in _processes(cell, RSS_FLOOR) for v in values), default=0.0)
         at_floor = MAX_RSS in medians and medians[MAX_RSS].value <= floor
         found.append(CellMetrics(cell.case, cell.contender, medians, inner_ratio, at_floor))
@@ -65,4 +65,4 @@ def _median(processes: list[list[float]]) -> Interval:
     if any(value <= 0 for values in processes for value in values):  # intervals are widened on a log scale
         values = sorted(value for values in processes for value in values)
         return Interval(values[len(values) // 2], values[0], values[-1])
-    return stats.estimate_cell(processes).median
+    return estimates.estimate_cell(processes).median

@@ -23,8 +23,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from perflab.analysis import estimates as stats
+from perflab.analysis import estimates
 from perflab.analysis.intervals import benjamini_hochberg
+from perflab.bench.spec import Benchmark
 from perflab.measure import metadata
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, Worker, run_job
@@ -43,7 +44,6 @@ from perflab.results.model import (
     ProcessRun,
     RunResult,
 )
-from perflab.spec import Benchmark
 
 CALIBRATION_ROUNDS = 1  # round 0 sizes the loop counts; its values are kept but not used
 
@@ -368,12 +368,14 @@ def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], floa
     others = [c for c in cells if c is not reference]
     if reference is None or not others:
         return {
-            (case, c.contender): stats.estimate_cell(c.process_values()).median.relative_half_width
+            (case, c.contender): estimates.estimate_cell(c.process_values()).median.relative_half_width
             for c in cells
             if c.process_values()
         }
     return {
-        (case, c.contender): stats.compare_paired(reference.round_values(), c.round_values()).ratio.relative_half_width
+        (case, c.contender): estimates.compare_paired(
+            reference.round_values(), c.round_values()
+        ).ratio.relative_half_width
         for c in others
     }
 
@@ -382,7 +384,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
     """Final estimates, comparisons with FDR-adjusted verdicts, and geometric means."""
     for cell in result.cells:
         if cell.process_values():
-            cell.estimates = stats.estimate_cell(cell.process_values())
+            cell.estimates = estimates.estimate_cell(cell.process_values())
     for case in {cell.case for cell in result.cells}:
         watched = _case_precisions(result, case)
         for cell in result.cells:
@@ -394,7 +396,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
         reference = result.cell(cell.case, result.reference)
         if cell is reference or not cell.measured_runs() or not reference.measured_runs():
             continue
-        comparison = stats.compare_paired(reference.round_values(), cell.round_values())
+        comparison = estimates.compare_paired(reference.round_values(), cell.round_values())
         if comparison.pairs:
             pending.append((cell, comparison))
     adjusted = benjamini_hochberg([comparison.p_value for _, comparison in pending])
@@ -406,12 +408,12 @@ def _finish(result: RunResult, settings: Settings) -> None:
                 result.reference,
                 comparison,
                 p_adjusted,
-                stats.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
+                estimates.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
                 valid=result.equivalent(cell.case, cell.contender),
                 caution=caution(result.cell(cell.case, result.reference), cell, comparison.ratio.value),
             )
         )
     for contender in {c.contender for c in result.comparisons}:
-        result.geometric_means[contender] = stats.geometric_mean(
+        result.geometric_means[contender] = estimates.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender]
         )

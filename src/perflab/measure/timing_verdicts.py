@@ -1,6 +1,6 @@
 """What the checks made beside the timed values mean for a run's verdicts (parent side).
 
-The timing workers report, per process (perflab.worker.timing_checks): whether the input changed
+The timing workers report, per process (perflab.bench.worker.timing_checks): whether the input changed
 during the timed calls, whether the output after them still matched the reference's, the
 process's first call on a fresh copy and the harness's floor. Here a changed input or a wrong
 late output becomes the cell's equivalence status (so its speedup is invalid wherever verdicts

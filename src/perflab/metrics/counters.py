@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.metrics.common import MetricUnavailable, Target, loops_for, require, run_counted_worker, warmups_for
+from perflab.metrics.count_jobs import MetricUnavailable, Target, loops_for, require, run_counted_worker, warmups_for
 
 EVENTS = ("cycles", "instructions", "branch-misses", "cache-misses", "context-switches", "page-faults")
 HARDWARE = ("cycles", "instructions", "branch-misses", "cache-misses")

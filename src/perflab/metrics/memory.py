@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.metrics.common import Target, loops_for, run_counted_worker
+from perflab.metrics.count_jobs import Target, loops_for, run_counted_worker
 
 # tracemalloc slows calls a few times; ~0.1 s of native calls keeps each worker to a second or so.
 NATIVE_SECONDS = 0.1

@@ -23,11 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.commands import CommandSetup
+from perflab.bench.commands import CommandSetup
+from perflab.bench.spec import Benchmark
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
 from perflab.profile.settings import DEFAULT_SAMPLES
-from perflab.spec import Benchmark
 
 CALL_GRAPHS = ("dwarf", "fp")
 DEFAULT_RATE = 999  # Hz: an odd rate, so that sampling does not beat with periodic work

@@ -27,7 +27,7 @@ MEASURED_REGION = "measured_region"
 # frames were not collected.
 OPERATION_SELF = "[measured_region]"
 # Where measured_region is defined; profiles saved before the worker became a package name the old file.
-_WORKER_FILES = (os.path.join("perflab", "worker", "jobs.py"), os.path.join("perflab", "worker.py"))
+_WORKER_FILES = (os.path.join("perflab", "bench", "worker", "jobs.py"), os.path.join("perflab", "worker.py"))
 # perflab's own frames that a pyperf script's benchmark runs under (its Runner-compatible recorder):
 # harness, not operation, like the worker's loop.
 _RECORDER_FILE = os.path.join("perflab", "pyperf_script.py")

@@ -2,7 +2,7 @@
 running process (``perflab profile --pid N``), sampled by py-spy into perflab's profile model.
 
 A Python program (the command starts with a Python interpreter) is started through
-perflab.worker.program, which waits until py-spy is attached: its first milliseconds are profiled,
+perflab.bench.worker.program, which waits until py-spy is attached: its first milliseconds are profiled,
 and if py-spy cannot attach (no ptrace permission) nothing of it has run yet, so it is started again
 under the in-process sampler. Stacks are trimmed to what runs below the launcher's ``run_program``
 (other threads are kept whole). Any other command is started as it is and py-spy attaches to it
@@ -43,8 +43,8 @@ from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_
 from perflab.profile.session import ProfileOutcome
 from perflab.profile.settings import AUTO, DEFAULT_RATE, INPROCESS, INPROCESS_DESCRIPTION, NATIVE, PY_SPY, SHARED
 
-LAUNCHER = "perflab.worker.program"
-_LAUNCHER_FILE = os.path.join("perflab", "worker", "program.py")
+LAUNCHER = "perflab.bench.worker.program"
+_LAUNCHER_FILE = os.path.join("perflab", "bench", "worker", "program.py")
 _PROGRAM_REGION = "run_program"
 _RUNPY_FILES = ("runpy.py", "<frozen runpy>")
 _PYTHON_NAME = re.compile(r"^(python|pypy)[0-9.]*[dt]?(\.exe)?$")

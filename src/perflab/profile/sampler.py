@@ -5,7 +5,7 @@ unmodified, and with ``--native`` it unwinds C frames too (``encoder_call (_json
 driven as a subprocess: ``py-spy record --pid PID --format raw`` until perflab interrupts it
 (SIGINT makes it write its folded stacks). When it cannot attach (no ptrace permission, as in
 containers without SYS_PTRACE) or is missing, ``inprocess`` describes the fallback: a timer signal
-inside the worker (perflab.worker.inprocess_sampler), Python frames only.
+inside the worker (perflab.bench.worker.inprocess_sampler), Python frames only.
 """
 
 from __future__ import annotations

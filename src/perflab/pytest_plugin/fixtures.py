@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from perflab.pytest_plugin.fixture import BenchmarkFixture
+    from perflab.pytest_plugin.benchmark_api import BenchmarkFixture
 
 # The name the plugin registers the session under (perflab.pytest_plugin.plugin), where the fixture finds it.
 SESSION_PLUGIN = "perflab-benchmark-session"

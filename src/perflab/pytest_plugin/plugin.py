@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from perflab.option_types import percentage, seconds
-from perflab.pytest_plugin.common import xdist_worker
+from perflab.pytest_plugin.environment import xdist_worker
 
 PYTEST_BENCHMARK_PLUGIN = "benchmark"  # pytest-benchmark's entry point name
 PYTEST_BENCHMARK_SESSION = "pytest-benchmark"  # the session object it registers in pytest_configure

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from perflab import __version__
-from perflab.analysis import estimates as stats
-from perflab.pytest_plugin.fixture import Record, ValueStats
+from perflab.analysis import estimates
+from perflab.pytest_plugin.benchmark_api import Record, ValueStats
 from perflab.pytest_plugin.sampling import blocks_of
 from perflab.results.model import EQUIVALENT, REFERENCE, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
 
@@ -64,16 +64,16 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                 )
                 for index, block in enumerate(blocks_of(measured.values))
             ]
-            estimates = measured.estimates
+            cell_estimates = measured.estimates
             result.cells.append(
                 Cell(
                     record.name,
                     measured.contender,
                     runs,
                     measured.loops,
-                    estimates=estimates,
+                    estimates=cell_estimates,
                     target_reached=bool(
-                        estimates and estimates.median.relative_half_width <= record.options["precision"]
+                        cell_estimates and cell_estimates.median.relative_half_width <= record.options["precision"]
                     ),
                 )
             )
@@ -170,14 +170,14 @@ def pytest_benchmark_json(records: list[Record], metadata: dict[str, Any]) -> di
     }
 
 
-def _perflab_fields(estimates: stats.CellEstimates | None, outcome) -> dict[str, Any]:
+def _perflab_fields(cell_estimates: estimates.CellEstimates | None, outcome) -> dict[str, Any]:
     fields: dict[str, Any] = {"timing": "in-process"}
-    if estimates is not None:
+    if cell_estimates is not None:
         fields.update(
-            median=_interval(estimates.median),
-            mean=_interval(estimates.mean),
-            blocks=estimates.processes,
-            outlier_values=estimates.outlier_values,
+            median=_interval(cell_estimates.median),
+            mean=_interval(cell_estimates.mean),
+            blocks=cell_estimates.processes,
+            outlier_values=cell_estimates.outlier_values,
         )
     if outcome is not None and outcome.comparison is not None:
         fields.update(
@@ -186,7 +186,7 @@ def _perflab_fields(estimates: stats.CellEstimates | None, outcome) -> dict[str,
     return fields
 
 
-def _interval(interval: stats.Interval) -> dict[str, float | None]:
+def _interval(interval: estimates.Interval) -> dict[str, float | None]:
     return {
         key: value if value == value and abs(value) != float("inf") else None
         for key, value in (("value", interval.value), ("low", interval.low), ("high", interval.high))
@@ -218,12 +218,12 @@ def summary_lines(records: list[Record]) -> list[str]:
     for record in records:
         compared = {outcome.name: outcome for outcome in record.comparisons}
         for measured in record.contenders:
-            estimates = measured.estimates
+            cell_estimates = measured.estimates
             label = record.name if len(record.contenders) == 1 else f"{record.name} [{measured.contender}]"
-            if estimates is None:
+            if cell_estimates is None:
                 lines.append(f"{label}: not timed")
                 continue
-            median = estimates.median
+            median = cell_estimates.median
             interval = (
                 f"[{format_time(median.low)}, {format_time(median.high)}]"
                 if median.low > 0 and median.high < float("inf")
@@ -231,7 +231,7 @@ def summary_lines(records: list[Record]) -> list[str]:
             )
             line = (
                 f"{label}: {format_time(median.value)} per call, 95% CI {interval}, "
-                f"{estimates.values} values x {measured.loops} calls, {estimates.outlier_values} outliers (kept)"
+                f"{cell_estimates.values} values x {measured.loops} calls, {cell_estimates.outlier_values} outliers (kept)"
             )
             outcome = compared.get(measured.contender)
             if outcome is not None and outcome.comparison is not None:

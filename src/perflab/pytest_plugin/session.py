@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from perflab.pytest_plugin.common import option, warn, xdist_worker
+from perflab.pytest_plugin.environment import option, warn, xdist_worker
 
 if TYPE_CHECKING:  # numpy and scipy come in with the first benchmark, not with every pytest run
-    from perflab.pytest_plugin.fixture import BenchmarkFixture, Record
+    from perflab.pytest_plugin.benchmark_api import BenchmarkFixture, Record
 
 # @pytest.mark.benchmark keywords: pytest-benchmark's, and perflab's own (precision, value_time).
 # Those pytest-benchmark tunes its own calibration with have no meaning here and are accepted as
@@ -46,7 +46,7 @@ class BenchmarkSession:
             raise pytest.UsageError("--benchmark-only and --benchmark-disable contradict each other")
 
     def fixture_for(self, node: Any, keywords: dict[str, Any]) -> BenchmarkFixture:
-        from perflab.pytest_plugin.fixture import BenchmarkFixture
+        from perflab.pytest_plugin.benchmark_api import BenchmarkFixture
         from perflab.pytest_plugin.sampling import SamplingSettings
 
         unknown = sorted(set(keywords) - KEYWORDS)

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 from perflab.results.quantities import CellEstimates, Comparison, Interval
-from perflab.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 
 SCHEMA = "perflab.results/2"
 # Version 2 added the statuses "mutates input" and "shares output" (a reader of version 1 that
@@ -36,12 +36,12 @@ class ProcessRun:
     values: list[float]
     error: str | None = None
     calibration: bool = False
-    # Checked after the values, outside the timed region (perflab.worker.integrity); None: not checked.
+    # Checked after the values, outside the timed region (perflab.bench.worker.integrity); None: not checked.
     input_changed: str | None = None  # how the worker's input differed after its timed calls
     output_wrong: str | None = None  # how the last timed call's output differed from the reference's
     floor: float | None = None  # s/call of the harness's loop around an empty call (perflab.floor)
     first_call: float | None = None  # s of the first call of the process, on a fresh copy of the input
-    # Per value, beside it (perflab.commands): a command's user/system CPU s, peak RSS, inner phase s.
+    # Per value, beside it (perflab.bench.commands): a command's user/system CPU s, peak RSS, inner phase s.
     extra: dict[str, list[float]] = field(default_factory=dict)
 
 

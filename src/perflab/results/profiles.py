@@ -10,8 +10,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from perflab.profile.comparison import CaseProfiles
 from perflab.profile.model import Profile
+from perflab.profile.side_profiles import CaseProfiles
 from perflab.results.model import RunResult
 from perflab.results.store import Store
 

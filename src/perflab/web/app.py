@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from perflab.results.store import ChangeMark, Store, StoreError
 from perflab.web import pages
 from perflab.web.catalog import Catalog, Filters, all_changes
-from perflab.web.comparison import ComparisonError, compare_runs
+from perflab.web.run_pair import ComparisonError, compare_runs
 from perflab.web.site import Links, change_entries, comparison_payload, run_payload, series_payload
 
 COOKIE = "perflab_token"

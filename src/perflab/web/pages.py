@@ -14,7 +14,7 @@ from perflab.render.html import report as report_html
 from perflab.render.html.flamegraph import page_data, viewer_markup
 from perflab.results.store import Store
 from perflab.web.catalog import ChangePoint, Filters, Series, all_changes, iso_time
-from perflab.web.comparison import RunComparison
+from perflab.web.run_pair import RunComparison
 from perflab.web.site import (
     Links,
     cell_id,

@@ -22,7 +22,7 @@ from pathlib import Path
 from perflab.results.store import Store
 from perflab.web import pages
 from perflab.web.catalog import Catalog, Filters, all_changes
-from perflab.web.comparison import compare_runs
+from perflab.web.run_pair import compare_runs
 from perflab.web.site import Links, cell_id, change_entries, series_payload
 
 MARKER = ".perflab-site"

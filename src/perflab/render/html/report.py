@@ -23,9 +23,9 @@ from importlib import resources
 import numpy as np
 
 from perflab import __version__
-from perflab.profile.comparison import CaseProfiles
 from perflab.profile.diff import ProfileDiff
 from perflab.profile.frames import parse_frame
+from perflab.profile.side_profiles import CaseProfiles
 from perflab.render.html import flamegraph
 from perflab.render.html.flamegraph import script_json
 from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, NOT_EQUIVALENT, RunResult

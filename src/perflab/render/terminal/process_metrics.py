@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from perflab.commands import INNER, MAX_RSS, SYSTEM, USER
+from perflab.bench.commands import INNER, MAX_RSS, SYSTEM, USER
 from perflab.results.model import RunResult
 from perflab.results.quantities import Interval
 from perflab.units import format_speedup_interval, format_time

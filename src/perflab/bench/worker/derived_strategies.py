@@ -1,0 +1,150 @@
+"""Generated inputs shaped like the declared cases, for benchmarks without ``@bench.strategy``.
+
+The JSON-like default fits JSON encoders and little else: a median of a list of floats gets
+dicts and strings, the reference raises, and most generated inputs are thrown away (seen: 1,464
+outside the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy:
+its type, nesting, element types and sizes (a list of floats gives lists of floats, a str gives
+text, bytes give binary, a dict with a few str keys gives dicts with those keys). Sizes are
+capped so that generated inputs stay quick to check. One input in ten is made invalid on
+purpose (None, or a container holding an element of a foreign type), so that the error
+behaviour of perflab.bench.worker.integrity is exercised.
+
+Standard library only at import time; ``st`` is hypothesis.strategies, passed in by perflab.bench.worker.fuzz.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+_MAX_SIZE = 50  # items of a generated container
+_MAX_TEXT = 200  # characters or bytes of a generated str or bytes
+_SAMPLE = 200  # items of a declared container looked at for its element types
+_FIXED_KEYS = 20  # dicts with at most this many str keys keep them (records)
+_INVALID_ONE_IN = 10  # one generated input in this many is invalid on purpose
+
+
+@dataclass
+class Derived:
+    strategy: Any
+    description: str  # e.g. "list of float (up to 50 items), 1 in 10 made invalid"
+
+
+class _Unsupported(Exception):
+    """A value of a type this module cannot generate."""
+
+
+def from_values(st: Any, values: list[Any]) -> Derived | None:
+    """A strategy of inputs shaped like ``values`` (the declared cases' inputs), or None when one
+    of them holds a type that cannot be generated (the caller falls back to its default)."""
+    if not values:
+        return None
+    try:
+        valid = _one_of(st, [_shape(st, value) for value in values])
+    except _Unsupported:
+        return None
+    invalid = st.one_of(st.none(), *[_invalid(st, value) for value in values if isinstance(value, (list, tuple))])
+    strategy = st.integers(0, _INVALID_ONE_IN - 1).flatmap(lambda draw: invalid if draw == 0 else valid)
+    names = sorted({_describe(value) for value in values})
+    return Derived(strategy, f"{' | '.join(names)} (up to {_MAX_SIZE} items), 1 in {_INVALID_ONE_IN} made invalid")
+
+
+def _shape(st: Any, value: Any) -> Any:
+    if value is None:
+        return st.none()
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(value, int):
+        return _integers(st, [value])
+    if isinstance(value, float):
+        return _floats(st, [value])
+    if isinstance(value, str):
+        return st.text(max_size=min(_MAX_TEXT, max(len(value), 1)))
+    if isinstance(value, bytes):
+        return st.binary(max_size=min(_MAX_TEXT, max(len(value), 1)))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = _in_stable_order(value)[:_SAMPLE]
+        elements = _elements(st, items) if items else st.none()
+        size = min(_MAX_SIZE, max(len(value), 1))
+        if isinstance(value, set):
+            return st.sets(elements, max_size=size)
+        if isinstance(value, frozenset):
+            return st.frozensets(elements, max_size=size)
+        made = st.lists(elements, max_size=size)
+        return made.map(tuple) if isinstance(value, tuple) else made
+    if isinstance(value, dict):
+        keys = list(value)[:_SAMPLE]
+        if len(value) <= _FIXED_KEYS and all(isinstance(key, str) for key in keys):
+            return st.fixed_dictionaries({key: _shape(st, value[key]) for key in keys})
+        return st.dictionaries(
+            _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
+        )
+    raise _Unsupported(type(value).__name__)
+
+
+def _elements(st: Any, items: list[Any]) -> Any:
+    """One strategy for the elements of a container: numbers and text merged by type (their
+    ranges from all samples), containers by their first few samples of each type."""
+    by_type: dict[type, list[Any]] = {}
+    for item in items:
+        by_type.setdefault(type(item), []).append(item)
+    strategies = []
+    for kind, samples in by_type.items():
+        if kind is float:
+            strategies.append(_floats(st, samples))
+        elif kind is int:
+            strategies.append(_integers(st, samples))
+        else:
+            strategies.append(_one_of(st, [_shape(st, sample) for sample in samples[:3]]))
+    return _one_of(st, strategies)
+
+
+def _floats(st: Any, samples: list[float]) -> Any:
+    nan = any(math.isnan(x) for x in samples)
+    infinite = any(math.isinf(x) for x in samples)
+    return st.floats(allow_nan=nan, allow_infinity=infinite)
+
+
+def _integers(st: Any, samples: list[int]) -> Any:
+    """Integers of the samples' magnitude, negatives included: an int may be a size or a count,
+    and the reference's time grows with it (divisors of 2**62 never finish)."""
+    bound = 2 * max(abs(x) for x in samples) + 10
+    return st.integers(-bound, bound)
+
+
+def _invalid(st: Any, value: list | tuple) -> Any:
+    """Containers like ``value`` with one element of a foreign type inserted: None where the items
+    are never None, "?" where they are never str."""
+    items = list(value)[:_SAMPLE]
+    foreign = ([] if any(item is None for item in items) else [st.none()]) + (
+        [] if any(isinstance(item, str) for item in items) else [st.just("?")]
+    )
+    if not foreign:
+        return st.none()
+    elements = _elements(st, items) if items else st.none()
+    made = st.tuples(st.lists(elements, max_size=_MAX_SIZE), st.one_of(*foreign), st.integers(0, _MAX_SIZE)).map(
+        lambda parts: parts[0][: parts[2]] + [parts[1]] + parts[0][parts[2] :]
+    )
+    return made.map(tuple) if isinstance(value, tuple) else made
+
+
+def _in_stable_order(value: list | tuple | set | frozenset) -> list[Any]:
+    """The items of ``value``; a set's in an order that does not depend on PYTHONHASHSEED, so that
+    the same seed generates the same inputs in every worker (equivalence runs two hash seeds)."""
+    if not isinstance(value, (set, frozenset)):
+        return list(value)
+    return sorted(value, key=lambda item: (type(item).__name__, repr(item)))
+
+
+def _one_of(st: Any, strategies: list[Any]) -> Any:
+    return strategies[0] if len(strategies) == 1 else st.one_of(*strategies)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        kinds = sorted({type(item).__name__ for item in _in_stable_order(value)[:_SAMPLE]})
+        return f"{type(value).__name__} of {'/'.join(kinds) or 'nothing'}"
+    if isinstance(value, dict):
+        return f"dict of {len(value)} keys" if len(value) <= _FIXED_KEYS else "dict"
+    return type(value).__name__

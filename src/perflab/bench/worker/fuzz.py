@@ -1,0 +1,650 @@
+"""Equivalence fuzzing, inside the worker: generated inputs and stateful call patterns.
+
+The declared cases check one call on a few inputs. A broken optimization often passes that: a
+cache keyed by ``id()`` answers correctly the first time, a float formatter differs only on NaN.
+This module runs in the worker process where the benchmark is loaded and compares the
+contender's output with the reference's, through the benchmark's comparator, in two phases:
+
+1. **Generated inputs** (Hypothesis): the benchmark's ``@bench.strategy`` or a default of JSON-like
+   values, for a bounded number of examples with a fixed seed; the first difference is shrunk to
+   a smallest counterexample. Every object handed to the contender stays alive for the whole job,
+   so ids are never reused here (that is pattern "id-reuse"'s job) and a counterexample does not
+   depend on which objects happened to be freed. A difference that a freshly set-up contender
+   does not reproduce is reported as pattern "state".
+2. **Stateful patterns**, on the declared case inputs and a few generated ones:
+   - "in-turn": each input once, one after the other (the declared-case check runs each case
+     in a fresh process; here they share one).
+   - "mutated": one object is called, mutated in place (an item replaced, one added, one
+     removed), and called again after each change. Only for dict and list inputs, which this
+     module knows how to mutate; for other inputs the pattern is skipped, with a note.
+   - "interleaved": x, y, x, y, x, y on the same two objects.
+   - "id-reuse": fresh equal copies of x and of a variant x' of x (same type and size, one item
+     changed) created and dropped in turn (x, x', x', x, twice), so that CPython hands their ids
+     out again: a cache keyed by id() answers with another object's output. Runs last because
+     it is the only pattern that frees what the contender saw.
+
+Each call gets its own copy of the input, so what one call does to its argument cannot reach
+the other; after a call on a fresh copy, the contender's input must have ended as the
+reference's did (perflab.bench.worker.integrity), else the verdict is "mutates input". An input on which the
+reference raises is outside the operation's domain: the contender must raise a related exception
+there too (or any, or nothing is asked, by the benchmark's ``errors``). Benchmarks that mutate
+their input on purpose skip "mutated" and "interleaved", which call one object repeatedly.
+Without a ``@bench.strategy``, inputs are derived from the declared cases' values
+(perflab.bench.worker.derived_strategies), a few of them invalid on purpose.
+
+Standard library only at import time: Hypothesis is imported when generated inputs are asked
+for, and its absence is a note, not a failure (workers may run under another interpreter).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perflab.bench.comparators import Comparator, ExactComparator
+from perflab.bench.worker import derived_strategies, integrity
+
+PATTERNS = {
+    "in-turn": "each input called once, in turn, in one process",
+    "mutated": "same object mutated between calls",
+    "interleaved": "calls interleaved with different inputs",
+    "id-reuse": "equal copies created and dropped in turn (ids reused)",
+    "state": "state kept between calls (generated inputs)",  # a fresh set-up agrees
+}
+STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
+_REPR_LIMIT = 300  # characters of an input shown in a counterexample
+_STATEFUL_GENERATED = 4  # generated inputs added to the declared ones for the stateful patterns
+_INTERLEAVED_PAIRS = 3
+_PATTERN_INPUTS = 6  # inputs the mutated, interleaved and id-reuse patterns call repeatedly
+_QUICK_CHECK = 0.05  # seconds: inputs slower to check than this are left to "in-turn"
+_ID_REUSE_ROUNDS = 2
+
+
+class FuzzError(Exception):
+    """Fuzzing cannot proceed (e.g. the benchmark's strategy raised); ``kind`` names the culprit."""
+
+    def __init__(self, kind: str, message: str):
+        self.kind = kind
+        super().__init__(message)
+
+
+@dataclass
+class Report:
+    """What the worker sends back as its "fuzz" event."""
+
+    equivalent: bool = True
+    difference: str | None = None
+    counterexample: str | None = None
+    pattern: str | None = None  # None: a generated input; else a key of PATTERNS
+    examples_run: int = 0  # generated inputs compared (inside the reference's domain)
+    outside_domain: int = 0  # generated inputs on which the reference raised
+    status: str | None = None  # with equivalent=False: "mutates input", else not equivalent
+    calls: int = 0  # contender calls made by the stateful patterns
+    notes: list[str] = field(default_factory=list)
+
+    def to_event(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Different(Exception):
+    """Raised inside the Hypothesis test so that it shrinks the input."""
+
+
+class _OutsideDomain(Exception):
+    """The reference raised on this input (and the contender's behaviour there was acceptable)."""
+
+
+class _ErrorBehaviour(Exception):
+    """The reference raised on this input and the contender did not fail alike."""
+
+
+def run(
+    comparator: Comparator,
+    reference: Callable[[Any], Any],
+    build_contender: Callable[[], Callable],
+    rebuildable: bool,
+    declared: dict[str, Any],
+    strategy: Callable[[Any], Any] | None,
+    examples: int,
+    seed: int,
+    path: str,
+    patterns: list[str] | None = None,
+    mutates_input: bool = False,
+    errors: str = integrity.ERRORS_SAME,
+) -> Report:
+    """Fuzz the contender against the reference; the first difference found ends the job.
+
+    ``build_contender`` sets the contender up (again, when ``rebuildable``); ``declared`` maps case
+    names to their inputs; ``strategy`` is the benchmark's ``@bench.strategy`` function, if any;
+    ``examples`` = 0 skips generated inputs; ``patterns``: the stateful patterns to run (default
+    all of STATEFUL_PATTERNS), e.g. one at a time to see which of them catch a contender.
+    ``mutates_input`` and ``errors``: the benchmark's declarations (perflab.bench.spec).
+    """
+    selected = STATEFUL_PATTERNS if patterns is None else patterns
+    fuzzer = _Fuzzer(comparator, reference, build_contender, rebuildable, path, mutates_input, errors)
+    fuzzer.declared = declared
+    repeating = [name for name in ("mutated", "interleaved") if name in selected]
+    if mutates_input and repeating:  # they call one object repeatedly: it changes by design
+        selected = [name for name in selected if name not in repeating]
+        fuzzer.note(f"patterns {' and '.join(repeating)} skipped: the benchmark declares mutates_input=True")
+    inputs = [(f"case {name}", value) for name, value in declared.items()]
+    generated: list[Any] = []
+    if examples > 0:
+        finding = fuzzer.generated_inputs(strategy, examples, seed, generated)
+        if finding:
+            return finding
+    inputs += [(f"generated #{n}", value) for n, value in enumerate(_pick_generated(generated), 1)]
+    finding = fuzzer.in_turn(inputs, report="in-turn" in selected)  # also times each input's check
+    if finding:
+        return finding
+    quickest = fuzzer.quickest(inputs)
+    for name, pattern in (
+        ("mutated", fuzzer.mutated),
+        ("interleaved", fuzzer.interleaved),
+        ("id-reuse", fuzzer.id_reuse),
+    ):
+        finding = pattern(quickest) if name in selected else None
+        if finding:
+            return finding
+    return fuzzer.report
+
+
+class _Fuzzer:
+    def __init__(
+        self,
+        comparator: Comparator,
+        reference: Callable,
+        build_contender: Callable,
+        rebuildable: bool,
+        path: str,
+        mutates_input: bool,
+        errors: str,
+    ):
+        self.comparator, self.reference, self.path = comparator, reference, path
+        self.mutates_input, self.errors = mutates_input, errors
+        self.declared: dict[str, Any] = {}  # case name -> input: what derived strategies start from
+        self.build_contender, self.rebuildable = build_contender, rebuildable
+        self.contender = build_contender()
+        self.report = Report()
+        self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
+        self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
+
+    # --- the primitives: one reference output, one contender call compared with it ----------
+
+    def keep(self, value: Any) -> Any:
+        self.alive.append(value)
+        return value
+
+    def expected(self, value: Any) -> Any:
+        """The reference's output on a copy of ``value``; _OutsideDomain if it raises."""
+        return self._reference_call(value)[0]
+
+    def _reference_call(self, value: Any) -> tuple[Any, Any]:
+        """(output, its input after the call) of the reference on a copy of ``value``."""
+        argument = self.keep(fresh_copy(value))
+        try:
+            return self.reference(argument), argument
+        except Exception as error:
+            raise _OutsideDomain(f"{type(error).__name__}: {error}") from error
+
+    def check_fresh(self, value: Any, contender: Callable | None = None) -> tuple[str | None, str | None]:
+        """(status, difference) of the contender against the reference, each on its own fresh copy
+        of ``value`` (None, None when they agree). Raises _OutsideDomain where the reference
+        raises and the contender fails acceptably, _ErrorBehaviour where it does not."""
+        try:
+            expected, reference_input = self._reference_call(value)
+        except _OutsideDomain as outside:
+            if outside.__cause__ is not None:  # the reference's own exception
+                self._check_error_behaviour(outside.__cause__, value, contender)
+            raise
+        argument = self.keep(fresh_copy(value))
+        difference = self.difference(expected, argument, contender)
+        if difference:
+            return None, difference
+        mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
+        return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
+
+    def _check_error_behaviour(self, reference_error: BaseException, value: Any, contender: Callable | None) -> None:
+        if self.errors == integrity.ERRORS_IGNORE:
+            return
+        try:
+            (contender or self.contender)(self.keep(fresh_copy(value)))
+            raised = None
+        except Exception as error:
+            raised = error
+        difference = integrity.error_difference(reference_error, raised, self.errors)
+        if difference:
+            raise _ErrorBehaviour(difference)
+
+    def difference(self, expected: Any, argument: Any, contender: Callable | None = None) -> str | None:
+        """How the contender's output on ``argument`` differs from ``expected``, or None."""
+        try:
+            actual = (contender or self.contender)(argument)
+        except Exception as error:
+            return f"the contender raised {type(error).__name__}: {error} (the reference returned a value)"
+        try:
+            outcome = self.comparator.check(expected, actual)
+        except Exception as error:  # a user comparator choking on a malformed output
+            return f"comparator {self.comparator.name!r} raised {type(error).__name__}: {error}"
+        return None if outcome.equivalent else outcome.difference
+
+    def found(self, difference: str, counterexample: str, pattern: str | None, status: str | None = None) -> Report:
+        self.report.equivalent, self.report.status = False, status
+        self.report.difference, self.report.counterexample, self.report.pattern = (difference, counterexample, pattern)
+        return self.report
+
+    def note(self, text: str) -> None:
+        self.report.notes.append(text)
+
+    # --- phase 1: generated inputs -------------------------------------------------------------
+
+    def generated_inputs(
+        self, strategy_function: Callable | None, examples: int, seed: int, accepted: list[Any]
+    ) -> Report | None:
+        try:
+            import hypothesis
+            from hypothesis import strategies as st
+        except ImportError:
+            self.note(f"generated inputs skipped: hypothesis not installed for {sys.executable}")
+            return None
+        # Hypothesis caches (e.g. Unicode tables) in ./.hypothesis by default: not in the user's project.
+        hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
+        strategy = self._strategy(st, strategy_function)
+        failures: list[tuple[Any, str, str]] = []
+        rejections: list[str] = []
+        strategy_errors: list[str] = []
+
+        @hypothesis.settings(
+            max_examples=examples,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(hypothesis.HealthCheck),
+            phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate, hypothesis.Phase.shrink],
+            report_multiple_bugs=False,
+            verbosity=hypothesis.Verbosity.quiet,
+            print_blob=False,
+        )
+        @hypothesis.seed(seed)
+        @hypothesis.given(st.data())
+        def same_output(data):
+            try:
+                value = data.draw(strategy)
+            except hypothesis.errors.HypothesisException:
+                raise
+            except Exception as error:
+                strategy_errors.append(f"{type(error).__name__}: {error}")
+                raise
+            self.keep(value)
+            try:
+                status, difference = self.check_fresh(value)
+            except _OutsideDomain as error:
+                rejections.append(str(error))
+                hypothesis.reject()
+            except _ErrorBehaviour as error:
+                failures.append((value, str(error), None))
+                raise _Different(str(error)) from None
+            self.report.examples_run += 1
+            accepted.append(value)
+            if difference:
+                failures.append((value, difference, status))
+                raise _Different(difference)
+
+        try:
+            same_output()
+        except Exception as error:
+            if strategy_errors or not (failures or isinstance(error, hypothesis.errors.Unsatisfiable)):
+                # e.g. a function inside st.builds raised, or InvalidArgument for bad bounds
+                detail = strategy_errors[-1] if strategy_errors else f"{type(error).__name__}: {error}"
+                raise FuzzError(
+                    "strategy", _one_line(f"{self.path}: the input strategy raised while generating: {detail}")
+                ) from None
+            if isinstance(error, hypothesis.errors.Unsatisfiable):
+                self.note(
+                    f"generated inputs skipped: the reference raised on every one of them "
+                    f"(e.g. {rejections[0] if rejections else '?'}); declare inputs with "
+                    "@bench.strategy or opt out with Benchmark(..., fuzz=False)"
+                )
+                return None
+            value, difference, status = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
+            if isinstance(error, hypothesis.errors.Flaky):
+                return self.found(
+                    f"{difference} (not reproducible on its own: depends on earlier calls)",
+                    _short(value),
+                    "state",
+                    status,
+                )
+            return self.found(difference, _short(value), self._state_or_none(value), status)
+        self.report.outside_domain = len(rejections)
+        total = self.report.examples_run + len(rejections)
+        if rejections:
+            self.note(
+                f"{self.report.examples_run} of {total} generated inputs were inside the reference's "
+                f"domain; {len(rejections)} made it raise (e.g. {rejections[0]})"
+                + (", and the contender failed alike" if self.errors != integrity.ERRORS_IGNORE else "")
+            )
+        if total and self.report.examples_run < total / 2:
+            self.note(
+                f"warning: under half of the generated inputs ({self.report.examples_run}/{total}) were "
+                "inside the reference's domain; declare inputs that fit the operation with @bench.strategy"
+            )
+        return None
+
+    def _strategy(self, st: Any, strategy_function: Callable | None) -> Any:
+        if strategy_function is None:
+            values = list(self.declared.values())
+            derived = derived_strategies.from_values(st, values)
+            if derived is not None:
+                self.note(f"generated inputs derived from the declared cases: {derived.description}")
+                if not any(isinstance(value, dict) for value in values):
+                    return derived.strategy
+                # Documents (dicts) keep the JSON-like default beside their derived shape: fixed keys
+                # alone would never try other keys or nesting.
+                self.note("and JSON-like values (the declared cases are documents)")
+                return derived.strategy | json_values(st, allow_nan=isinstance(self.comparator, ExactComparator))
+            # NaN and infinities only where the comparator is known to treat NaN as equal to
+            # itself (exact); they are not JSON values, and a user comparator using == would
+            # call the reference different from itself.
+            allow_nan = isinstance(self.comparator, ExactComparator)
+            if not allow_nan:
+                self.note("default strategy: JSON-like values without NaN or infinities")
+            return json_values(st, allow_nan=allow_nan)
+        name = getattr(strategy_function, "__name__", "strategy")
+        try:
+            strategy = strategy_function(st)
+        except Exception as error:
+            raise FuzzError(
+                "strategy", _one_line(f"{self.path}: strategy {name!r} raised {type(error).__name__}: {error}")
+            ) from None
+        if not isinstance(strategy, st.SearchStrategy):
+            raise FuzzError(
+                "strategy",
+                f"{self.path}: strategy {name!r} returned {type(strategy).__name__}, expected a Hypothesis strategy",
+            )
+        return strategy
+
+    def _state_or_none(self, value: Any) -> str | None:
+        """ "state" when a freshly set-up contender gives the reference's output on ``value``."""
+        if not self.rebuildable:
+            return None
+        try:
+            fresh = self.build_contender()
+            agrees = self.check_fresh(value, fresh)[1] is None
+        except Exception:
+            return None
+        return "state" if agrees else None
+
+    # --- phase 2: stateful patterns --------------------------------------------------------------
+
+    def in_turn(self, inputs: list[tuple[str, Any]], report: bool = True) -> Report | None:
+        """Each input once, one after the other: a cache or state that mixes inputs up shows here.
+        Always run, because it times each input's check; ``report=False`` ignores differences."""
+        for position, (label, value) in enumerate(inputs):
+            started = time.perf_counter()
+            try:
+                status, difference = self.check_fresh(value)
+            except _OutsideDomain:
+                continue
+            except _ErrorBehaviour as error:
+                status, difference = None, str(error)
+            self.report.calls += 1
+            self.check_seconds[position] = time.perf_counter() - started
+            if difference and report:
+                return self.found(difference, f"{label}: {_short(value)}", "in-turn", status)
+        return None
+
+    def quickest(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """The inputs whose check was quick in "in-turn" (at least the two quickest), in their order:
+        the other patterns check each many times, and multi-megabyte cases would take minutes."""
+        by_time = sorted(self.check_seconds, key=lambda pattern: self.check_seconds[pattern])
+        quick = [p for p in by_time if self.check_seconds[p] <= _QUICK_CHECK]
+        chosen = by_time[: min(_PATTERN_INPUTS, max(len(quick), 2))]  # two make a pair for the patterns
+        if len(chosen) < len(by_time):
+            self.note(
+                f"patterns 'mutated', 'interleaved' and 'id-reuse' used the {len(chosen)} quickest "
+                f"of {len(by_time)} inputs"
+            )
+        return [inputs[position] for position in sorted(chosen)]
+
+    def mutated(self, inputs: list[tuple[str, Any]]) -> Report | None:
+        """Call, change the same dict or list in place, call again; after each of three changes."""
+        mutable = [(label, value) for label, value in inputs if isinstance(value, (dict, list))]
+        if not mutable:
+            kinds = sorted({type(value).__name__ for _, value in inputs})
+            self.note(f"pattern 'mutated' skipped: no input is a dict or list (inputs: {', '.join(kinds)})")
+            return None
+        for label, value in mutable:
+            target = self.keep(fresh_copy(value))
+            steps: list[str] = []
+            for change in (None, _replace_item, _add_item, _remove_item):
+                if change is not None:
+                    step = change(target)
+                    if step is None:
+                        continue
+                    steps.append(step)
+                try:
+                    expected = self.expected(target)
+                except _OutsideDomain:
+                    break
+                self.report.calls += 1
+                difference = self.difference(expected, target)
+                if difference:
+                    when = f"after {', then '.join(steps)}" if steps else "on the first call"
+                    return self.found(
+                        f"{when}: {difference}",
+                        f"{label}: {_short(value)}; {'; '.join(steps)} in place -> {_short(target)}",
+                        "mutated",
+                    )
+        return None
+
+    def interleaved(self, inputs: list[tuple[str, Any]]) -> Report | None:
+        """x, y, x, y, x, y on the same two objects, for a few pairs of consecutive inputs."""
+        usable = self._in_domain(inputs)
+        pairs = [(usable[i], usable[i + 1]) for i in range(len(usable) - 1)][:_INTERLEAVED_PAIRS]
+        for (x_label, x, x_expected), (y_label, y, y_expected) in pairs:
+            objects = {"x": (self.keep(fresh_copy(x)), x_expected), "y": (self.keep(fresh_copy(y)), y_expected)}
+            for number, name in enumerate("xyxyxy", 1):
+                argument, expected = objects[name]
+                self.report.calls += 1
+                difference = self.difference(expected, argument)
+                if difference:
+                    return self.found(
+                        f"call {number} of x, y, x, y, x, y (on {name}): {difference}",
+                        f"x = {x_label}: {_short(x)}; y = {y_label}: {_short(y)}",
+                        "interleaved",
+                    )
+        return None
+
+    def id_reuse(self, inputs: list[tuple[str, Any]]) -> Report | None:
+        """Each input x with a partner y (a variant of x, else the next input): fresh copies in
+        the order x, y, y, x, twice. A copy often reuses the slot just freed, or the one before it
+        when copying made a temporary object, so y meets one of x's ids either way."""
+        usable = self._in_domain(inputs)
+        pairs = []
+        for index, (label, value, expected) in enumerate(usable):
+            partner = self._varied(label, value) or (usable[index + 1] if index + 1 < len(usable) else None)
+            if partner is not None:
+                pairs.append(((label, value, expected), partner))
+        if not pairs:
+            self.note("pattern 'id-reuse' skipped: fewer than two distinct inputs")
+            return None
+        last_owner: dict[int, tuple[str, Any]] = {}
+        reused = 0
+        for _ in range(_ID_REUSE_ROUNDS):
+            for x, y in pairs:
+                for label, value, expected in (x, y, y, x):
+                    argument = fresh_copy(value)  # not kept: dropped right after the call
+                    previous = last_owner.get(id(argument))
+                    last_owner[id(argument)] = (label, value)
+                    reused_other = previous is not None and previous[0] != label
+                    reused += reused_other
+                    self.report.calls += 1
+                    difference = self.difference(expected, argument)
+                    del argument
+                    if difference:
+                        if reused_other and previous is not None:
+                            difference += (
+                                f" (this copy got the id of an earlier argument: {previous[0]}: {_short(previous[1])})"
+                            )
+                        return self.found(difference, f"{label}: {_short(value)}", "id-reuse")
+        if not reused:
+            self.note("pattern 'id-reuse' inconclusive: no id was reused by a different input")
+        return None
+
+    def _varied(self, label: str, value: Any) -> tuple[str, Any, Any] | None:
+        """(label, a variant of ``value``, its reference output), if there is one in the domain."""
+        varied = variant(value)
+        if varied is None:
+            return None
+        try:
+            return f"{label}, varied", varied, self.expected(varied)
+        except _OutsideDomain:
+            return None
+
+    def _in_domain(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any, Any]]:
+        """(label, input, reference output) of the inputs the reference accepts."""
+        usable = []
+        for label, value in inputs:
+            try:
+                usable.append((label, value, self.expected(value)))
+            except _OutsideDomain:
+                continue
+        return usable
+
+
+def json_values(st: Any, allow_nan: bool) -> Any:
+    """The default strategy: JSON-like values, nested (None, bool, int, float, str, list, dict).
+
+    Integers stay within 64 bits, the range every JSON library accepts; strings include
+    non-ASCII (Hypothesis' default alphabet, without surrogates).
+    """
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+        | st.floats(allow_nan=allow_nan, allow_infinity=allow_nan)
+        | st.text()
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.lists(children, max_size=6) | st.dictionaries(st.text(), children, max_size=6),
+        max_leaves=25,
+    )
+
+
+def fresh_copy(value: Any) -> Any:
+    """An equal object that is not ``value`` (a str or bytes of length 0 or 1 may be shared).
+
+    Built-in containers, str and bytes are rebuilt by hand rather than by copy.deepcopy, which
+    returns str, bytes and tuples as they are, and allocates a memo dict before the copy: that
+    temporary would take the slot just freed, and the id-reuse pattern wants the copy there.
+    Internal sharing is not preserved (a list holding one dict twice gets two equal dicts).
+    """
+    try:
+        return _rebuilt(value)
+    except RecursionError:  # a cycle: deepcopy handles those
+        return copy.deepcopy(value)
+
+
+def _rebuilt(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {key: _rebuilt(item) for key, item in value.items()}
+    if kind is list:
+        return [_rebuilt(item) for item in value]
+    if kind is tuple:
+        return tuple([_rebuilt(item) for item in value])
+    if kind is str:
+        return "".join((value, ""))  # one allocation, the result
+    if kind is bytes:
+        return b"".join((value, b""))
+    return copy.deepcopy(value)
+
+
+def variant(value: Any) -> Any:
+    """A different value of the same type and about the same size, or None if there is none."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value ^ 1
+    if isinstance(value, float):
+        return 0.5 if value != value or value + 1.0 == value else value + 1.0
+    if isinstance(value, str) and value:
+        return value[:-1] + chr(ord(value[-1]) ^ 1)
+    if isinstance(value, bytes) and value:
+        return value[:-1] + bytes([value[-1] ^ 1])
+    if isinstance(value, (list, tuple, dict)):
+        changed = fresh_copy(value) if not isinstance(value, tuple) else list(value)
+        for key in changed if isinstance(changed, dict) else range(len(changed)):
+            item = variant(changed[key])
+            if item is not None:
+                changed[key] = item
+                return tuple(changed) if isinstance(value, tuple) else changed
+    return None
+
+
+def _replace_item(target: dict | list) -> str | None:
+    for key in target if isinstance(target, dict) else range(len(target)):
+        item = variant(target[key])
+        if item is not None:
+            target[key] = item
+            return f"replaced [{key!r}] with {_short(item)}"
+    return None
+
+
+def _add_item(target: dict | list) -> str | None:
+    if not target:
+        return None
+    if isinstance(target, list):
+        target.append(copy.deepcopy(target[-1]))
+        return "appended a copy of the last element"
+    key = next(iter(target))
+    if isinstance(key, str):
+        new_key: Any = next(f"{key}~{n}" for n in itertools.count(1) if f"{key}~{n}" not in target)
+    elif isinstance(key, int):
+        new_key = max(k for k in target if isinstance(k, int)) + 1
+    else:
+        return None
+    target[new_key] = copy.deepcopy(target[key])
+    return f"added key {new_key!r}"
+
+
+def _remove_item(target: dict | list) -> str | None:
+    if not target:
+        return None
+    if isinstance(target, list):
+        target.pop()
+        return "removed the last element"
+    key = next(reversed(target))
+    del target[key]
+    return f"removed key {key!r}"
+
+
+def _pick_generated(values: list[Any]) -> list[Any]:
+    """A few of the larger distinct generated inputs: more structure for the stateful patterns."""
+    by_repr: dict[str, Any] = {}
+    for value in values:
+        text = repr(value)
+        if len(text) <= 2000:
+            by_repr.setdefault(text, value)
+    largest = sorted(by_repr.items(), key=lambda item: len(item[0]), reverse=True)
+    return [value for _, value in largest[:_STATEFUL_GENERATED]]
+
+
+def _cache_directory() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "perflab"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT] + "..."

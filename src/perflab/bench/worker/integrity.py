@@ -1,0 +1,194 @@
+"""Checks that a contender does the same thing beyond its output: it leaves its input as the
+reference does, hands out outputs that callers own, and rejects what the reference rejects.
+
+Used inside worker processes by the declared-case check (perflab.bench.worker.jobs), by fuzzing
+(perflab.bench.worker.fuzz) and by timing (a cheap digest of the input after the timed values), so that the
+three judge alike. The reasoning and the limits: docs/equivalence.md.
+
+Standard library only: this module runs under interpreters where perflab is not installed.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import pickle
+from typing import Any
+
+from perflab.bench.comparators import first_difference
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, frozenset, range, type(Ellipsis))
+_SHARING_SCAN_LIMIT = 1000  # items of a container inspected for shared parts: bounded cost
+_MUTATED_MARK = object()  # what the sharing check adds to a first output to see the second change
+# Exception classes too general to relate two exceptions: both being an Exception says nothing.
+_TOO_GENERAL = (BaseException, Exception, object)
+
+# The statuses these checks give (re-exported by perflab.results.model, which workers cannot import).
+MUTATES_INPUT, SHARES_OUTPUT = "mutates input", "shares output"
+ERRORS_SAME, ERRORS_ANY, ERRORS_IGNORE = "same", "any", "ignore"
+ERROR_POLICIES = (ERRORS_SAME, ERRORS_ANY, ERRORS_IGNORE)
+
+
+def snapshot(value: Any) -> Any:
+    """A deep copy of ``value`` (internal sharing preserved): through pickle, several times faster
+    than copy.deepcopy on large inputs, else by copy.deepcopy."""
+    try:
+        return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        return copy.deepcopy(value)
+
+
+def changed(before: Any, after: Any) -> str | None:
+    """How ``after`` differs from its snapshot ``before``, or None when it is the same.
+
+    Values are compared exactly (equal values of equal types; NaN equals NaN); objects without
+    value equality (``==`` is identity) are compared by their pickle bytes instead.
+    """
+    difference = first_difference(before, after)
+    if difference is None:
+        return None
+    try:
+        if pickle.dumps(before, protocol=4) == pickle.dumps(after, protocol=4):
+            return None
+    except Exception:
+        pass
+    return difference
+
+
+def digest(value: Any) -> str | None:
+    """A cheap fingerprint of ``value`` (its pickle bytes hashed), or None when it cannot be pickled."""
+    try:
+        return hashlib.blake2b(pickle.dumps(value, protocol=4), digest_size=16).hexdigest()
+    except Exception:
+        return None
+
+
+def mutation(reference_before: Any, reference_after: Any, before: Any, after: Any, declared: bool) -> str | None:
+    """Why the contender's effect on its input is not the reference's, or None.
+
+    ``before``/``after``: the contender's input before (a snapshot) and after its call; the same
+    for the reference. A contender that leaves its input alone is always fine unless the
+    benchmark declares that the operation mutates (``declared``): then its input must end as
+    the reference's does.
+    """
+    own = changed(before, after)
+    if own is None and not declared:
+        return None
+    if changed(reference_after, after) is None:
+        return None
+    if changed(reference_before, reference_after) is None:
+        return f"the contender changed its input, which the reference leaves unchanged: {own} (before != after)"
+    difference = first_difference(reference_after, after) or "they differ"
+    return f"the contender changed its input differently from the reference: {difference} (reference's != contender's)"
+
+
+def shared_output(first: Any, second: Any) -> str | None:
+    """How two outputs of calls on equal inputs share state, or None.
+
+    Shared when they are the same mutable object (or hold one at the same place), or when
+    changing the first changes the second: a caller that modifies its result would then change
+    what every later caller gets.
+    """
+    found = _shared_part(first, second, "", 0)
+    if found is not None:
+        place, part = found
+        return (
+            f"two calls on equal inputs returned the same {type(part).__name__} object"
+            + (f" at {place}" if place else "")
+            + ": a caller changing its result changes the other's"
+        )
+    try:
+        before = snapshot(second)
+    except Exception:
+        return None
+    if _mutate(first) and changed(before, second) is not None:
+        return "changing the first call's output changed the second call's output"
+    return None
+
+
+def _shared_part(first: Any, second: Any, path: str, depth: int) -> tuple[str, Any] | None:
+    """(where, what) of the first mutable object both outputs hold at the same place, or None."""
+    if first is second and _mutable(first):
+        return path, first
+    if depth > 3 or type(first) is not type(second):
+        return None
+    if isinstance(first, (list, tuple)):
+        places = [(f"{path}[{index}]", a, b) for index, a, b in zip(range(_SHARING_SCAN_LIMIT), first, second)]
+    elif isinstance(first, dict):
+        places = [
+            (f"{path}[{key!r}]", first[key], second[key])
+            for _, key in zip(range(_SHARING_SCAN_LIMIT), first)
+            if key in second
+        ]
+    else:
+        return None
+    for place, a, b in places:
+        found = _shared_part(a, b, place, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _mutable(value: Any) -> bool:
+    if isinstance(value, _IMMUTABLE):
+        return False
+    if isinstance(value, tuple):
+        return False  # its items are inspected one by one
+    if isinstance(value, (list, dict, set, bytearray)):
+        return True
+    # An instance of a user class with attributes can be changed by a caller; classes, functions
+    # and modules are shared by design.
+    return hasattr(value, "__dict__") and not isinstance(value, (type, type(len), type(_mutable), type(copy)))
+
+
+def _mutate(value: Any) -> bool:
+    """Change a list, dict, set or bytearray in place; False when ``value`` is none of those."""
+    if isinstance(value, list):
+        value.append(_MUTATED_MARK)
+    elif isinstance(value, dict):
+        value[_MUTATED_MARK] = _MUTATED_MARK
+    elif isinstance(value, set):
+        value.add(_MUTATED_MARK)
+    elif isinstance(value, bytearray):
+        value.append(0)
+    else:
+        return False
+    return True
+
+
+def error_difference(expected: BaseException, actual: BaseException | None, policy: str) -> str | None:
+    """Where the reference raised ``expected``: why the contender's ``actual`` (None: it returned a
+    value) is not the same behaviour under ``policy`` ("same", "any" or "ignore"), or None."""
+    if policy == ERRORS_IGNORE:
+        return None
+    raised = f"the reference raised {type(expected).__name__}: {_one_line(expected)}"
+    if actual is None:
+        return f"{raised}, the contender returned a value (it accepts input the reference rejects)"
+    if policy == ERRORS_ANY or related(type(expected), type(actual)):
+        return None
+    return (
+        f"{raised}, the contender raised the unrelated {type(actual).__name__}: {_one_line(actual)} "
+        "(relax with Benchmark(errors='any'))"
+    )
+
+
+# Python reports a value of the wrong type as either of these, depending only on how the code
+# touches it (None.sort() vs sorted(None)): two correct implementations may differ so.
+_WRONG_TYPE = (TypeError, AttributeError)
+
+
+def related(first: type, second: type) -> bool:
+    """One is a subclass of the other, they share a base more specific than Exception (KeyError
+    and IndexError are both LookupErrors), or both say "wrong type" (TypeError, AttributeError).
+    TypeError and ValueError are unrelated."""
+    if issubclass(first, second) or issubclass(second, first):
+        return True
+    if issubclass(first, _WRONG_TYPE) and issubclass(second, _WRONG_TYPE):
+        return True
+    common = set(first.__mro__) & set(second.__mro__)
+    return any(base not in _TOO_GENERAL for base in common)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -1,0 +1,97 @@
+"""What a timing worker checks beside its values, always outside the timed region.
+
+- **first call**: the first call of the process, on a fresh copy of the input, before any other
+  call: a memo cache or a warmed lookup answers it at full cost and the steady state cheaply,
+  so a steady state far faster than the first call says the speed comes from repeating one input.
+- **floor**: the harness's own loop around the cheapest call there is (``type(argument)``), with
+  the loop the values use: the part of a time per call that is perflab's, not the contender's.
+- **after the values**: whether the input still has the digest it had before the first call (a
+  contender that changes its input times every later call on another input), and whether the
+  contender's output, called once more on the state the timed calls left, is still the
+  reference's (a contender that goes wrong after many calls is caught where it was measured).
+
+Standard library only: this module runs in worker processes.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Callable
+from typing import Any
+
+from perflab.bench.worker import integrity
+
+FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutates_input benchmark may hold
+_OBJECT_OVERHEAD = 4  # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
+_FLOOR_CALLS = 10_000  # at least this many empty calls per floor measurement
+_FLOOR_REPEATS = 3  # the fastest of these many is the floor
+
+
+def first_call(operation: Callable[[Any], Any], argument: Any) -> float:
+    """Seconds of one call of ``operation`` on ``argument`` (the process's first)."""
+    timer = time.perf_counter
+    start = timer()
+    operation(argument)
+    return timer() - start
+
+
+def fresh_loops_limit(argument: Any) -> int:
+    """How many copies of ``argument`` fit FRESH_MEMORY_BUDGET: the most calls one value may make."""
+    try:
+        size = len(pickle.dumps(argument, protocol=4)) * _OBJECT_OVERHEAD
+    except Exception:
+        size = 1024
+    return max(1, FRESH_MEMORY_BUDGET // max(size, 1))
+
+
+def floor(time_calls: Callable[[Callable[[Any], Any], int], float], loops: int) -> float:
+    """Seconds per call of the harness's loop around ``type(argument)``: ``time_calls(function, n)``
+    times n calls of ``function`` with the loop the values use."""
+    calls = max(loops, _FLOOR_CALLS)
+    return min(time_calls(type, calls) for _ in range(_FLOOR_REPEATS)) / calls
+
+
+def after_values(
+    benchmark: Any,
+    reference_name: str | None,
+    operation: Callable[[Any], Any],
+    argument: Any,
+    digest_before: str | None,
+    copy_input: Callable[[], Any],
+    check_output: bool = True,
+) -> dict[str, str | None]:
+    """The checks after the last value: {"input_changed": how, "output_wrong": how} (None: fine).
+    ``check_output``: also call the contender (and the reference) once more to compare outputs."""
+    input_changed = None
+    if digest_before is not None and integrity.digest(argument) != digest_before:
+        input_changed = (
+            "its input changed during the timed calls (the pickle digest after the values "
+            "differs from the one before the first call): every call after the first ran on "
+            "a changed input; declare Benchmark(..., mutates_input=True) if that is the operation"
+        )
+    if input_changed or reference_name is None or not check_output:
+        return {"input_changed": input_changed, "output_wrong": None}
+    reference_input = copy_input()
+    try:
+        last = operation(copy_input() if benchmark.mutates_input else argument)
+    except Exception as error:
+        return {
+            "input_changed": None,
+            "output_wrong": f"after its timed calls, the contender raised {type(error).__name__}: {error}",
+        }
+    try:
+        expected = benchmark.contenders[reference_name].build()(reference_input)
+        outcome = benchmark.comparator.check(expected, last)
+    except Exception as error:
+        return {
+            "input_changed": None,
+            "output_wrong": None,
+            "unchecked": f"the reference raised {type(error).__name__}: {error}",
+        }
+    wrong = (
+        None
+        if outcome.equivalent
+        else (f"after its timed calls, its output differs from the reference's: {outcome.difference}")
+    )
+    return {"input_changed": None, "output_wrong": wrong}

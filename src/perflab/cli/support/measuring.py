@@ -1,0 +1,183 @@
+"""The steps that run, compare and check share: timing with the live display, the metrics beside
+wall time (``--metric``), and keeping every run in the results store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+
+from perflab.cli.support.options import UsageError, db_path, names, say, writing
+from perflab.measure.settings import Settings
+
+if TYPE_CHECKING:
+    from perflab.bench.spec import Benchmark
+    from perflab.metrics import Measured
+    from perflab.results.model import RunResult
+
+
+def measure(
+    path: Path, benchmark: Benchmark, cases: list[str], contenders: list[str], settings: Settings, err: Console
+) -> RunResult:
+    """Time the contenders on the cases, with the live progress display on ``err``."""
+    from perflab.measure.runner import run_benchmark
+    from perflab.render.terminal.progress import LiveProgress
+
+    with LiveProgress(err, settings.max_time, settings.precision) as progress:
+        return run_benchmark(str(path), benchmark, cases, contenders, settings, progress)
+
+
+# ---- --metric -----------------------------------------------------------------------------------
+
+
+def metric_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metric",
+        action="append",
+        metavar="NAME",
+        help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
+        "(perf stat); time is always measured (repeat or comma-separate)",
+    )
+
+
+def metric_names(requested: list[str] | None) -> list[str]:
+    """``--metric`` values (time is always measured); a tool the metrics need must be installed."""
+    from perflab import metrics
+
+    wanted = names(requested)
+    unknown = [name for name in wanted if name not in metrics.NAMES]
+    if unknown:
+        raise UsageError(f"--metric: unknown metric {unknown[0]!r} (choose from {', '.join(metrics.NAMES)})")
+    try:
+        metrics.check_tools(wanted)
+    except metrics.MetricUnavailable as missing:
+        raise UsageError(str(missing)) from None
+    return wanted
+
+
+def measure_metrics(result: RunResult, wanted: list[str], timeout: float, err: Console) -> Measured | None:
+    """The metrics beside wall time, measured where the timing ran (None: only time requested), and
+    kept in ``result.metrics`` so that --json and the results store hold them."""
+    from perflab import metrics
+
+    if result.interrupted or not set(wanted) - {metrics.TIME}:
+        return None
+    say(err, f"measuring {', '.join(n for n in wanted if n != metrics.TIME)} ...")
+    measured = metrics.measure(result, wanted, timeout=max(timeout, 600.0))
+    result.metrics = measured.to_json()
+    return measured
+
+
+def show_metrics(result: RunResult, measured: Measured | None) -> bool:
+    """Print the metrics' tables after the timing table; True if any of them failed."""
+    from perflab.render.terminal import metrics as metrics_terminal
+    from perflab.render.terminal.console import stdout_console
+
+    if measured is None:
+        return False
+    metrics_terminal.render(result, stdout_console(), measured)
+    return bool(measured.errors)
+
+
+# ---- results files ------------------------------------------------------------------------------
+
+
+def save_results(result: RunResult, path: str | None, err: Console) -> None:
+    """``--json``: the run as a perflab results file (nothing when ``path`` is None)."""
+    if path:
+        with writing("results", path):
+            result.save(path)
+        say(err, f"results written to {path}")
+
+
+def export_pyperf(result: RunResult, directory: str | None, err: Console) -> None:
+    """``--pyperf``: one pyperf JSON file per contender in ``directory`` (nothing when None)."""
+    from perflab.results import pyperf
+
+    if directory:
+        with writing("pyperf results", directory):
+            for written in pyperf.export(result, directory):
+                say(err, f"pyperf results written to {written}")
+
+
+# ---- the results store --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What became of a run: where it was stored (``run_id`` in the database at ``path``; None when
+    not stored, as with --no-store). False as a truth value only when the database refused it."""
+
+    refused: bool = False
+    run_id: int | None = None
+    path: Path | str | None = None  # a SQLite file or a postgresql:// URL
+    run_ids: tuple[int, ...] = ()  # every run stored (one per side of a comparison of revisions)
+
+    def __bool__(self) -> bool:
+        return not self.refused
+
+
+def save_run(
+    result: RunResult,
+    benchmark_file: Path,
+    args: argparse.Namespace,
+    err: Console,
+    source: str = "run",
+    failed_outputs: Mapping[str, str] | None = None,
+) -> Saved:
+    """Keep the run in the database (unless --no-store). If the database refuses it, or an output
+    file could not be written (``failed_outputs``, by option), the run is also written to a
+    ``perflab-unsaved-*.json`` file, so that nothing measured is lost, and the user is told where."""
+    from perflab.results.store import Store, StoreError
+
+    failed_outputs = failed_outputs or {}
+    problems = list(failed_outputs.values())
+    stored: list[int] = []
+    path = db_path(args, benchmark_file)
+    if result.interrupted and not args.no_store:
+        err.print("[dim]interrupted run not stored (the history holds complete runs only)[/]")
+    elif not args.no_store:
+        try:
+            with Store.open(path) as store:  # a comparison of revisions: one run per revision
+                stored = [store.save(run, source) for run in result.per_side(str(benchmark_file))]
+        except StoreError as error:
+            problems.append(str(error))
+    if stored:
+        err.print(
+            f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {escape(str(path))}[/]"
+        )
+    if not problems:
+        return Saved(
+            run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None, run_ids=tuple(stored)
+        )
+    json_written = getattr(args, "json", None) and "--json" not in failed_outputs
+    kept = [f"{path} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"] if stored else []
+    if json_written:
+        kept.append(str(args.json))
+    else:
+        unsaved = _unsaved_file()
+        try:
+            result.save(unsaved)
+            kept.append(f"{unsaved} (`perflab import {unsaved}` later)")
+        except OSError as error:
+            problems.append(f"cannot write {unsaved}: {error.strerror or error}")
+    where = f"this run is kept in {' and in '.join(kept)}" if kept else "this run could not be kept anywhere"
+    say(err, f"perflab: error: {'; '.join(problems)}; {where}")
+    return Saved(refused=True, run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None)
+
+
+def _unsaved_file() -> Path:
+    """A new file in the current directory (or, if that is not writable, the temporary one)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    directory = Path.cwd() if os.access(Path.cwd(), os.W_OK) else Path(tempfile.gettempdir())
+    candidate = directory / f"perflab-unsaved-{stamp}.json"
+    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json" if candidate.exists() else candidate

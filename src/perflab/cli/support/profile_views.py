@@ -1,0 +1,142 @@
+"""What ``perflab profile`` and ``perflab merge`` show and write of a profile: the terminal tables,
+what-if predictions and the output files (--html, --folded, --speedscope, --json)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from perflab.cli.support.options import (
+    EXIT_FAILURES,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    say,
+    write_output,
+    writing,
+)
+from perflab.option_types import whole_number
+
+if TYPE_CHECKING:
+    from perflab.profile.model import Profile
+    from perflab.profile.session import ProfileOutcome
+    from perflab.profile.shares import FrameShare
+    from perflab.profile.whatif import WhatIf
+
+OUTPUTS = ("--html", "--folded", "--speedscope", "--json")
+
+
+def view_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--top", type=whole_number(1), default=15, metavar="N", help="rows in the terminal tables (default 15)"
+    )
+    parser.add_argument(
+        "--what-if",
+        action="append",
+        type=_what_if,
+        default=[],
+        metavar="FRAME=Kx",
+        help="predict the operation's speedup if FRAME's self time were K times faster "
+        "(a function name or a pattern such as '*escape*'; repeatable)",
+    )
+    parser.add_argument("--html", metavar="FILE", help="write an interactive flame graph (one offline HTML file)")
+    parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
+    parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write the profile with its runs and metadata (perflab.profile/1; input of perflab merge)",
+    )
+
+
+def _what_if(text: str) -> tuple[str, float]:
+    from perflab.profile.whatif import WhatIfError, parse_what_if
+
+    try:
+        return parse_what_if(text)
+    except WhatIfError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--what-if {text!r}: ")) from None
+
+
+@dataclass(frozen=True)
+class Views:
+    """What to show and write of a profile: the terminal tables' rows, what-if predictions and the
+    output files (None: not written)."""
+
+    top: int = 10
+    what_if: Sequence[tuple[str, float]] = ()
+    html: str | None = None
+    folded: str | None = None
+    speedscope: str | None = None
+    json: str | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Views:
+        return cls(args.top, args.what_if, args.html, args.folded, args.speedscope, args.json)
+
+
+def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
+    """Show and write what was collected (also a partial profile), then the exit code."""
+    from perflab.profile.shares import frame_shares
+    from perflab.render.terminal import profile as profile_terminal
+    from perflab.render.terminal.console import stdout_console
+
+    profile = outcome.profile
+    shares = frame_shares(profile.runs)
+    what_ifs, what_if_error = _what_ifs(profile, views.what_if)
+    if profile.runs:
+        profile_terminal.render(profile, stdout_console(), what_ifs, outcome.notes, views.top, shares)
+        _write(profile, views, err, shares)
+    else:
+        for note in outcome.notes:
+            say(err, f"note: {note}")
+    if outcome.interrupted:
+        say(err, "perflab: interrupted (the runs above were kept)")
+        return EXIT_INTERRUPTED
+    if outcome.error:
+        kept = f" (the {len(profile.runs)} runs sampled until then are kept)" if profile.runs else ""
+        say(err, f"perflab: error: {outcome.error}{kept}")
+        return EXIT_FAILURES
+    if what_if_error:
+        raise UsageError(what_if_error)
+    return EXIT_OK
+
+
+def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[list[WhatIf], str | None]:
+    from perflab.profile.whatif import WhatIfError, predict
+
+    results = []
+    for pattern, factor in requests:
+        try:
+            results.append(predict(profile.runs, pattern, factor))
+        except WhatIfError as error:
+            return results, str(error)
+    return results, None
+
+
+def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare]) -> None:
+    from perflab.profile.folded import format_folded
+    from perflab.profile.processors import with_operation_frame
+    from perflab.render import speedscope
+    from perflab.render.html import flamegraph
+
+    if views.json:
+        with writing("profile", views.json):
+            profile.save(views.json)
+        say(err, f"profile written to {views.json}")
+    if views.folded:
+        write_output(views.folded, format_folded(with_operation_frame(profile.merged())), "folded stacks", err)
+    if views.speedscope:
+        write_output(views.speedscope, speedscope.render(profile, _title(profile)), "speedscope profile", err)
+    if views.html:
+        write_output(views.html, flamegraph.render(profile, _title(profile), shares), "flame graph", err)
+
+
+def _title(profile: Profile) -> str:
+    m = profile.metadata
+    parts = [str(m[key]) for key in ("benchmark", "case", "contender") if m.get(key)]
+    return " / ".join(parts) or "merged profile"

@@ -1,0 +1,215 @@
+"""perflab compare: is B faster than A, by how much, and does it still do the same thing?
+
+Three kinds of sides, one procedure: contenders of one benchmark file, the same benchmark on git
+revisions (each in its own worktree), or under several interpreters. The names of the cases and
+contenders come from each side itself (a worker of that revision or interpreter), equivalence is
+checked on the declared cases and (between contenders of one file) fuzzed, then the runner times
+everything interleaved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perflab.measure import difference_search, metadata
+from perflab.measure.launcher import JobOutcome, run_job
+from perflab.measure.parallel_checks import side_by_side
+from perflab.measure.runner import Listener, run_sides
+from perflab.measure.settings import Settings
+from perflab.measure.sides import Side, contender_sides
+from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots
+from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, Equivalence, RunResult
+
+
+class CompareError(Exception):
+    """The comparison cannot be set up; one line naming what and why."""
+
+
+class MissingContender(CompareError):
+    """The contender to run is not declared on one of the sides (e.g. new since a revision)."""
+
+
+@dataclass
+class Request:
+    benchmark: Path
+    settings: Settings
+    cases: list[str] | None = None
+    contenders: list[str] | None = None  # contenders mode: these against the reference
+    revisions: list[str] | None = None  # revisions mode
+    pythons: list[str] | None = None  # interpreters mode
+    contender: str | None = None  # the contender run on each revision or interpreter
+    fuzz_examples: int = difference_search.DEFAULT_EXAMPLES
+    case_limit: int | None = None  # only the first cases declared (perflab demo's budget)
+    # Called with the sides, cases and result while the sides still exist (worktrees included),
+    # e.g. to profile them for the report.
+    after_timing: Callable[[list[Side], list[str], RunResult], None] | None = None
+
+
+def compare(request: Request, listener: Listener) -> RunResult:
+    if request.revisions and request.pythons:
+        raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
+    with _sides(request) as sides:
+        names = {side.name: _describe(side, request.settings) for side in sides}
+        cases = _common_cases(request.cases, names)[: request.case_limit]
+        fuzz_started = time.monotonic()
+        prior = _fuzz(sides, request) if _fuzzable(request) else []
+        fuzz_seconds = time.monotonic() - fuzz_started
+        result = run_sides(
+            next(iter(names.values()))["name"], sides, cases, request.settings, listener, prior_equivalence=prior
+        )
+        result.equivalence_seconds += fuzz_seconds
+        if request.revisions:  # the user's file, not a temporary worktree that is gone afterwards
+            result.file = str(request.benchmark)
+        if request.after_timing is not None and not result.interrupted:
+            request.after_timing(sides, cases, result)
+        return result
+
+
+@contextlib.contextmanager
+def _sides(request: Request) -> Iterator[list[Side]]:
+    settings, path = request.settings, request.benchmark
+    if request.revisions:
+        if len(request.revisions) < 2:
+            raise CompareError("--rev needs two or more revisions, e.g. --rev main --rev HEAD")
+        repeated = [revision for revision in request.revisions if request.revisions.count(revision) > 1]
+        if repeated:
+            raise CompareError(
+                f"--rev {repeated[0]} is given twice: each side must be another revision (for an "
+                "A/A comparison of one commit, name it twice differently, e.g. HEAD and its hash)"
+            )
+        try:
+            with checkouts(path, request.revisions) as files:
+                contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
+                yield [
+                    Side(
+                        revision,
+                        str(file),
+                        contender,
+                        settings.python,
+                        [] if revision == CURRENT else import_roots(file),
+                    )
+                    for revision, file in files.items()
+                ]
+        except RevisionError as error:
+            raise CompareError(str(error)) from None
+    elif request.pythons:
+        if len(request.pythons) < 2:
+            raise CompareError("--python needs two or more interpreters, e.g. --python python3.11 --python python3.12")
+        contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
+        yield [
+            Side(label, str(path), contender, _resolve_python(name))
+            for label, name in zip(_short_names(request.pythons), request.pythons)
+        ]
+    else:
+        described = _describe(Side("", str(path), ""), settings)
+        chosen = request.contenders or described["contenders"]
+        unknown = [c for c in chosen if c not in described["contenders"]]
+        if unknown:
+            raise CompareError(
+                f"{path}: unknown contender {unknown[0]!r} (declared: {', '.join(described['contenders'])})"
+            )
+        reference = described["reference"]
+        ordered = [reference] + [c for c in chosen if c != reference]
+        if len(ordered) < 2:
+            raise CompareError(f"{path}: nothing to compare: name two contenders, or use --rev or --python")
+        yield contender_sides(str(path), ordered, settings.python)
+
+
+def _describe(side: Side, settings: Settings) -> dict:
+    """The benchmark as this side sees it; a file that does not load is a one-line error."""
+    outcome = run_job({"mode": "describe", "file": side.file, "sys_path": side.sys_path}, settings.timeout, side.python)
+    if not outcome.ok:
+        where = f" ({side.name})" if side.name else ""
+        raise CompareError(f"{outcome.error}{where}")
+    described = outcome.of("describe")[0]
+    if side.contender and side.contender not in described["contenders"]:
+        raise MissingContender(
+            f"{side.file}: no contender {side.contender!r} on side {side.name!r} "
+            f"(declared: {', '.join(described['contenders'])})"
+        )
+    return described
+
+
+def _short_names(pythons: list[str]) -> list[str]:
+    """python3.12 for /usr/bin/python3.12, unless two interpreters would then share a name."""
+    short = [Path(name).name for name in pythons]
+    return short if len(set(short)) == len(short) else list(pythons)
+
+
+def _resolve_python(name: str) -> str:
+    """The real executable behind a name such as python3.12 (pyenv shims resolved)."""
+    found = shutil.which(name) or (name if Path(name).is_file() else None)
+    if found is None:
+        raise CompareError(f"--python {name}: interpreter not found on PATH; install it or give its path")
+    try:
+        info = metadata.interpreter_info(found)
+    except subprocess.CalledProcessError as error:
+        said = (error.stderr or "").strip().splitlines()
+        raise CompareError(f"--python {name}: {found} does not run" + (f": {said[0]}" if said else "")) from None
+    except (OSError, subprocess.SubprocessError, ValueError) as error:
+        raise CompareError(f"--python {name}: {found} does not run ({error})") from None
+    if tuple(int(p) for p in info["version"].split(".")[:2]) < (3, 8):
+        raise CompareError(f"--python {name}: Python {info['version']} is too old (workers need 3.8+)")
+    return info["executable"]
+
+
+def _common_cases(requested: list[str] | None, described: dict[str, dict]) -> list[str]:
+    case_lists = [d["cases"] for d in described.values()]
+    common = [case for case in case_lists[0] if all(case in cases for cases in case_lists[1:])]
+    if requested:
+        for case in requested:
+            missing = [name for name, d in described.items() if case not in d["cases"]]
+            if missing:
+                raise CompareError(f"case {case!r} is not declared on side {missing[0]!r}")
+        return requested
+    if not common:
+        raise CompareError(
+            "the sides have no case in common: "
+            + "; ".join(f"{name}: {', '.join(d['cases'])}" for name, d in described.items())
+        )
+    return common
+
+
+def _fuzzable(request: Request) -> bool:
+    """Fuzzing runs contender against reference in one process: contenders of one file only."""
+    return not request.revisions and not request.pythons
+
+
+def _run_on(side: Side, timeout: float, job: dict[str, Any]) -> JobOutcome:
+    return run_job(job, timeout, side.python)
+
+
+def _fuzz(sides: list[Side], request: Request) -> list[Equivalence]:
+    reference, verdicts = sides[0], []
+    fuzzed = side_by_side(
+        [
+            functools.partial(
+                difference_search.fuzz_contender,
+                side.file,
+                side.contender,
+                reference.contender,
+                functools.partial(_run_on, side, request.settings.timeout),
+                examples=request.fuzz_examples,
+            )
+            for side in sides[1:]
+        ]
+    )
+    for side, found in zip(sides[1:], fuzzed):
+        difference = found.difference
+        if found.status in INVALID:
+            difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
+        notes = "; ".join(found.notes) or None
+        if found.status == EQUIVALENT:
+            notes = f"{found.examples_run} generated inputs and {found.calls} stateful calls agree" + (
+                f"; {notes}" if notes else ""
+            )
+        verdicts.append(Equivalence(FUZZING_CASE, side.name, found.status, difference, notes))
+    return verdicts

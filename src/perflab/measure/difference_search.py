@@ -1,0 +1,91 @@
+"""Equivalence fuzzing seen from the parent: one worker job per contender, and its verdict.
+
+The work happens in the worker (perflab.bench.worker.fuzz), where the benchmark is loaded: generated inputs
+and stateful call patterns, the contender against the reference, in one process. This module
+builds that job and turns what the worker reported into a ``FuzzResult``, the way
+perflab.measure.equivalence does for the declared cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perflab.bench.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
+from perflab.measure.equivalence import not_installed
+from perflab.measure.launcher import JobOutcome
+from perflab.results.model import EQUIVALENT, ERROR, INVALID, NOT_EQUIVALENT, SKIPPED
+
+DEFAULT_EXAMPLES = 200  # generated inputs per contender: seconds, not minutes, for most operations
+DEFAULT_SEED = 0  # fixed: the same run finds the same counterexample
+
+
+@dataclass
+class FuzzResult:
+    contender: str
+    status: str  # "equivalent" | "not equivalent" | "mutates input" | "error" | "skipped"
+    difference: str | None = None  # the first difference found, or the error
+    counterexample: str | None = None  # repr of the (shrunk) input, and for a pattern how it was used
+    pattern: str | None = None  # None: a generated input; else a key of perflab.bench.worker.fuzz.PATTERNS
+    examples_run: int = 0  # generated inputs compared
+    calls: int = 0  # contender calls made by the stateful patterns
+    notes: list[str] = field(default_factory=list)  # what was skipped and why
+
+    @property
+    def caught_by(self) -> str | None:
+        """Which part of fuzzing found the difference, in words."""
+        if self.status not in INVALID:
+            return None
+        return PATTERNS[self.pattern] if self.pattern else "generated inputs"
+
+
+def fuzz_contender(
+    file: str | Path,
+    contender: str,
+    reference: str,
+    run_job: Callable[[dict], JobOutcome],
+    examples: int = DEFAULT_EXAMPLES,
+    seed: int = DEFAULT_SEED,
+    sys_path: list[str] | None = None,
+    patterns: list[str] | None = None,
+) -> FuzzResult:
+    """Fuzz one contender against the reference in a worker started by ``run_job``.
+
+    ``run_job(job) -> JobOutcome`` is e.g. ``lambda job: launcher.run_job(job, timeout, python)``.
+    ``examples=0`` skips the generated inputs (``--no-fuzz``); the stateful patterns still run on
+    the declared cases. ``sys_path``: directories the worker imports from first (a revision's
+    worktree); the reference and the contender always come from the same file and process.
+    ``patterns``: the stateful patterns to run (default all of perflab.bench.worker.fuzz.STATEFUL_PATTERNS).
+    """
+    unknown = sorted(set(patterns or ()) - set(STATEFUL_PATTERNS))
+    if unknown:
+        raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; choose from {', '.join(STATEFUL_PATTERNS)}")
+    job = {
+        "mode": "fuzz",
+        "file": str(file),
+        "contender": contender,
+        "reference": reference,
+        "examples": examples,
+        "seed": seed,
+        "sys_path": sys_path or [],
+        "patterns": patterns,
+    }
+    outcome = run_job(job)
+    if not outcome.ok:
+        skipped = not_installed(outcome)
+        if skipped:
+            return FuzzResult(contender, SKIPPED, skipped)
+        where = f" ({outcome.location})" if outcome.location else ""
+        return FuzzResult(contender, ERROR, (outcome.error or "") + where)
+    report = outcome.of("fuzz")[0]
+    return FuzzResult(
+        contender,
+        EQUIVALENT if report["equivalent"] else (report.get("status") or NOT_EQUIVALENT),
+        report["difference"],
+        report["counterexample"],
+        report["pattern"],
+        report["examples_run"],
+        report["calls"],
+        report["notes"],
+    )

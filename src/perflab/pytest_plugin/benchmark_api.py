@@ -1,0 +1,502 @@
+"""The ``benchmark`` fixture object: pytest-benchmark's API, timed by perflab's rules.
+
+Accepted as pytest-benchmark documents it: ``benchmark(fn, *args, **kwargs)`` (returns fn's
+result; also usable as a decorator), ``benchmark.pedantic(target, args, kwargs, setup, teardown,
+rounds, warmup_rounds, iterations)`` with the same validation, ``extra_info``, ``name``, ``group``,
+``enabled``/``disabled``, ``stats``. perflab adds:
+
+- ``await benchmark(coroutine_function, *args)`` inside an async test: every call is awaited in
+  the running event loop, the loop's own overhead included (it is part of what an async call costs);
+- ``benchmark.compare({"a": fa, "b": fb}, *args, compare_outputs="exact")``: outputs checked for
+  equivalence first (a difference fails the test, with the first difference), then all contenders
+  timed interleaved (A B B A ...) and compared with the first one, with FDR-corrected verdicts.
+
+Every value is the mean time per call over a calibrated number of calls; the statistics are in
+perflab.pytest_plugin.sampling.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import functools
+import gc
+import inspect
+import itertools
+import pstats
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from perflab.analysis.estimates import CellEstimates, Comparison, Interval, compare_paired, verdict
+from perflab.analysis.intervals import benjamini_hochberg
+from perflab.bench.comparators import resolve_comparator
+from perflab.bench.worker.jobs import calibration_steps
+from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, SamplingSettings, blocks_of, estimate
+
+REFERENCE_NAME = "benchmark"  # the contender name of a plain benchmark(...) call in perflab's store
+COMPARE_WARMUP_ROUNDS = 2
+
+
+class FixtureAlreadyUsed(Exception):
+    """The fixture times one thing per test (pytest-benchmark's rule; use compare() for several)."""
+
+
+@dataclass
+class Measured:
+    """What one contender of one test measured (``benchmark.stats`` after the call)."""
+
+    contender: str
+    loops: int
+    values: list[float]  # seconds per call, one per value, in the order measured
+    warmups: list[float] = field(default_factory=list)
+    estimates: CellEstimates | None = None
+    cprofile: pstats.Stats | None = None
+
+    @property
+    def stats(self) -> ValueStats:
+        """pytest-benchmark's ``benchmark.stats.stats`` (min, max, mean, median, stddev, ...)."""
+        return ValueStats(self.values)
+
+
+class ValueStats:
+    """pytest-benchmark's summary fields of a list of values (its ``Stats``), as its docs define them."""
+
+    fields = (
+        "min",
+        "max",
+        "mean",
+        "stddev",
+        "rounds",
+        "median",
+        "iqr",
+        "q1",
+        "q3",
+        "iqr_outliers",
+        "stddev_outliers",
+        "outliers",
+        "ld15iqr",
+        "hd15iqr",
+        "ops",
+        "total",
+    )
+
+    def __init__(self, data: list[float]) -> None:
+        import statistics
+
+        self.data = list(data)
+        ordered = sorted(self.data)
+        n = len(ordered)
+        self.rounds, self.total = n, sum(ordered)
+        self.min, self.max = ordered[0], ordered[-1]
+        self.mean, self.median = statistics.mean(ordered), statistics.median(ordered)
+        self.stddev = statistics.stdev(ordered) if n > 1 else 0.0
+        self.q1, self.q3 = (ordered[0], ordered[0]) if n == 1 else _quartiles(ordered)
+        self.iqr = self.q3 - self.q1
+        low, high = self.q1 - 1.5 * self.iqr, self.q3 + 1.5 * self.iqr
+        self.iqr_outliers = sum(1 for v in ordered if v < low or v > high)
+        self.stddev_outliers = sum(1 for v in ordered if abs(v - self.mean) > self.stddev)
+        self.outliers = f"{self.stddev_outliers};{self.iqr_outliers}"
+        within = [v for v in ordered if low <= v <= high]
+        self.ld15iqr, self.hd15iqr = within[0], within[-1]
+        self.ops = n / self.total if self.total else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.fields}
+
+
+def _quartiles(ordered: list[float]) -> tuple[float, float]:
+    """Quartiles as pytest-benchmark computes them (Wikipedia's methods 2 and 3), so that its JSON
+    consumers read the same numbers."""
+    import statistics
+
+    n = len(ordered)
+    if n % 2 == 0:
+        return statistics.median(ordered[: n // 2]), statistics.median(ordered[n // 2 :])
+    k, remainder = divmod(n, 4)
+    if remainder == 1:
+        return (0.25 * ordered[k - 1] + 0.75 * ordered[k], 0.75 * ordered[3 * k] + 0.25 * ordered[3 * k + 1])
+    return 0.75 * ordered[k] + 0.25 * ordered[k + 1], 0.25 * ordered[3 * k + 1] + 0.75 * ordered[3 * k + 2]
+
+
+@dataclass
+class ContenderOutcome:
+    """One contender of ``benchmark.compare``: its output, its time and how it compares."""
+
+    name: str
+    output: Any
+    measured: Measured
+    comparison: Comparison | None = None  # time / the reference's time (None for the reference)
+    p_adjusted: float | None = None
+    verdict: str | None = None
+
+    @property
+    def ratio(self) -> Interval | None:
+        return self.comparison.ratio if self.comparison else None
+
+
+@dataclass
+class Record:
+    """Everything the session keeps about one benchmarked test (for the store, JSON and summary)."""
+
+    test_file: str
+    name: str  # pytest-benchmark's name (the test's name with parameters)
+    fullname: str  # the node id
+    group: str | None
+    param: str | None
+    params: dict | None
+    extra_info: dict
+    options: dict
+    contenders: list[Measured]
+    comparisons: list[ContenderOutcome] = field(default_factory=list)  # compare(): all but the reference
+    comparator: str | None = None  # compare(): how outputs were compared
+
+
+class BenchmarkFixture:
+    """``benchmark`` in a test. One use per test: a call, ``pedantic`` or ``compare``."""
+
+    def __init__(
+        self,
+        node: Any,
+        settings: SamplingSettings,
+        record: Callable[[Record], None],
+        disabled: bool = False,
+        group: str | None = None,
+        cprofile: bool = False,
+        alpha: float = 0.01,
+        min_effect: float = 0.01,
+    ) -> None:
+        self.name = node.name
+        self.fullname = node.nodeid
+        callspec = getattr(node, "callspec", None)
+        self.param = callspec.id if callspec else None
+        self.params = dict(callspec.params) if callspec else None
+        self.group = group
+        self.extra_info: dict[str, Any] = {}
+        self.disabled = disabled
+        self.stats: Measured | None = None
+        self.comparison: dict[str, ContenderOutcome] | None = None
+        self._node = node
+        self._settings = settings
+        self._record = record
+        self._cprofile = cprofile
+        self._alpha, self._min_effect = alpha, min_effect
+        self._mode: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return not self.disabled
+
+    def _claim(self, mode: str) -> None:
+        if self._mode:
+            raise FixtureAlreadyUsed(
+                f"the benchmark fixture can only be used once per test; it was used in "
+                f"{self._mode} mode (use benchmark.compare for several contenders)"
+            )
+        self._mode = mode
+
+    # --- benchmark(fn, *args, **kwargs) -------------------------------------------------------
+
+    def __call__(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self._claim("benchmark(...)")
+        if inspect.iscoroutinefunction(function):
+            return self._run_async(function, args, kwargs)
+        if self.disabled:
+            return function(*args, **kwargs)
+        call = functools.partial(function, *args, **kwargs) if args or kwargs else function
+        sampler = Sampler(self._settings)
+        with _quiet_interpreter(self._settings.disable_gc):
+            while (loops := sampler.next_loops()) is not None:
+                sampler.add(_timed_calls(call, loops, self._settings.timer))
+        measured = self._finish(sampler)
+        if self._cprofile:
+            return _profiled(call, measured, measured.loops)
+        return call()
+
+    async def _run_async(self, function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+        if self.disabled:
+            return await function(*args, **kwargs)
+        sampler = Sampler(self._settings)
+        timer = self._settings.timer
+        with _quiet_interpreter(self._settings.disable_gc):
+            while (loops := sampler.next_loops()) is not None:
+                start = timer()
+                for _ in itertools.repeat(None, loops):
+                    await function(*args, **kwargs)
+                sampler.add(timer() - start)
+        self._finish(sampler)
+        return await function(*args, **kwargs)
+
+    def _finish(self, sampler: Sampler) -> Measured:
+        assert sampler.loops is not None  # sampling is over, so calibration is
+        measured = Measured(REFERENCE_NAME, sampler.loops, sampler.values, sampler.warmups, estimate(sampler.values))
+        self.stats = measured
+        self._save([measured])
+        return measured
+
+    # --- benchmark.pedantic(...) --------------------------------------------------------------
+
+    def pedantic(
+        self,
+        target: Callable[..., Any],
+        args: tuple | list = (),
+        kwargs: dict | None = None,
+        setup: Callable[[], Any] | None = None,
+        teardown: Callable[..., Any] | None = None,
+        rounds: int = 1,
+        warmup_rounds: int = 0,
+        iterations: int = 1,
+    ) -> Any:
+        """Exactly ``rounds`` values of ``iterations`` calls each, as pytest-benchmark runs them."""
+        self._claim("benchmark.pedantic(...)")
+        kwargs = {} if kwargs is None else kwargs
+        has_args = bool(args or kwargs)
+        for label, value, least in (
+            ("iterations", iterations, 1),
+            ("rounds", rounds, 1),
+            ("warmup_rounds", warmup_rounds, 0),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ValueError(
+                    f"Must have {'positive' if least else 'non-negative'} int for `{label}` (got {value!r})."
+                )
+        if iterations > 1 and setup:
+            raise ValueError("Can't use more than 1 `iterations` with a `setup` function.")
+
+        def arguments() -> tuple[tuple | list, dict]:
+            if setup:
+                given = setup()
+                if given:
+                    if has_args:
+                        raise TypeError("Can't use `args` or `kwargs` if `setup` returns the arguments.")
+                    return given
+            return args, kwargs
+
+        if self.disabled:
+            call_args, call_kwargs = arguments()
+            return target(*call_args, **call_kwargs)
+        timer, values, result = self._settings.timer, [], None
+        for round_number in range(warmup_rounds + rounds):
+            call_args, call_kwargs = arguments()
+            with _quiet_interpreter(self._settings.disable_gc):
+                start = timer()
+                if iterations == 1:
+                    result = target(*call_args, **call_kwargs)
+                else:
+                    for _ in itertools.repeat(None, iterations):
+                        target(*call_args, **call_kwargs)
+                elapsed = timer() - start
+            if round_number >= warmup_rounds:
+                values.append(elapsed / iterations)
+            if teardown is not None:
+                teardown(*call_args, **call_kwargs)
+        if iterations > 1:  # looped: the result comes from one more call, as in pytest-benchmark
+            call_args, call_kwargs = arguments()
+            result = target(*call_args, **call_kwargs)
+            if teardown is not None:
+                teardown(*call_args, **call_kwargs)
+        measured = Measured(REFERENCE_NAME, iterations, values, [], estimate(values))
+        self.stats = measured
+        if self._cprofile:
+            call_args, call_kwargs = arguments()
+            _profiled(
+                functools.partial(target, *call_args, **call_kwargs),
+                measured,
+                iterations,
+                after=(lambda: teardown(*call_args, **call_kwargs)) if teardown else None,
+            )
+        self._save([measured])
+        return result
+
+    # --- benchmark.compare({...}, *args) -------------------------------------------------------
+
+    def compare(
+        self, contenders: Mapping[str, Callable[..., Any]], *args: Any, compare_outputs: Any = "exact", **kwargs: Any
+    ) -> dict[str, ContenderOutcome]:
+        """Time several implementations of one operation, interleaved, against the first one.
+
+        Outputs are compared first (``compare_outputs``: "exact", "json" or a function(reference,
+        output), as in a perflab benchmark file); a contender whose output differs fails the test
+        before anything is timed. Returns {name: ContenderOutcome}.
+        """
+        self._claim("benchmark.compare(...)")
+        names = _checked_contenders(contenders)
+        comparator = resolve_comparator(compare_outputs)
+        calls: dict[str, Callable[[], Any]] = {
+            name: functools.partial(contenders[name], *args, **kwargs) for name in names
+        }
+        outputs = {name: calls[name]() for name in names}
+        reference = names[0]
+        for name in names[1:]:
+            outcome = comparator.check(outputs[reference], outputs[name])
+            if not outcome.equivalent:
+                raise AssertionError(
+                    f"benchmark.compare: {name!r} is NOT EQUIVALENT to {reference!r} "
+                    f"({comparator.name} comparison): {outcome.difference}"
+                )
+        if self.disabled:
+            return {name: ContenderOutcome(name, outputs[name], Measured(name, 0, [])) for name in names}
+        rounds = self._interleaved(calls, names)
+        outcomes = self._compared(names, outputs, rounds)
+        self.comparison = outcomes
+        self.stats = outcomes[reference].measured
+        self._save(
+            [outcome.measured for outcome in outcomes.values()], [outcomes[name] for name in names[1:]], comparator.name
+        )
+        return outcomes
+
+    def _interleaved(self, calls: dict[str, Callable[[], Any]], names: list[str]) -> dict[str, tuple[int, list[float]]]:
+        """Calibrate each contender, then one value of each per round, order reversed every round."""
+        settings, timer = self._settings, self._settings.timer
+        values: dict[str, list[float]] = {name: [] for name in names}
+        with _quiet_interpreter(settings.disable_gc):
+            loops = {name: _calibrate(calls[name], settings) for name in names}
+            started = time.monotonic()
+            round_number = 0
+            while True:
+                order = names if round_number % 2 == 0 else names[::-1]
+                for name in order:
+                    values[name].append(_timed_calls(calls[name], loops[name], timer) / loops[name])
+                round_number += 1
+                if round_number == COMPARE_WARMUP_ROUNDS:
+                    # Re-sized from the warmups, so that every contender's values last as long: values of
+                    # different lengths are not hit alike by other processes' time slices (perflab.measure.runner).
+                    loops = {name: max(1, round(settings.value_time / min(values[name]))) for name in names}
+                    values = {name: [] for name in names}
+                measured = round_number - COMPARE_WARMUP_ROUNDS
+                if measured < max(settings.min_rounds, 2):
+                    continue
+                if time.monotonic() - started >= settings.max_time * len(names):
+                    break
+                if (
+                    measured % CHECK_EVERY == 0
+                    and measured >= BLOCKS
+                    and all(
+                        _paired(values[names[0]], values[name]).ratio.relative_half_width <= settings.precision
+                        for name in names[1:]
+                    )
+                ):
+                    break
+        return {name: (loops[name], values[name]) for name in names}
+
+    def _compared(
+        self, names: list[str], outputs: dict[str, Any], rounds: dict[str, tuple[int, list[float]]]
+    ) -> dict[str, ContenderOutcome]:
+        outcomes = {
+            name: ContenderOutcome(name, outputs[name], Measured(name, loops, values, [], estimate(values)))
+            for name, (loops, values) in rounds.items()
+        }
+        reference = rounds[names[0]][1]
+        paired = [_paired(reference, rounds[name][1]) for name in names[1:]]
+        adjusted = benjamini_hochberg([comparison.p_value for comparison in paired])
+        for name, comparison, p_adjusted in zip(names[1:], paired, adjusted):
+            outcome = outcomes[name]
+            outcome.comparison, outcome.p_adjusted = comparison, p_adjusted
+            outcome.verdict = verdict(comparison.ratio.value, p_adjusted, self._alpha, self._min_effect)
+        return outcomes
+
+    def _save(
+        self, measured: list[Measured], comparisons: Sequence[ContenderOutcome] = (), comparator: str | None = None
+    ) -> None:
+        options = {
+            "max_time": self._settings.max_time,
+            "min_rounds": self._settings.min_rounds,
+            "precision": self._settings.precision,
+            "value_time": self._settings.value_time,
+            "disable_gc": self._settings.disable_gc,
+            "warmup": self._settings.warmups,
+            "timer": _callable_name(self._settings.timer),
+            "timing": "in-process",
+        }
+        self._record(
+            Record(
+                str(self._node.path),
+                self.name,
+                self.fullname,
+                self.group,
+                self.param,
+                self.params,
+                self.extra_info,
+                options,
+                measured,
+                list(comparisons),
+                comparator,
+            )
+        )
+
+
+def _checked_contenders(contenders: Mapping[str, Callable[..., Any]]) -> list[str]:
+    if not isinstance(contenders, Mapping) or len(contenders) < 2:
+        raise TypeError("benchmark.compare needs a dict of two or more {name: function}, the reference first")
+    for name, function in contenders.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"benchmark.compare: contender names must be non-empty strings (got {name!r})")
+        if not callable(function):
+            raise TypeError(f"benchmark.compare: contender {name!r} is not callable")
+        if inspect.iscoroutinefunction(function):
+            raise TypeError(
+                f"benchmark.compare: contender {name!r} is a coroutine function; compare times "
+                "plain functions (time a coroutine with `await benchmark(fn)`)"
+            )
+    return list(contenders)
+
+
+def _paired(reference: list[float], contender: list[float]) -> Comparison:
+    """The ratio contender/reference with blocks of consecutive rounds as the paired units."""
+    return compare_paired(dict(enumerate(blocks_of(reference))), dict(enumerate(blocks_of(contender))))
+
+
+def _calibrate(call: Callable[[], Any], settings: SamplingSettings) -> int:
+    steps = calibration_steps(settings.value_time)
+    loops = next(steps)
+    try:
+        while True:
+            loops = steps.send(_timed_calls(call, loops, settings.timer))
+    except StopIteration as done:
+        return done.value
+
+
+def _timed_calls(call: Callable[[], Any], loops: int, timer: Callable[[], float]) -> float:
+    """Seconds that ``loops`` calls take (the calls are the only thing inside the timed region)."""
+    start = timer()
+    for _ in itertools.repeat(None, loops):
+        call()
+    return timer() - start
+
+
+def _profiled(call: Callable[[], Any], measured: Measured, loops: int, after: Callable[[], Any] | None = None) -> Any:
+    """``@pytest.mark.benchmark(cprofile=True)``: one more value's worth of calls under cProfile,
+    after timing (never during it); the statistics go to the JSON's "cprofile" list."""
+    profile = cProfile.Profile()
+    result = None
+    for _ in range(loops if loops > 1 else 1):
+        result = profile.runcall(call)
+        if after is not None:
+            after()
+    measured.cprofile = pstats.Stats(profile)
+    return result
+
+
+@contextmanager
+def _quiet_interpreter(disable_gc: bool) -> Iterator[None]:
+    """No tracer or profiler (coverage.py, debuggers) while timing, and the collector off if asked."""
+    tracer, profiler, collecting = sys.gettrace(), sys.getprofile(), gc.isenabled()
+    sys.settrace(None)
+    sys.setprofile(None)
+    if disable_gc:
+        gc.disable()
+    try:
+        yield
+    finally:
+        sys.settrace(tracer)
+        sys.setprofile(profiler)
+        if collecting:
+            gc.enable()
+
+
+def _callable_name(function: Callable[..., Any]) -> str:
+    module = getattr(function, "__module__", None)
+    name = getattr(function, "__qualname__", None) or repr(function)
+    return f"{module}.{name}" if module else name
