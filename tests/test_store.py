@@ -16,7 +16,7 @@ from test_store_helpers import downgrade, perflab, synthetic_result
 
 from perflab.cli.support.measuring import save_run
 from perflab.profile.model import Profile
-from perflab.results import store
+from perflab.results import schema, store
 from perflab.results.model import RunResult
 from perflab.results.store import Store, StoreError
 
@@ -67,7 +67,7 @@ def newer_perflab(path):
     with Store.open(path) as db:
         db.save(synthetic_result())
     raw = sqlite3.connect(path)
-    raw.execute(f"PRAGMA user_version = {store.schema_version() + 1}")
+    raw.execute(f"PRAGMA user_version = {schema.schema_version() + 1}")
     raw.close()
 
 
@@ -131,7 +131,7 @@ def test_old_databases_are_migrated_and_keep_their_runs(tmp_path, monkeypatch):
     def add_note_column(connection):
         connection.execute("ALTER TABLE runs ADD COLUMN note TEXT")
 
-    monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note_column])
+    monkeypatch.setattr(store, "MIGRATIONS", [*schema.MIGRATIONS, add_note_column])
     with Store.open(path) as db:
         assert len(db.runs("bench")) == 1
     raw = sqlite3.connect(path)
@@ -158,7 +158,7 @@ def test_a_version_1_database_gains_the_profiles_table_and_keeps_everything(tmp_
         with pytest.raises(StoreError, match="no stored run with id 99"):
             db.save_profile(99, "SMALL", "base", profile)
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == store.schema_version()
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.schema_version()
 
 
 def test_a_missing_database_is_not_created_by_readers(tmp_path):

@@ -17,7 +17,8 @@ from test_store_helpers import perflab, synthetic_result
 from perflab.measure.metadata import machine_info
 from perflab.profile.model import Profile
 from perflab.results.backends.postgres import PostgresDatabase
-from perflab.results.store import MIGRATIONS, ChangeMark, Store, StoreError, schema_version
+from perflab.results.schema import MIGRATIONS, schema_version
+from perflab.results.store import ChangeMark, Store, StoreError
 
 OPEN_STORE = "import sys; from perflab.results.store import Store; Store.open(sys.argv[1]).close(); print('opened')"
 

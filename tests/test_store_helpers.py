@@ -86,7 +86,7 @@ def downgrade(path: Path, version: int) -> None:
     """Turn the SQLite store at ``path`` (at this perflab's schema) into one at schema ``version``."""
     import sqlite3
 
-    from perflab.results.store import schema_version
+    from perflab.results.schema import schema_version
 
     raw = sqlite3.connect(path)
     for step in range(schema_version(), version, -1):

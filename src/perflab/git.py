@@ -97,3 +97,8 @@ def remove_worktree(root: str | Path, directory: str | Path) -> None:
     """Remove a worktree (even with changes in it) and forget any whose directory is gone."""
     answer(root, "worktree", "remove", "--force", str(directory))
     answer(root, "worktree", "prune")
+
+
+def resolve_ref(benchmark_file: str | Path, ref: str) -> str | None:
+    """The commit a git ref (branch, tag, hash) names in the benchmark file's repository."""
+    return resolve_commit(Path(benchmark_file).resolve().parent, ref)

@@ -300,9 +300,9 @@ def _baseline(
     args: argparse.Namespace, path: Path, name: str, counting: bool
 ) -> _ResultsFileBaseline | _RevisionBaseline:
     """A results file, else a git revision of the benchmark's repository."""
+    from perflab.git import resolve_ref
     from perflab.metrics import instruction_counts
     from perflab.results.files import load_file
-    from perflab.results.store import resolve_ref
 
     against = Path(args.against)
     if against.is_file():

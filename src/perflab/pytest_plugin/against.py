@@ -17,10 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from perflab.analysis import gate
+from perflab.git import resolve_ref
 from perflab.pytest_plugin.report import load_runs
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import RunResult
-from perflab.results.store import Store, StoreError, resolve_ref
+from perflab.results.store import Store, StoreError
 
 
 class BaselineError(Exception):

@@ -140,6 +140,11 @@ def timing_options(
         metavar="PCT",
         help="false discovery rate for faster/slower verdicts, in percent (default 1%%)",
     )
+    # For perflab's own end-to-end tests (as pyperf's --debug-single-value): fewer rounds than the
+    # stopping rule's minimum, so that a test run takes 2 rounds instead of 5. Not for measuring.
+    parser.add_argument(
+        "--debug-min-rounds", type=whole_number(1, 1000), default=Settings.min_rounds, help=argparse.SUPPRESS
+    )
 
 
 def timing_settings(args: argparse.Namespace) -> Settings:
@@ -151,6 +156,7 @@ def timing_settings(args: argparse.Namespace) -> Settings:
         alpha=args.alpha,
         values=args.values,
         value_time=args.value_time,
+        min_rounds=args.debug_min_rounds,
     )
 
 
