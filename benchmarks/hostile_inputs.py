@@ -37,7 +37,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # the hostile files are shared with tests/test_hostile.py
 from _common import RESULTS, conditions, machine
-from _hostile_files import CONTENDERS, FAILING, SLOW_CALL, SORTS, processes_marked, start_until
+from support.cli import start_until
+from support.hostile_files import CONTENDERS, FAILING, SLOW_CALL, SORTS, processes_marked
 
 FAST = ["--precision", "50", "--values", "4", "--value-time", "0.002", "--max-time", "20", "--timeout", "60"]
 REVISIONS = ["--rev", "HEAD~1", "--rev", "HEAD"]

@@ -36,8 +36,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 from _common import conditions, format_load, machine, write_figure
-from postgres_server import new_database, throwaway_cluster
 from store_load import template  # the run saved: a real one
+from support.postgres_server import new_database, throwaway_cluster
 
 from perflab.results.model import RunResult
 from perflab.results.store import Store

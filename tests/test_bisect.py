@@ -6,7 +6,8 @@ import sys
 import time
 
 import pytest
-from conftest import QUICK, git_repository, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
+from support.git_repos import git_repository
 
 BENCH = """
 import perflab

@@ -2,7 +2,7 @@
 IV of case study 3 round-trips but is caught by comparing ciphertexts."""
 
 import pytest
-from _builtin_checks import perflab_run, with_wrong_contender
+from support.builtin_checks import perflab_run, with_wrong_contender
 
 pytest.importorskip("pyaes")
 pytest.importorskip("cryptography")

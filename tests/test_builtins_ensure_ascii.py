@@ -1,7 +1,7 @@
 """json_dumps_ensure_ascii built-in: escaped and raw UTF-8 output are equivalent as JSON (with a
 note); a lossy ASCII encoding is not."""
 
-from _builtin_checks import perflab_run, with_wrong_contender
+from support.builtin_checks import perflab_run, with_wrong_contender
 
 
 def test_raw_utf8_output_is_equivalent_with_a_note(tmp_path):

@@ -2,7 +2,7 @@
 that drops the query string is caught."""
 
 import pytest
-from _builtin_checks import perflab_run, with_wrong_contender
+from support.builtin_checks import perflab_run, with_wrong_contender
 
 pytest.importorskip("h11")
 

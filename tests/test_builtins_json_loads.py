@@ -4,7 +4,7 @@ the incremental contender gives the same value wherever the input is cut."""
 import json
 
 import pytest
-from _builtin_checks import perflab_run, with_wrong_contender
+from support.builtin_checks import perflab_run, with_wrong_contender
 
 from perflab.bench.comparators import first_difference
 from perflab.builtins import json_loads

@@ -1,7 +1,7 @@
 """logging_messages built-in: the tuned stdlib writes the same text; stale timestamps, a skipped
 caller lookup with caller fields in the format, and missing packages are all reported."""
 
-from _builtin_checks import perflab_run, with_wrong_contender
+from support.builtin_checks import perflab_run, with_wrong_contender
 
 
 def test_tuned_stdlib_emits_the_same_text(tmp_path):

@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 
 from perflab import builtins
 

@@ -1,7 +1,7 @@
 """uuids built-in: the property comparator accepts every real v4 generator and rejects the wrong
 version, duplicates and a non-canonical text form."""
 
-from _builtin_checks import perflab_run, with_wrong_contender
+from support.builtin_checks import perflab_run, with_wrong_contender
 
 
 def test_every_installed_generator_has_the_v4_properties(tmp_path):

@@ -7,8 +7,7 @@ import sys
 import time
 
 import pytest
-from _hostile_files import start_until
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab, start_until
 
 from perflab.results.model import RunResult
 

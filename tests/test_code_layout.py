@@ -10,8 +10,8 @@ from pathlib import Path
 
 import grimp
 import pytest
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [path for path in (ROOT / "src" / "perflab").rglob("*.py") if "builtins" not in path.parts]
 
 
@@ -98,3 +98,19 @@ def test_no_module_uses_another_modules_private_names():
 def test_python_dash_m_perflab_works():
     result = run(sys.executable, "-m", "perflab", "--help")
     assert result.returncode == 0 and "commands:" in result.stdout, result.stderr
+
+
+def test_the_readme_layout_names_every_package_and_module():
+    """README's "Layout" map stays true: every package and top-level module of src/perflab is in it."""
+    readme = (ROOT / "README.md").read_text()
+    layout = readme[readme.index("## Layout") :]
+    layout = layout[: layout.index("```\n", layout.index("```") + 3)]
+    package = ROOT / "src" / "perflab"
+    missing = [
+        path.relative_to(package).as_posix()
+        for path in sorted(package.rglob("__init__.py"))
+        if path.parent != package
+        and path.relative_to(package).parts[0] != "builtins"  # the case studies are data, not layout
+        and f"{path.parent.name}/" not in layout
+    ] + [path.name for path in sorted(package.glob("*.py")) if path.name not in layout]
+    assert missing == [], f"README.md's Layout section does not name {missing}"

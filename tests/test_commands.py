@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import QUICK, load_json, run_perflab
-from native_programs import compile_cpp
+from support.cli import QUICK, load_json, run_perflab
+from support.native_programs import compile_cpp
 
 import perflab
 from perflab.bench.commands import (

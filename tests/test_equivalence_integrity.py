@@ -3,13 +3,12 @@ checks are flagged with a one-line explanation and their speedups struck out; co
 optimizations (controls) are not. Example files: tests/equivalence_examples/ and, shared with
 benchmarks/broken_optimizations.py, benchmarks/broken/."""
 
-from pathlib import Path
-
 import pytest
-from conftest import load_json, run_perflab
+from support.cli import load_json, run_perflab
+from support.paths import ROOT, TESTS
 
-EXAMPLES = Path(__file__).parent / "equivalence_examples"
-BROKEN = Path(__file__).parent.parent / "benchmarks" / "broken"
+EXAMPLES = TESTS / "equivalence_examples"
+BROKEN = ROOT / "benchmarks" / "broken"
 # Enough rounds for the first-call caution (3 processes per side); loose precision ends them.
 SHORT = [
     "--precision",

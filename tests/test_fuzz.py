@@ -4,9 +4,9 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from perflab.bench.loading import load_benchmark
 from perflab.bench.spec import BenchmarkFileError
@@ -14,7 +14,7 @@ from perflab.bench.worker.fuzz import fresh_copy, variant
 from perflab.measure.difference_search import fuzz_contender
 from perflab.measure.launcher import run_job
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = ROOT / "src"
 
 
 def fuzz(path, contender, reference="ref", examples=50, seed=0, python=sys.executable, patterns=None):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from test_store_helpers import synthetic_result
+from support.store_results import synthetic_result
 
 from perflab.analysis import estimates, gate
 from perflab.analysis.gate import REGRESSION, check, compare_unpaired

@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 from collections import Counter
 
-from conftest import git_repository, run_perflab
 from rich.console import Console
-from test_store_helpers import synthetic_result
+from support.cli import run_perflab
+from support.git_repos import git_repository
+from support.store_results import synthetic_result
 
 from perflab.cli.profile import store_profile
 from perflab.cli.support.measuring import Saved

@@ -17,9 +17,11 @@ import uuid
 from pathlib import Path
 
 import pytest
-from _hostile_files import CONTENDERS, FAILING, SLOW_CALL, SORTS, processes_marked, start_until
-from conftest import QUICK, git_repository, run_perflab
-from test_store_helpers import synthetic_result
+from support.cli import QUICK, run_perflab, start_until
+from support.external import skip_anywhere
+from support.git_repos import git_repository
+from support.hostile_files import CONTENDERS, FAILING, SLOW_CALL, SORTS, processes_marked
+from support.store_results import synthetic_result
 
 # Stops as soon as the rule allows: few values, loose precision.
 FAST = ["--precision", "50", "--values", "4", "--value-time", "0.002", "--timeout", "60"]
@@ -239,7 +241,7 @@ def test_a_read_only_store_is_named_as_such(tmp_path):
     assert perflab(tmp_path, "import one.json --db store.db").returncode == 0
     # Immutable: read-only even to root, who may write to any file whatever its permissions.
     if subprocess.run(["chattr", "+i", tmp_path / "store.db"], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is not supported here")
+        skip_anywhere("chattr +i is not supported by this file system")
     try:
         process = perflab(tmp_path, "import two.json --db store.db")
     finally:
@@ -416,7 +418,7 @@ def test_compare_two_virtual_environments_with_two_versions_of_a_package(tmp_pat
         pip = [venv / "bin" / "python", "-m", "pip", "install", "-q", f"six=={version}"]
         installed = subprocess.run(pip, capture_output=True, text=True, timeout=300)
         if installed.returncode != 0:
-            pytest.skip(f"PyPI not reachable: {installed.stderr[-200:]}")
+            skip_anywhere(f"PyPI not reachable: {installed.stderr[-200:]}")
         pythons.append(str(venv / "bin" / "python"))
     (tmp_path / "bench.py").write_text(USES_PACKAGE)
     sides = ["--python", pythons[0], "--python", pythons[1]]

@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import QUICK
-from test_store_helpers import perflab
+from support.cli import QUICK, run_perflab
 
 from perflab.results.store import Store
 
@@ -100,7 +99,7 @@ def stop(workers: list[subprocess.Popen]) -> None:
 
 def job_rows(url: str) -> list[list[str]]:
     """The cells of `perflab jobs`' table, row by row."""
-    listing = perflab("jobs", "--db", url, env={**os.environ, "COLUMNS": "300"})
+    listing = run_perflab("jobs", "--db", url, env={**os.environ, "COLUMNS": "300"})
     assert listing.returncode == 0, listing.stderr
     rows: list[list[str]] = []
     for line in listing.stdout.splitlines():
@@ -129,9 +128,9 @@ def test_twenty_jobs_over_three_workers_each_run_exactly_once(repo, postgres_url
     workers = [start_worker(postgres_url, f"w{i}", tmp_path / "cache", logs[i]) for i in range(3)]
     options = " ".join(QUICK[:-2])  # the job's own options, passed to `perflab run` on the worker
     try:
-        submitted = perflab(
+        submitted = run_perflab(
             "submit", *["bench.py"] * 20, "--label", "quiet", "--db", postgres_url, "--options", options,
-            "--wait", "240", cwd=repo,
+            "--wait", "900", cwd=repo,
         )  # fmt: skip
     finally:
         stop(workers)
@@ -153,7 +152,9 @@ def test_twenty_jobs_over_three_workers_each_run_exactly_once(repo, postgres_url
 
 def test_a_killed_workers_job_finishes_elsewhere_with_one_result(repo, postgres_url, tmp_path):
     options = " ".join(QUICK[:-2])
-    submitted = perflab("submit", "slow.py", "--label", "quiet", "--db", postgres_url, "--options", options, cwd=repo)
+    submitted = run_perflab(
+        "submit", "slow.py", "--label", "quiet", "--db", postgres_url, "--options", options, cwd=repo
+    )
     assert submitted.returncode == 0, submitted.stderr
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
     first = start_worker(postgres_url, "first", tmp_path / "cache", logs[0])
@@ -189,7 +190,7 @@ def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
         (["submit", "bench.py", "--options", "--max-time nan", "--db", postgres_url], "--options: argument --max-time"),
         (["jobs", "--retry", "1", "--db", postgres_url], "job 1: is not in the queue"),
     ]:
-        done = perflab(*args, cwd=repo, env=wide)
+        done = run_perflab(*args, cwd=repo, env=wide)
         assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, (
             args,
             done.stderr,
@@ -203,12 +204,12 @@ def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, pos
         ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "b"], check=True
     )
     options = " ".join(QUICK[:-2])
-    submitted = perflab(
+    submitted = run_perflab(
         "submit", "bench.py", "broken.py", "slow.py", "--label", "quiet", "--db", postgres_url, "--options", options,
         cwd=repo,
     )  # fmt: skip
     assert submitted.returncode == 0, submitted.stderr
-    cancelled = perflab("jobs", "--cancel", "1", "--db", postgres_url)
+    cancelled = run_perflab("jobs", "--cancel", "1", "--db", postgres_url)
     assert cancelled.returncode == 0 and "job 1: cancelled" in cancelled.stderr
     log = tmp_path / "worker.log"
     worker = start_worker(postgres_url, "w", tmp_path / "cache", log)
@@ -216,7 +217,7 @@ def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, pos
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and 3 not in started_jobs([log]):
             time.sleep(0.2)
-        stopping = perflab("jobs", "--cancel", "3", "--db", postgres_url)  # slow.py, while it is measured
+        stopping = run_perflab("jobs", "--cancel", "3", "--db", postgres_url)  # slow.py, while it is measured
         assert stopping.returncode == 0 and "job 3: cancelled" in stopping.stderr
         while time.monotonic() < deadline and {row[0]: row[2] for row in job_rows(postgres_url)}["3"] == "doing":
             time.sleep(0.5)
@@ -227,8 +228,8 @@ def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, pos
     assert "no such thing" in rows["2"][5] and "(on " in rows["2"][5]
     with Store.open(postgres_url) as store:
         assert store.runs() == []  # nothing of the stopped job was stored
-    retried = perflab("jobs", "--retry", "2", "--db", postgres_url)
+    retried = run_perflab("jobs", "--retry", "2", "--db", postgres_url)
     assert retried.returncode == 0 and "job 2: queued again" in retried.stderr
     assert {row[0]: row[2] for row in job_rows(postgres_url)}["2"] == "todo"
-    again = perflab("jobs", "--retry", "1", "--db", postgres_url)
+    again = run_perflab("jobs", "--retry", "1", "--db", postgres_url)
     assert again.returncode == 2 and "only a failed job is retried" in again.stderr

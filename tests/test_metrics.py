@@ -2,14 +2,13 @@
 command line's failure paths (valgrind or perf missing from PATH)."""
 
 import math
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import QUICK, git_repository, run_perflab
+from support.cli import QUICK, run_perflab
+from support.git_repos import git_repository
 
 from perflab.bench.loading import load_benchmark
 from perflab.measure.runner import run_benchmark
@@ -74,17 +73,6 @@ def _path_without(tmp_path: Path, *tools: str) -> str:
     return str(bin_dir)
 
 
-def _perflab_with_path(path: str, *args) -> subprocess.CompletedProcess:
-    """The real command line with PATH replaced."""
-    return subprocess.run(
-        [sys.executable, "-m", "perflab", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "200", "PATH": path},
-    )
-
-
 @pytest.fixture(scope="module")
 def counted(tmp_path_factory):
     path = tmp_path_factory.mktemp("metrics") / "work.py"
@@ -109,7 +97,9 @@ def test_repeated_counts_agree_within_a_tenth_of_a_percent(counted):
 
 def test_missing_valgrind_is_one_line_and_exit_2_before_anything_runs(bench_file, tmp_path):
     path = bench_file(WORK_BENCH)
-    done = _perflab_with_path(_path_without(tmp_path, "valgrind"), "run", path, "--metric", "instructions", *QUICK)
+    done = run_perflab(
+        "run", path, "--metric", "instructions", *QUICK, env={"PATH": _path_without(tmp_path, "valgrind")}
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == "perflab: error: valgrind not found: apt-get install valgrind"
     assert done.stdout == ""  # nothing was measured
@@ -123,8 +113,15 @@ def test_unknown_metric_is_a_usage_error(bench_file):
 
 def test_missing_perf_is_reported_as_unsupported_not_a_crash(bench_file, tmp_path):
     path = bench_file(WORK_BENCH)
-    done = _perflab_with_path(
-        _path_without(tmp_path, "perf"), "run", path, "--contender", "once", "--metric", "counters", *QUICK
+    done = run_perflab(
+        "run",
+        path,
+        "--contender",
+        "once",
+        "--metric",
+        "counters",
+        *QUICK,
+        env={"PATH": _path_without(tmp_path, "perf")},
     )
     assert done.returncode == 0, done.stderr
     assert (

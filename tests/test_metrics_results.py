@@ -5,7 +5,7 @@ import json
 import shutil
 
 import pytest
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 
 from perflab import metrics
 from perflab.metrics import counters, instructions, memory

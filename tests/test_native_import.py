@@ -8,13 +8,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_perflab
-from native_programs import SOURCES
+from support.cli import run_perflab
+from support.native_programs import SOURCES
+from support.paths import TESTS
 
 from perflab.results.files import ResultsFileError, load_file
 from perflab.results.store import Store
 
-CRITERION = Path(__file__).parent / "data" / "criterion"
+CRITERION = TESTS / "data" / "criterion"
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ sampled by Linux perf, into perflab's profile model and its views."""
 import shutil
 
 import pytest
-from conftest import QUICK, run_perflab
-from native_programs import compile_cpp
+from support.cli import QUICK, run_perflab
+from support.native_programs import compile_cpp
 
 from perflab.profile.model import Profile
 from perflab.profile.native_perf import parse_script

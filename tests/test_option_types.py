@@ -3,7 +3,7 @@
 import argparse
 
 import pytest
-from conftest import run_perflab
+from support.cli import run_perflab
 
 from perflab.option_types import percentage, seconds, whole_number
 

@@ -9,6 +9,7 @@ import textwrap
 import time
 
 import pytest
+from support.cli import run_perflab
 
 from perflab.profile.sampler import find_py_spy
 
@@ -46,18 +47,7 @@ BENCH = '''
             os.abort()
         return heavy(n) + light(n)
 '''
-QUICK = ["--samples", "200", "--rate", "200", "--runs", "2", "--timeout", "30"]
-
-
-def perflab(*args, env=None, cwd=None, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "perflab", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
-    )
+PROFILE_QUICK = ["--samples", "200", "--rate", "200", "--runs", "2", "--timeout", "30"]
 
 
 @pytest.fixture
@@ -92,12 +82,12 @@ needs_py_spy = pytest.mark.skipif(
 def test_profile_shows_the_operation_only_with_shares_and_exports(bench, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    result = perflab(
+    result = run_perflab(
         "profile",
         bench,
         "--case",
         "SMALL",
-        *QUICK,
+        *PROFILE_QUICK,
         "--json",
         out / "p.json",
         "--folded",
@@ -131,7 +121,9 @@ def test_profile_shows_the_operation_only_with_shares_and_exports(bench, tmp_pat
 
 @needs_py_spy
 def test_native_frames_show_c_functions_under_the_operation(tmp_path):
-    result = perflab("profile", "json_dumps", "--case", "NESTED", "--native", *QUICK, "--folded", tmp_path / "f")
+    result = run_perflab(
+        "profile", "json_dumps", "--case", "NESTED", "--native", *PROFILE_QUICK, "--folded", tmp_path / "f"
+    )
     assert result.returncode == 0, result.stderr
     assert "Python + native frames" in result.stdout
     assert "encoder_call (_json.c)" in (tmp_path / "f").read_text()
@@ -139,12 +131,12 @@ def test_native_frames_show_c_functions_under_the_operation(tmp_path):
 
 
 def test_fallback_sampler_when_py_spy_cannot_be_run(bench, tmp_path):
-    result = perflab(
+    result = run_perflab(
         "profile",
         bench,
         "--case",
         "SMALL",
-        *QUICK,
+        *PROFILE_QUICK,
         "--json",
         tmp_path / "p.json",
         env={"PERFLAB_PY_SPY": str(tmp_path / "no-such-py-spy")},
@@ -167,8 +159,15 @@ def test_fallback_sampler_when_ptrace_is_denied(bench, tmp_path):
         f'#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "{os.path.realpath(find_py_spy())}" "$@"\n'
     )
     denied.chmod(0o755)
-    result = perflab(
-        "profile", bench, "--case", "SMALL", *QUICK, "--json", tmp_path / "p.json", env={"PERFLAB_PY_SPY": str(denied)}
+    result = run_perflab(
+        "profile",
+        bench,
+        "--case",
+        "SMALL",
+        *PROFILE_QUICK,
+        "--json",
+        tmp_path / "p.json",
+        env={"PERFLAB_PY_SPY": str(denied)},
     )
     assert result.returncode == 0, result.stderr
     assert "fallback sampler because py-spy cannot attach to the worker: ptrace permission denied" in result.stdout
@@ -176,8 +175,8 @@ def test_fallback_sampler_when_ptrace_is_denied(bench, tmp_path):
     meta = json.loads((tmp_path / "p.json").read_text())["metadata"]
     assert meta["sampler"] == "inprocess" and meta["native"] is False
     # Asked for py-spy explicitly: no silent fallback, a one-line error instead.
-    strict = perflab(
-        "profile", bench, "--case", "SMALL", *QUICK, "--sampler", "py-spy", env={"PERFLAB_PY_SPY": str(denied)}
+    strict = run_perflab(
+        "profile", bench, "--case", "SMALL", *PROFILE_QUICK, "--sampler", "py-spy", env={"PERFLAB_PY_SPY": str(denied)}
     )
     assert strict.returncode == 1
     assert strict.stderr.strip().splitlines()[-1].startswith("perflab: error: py-spy cannot attach")
@@ -185,7 +184,7 @@ def test_fallback_sampler_when_ptrace_is_denied(bench, tmp_path):
 
 @needs_py_spy
 def test_a_target_crashing_mid_profile_keeps_the_partial_profile(bench, tmp_path):
-    result = perflab(
+    result = run_perflab(
         "profile",
         bench,
         "--case",
@@ -218,23 +217,23 @@ def test_a_target_crashing_mid_profile_keeps_the_partial_profile(bench, tmp_path
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(bench, args, message):
-    result = perflab("profile", bench, *args)
+    result = run_perflab("profile", bench, *args)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
 
 
 def test_malformed_what_if_is_refused_before_profiling(bench):
-    result = perflab("profile", bench, "--case", "SMALL", "--what-if", "heavy")
+    result = run_perflab("profile", bench, "--case", "SMALL", "--what-if", "heavy")
     assert result.returncode == 2 and "expected FRAME=Kx" in result.stderr
 
 
 def test_what_if_predicts_and_an_unknown_frame_is_an_error_after_writing(bench, tmp_path):
-    result = perflab(
+    result = run_perflab(
         "profile",
         bench,
         "--case",
         "SMALL",
-        *QUICK,
+        *PROFILE_QUICK,
         "--sampler",
         "inprocess",
         "--what-if",
@@ -244,19 +243,19 @@ def test_what_if_predicts_and_an_unknown_frame_is_an_error_after_writing(bench, 
     )
     assert result.returncode == 0, result.stderr
     assert "what if heavy" in result.stdout and "faster [95% CI" in result.stdout
-    merged = perflab("merge", tmp_path / "p.json", "--what-if", "hevy=2x")
+    merged = run_perflab("merge", tmp_path / "p.json", "--what-if", "hevy=2x")
     assert merged.returncode == 2
     assert "no frame of the profile matches (did you mean heavy" in merged.stderr.strip().splitlines()[-1]
 
 
 def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
     for name in ("a", "b"):
-        result = perflab(
+        result = run_perflab(
             "profile",
             bench,
             "--case",
             "SMALL",
-            *QUICK,
+            *PROFILE_QUICK,
             "--sampler",
             "inprocess",
             "--json",
@@ -265,7 +264,7 @@ def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
             tmp_path / f"{name}.folded",
         )
         assert result.returncode == 0, result.stderr
-    merged = perflab(
+    merged = run_perflab(
         "merge", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "a.folded", "--json", tmp_path / "m.json"
     )
     assert merged.returncode == 0, merged.stderr
@@ -273,13 +272,13 @@ def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
     assert runs("m.json") == runs("a.json") + runs("b.json") + 1
     broken = tmp_path / "broken.folded"
     broken.write_text((tmp_path / "a.folded").read_text()[:-3])
-    result = perflab("merge", tmp_path / "a.json", broken)
+    result = run_perflab("merge", tmp_path / "a.json", broken)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "broken.folded:" in result.stderr
 
 
 def test_run_with_profile_profiles_after_timing_in_separate_workers(bench, tmp_path):
-    result = perflab(
+    result = run_perflab(
         "run",
         bench,
         "--case",
@@ -329,10 +328,10 @@ EVIL_BENCH = """
 def test_names_from_user_code_are_escaped_in_every_output(tmp_path):
     path = tmp_path / "evil.py"
     path.write_text(textwrap.dedent(EVIL_BENCH))
-    result = perflab(
+    result = run_perflab(
         "profile",
         path,
-        *QUICK,
+        *PROFILE_QUICK,
         "--sampler",
         "inprocess",
         "--html",

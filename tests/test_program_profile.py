@@ -12,7 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import load_json, run_perflab
+from support.cli import load_json, run_perflab
+from support.paths import TESTS
 
 import perflab
 from perflab.isolate.benchmark_file import choose_comparator
@@ -23,7 +24,7 @@ from perflab.profile.sampler import find_py_spy
 from perflab.profile.shares import frame_shares
 from perflab.profile.suggestions import TABLE, for_function, suggest
 
-REPORT = Path(__file__).parent / "programs" / "twitter_report" / "report.py"
+REPORT = TESTS / "programs" / "twitter_report" / "report.py"
 TWITTER = Path(perflab.__file__).parent / "builtins" / "data" / "twitter.json"
 needs_py_spy = pytest.mark.skipif(find_py_spy() is None, reason="py-spy is not installed")
 

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 
 from perflab import pyperformance_benchmarks
 

@@ -5,7 +5,7 @@ import subprocess
 import textwrap
 
 import pytest
-from _pytest_plugin_helpers import FAST, run_pytest
+from support.pytest_runs import FAST, run_pytest
 
 from perflab.results.store import Store
 

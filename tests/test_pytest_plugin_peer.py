@@ -7,9 +7,10 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from _pytest_plugin_helpers import FAST, run_pytest
+from support.paths import TESTS
+from support.pytest_runs import FAST, run_pytest
 
-EXAMPLES = Path(__file__).parent / "data" / "pytest_benchmark_examples"
+EXAMPLES = TESTS / "data" / "pytest_benchmark_examples"
 
 # What does not pass, and why (docs/migrating.md says the same): these tests reach into
 # pytest-benchmark's private internals or need aspectlib's weaving, which perflab does not offer.

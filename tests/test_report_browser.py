@@ -8,7 +8,7 @@ that tries to inject markup.
 import re
 
 import pytest
-from conftest import QUICK, run_perflab
+from support.cli import QUICK, run_perflab
 
 EVIL = "E<img src=x onerror=window.pwned=1>"
 

@@ -1,6 +1,6 @@
 """compare --html and demo: the report's options and bad input, through the real command line."""
 
-from conftest import QUICK, run_perflab
+from support.cli import QUICK, run_perflab
 
 BENCH = """
 import perflab

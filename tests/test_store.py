@@ -12,7 +12,8 @@ from collections import Counter
 
 import pytest
 from rich.console import Console
-from test_store_helpers import downgrade, perflab, synthetic_result
+from support.cli import run_perflab
+from support.store_results import downgrade, synthetic_result
 
 from perflab.cli.support.measuring import save_run
 from perflab.profile.model import Profile
@@ -112,14 +113,14 @@ def test_the_command_line_refuses_a_bad_database_in_one_line_and_keeps_the_run(t
         def square(x):
             return x * x
     """)
-    process = perflab("run", str(bench), *["--max-time", "1", "--precision", "50"], "--db", str(path), cwd=tmp_path)
+    process = run_perflab("run", str(bench), *["--max-time", "1", "--precision", "50"], "--db", str(path), cwd=tmp_path)
     assert process.returncode == 2
     [line] = [said for said in process.stderr.splitlines() if "error" in said]
     assert "not a perflab database" in line and "kept in" in line
     kept = next(tmp_path.glob("perflab-unsaved-*.json"))
     assert RunResult.load(kept).benchmark == "tiny"
     assert digest(path) == before
-    history = perflab("history", "tiny", "--db", str(path))
+    history = run_perflab("history", "tiny", "--db", str(path))
     assert history.returncode == 2 and len(history.stderr.strip().splitlines()) == 1
 
 

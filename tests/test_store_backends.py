@@ -10,9 +10,9 @@ from collections import Counter
 
 import psycopg
 import pytest
-from conftest import QUICK
-from postgres_server import new_database
-from test_store_helpers import perflab, synthetic_result
+from support.cli import QUICK, run_perflab
+from support.postgres_server import new_database
+from support.store_results import synthetic_result
 
 from perflab.measure.metadata import machine_info
 from perflab.profile.model import Profile
@@ -216,9 +216,9 @@ def test_the_command_line_runs_into_a_postgres_store_and_reads_its_history(postg
         """
     )
     env = {**os.environ, "PERFLAB_DB": postgres_url}
-    ran = perflab("run", str(bench), *QUICK, env=env)
+    ran = run_perflab("run", str(bench), *QUICK, env=env)
     assert ran.returncode == 0 and "stored as run 1 in postgresql://" in ran.stderr.replace("\n", ""), ran.stderr
-    history = perflab("history", "summing", "--machine", machine_info()["hostname"], env=env)
+    history = run_perflab("history", "summing", "--machine", machine_info()["hostname"], env=env)
     assert history.returncode == 0 and "— 1 run(s)" in history.stdout, history.stderr
     with Store.open(postgres_url) as store:
         [machine] = store.machines()

@@ -8,7 +8,7 @@ import sqlite3
 import subprocess
 import sys
 
-from test_store_helpers import synthetic_result
+from support.store_results import synthetic_result
 
 WRITER = """
 import sys

@@ -7,7 +7,7 @@ import json
 import sqlite3
 
 import pytest
-from test_store_helpers import downgrade, synthetic_result
+from support.store_results import downgrade, synthetic_result
 
 from perflab.results import store
 from perflab.results.backends.sqlite import APPLICATION_ID

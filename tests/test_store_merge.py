@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from test_store_helpers import perflab, synthetic_result
+from support.cli import run_perflab
+from support.store_results import synthetic_result
 
 from perflab.profile.model import Profile
 from perflab.results.store import ChangeMark, Store
@@ -33,10 +34,10 @@ def test_merging_stores_twice_stores_each_run_once(tmp_path, team_store):
         store.save(synthetic_result(commit="c" * 40, seed=3))
     laptop_bytes = laptop.read_bytes()
 
-    first = perflab("import", str(laptop), str(ci), "--db", team_store)
+    first = run_perflab("import", str(laptop), str(ci), "--db", team_store)
     assert first.returncode == 0, first.stderr
     assert "2 run(s) stored" in first.stderr and "1 run(s) stored" in first.stderr
-    again = perflab("import", str(ci), str(laptop), "--db", team_store)
+    again = run_perflab("import", str(ci), str(laptop), "--db", team_store)
     assert again.returncode == 0, again.stderr
     assert again.stderr.count("0 run(s) stored") == 2
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import QUICK, run_perflab
-from test_store_helpers import synthetic_result
-from web_helpers import build_store, profile_of
+from support.cli import QUICK, run_perflab
+from support.store_results import synthetic_result
+from support.web_store import build_store, profile_of
 
 from perflab.results.profiles import side_runs
 from perflab.results.store import Store

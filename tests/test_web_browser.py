@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web view needs perflab[web]")
 expect = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").expect
 
-from conftest import run_perflab  # noqa: E402 - after the skips above
-from web_helpers import build_store  # noqa: E402
+from support.cli import run_perflab  # noqa: E402 - after the skips above
+from support.web_store import build_store  # noqa: E402
 
 TOKEN = "browser-test-token-0123456789"
 

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web view needs perflab[web]")
 
-from conftest import run_perflab
-from web_helpers import build_store
+from support.cli import run_perflab
+from support.web_store import build_store
 
 
 @pytest.fixture(scope="module")

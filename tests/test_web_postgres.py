@@ -9,8 +9,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # Starlette asks for httpx2 over httpx; both drive the app the same way
     from starlette.testclient import TestClient
 
-from test_store_helpers import perflab
-from web_helpers import OTHER_MACHINE, RUNS, build_store
+from support.cli import run_perflab
+from support.web_store import OTHER_MACHINE, RUNS, build_store
 
 from perflab.results.store import Store
 from perflab.web.app import ServeSettings, create_app
@@ -36,6 +36,6 @@ def test_the_web_view_reads_and_marks_a_postgres_store(postgres_url):
 
 
 def test_serve_refuses_an_empty_postgres_database_in_one_line(postgres_url):
-    served = perflab("serve", "--db", postgres_url, env={**os.environ, "COLUMNS": "300"})
+    served = run_perflab("serve", "--db", postgres_url, env={**os.environ, "COLUMNS": "300"})
     assert served.returncode == 2 and "no perflab results here yet" in served.stderr
     assert len(served.stderr.strip().splitlines()) == 1

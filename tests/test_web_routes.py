@@ -17,8 +17,18 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # Starlette asks for httpx2 over httpx; both drive the app the same way
     from starlette.testclient import TestClient
 
-from test_store_helpers import synthetic_result
-from web_helpers import EVIL_CASE, EVIL_CONTENDER, EVIL_SUBJECT, IMG, OTHER_MACHINE, RUNS, SCRIPT, STEP_AT, build_store
+from support.store_results import synthetic_result
+from support.web_store import (
+    EVIL_CASE,
+    EVIL_CONTENDER,
+    EVIL_SUBJECT,
+    IMG,
+    OTHER_MACHINE,
+    RUNS,
+    SCRIPT,
+    STEP_AT,
+    build_store,
+)
 
 from perflab.results.store import Store
 from perflab.web.app import ServeSettings, create_app

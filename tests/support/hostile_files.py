@@ -4,9 +4,6 @@ benchmarks/hostile_inputs.py (the figure of issue 11): each probe gets its own s
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 # Two contenders of one trivial operation: quick to measure.
@@ -100,26 +97,3 @@ def processes_marked(marker: str) -> list[int]:
         if marker.encode() in environ and state != "Z" and int(pid) != os.getpid():
             found.append(int(pid))
     return found
-
-
-def start_until(args: list, cwd: Path, phase: str, environment: dict[str, str]) -> tuple[subprocess.Popen, list[str]]:
-    """perflab started, returned once its plain progress lines (stderr is not a terminal) show
-    ``phase``; with the list its stderr lines keep arriving in."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "perflab", *map(str, args)],
-        cwd=cwd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
-    )  # fmt: skip
-    seen, lines = threading.Event(), []
-
-    def watch() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            lines.append(line)
-            if line.startswith(phase):
-                seen.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    if not seen.wait(300):
-        process.kill()
-        raise AssertionError(f"perflab never reached {phase!r}: {''.join(lines)[-2000:]}")
-    return process, lines

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-SOURCES = Path(__file__).parent / "native"
+from support.paths import TESTS
+
+SOURCES = TESTS / "native"
 
 
 def compile_cpp(name: str, directory: Path, *flags: str) -> Path:

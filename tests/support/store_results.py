@@ -1,4 +1,4 @@
-"""Helpers shared by the regression-guard tests: synthetic results and a perflab subprocess.
+"""Results for the store and regression-guard tests: synthetic runs, and stores of older schemas.
 
 Synthetic results are real ``RunResult`` objects (estimated by perflab.analysis.estimates) built from
 simulated process values, for tests of storage and statistics that need no timing.
@@ -6,8 +6,6 @@ simulated process values, for tests of storage and statistics that need no timin
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +13,6 @@ import numpy as np
 from perflab.analysis import estimates
 from perflab.measure import metadata
 from perflab.results.model import Cell, Equivalence, ProcessRun, RunResult
-
-# Stop by the rule (5 rounds at a loose precision), not by the clock: a loaded machine gets the
-# same number of processes, only later.
-QUICK = ["--max-time", "30", "--precision", "50", "--values", "5", "--value-time", "0.002"]
 
 
 def synthetic_result(
@@ -55,13 +49,6 @@ def synthetic_result(
         result.cells.append(cell)
         result.equivalence.append(Equivalence(case, contender, "reference"))
     return result
-
-
-def perflab(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    """The real command line, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "perflab", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
-    )
 
 
 # What each schema version added, undone: a store written by this perflab, turned into the store an

@@ -8,12 +8,12 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from test_store_helpers import synthetic_result
 
 from perflab.analysis import estimates
 from perflab.profile.model import Profile
 from perflab.results.model import Cell, Equivalence, ProcessRun
 from perflab.results.store import Store
+from support.store_results import synthetic_result
 
 SCRIPT = "</script><script>window.pwned=1</script>"
 IMG = "<img src=x onerror=window.pwned=1>"

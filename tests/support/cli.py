@@ -1,0 +1,61 @@
+"""One way to run perflab in the tests: the real command line in a real subprocess, with one quick
+preset for the timing verbs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+# End-to-end runs stop by the rule, not by the clock, so that a loaded CI machine gets the same
+# number of rounds, only later: 2 rounds (the hidden --debug-min-rounds, as pyperf's
+# --debug-single-value) of 5 values at a loose precision. A test that needs a verdict asks for
+# more rounds by adding "--debug-min-rounds", "5" after QUICK.
+# --timeout comes last: some tests replace its value (QUICK[:-1]) or drop it (QUICK[:-2]).
+QUICK = [
+    "--precision", "50", "--max-time", "60", "--values", "5", "--value-time", "0.002", "--debug-min-rounds", "2",
+    "--timeout", "30",
+]  # fmt: skip
+
+
+def run_perflab(*args, timeout=300, env=None, **kwargs) -> subprocess.CompletedProcess:
+    """``perflab ARGS`` in a real subprocess (``env``: variables to set or change; ``cwd`` etc. as
+    for subprocess.run)."""
+    return subprocess.run(
+        [sys.executable, "-m", "perflab", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        **kwargs,
+    )
+
+
+def load_json(path):
+    return json.loads(Path(path).read_text())
+
+
+def start_until(args: list, cwd: Path, phase: str, environment: dict[str, str]) -> tuple[subprocess.Popen, list[str]]:
+    """perflab started, returned once its plain progress lines (stderr is not a terminal) show
+    ``phase``; with the list its stderr lines keep arriving in."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perflab", *map(str, args)],
+        cwd=cwd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
+    )  # fmt: skip
+    seen, lines = threading.Event(), []
+
+    def watch() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if line.startswith(phase):
+                seen.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    if not seen.wait(300):
+        process.kill()
+        raise AssertionError(f"perflab never reached {phase!r}: {''.join(lines)[-2000:]}")
+    return process, lines
