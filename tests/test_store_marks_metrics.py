@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from support.store_results import downgrade, synthetic_result
 
-from perflab.results import store
+from perflab.results import schema
 from perflab.results.backends.sqlite import APPLICATION_ID
 from perflab.results.store import ChangeMark, Store, StoreError
 
@@ -49,7 +49,7 @@ def test_a_version_2_database_gets_its_stored_instruction_counts_indexed(tmp_pat
         [memory] = db.metric_measurements("bench", "memory", "SMALL", "base")
         assert memory.median == 4096 and memory.low is None
         assert [run.id for run in db.runs("bench")] == [plain, second]
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == store.schema_version()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == schema.schema_version()
 
 
 def test_new_runs_index_their_metrics_as_they_are_saved(tmp_path):
