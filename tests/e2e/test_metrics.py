@@ -1,0 +1,49 @@
+"""--metric: instruction counts under real valgrind, memory in real workers, perf stat, and the
+command line's failure paths (valgrind or perf missing from PATH)."""
+
+from support.cli import QUICK, run_perflab
+from support.git_repos import git_repository
+from support.metrics_shared import WORK_BENCH
+
+REPO_BENCH = """
+import perflab
+import mylib
+
+bench = perflab.Benchmark("kept")
+
+@bench.case()
+def ONE():
+    return 1
+
+@bench.contender
+def lib(n):
+    return mylib.work(n)
+"""
+
+
+def test_unknown_metric_is_a_usage_error(bench_file):
+    done = run_perflab("run", bench_file(WORK_BENCH), "--metric", "speed", *QUICK)
+    assert done.returncode == 2
+    assert "unknown metric 'speed'" in done.stderr
+
+
+def test_compare_measures_each_revision_in_its_worktree(tmp_path):
+    """v2 of the library keeps 1 kB per call: memory is measured on each revision's own code."""
+    repo = tmp_path / "repo"
+    git = git_repository(repo)
+    (repo / "bench.py").write_text(REPO_BENCH)
+    (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    return n\n")
+    git("add", "-A")
+    git("commit", "-qm", "v1")
+    (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    KEPT.append(bytearray(1000))\n    return n\n")
+    git("commit", "-qam", "v2 keeps memory")
+    done = run_perflab("compare", repo / "bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--metric", "memory", *QUICK)
+    assert done.returncode == 0, done.stderr
+    memory_table = done.stdout[done.stdout.index("memory (tracemalloc") :]
+    rows = {
+        cells[2].strip(): cells
+        for line in memory_table.splitlines()
+        if len(cells := line.split("│")) == 9 and cells[1].strip() == "ONE"
+    }
+    assert rows["HEAD"][6].strip().endswith("KiB")  # retained/call: ~1 kB
+    assert rows["HEAD~1"][6].strip().endswith(" B")  # retained/call: nothing

@@ -1,0 +1,152 @@
+"""`perflab profile`, `perflab merge` and `run --profile` end to end: real workers, real py-spy."""
+
+import json
+import textwrap
+
+import pytest
+from support.cli import run_perflab
+from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench  # noqa: F401 - fixtures are found by name
+
+EVIL_BENCH = """
+    import perflab
+
+    bench = perflab.Benchmark("evil")
+
+    def work(n):
+        return sum(i * i for i in range(n))
+
+    # A function may be given any name: markup, a folded-stack separator, a line break.
+    EVIL_NAME = "[bold]</script><script>window.pwned=1</script>;x\\ny"
+    work = type(work)(work.__code__.replace(co_name=EVIL_NAME, co_qualname=EVIL_NAME), globals())
+
+    @bench.case
+    def ONE():
+        return 3000
+
+    @bench.contender
+    def run(n):
+        return work(n)
+"""
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--case", "NOPE"], "unknown case 'NOPE'"),
+        ([], "2 cases (SMALL, LARGE): choose one with --case"),
+        (["--case", "SMALL", "--contender", "nope"], "unknown contender 'nope'"),
+        (["--case", "SMALL", "--html", "/no/such/dir/x.html"], "--html /no/such/dir/x.html: directory"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(bench, args, message):
+    result = run_perflab("profile", bench, *args)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
+
+
+def test_malformed_what_if_is_refused_before_profiling(bench):
+    result = run_perflab("profile", bench, "--case", "SMALL", "--what-if", "heavy")
+    assert result.returncode == 2 and "expected FRAME=Kx" in result.stderr
+
+
+def test_what_if_predicts_and_an_unknown_frame_is_an_error_after_writing(bench, tmp_path):
+    result = run_perflab(
+        "profile",
+        bench,
+        "--case",
+        "SMALL",
+        *PROFILE_QUICK,
+        "--sampler",
+        "inprocess",
+        "--what-if",
+        "heavy=2x",
+        "--json",
+        tmp_path / "p.json",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "what if heavy" in result.stdout and "faster [95% CI" in result.stdout
+    merged = run_perflab("merge", tmp_path / "p.json", "--what-if", "hevy=2x")
+    assert merged.returncode == 2
+    assert "no frame of the profile matches (did you mean heavy" in merged.stderr.strip().splitlines()[-1]
+
+
+def test_merge_adds_runs_and_refuses_broken_files(bench, tmp_path):
+    for name in ("a", "b"):
+        result = run_perflab(
+            "profile",
+            bench,
+            "--case",
+            "SMALL",
+            *PROFILE_QUICK,
+            "--sampler",
+            "inprocess",
+            "--json",
+            tmp_path / f"{name}.json",
+            "--folded",
+            tmp_path / f"{name}.folded",
+        )
+        assert result.returncode == 0, result.stderr
+    merged = run_perflab(
+        "merge", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "a.folded", "--json", tmp_path / "m.json"
+    )
+    assert merged.returncode == 0, merged.stderr
+    runs = lambda name: len(json.loads((tmp_path / name).read_text())["runs"])
+    assert runs("m.json") == runs("a.json") + runs("b.json") + 1
+    broken = tmp_path / "broken.folded"
+    broken.write_text((tmp_path / "a.folded").read_text()[:-3])
+    result = run_perflab("merge", tmp_path / "a.json", broken)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "broken.folded:" in result.stderr
+
+
+def test_run_with_profile_profiles_after_timing_in_separate_workers(bench, tmp_path):
+    result = run_perflab(
+        "run",
+        bench,
+        "--case",
+        "SMALL",
+        "--contender",
+        "work",
+        "--max-time",
+        "2",
+        "--precision",
+        "50",
+        "--profile-dir",
+        tmp_path / "profiles",
+        "--profile-samples",
+        "200",
+        "--no-store",
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "hottest path" in result.stdout
+    assert (tmp_path / "profiles" / "SMALL-work.profile.json").exists()
+    assert "<canvas" in (tmp_path / "profiles" / "SMALL-work.html").read_text()
+
+
+def test_names_from_user_code_are_escaped_in_every_output(tmp_path):
+    path = tmp_path / "evil.py"
+    path.write_text(textwrap.dedent(EVIL_BENCH))
+    result = run_perflab(
+        "profile",
+        path,
+        *PROFILE_QUICK,
+        "--sampler",
+        "inprocess",
+        "--html",
+        tmp_path / "p.html",
+        "--folded",
+        tmp_path / "p.folded",
+        "--speedscope",
+        tmp_path / "p.json",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "[bold]</script><script>window.pwned=1</script>" in result.stdout  # shown literally, not as markup
+    page = (tmp_path / "p.html").read_text()
+    assert "<script>window.pwned" not in page and page.count("</script>") == 2
+    folded = (tmp_path / "p.folded").read_text().splitlines()
+    assert all(line.rpartition(" ")[2].isdigit() for line in folded)
+    assert any("</script>:x y (<project>/evil.py:" in line for line in folded)
+    names = [frame["name"] for frame in json.loads((tmp_path / "p.json").read_text())["shared"]["frames"]]
+    assert "[bold]</script><script>window.pwned=1</script>;x\ny" in names

@@ -1,0 +1,174 @@
+"""pyperf scripts run unchanged by perflab: the Runner's API, pyperformance's real benchmarks,
+comparisons across revisions and interpreters, and bad input."""
+
+import subprocess
+
+import pytest
+from support.cli import QUICK, load_json, run_perflab
+from support.pyperf_scripts_shared import SCRIPT, write_script  # noqa: F401 - fixtures are found by name
+
+from perflab import pyperformance_benchmarks
+
+
+def cells(result: dict) -> dict:
+    return {(cell["case"], cell["contender"]): cell for cell in result["cells"]}
+
+
+# pyperformance benchmarks that need nothing beyond the standard library and pyaes (perflab[cases]).
+PYPERFORMANCE = [
+    "json_dumps",
+    "json_loads",
+    "logging",
+    "crypto_pyaes",
+    "nbody",
+    "richards",
+    "float",
+    "fannkuch",
+    "spectral_norm",
+    "nqueens",
+    "deepcopy",
+    "generators",
+    "coroutines",
+    "regex_v8",
+]
+
+
+def test_runner_api_is_recorded_and_timed_by_perflab(tmp_path):
+    script = write_script(tmp_path)
+    done = run_perflab("run", script, *QUICK, "--json", tmp_path / "out.json")
+    assert done.returncode == 0, done.stderr
+    result = load_json(tmp_path / "out.json")
+    assert result["benchmark"] == "bm_script"
+    found = cells(result)
+    assert set(found) == {("sum", "script"), ("fixed", "script"), ("join", "script"), ("tick", "script")}
+    # bench_time_func: the script's own time per iteration, divided by inner_loops
+    fixed = found[("fixed", "script")]["estimates"]["median"]
+    assert fixed["value"] == pytest.approx(0.001 / 4)
+    assert all(cell["estimates"]["median"]["value"] > 0 for cell in found.values())
+    assert {e["status"] for e in result["equivalence"]} == {"reference"}
+    # pyperf's metadata (the Runner's and each benchmark's) is kept with the results
+    described = result["metadata"]["benchmark"]
+    assert described["description"] == "a pyperf script <with> markup"
+    assert described["cases"]["join"] == {"description": "a pyperf script <with> markup"}
+    summed = described["cases"]["sum"]
+    assert summed["unit"] == "second" and summed["loops_hint"] == 3 and summed["odd"].startswith("<object object")
+
+
+def test_script_arguments_and_pyperf_options_are_parsed(tmp_path, monkeypatch):
+    script = write_script(tmp_path)
+    small = run_perflab("run", script, *QUICK, "--case", "sum", "--json", tmp_path / "small.json")
+    monkeypatch.setenv("PERFLAB_PYPERF_ARGS", "--size 100000 --fast -p 3")
+    large = run_perflab("run", script, *QUICK, "--case", "sum", "--json", tmp_path / "large.json")
+    assert small.returncode == 0 and large.returncode == 0, large.stderr
+    median = lambda name: cells(load_json(tmp_path / name))[("sum", "script")]["estimates"]["median"]
+    assert median("large.json")["low"] > 10 * median("small.json")["high"]
+    monkeypatch.setenv("PERFLAB_PYPERF_ARGS", "--size many")
+    wrong = run_perflab("run", script, *QUICK)
+    assert wrong.returncode == 2
+    assert "bm_script.py" in wrong.stderr and "SystemExit" in wrong.stderr
+
+
+def test_a_script_that_times_nothing_is_bad_input(tmp_path):
+    script = write_script(tmp_path, "import pyperf\nrunner = pyperf.Runner()\n")
+    done = run_perflab("run", script, *QUICK)
+    assert done.returncode == 2
+    assert "the pyperf script asked to time nothing" in done.stderr
+
+
+def test_unknown_pyperformance_benchmark_is_bad_input():
+    done = run_perflab("run", "pyperformance:no_such_thing", *QUICK)
+    assert done.returncode == 2
+    assert "no such pyperformance benchmark" in done.stderr and "json_dumps" in done.stderr
+
+
+def test_compare_revisions_checks_outputs_of_bench_func(tmp_path):
+    script = write_script(
+        tmp_path,
+        """
+        import pyperf
+
+        def work(n):
+            return [i * i for i in range(n)]
+
+        runner = pyperf.Runner()
+        runner.bench_func("squares", work, 200)
+    """,
+    )
+    git = lambda *args: subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+    git("init", "-q")
+    git("add", script.name)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    script.write_text(script.read_text().replace("i * i", "i * i + 1"))
+    done = run_perflab("compare", script, "--rev", "HEAD", "--rev", "WORKTREE", *QUICK, "--json", tmp_path / "c.json")
+    assert done.returncode == 1
+    verdicts = {e["contender"]: e for e in load_json(tmp_path / "c.json")["equivalence"]}
+    assert verdicts["WORKTREE"]["status"] == "not equivalent"
+    assert "1 != 2" in verdicts["WORKTREE"]["difference"] or "!=" in verdicts["WORKTREE"]["difference"]
+
+
+@pytest.mark.skipif(not pyperformance_benchmarks.names(), reason="pyperformance is not installed")
+@pytest.mark.parametrize("name", PYPERFORMANCE)
+def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
+    out = tmp_path / "out.json"
+    done = run_perflab(
+        "run",
+        f"pyperformance:{name}",
+        "--precision",  # stops by the rule (5 rounds at a loose target), not by the clock: --max-time is
+        "50",  # a bound, and a loaded machine must still time every case
+        "--max-time",
+        "60",
+        "--values",
+        "3",
+        "--value-time",
+        "0.002",
+        "--timeout",
+        "120",
+        "--json",
+        out,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = load_json(out)
+    assert result["benchmark"] == name
+    assert result["cells"] and all(cell["estimates"]["median"]["value"] > 0 for cell in result["cells"])
+
+
+def test_profile_reaches_the_scripts_function(tmp_path):
+    """perflab profile samples the benchmarked function, below the recording Runner's frames."""
+    script = write_script(
+        tmp_path,
+        """
+        import json
+        import pyperf
+
+        def encode(obj):
+            return json.dumps(obj)
+
+        if __name__ == "__main__":
+            pyperf.Runner().bench_func("encode", encode, {"a": list(range(200))})
+    """,
+    )
+    done = run_perflab(
+        "profile",
+        script,
+        "--case",
+        "encode",
+        "--contender",
+        "script",
+        "--samples",
+        "200",
+        "--rate",
+        "200",
+        "--runs",
+        "2",
+        "--timeout",
+        "30",
+        "--folded",
+        tmp_path / "p.folded",
+    )
+    assert done.returncode == 0, done.stderr
+    samples = [line.rsplit(" ", 1) for line in (tmp_path / "p.folded").read_text().splitlines()]
+    in_encode = sum(int(count) for stack, count in samples if stack.startswith("encode (<project>/bm_script.py"))
+    assert in_encode >= 0.9 * sum(int(count) for _, count in samples)
+    # the recorder's frames are harness, like the worker's loop: the script's function is the root
+    assert not any("pyperf_script.py" in stack for stack, _ in samples)

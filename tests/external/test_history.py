@@ -1,0 +1,56 @@
+"""End to end on a real git repository: runs are stored per commit, history shows them, the CI
+gate fails on a real regression, and results travel in and out as perflab and pyperf files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from support.cli import QUICK, run_perflab
+from support.history_shared import BENCH, commit, git, repo  # noqa: F401 - fixtures are found by name
+
+COUNTING = """
+import perflab
+
+N = {n}
+
+bench = perflab.Benchmark("counting")
+
+
+@bench.case
+def LOOP():
+    return 1000
+
+
+@bench.contender
+def loop_sum(n):
+    total = 0
+    for i in range(n + N):
+        total += i
+    return total
+"""
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (apt-get install valgrind)")
+def test_check_fails_on_a_one_percent_increase_in_instructions_against_a_revision(tmp_path):
+    """~1% more work: too small for wall time at this budget, certain for callgrind's counts."""
+    from support.git_repos import git_repository
+
+    project = tmp_path / "project"
+    git = git_repository(project)
+    (project / "bench.py").write_text(COUNTING.format(n=0))
+    git("add", "bench.py")
+    git("commit", "-q", "-m", "base")
+    (project / "bench.py").write_text(COUNTING.format(n=10))
+    env = {**os.environ, "PERFLAB_DB": str(tmp_path / "perflab.db")}
+    process = run_perflab(
+        "check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK, cwd=project, env=env
+    )
+    assert process.returncode == 1, process.stdout + process.stderr
+    assert "in time or 0.50% in instructions" in process.stdout
+    row = next(
+        line for line in process.stdout.splitlines() if line.startswith("| LOOP | loop_sum |") and "REGRESSION" in line
+    )
+    assert "+1.0" in row  # +1.0x% instructions per call, a range of zero width
+    assert "output differs from the baseline revision" in process.stdout  # the sum changed, a note only

@@ -1,0 +1,134 @@
+"""The HTML flame graph: one offline file, escaped, and working in a real browser (Playwright + Debian's chromium)."""
+
+import re
+from collections import Counter
+
+import pytest
+
+from perflab.profile.model import Profile
+from perflab.profile.shares import frame_shares
+from perflab.render.html.flamegraph import page_data
+from perflab.render.html.flamegraph import render as render_html
+
+EVIL = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
+
+
+def sample_profile() -> Profile:
+    op = "op (<project>/bench.py:10)"
+    hot = "hot (<project>/bench.py:20)"
+    cold = "cold (<project>/bench.py:30)"
+    native = "encoder_call (_json.c)"
+    evil = f"{EVIL} (<project>/{EVIL}.py:1)"
+    run = Counter({(op, hot, native): 50, (op, hot): 10, (op, cold, hot): 20, (op, cold): 15, (op, evil): 4, (): 1})
+    return Profile(
+        [run, run, run],
+        {
+            "sampler": "py-spy",
+            "sampler_version": "py-spy 0.4.3",
+            "mode": "cpu",
+            "rate": 200,
+            "native": True,
+            "python": {"version": "3.11.7", "build": "x"},
+            "benchmark": "b",
+            "case": "C",
+            "contender": EVIL,
+        },
+    )
+
+
+@pytest.fixture
+def page(browser, tmp_path):
+    path = tmp_path / "flame.html"
+    path.write_text(render_html(sample_profile(), title="b / C"))
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    problems = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("dialog", lambda dialog: (problems.append(dialog.message), dialog.dismiss()))
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith("file:")
+            else (problems.append(route.request.url), route.abort())
+        ),
+    )  # offline: no request may leave the file
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready=true]")
+    yield page
+    assert problems == []
+    assert page.evaluate("window.pwned") is None
+    page.close()
+
+
+def state(page):
+    return page.evaluate("window.perflabFlame.state()")
+
+
+def test_the_page_is_self_contained_and_escapes_user_text():
+    page = render_html(sample_profile(), title=f"b / C / {EVIL}")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # nothing loaded from outside
+    assert "<script>window.pwned" not in page and "<img src=x" not in page
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert "&lt;/script&gt;" in page  # the title, HTML-escaped
+
+
+def test_page_data_lists_each_frame_once_with_its_shares():
+    profile = sample_profile()
+    data = page_data(profile, "t", frame_shares(profile.runs))
+    names = data["frames"]["name"]
+    assert names.count("hot") == 1 and data["nodes"]["frame"].count(names.index("hot")) == 2  # two callers
+    hot = names.index("hot")
+    self_share, low, high = data["stats"][6 * hot : 6 * hot + 3]
+    assert self_share == pytest.approx(30 / 100) and low <= self_share <= high
+    assert data["frames"]["line"][hot] == 20 and data["frames"]["file"][hot] == "<project>/bench.py"
+    assert data["nodes"]["total"][0] == profile.samples
+
+
+def test_browser_tooltip_shows_shares_intervals_and_file_line(page):
+    where = page.evaluate("window.perflabFlame.locate('hot')")
+    page.mouse.move(where["x"], where["y"])
+    tooltip = page.locator("#tooltip")
+    assert tooltip.is_visible()
+    text = tooltip.text_content()
+    assert "<project>/bench.py:20" in text
+    assert re.search(r"self 30\.0% \[\d+\.\d–\d+\.\d\], total 80\.0% \[\d+\.\d–\d+\.\d\] \(95% CI over 3 runs\)", text)
+
+
+def test_browser_click_zooms_and_reset_returns(page):
+    where = page.evaluate("window.perflabFlame.locate('cold')")
+    page.mouse.click(where["x"], where["y"])
+    assert state(page)["zoomed"] == "cold"
+    assert "zoomed: measured_region ▸ op ▸ cold" in page.text_content("#crumbs")
+    page.click("#reset")
+    assert state(page)["zoomed"] == "measured_region"
+
+
+def test_browser_search_reports_the_share_matched(page):
+    page.fill("#search", "^hot$")
+    page.wait_for_function("document.getElementById('matched').textContent !== ''")
+    assert page.text_content("#matched") == "matched: 80.0% of samples"  # 50 + 10 + 20 of 100, once each
+    page.fill("#search", "bench\\.py:(10|30)")
+    page.wait_for_function("document.getElementById('matched').textContent.includes('99.0%')")
+
+
+def test_browser_icicle_and_sandwich_views(page):
+    before = page.evaluate("window.perflabFlame.locate('op')")
+    page.click("#icicle")
+    after = page.evaluate("window.perflabFlame.locate('op')")
+    assert state(page)["icicle"] and after["y"] < before["y"]  # the root moved from the bottom to the top
+    where = page.evaluate("window.perflabFlame.locate('hot')")
+    page.mouse.click(where["x"], where["y"])
+    page.click("#sandwich")
+    current = state(page)
+    assert current["sandwich"] == "hot" and current["callers"] >= 3 and current["callees"] >= 2
+    assert page.evaluate("window.perflabFlame.locate('cold', 'callers')") is not None  # a caller of hot
+    assert page.evaluate("window.perflabFlame.locate('encoder_call', 'callees')") is not None
+    page.click("#sandwich-close")
+    assert state(page)["sandwich"] is None
+
+
+def test_browser_shows_user_text_literally(page):
+    evil_name = EVIL
+    where = page.evaluate("(name) => window.perflabFlame.locate(name)", evil_name)
+    page.mouse.move(where["x"], where["y"])
+    assert evil_name in page.text_content("#tooltip")

@@ -1,0 +1,3 @@
+"""What the tiers of test_profile_processing.py share (split by tier from one file)."""
+
+WORKER = "measured_region (/src/perflab/worker.py:38)"

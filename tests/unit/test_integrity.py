@@ -1,0 +1,113 @@
+"""perflab.bench.worker.integrity, perflab.bench.worker.derived_strategies and perflab.measure.timing_verdicts on their own, and the
+error-behaviour and hash-seed checks in real worker processes."""
+
+import functools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.integrity_shared import shapes
+
+from perflab.bench.worker import derived_strategies, integrity
+from perflab.measure.timing_verdicts import caution, floor_warning
+from perflab.results.model import Cell, ProcessRun
+from perflab.results.quantities import CellEstimates, Interval
+
+
+class Opaque:
+    """No value equality: == is identity, so copies compare by their pickle bytes."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+def cell(name, median, first_calls, floor=None):
+    runs = [ProcessRun(r, 10, [], [median], first_call=first, floor=floor) for r, first in enumerate(first_calls)]
+    estimates = CellEstimates(Interval(median, median, median), Interval(median, median, median), 3, 3, 0, 0)
+    return Cell("CASE", name, runs=runs, estimates=estimates)
+
+
+def test_a_changed_input_is_described_and_an_unchanged_one_is_not():
+    before = [3.0, 1.0, float("nan")]
+    assert integrity.changed(before, [3.0, 1.0, float("nan")]) is None  # NaN equals NaN here
+    assert integrity.changed(before, [1.0, 3.0, float("nan")]) == "at [0]: 3.0 != 1.0"  # before != after
+
+
+def test_objects_without_value_equality_are_compared_by_pickle():
+    original = Opaque([1, 2])
+    copy = integrity.snapshot(original)
+    assert copy is not original and integrity.changed(copy, original) is None
+    original.items.append(3)
+    assert integrity.changed(copy, original) is not None
+
+
+def test_only_a_contender_that_changes_its_input_unlike_the_reference_is_flagged():
+    before = [2, 1]
+    untouched, sorted_ = [2, 1], [1, 2]
+    assert integrity.mutation(before, untouched, before, untouched, declared=False) is None
+    assert "which the reference leaves unchanged" in integrity.mutation(before, untouched, before, sorted_, False)
+    # The reference sorts: a contender that does the same is fine, one that reverses is not.
+    assert integrity.mutation(before, sorted_, before, [1, 2], declared=True) is None
+    assert "differently from the reference" in integrity.mutation(before, sorted_, before, [9, 9], True)
+    # Declared mutating: leaving the input alone is a difference too.
+    assert "differently" in integrity.mutation(before, sorted_, before, untouched, declared=True)
+
+
+def test_an_lru_cache_of_lists_shares_its_output_and_one_of_tuples_does_not():
+    lists = functools.lru_cache(maxsize=None)(lambda n: list(range(n)))
+    tuples = functools.lru_cache(maxsize=None)(lambda n: tuple(range(n)))
+    assert "same list object" in integrity.shared_output(lists(3), lists(3))
+    assert integrity.shared_output(tuples(3), tuples(3)) is None
+    assert integrity.shared_output(list(range(3)), list(range(3))) is None
+
+
+def test_sharing_inside_fresh_containers_is_found_with_its_place():
+    inner = {"a": 1}
+    found = integrity.shared_output({"x": [0, inner]}, {"x": [0, inner]})
+    assert "same dict object at ['x'][1]" in found
+
+
+@pytest.mark.parametrize(
+    "reference, contender, policy, flagged",
+    [
+        (ValueError("bad"), None, "same", "returned a value"),
+        (ValueError("bad"), TypeError("no"), "same", "unrelated TypeError"),
+        (ValueError("bad"), UnicodeDecodeError("utf-8", b"x", 0, 1, "r"), "same", None),  # a subclass
+        (KeyError("k"), IndexError("i"), "same", None),  # both LookupError
+        (AttributeError("a"), TypeError("t"), "same", None),  # both "wrong type"
+        (ValueError("bad"), TypeError("no"), "any", None),
+        (ValueError("bad"), None, "any", "returned a value"),
+        (ValueError("bad"), None, "ignore", None),
+    ],
+)
+def test_error_behaviour_under_each_policy(reference, contender, policy, flagged):
+    found = integrity.error_difference(reference, contender, policy)
+    assert (found is None) if flagged is None else (flagged in found), found
+
+
+@settings(max_examples=60, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_a_list_of_floats_gives_lists_of_floats_or_deliberately_invalid_inputs(data):
+    value = data.draw(shapes([[0.5, 1.5, 2.5]]))
+    valid = isinstance(value, list) and all(isinstance(x, float) for x in value)
+    invalid = value is None or (isinstance(value, list) and any(x is None or x == "?" for x in value))
+    assert valid or invalid, value
+
+
+def test_a_type_that_cannot_be_generated_falls_back():
+    assert derived_strategies.from_values(st, [object()]) is None
+
+
+def test_a_steady_state_far_faster_than_a_first_call_is_a_caution():
+    reference = cell("ref", 100e-6, [130e-6, 120e-6, 125e-6])
+    memo = cell("memo", 10e-6, [140e-6, 135e-6, 150e-6])  # x10 steady, x0.9 first call
+    fair = cell("fair", 50e-6, [70e-6, 60e-6, 65e-6])  # x2 steady, x2 first call
+    assert "x10 in the steady state but x0.889" in caution(reference, memo, 0.1)
+    assert caution(reference, fair, 0.5) is None
+    too_few = cell("memo", 10e-6, [140e-6, 135e-6])
+    assert caution(reference, too_few, 0.1) is None
+
+
+def test_a_floor_above_a_tenth_of_the_time_per_call_is_a_warning():
+    assert "is 50% of its time per call" in floor_warning(cell("c", 40e-9, [1e-6] * 3, floor=20e-9))
+    assert floor_warning(cell("c", 1e-6, [1e-6] * 3, floor=20e-9)) is None

@@ -1,0 +1,118 @@
+"""perflab.bench.worker.integrity, perflab.bench.worker.derived_strategies and perflab.measure.timing_verdicts on their own, and the
+error-behaviour and hash-seed checks in real worker processes."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from perflab.measure.difference_search import fuzz_contender
+from perflab.measure.equivalence import check_case, check_hash_seed
+from perflab.measure.launcher import run_job
+from perflab.measure.sides import contender_sides
+
+DRAW_FROM_A_SET = """
+import hashlib
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
+from perflab.bench.worker.derived_strategies import from_values
+
+drawn = []
+
+@settings(max_examples=30, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@seed(0)
+@given(from_values(st, [{"a", "bb", "c", 1, 2.5, (1, 2), b"x"}]).strategy)
+def draw(value):
+    drawn.append(sorted(map(repr, value)) if isinstance(value, (set, frozenset)) else repr(value))
+
+draw()
+print(hashlib.sha256(repr(drawn).encode()).hexdigest())
+"""
+
+ACCEPTS_MORE = """
+import perflab
+bench = perflab.Benchmark("halves", errors={errors!r})
+
+@bench.case
+def EVEN():
+    return 8
+
+@bench.strategy
+def numbers(st):
+    return st.integers(-20, 20)
+
+@bench.contender
+def ref(n):
+    if n % 2:
+        raise ValueError("odd")
+    return n // 2
+
+@bench.contender
+def lenient(n):
+    return n // 2
+
+@bench.contender
+def other_error(n):
+    if n % 2:
+        raise TypeError("odd")
+    return n // 2
+"""
+
+SEED_DEPENDENT = """
+import perflab
+bench = perflab.Benchmark("distinct")
+
+@bench.case
+def WORDS():
+    return [f"word{i}" for i in range(30)]
+
+@bench.contender
+def via_set(words):
+    return list(set(words))
+
+@bench.contender
+def via_frozenset(words):
+    return list(frozenset(words))
+"""
+
+
+def test_inputs_derived_from_a_set_do_not_depend_on_the_hash_seed():
+    # equivalence checks run workers under two PYTHONHASHSEEDs: the same seed must draw the same inputs
+    def digest(hash_seed):
+        environment = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run([sys.executable, "-c", DRAW_FROM_A_SET], env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert digest("1") == digest("2") == digest("3")
+
+
+@pytest.mark.parametrize(
+    "errors, contender, status",
+    [
+        ("same", "lenient", "not equivalent"),
+        ("same", "other_error", "not equivalent"),
+        ("any", "lenient", "not equivalent"),
+        ("any", "other_error", "equivalent"),
+        ("ignore", "lenient", "equivalent"),
+    ],
+)
+def test_error_behaviour_in_fuzzing(bench_file, errors, contender, status):
+    path = bench_file(ACCEPTS_MORE.format(errors=errors))
+    found = fuzz_contender(path, contender, "ref", lambda job: run_job(job, 120), examples=50)
+    assert found.status == status, (found.difference, found.notes)
+    if status != "equivalent":
+        assert "the reference raised ValueError" in found.difference
+
+
+def test_output_that_depends_on_the_hash_seed_is_not_equivalent(bench_file):
+    sides = contender_sides(str(bench_file(SEED_DEPENDENT)), ["via_set", "via_frozenset"], sys.executable)
+    run = lambda job, side, seed: run_job(job, 120, side.python, seed)
+    outputs = {}
+    verdicts, _ = check_case("WORDS", sides, run, outputs)
+    assert [v.status for v in verdicts] == ["reference", "equivalent"]  # one process: one set order
+    check_hash_seed(sides, outputs, verdicts, run)
+    # 30 strings iterate in the same order under two seeds with a probability far below 1e-9.
+    assert [v.status for v in verdicts] == ["not equivalent", "not equivalent"]
+    assert "the reference's output depends on the hash seed" in verdicts[0].difference
+    assert "its output depends on the hash seed" in verdicts[1].difference
