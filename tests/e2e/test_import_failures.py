@@ -100,3 +100,14 @@ def test_a_pyperf_script_importing_a_name_it_lacks_is_an_error(tmp_path):
     assert done.returncode == 1
     assert "cannot import name 'NOT_DEFINED' from '__main__'" in done.stdout
     assert "not installed" not in done.stdout
+
+
+def test_check_fails_on_a_skip_unless_allowed(bench_file, tmp_path):
+    path = bench_file(HEAD + MISSING)
+    baseline = tmp_path / "base.json"
+    assert run_perflab("run", path, *QUICK, "--allow-skipped", "--json", baseline).returncode == 0
+    checked = run_perflab("check", path, "--against", baseline, *QUICK)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "perflab check: fancy: skipped: not installed" in checked.stderr
+    allowed = run_perflab("check", path, "--against", baseline, *QUICK, "--allow-skipped")
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr

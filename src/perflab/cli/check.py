@@ -130,7 +130,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         failed = failed or any(baseline.problems(measured) or _metric_errors(measured) for measured in runs)
         skips = [] if args.allow_skipped else [line for measured in runs for line in measured.skips]
         if skips:
-            say(err, "perflab check: skipped: " + "; ".join(skips) + " (pass --allow-skipped if that is expected)")
+            say(err, "perflab check: " + "; ".join(skips) + " (pass --allow-skipped if that is expected)")
             failed = True
         if attempt == 0:  # the runs whose instructions were counted
             first_runs = runs
