@@ -55,8 +55,8 @@ def test_call_pedantic_extra_info_group_and_store(tmp_path):
         @pytest.mark.benchmark(group="sleeping", min_rounds=7)
         def test_sleep(benchmark):
             benchmark.pedantic(time.sleep, args=(0.001,), rounds=7, iterations=2)
-            assert len(benchmark.stats.values) == 7
-            assert min(benchmark.stats.values) >= 0.001
+            assert len(benchmark.stats.stats.data) == 7 and benchmark.stats.iterations == 2
+            assert benchmark.stats.stats.min >= 0.001
     """,
     )
     done = run_pytest(tmp_path, "--perflab", *FAST, "--benchmark-json", tmp_path / "out.json", check=True)
@@ -148,7 +148,7 @@ def test_async_functions_are_awaited(tmp_path):
         @pytest.mark.asyncio
         async def test_double(benchmark):
             assert await benchmark(double, 21) == 42
-            assert benchmark.stats.values and benchmark.stats.loops >= 1
+            assert benchmark.stats.stats.data and benchmark.stats.iterations >= 1
     """,
     )
     run_pytest(tmp_path, "-p", "asyncio", "--perflab", *FAST, "--benchmark-json", tmp_path / "out.json", check=True)

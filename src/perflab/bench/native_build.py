@@ -4,8 +4,8 @@ same binary without rebuilding it.
 
 The cache is ``$PERFLAB_CACHE`` or ``~/.cache/perflab``, under ``native/<hash of the sources and
 flags>``; a build goes to a temporary folder renamed into place, so that two processes building at
-once never see half a binary. A missing toolchain raises ImportError, which perflab reports as
-"skipped: not installed" for the contenders that need it.
+once never see half a binary. A missing toolchain raises ``NotInstalled``, which perflab reports as
+"skipped: not installed" for the contenders whose set-up builds with it (perflab.bench.optional).
 
 Runs in worker processes: standard library only.
 """
@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+from perflab.bench.optional import NotInstalled
 
 _BUILD_TIMEOUT = 900.0  # seconds: a first cargo build downloads and compiles its dependencies
 
@@ -67,7 +69,7 @@ def find_tool(name: str) -> str | None:
 def _tool(name: str, what: str) -> str:
     found = find_tool(name)
     if found is None:
-        raise ImportError(f"{what} is not installed: this contender is built from source")
+        raise NotInstalled(f"{what} is not installed: this contender is built from source")
     return found
 
 

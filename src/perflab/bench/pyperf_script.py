@@ -35,7 +35,6 @@ import ast
 import functools
 import json
 import os
-import runpy
 import shlex
 import subprocess
 import sys
@@ -129,6 +128,7 @@ class Recorded:
     run_once: Callable[[], Any]  # one iteration, for its output
     inner_loops: int = 1
     metadata: dict[str, Any] = field(default_factory=dict)
+    script: types.ModuleType | None = None  # the script's module: ``__main__`` while it runs
 
     def __deepcopy__(self, memo: dict) -> Recorded:
         # A recipe, not data: the timed function is the script's own, and a deep copy would copy
@@ -358,11 +358,13 @@ class _TimesItself:
     __name__ = CONTENDER
 
     def __call__(self, recorded: Recorded) -> Any:
-        return recorded.run_once()
+        with _as_main(recorded.script):
+            return recorded.run_once()
 
     @staticmethod
     def times_itself(recorded: Recorded, loops: int) -> float:
-        return recorded.seconds_for(loops)
+        with _as_main(recorded.script):  # outside the timed region: time_loops times itself
+            return recorded.seconds_for(loops)
 
 
 def load(path: Path) -> Benchmark:
@@ -371,8 +373,10 @@ def load(path: Path) -> Benchmark:
     sys.path.insert(0, str(path.parent))  # as `python script.py` would: it may import its neighbours
     Runner.recorded = []
     with _recording_pyperf(), _argv(argv):
-        runpy.run_path(str(path), run_name="__main__")
+        script = _run_as_main(path)
     recorded, Runner.recorded = Runner.recorded, []
+    for item in recorded:
+        item.script = script
     if not recorded:
         raise BenchmarkFileError(
             f"{path}: the pyperf script asked to time nothing (no bench_func, bench_time_func, "
@@ -386,6 +390,31 @@ def load(path: Path) -> Benchmark:
         benchmark.case(lambda item=item: item, name=item.name, metadata=_json_safe(item.metadata))
     benchmark.contender(_TimesItself(), name=CONTENDER, description="the script's own benchmark functions, unchanged")
     return benchmark
+
+
+def _run_as_main(path: Path) -> types.ModuleType:
+    """Run the script as ``python script.py`` would, and keep its module: what it times later
+    (``timeit(setup="from __main__ import DATA")``, a function doing ``import __main__``) finds the
+    script as ``__main__``, as under pyperf, whose workers run the script itself."""
+    script = types.ModuleType("__main__")
+    script.__file__ = str(path)
+    code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)  # not this module's __future__
+    with _as_main(script):
+        exec(code, vars(script))
+    return script
+
+
+@contextmanager
+def _as_main(script: types.ModuleType | None) -> Iterator[None]:
+    """``sys.modules["__main__"]`` is ``script`` inside (perflab's worker module outside)."""
+    saved = sys.modules.get("__main__")
+    if script is not None:
+        sys.modules["__main__"] = script
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _json_safe(metadata: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ A benchmark file is a plain Python module holding one ``perflab.Benchmark``::
 
     @bench.contender(setup=True)   # called once per worker; returns the function to time
     def orjson():
-        import orjson              # ImportError here means "skipped: not installed"
+        import orjson              # not installed: "skipped" (perflab.bench.optional)
         return orjson.dumps
 
     @bench.strategy                # optional: generated inputs for equivalence fuzzing

@@ -21,9 +21,11 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    allow_skipped_option,
     check_outputs,
     db_path,
     resolve_benchmark,
+    say,
     select,
     store_errors_are_bad_input,
     store_options,
@@ -82,6 +84,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "the counts' spread, that fails the check (default 0.5%%)",
     )
     timing_options(parser)
+    allow_skipped_option(parser)
     store_options(parser)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
 
@@ -125,6 +128,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
         for measured in runs:
             stored = bool(save_run(measured, path, args, err, source="check")) and stored
         failed = failed or any(baseline.problems(measured) or _metric_errors(measured) for measured in runs)
+        skips = [] if args.allow_skipped else [line for measured in runs for line in measured.skips]
+        if skips:
+            say(err, "perflab check: " + "; ".join(skips) + " (pass --allow-skipped if that is expected)")
+            failed = True
         if attempt == 0:  # the runs whose instructions were counted
             first_runs = runs
         if checked is not None:

@@ -27,6 +27,7 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    allow_skipped_option,
     check_outputs,
     db_path,
     exit_code,
@@ -80,6 +81,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="skip generated inputs (stateful call patterns on the declared cases still run)",
     )
     timing_options(parser)
+    allow_skipped_option(parser)
     parser.add_argument("--json", metavar="FILE", help="write the results (perflab.results/2)")
     parser.add_argument("--markdown", metavar="FILE", help="write a summary to paste into a pull request")
     metric_option(parser)
@@ -186,7 +188,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if profiler and saved.run_ids and saved.path:  # the profiles of --profile/--html, with the runs of their sides
         stored = keep_comparison_profiles(saved.path, saved.run_ids, result, profiler.profiles)
         err.print(f"[dim]{stored} profiles stored[/]")
-    return max(exit_code(result, err), EXIT_FAILURES if metrics_failed else EXIT_OK)
+    return max(exit_code(result, err, args.allow_skipped), EXIT_FAILURES if metrics_failed else EXIT_OK)
 
 
 def write_report(path: str, page: str, err: Console) -> None:

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         # A contender found not equivalent is what the demo is for (the report shows it); only
         # something that failed to run makes the demo fail.
         if result.interrupted or any(cell.error for cell in result.cells):
-            worst = max(worst, exit_code(result, err))
+            worst = max(worst, exit_code(result, err, allow_skipped=True))
         notes = (
             [
                 f"profiled: the reference and the fastest equivalent contender of one case, "

@@ -55,13 +55,17 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.isolate import benchmark_file
-    from perflab.isolate.recording import RecordingError, record_calls
+    from perflab.isolate.recording import RecordingError, importable_function, record_calls
     from perflab.profile.program import ProgramError
     from perflab.profile.suggestions import for_function
 
     if not args.command:
         raise UsageError("no program given: perflab isolate --function MODULE:QUALNAME -- python app.py ...")
-    name = f"bench_{benchmark_file.python_name(args.function)}"
+    try:
+        function, script = importable_function(args.command, args.function)
+    except (ProgramError, RecordingError) as error:
+        raise UsageError(str(error)) from None
+    name = f"bench_{benchmark_file.python_name(function)}"
     output = Path(args.output or f"{name}.py")
     if output.suffix != ".py":
         raise UsageError(f"--output {output}: a benchmark file ends in .py")
@@ -75,15 +79,17 @@ def run(args: argparse.Namespace, err: Console) -> int:
     suggestion = for_function(args.function) if args.suggest else None
     if args.suggest and suggestion is None:
         say(err, f"note: perflab knows no drop-in alternatives for {args.function}; none added")
-    say(err, f"recording calls of {args.function} in {' '.join(args.command)} ...")
+    say(err, f"recording calls of {function} in {' '.join(args.command)} ...")
     try:
-        recording = record_calls(args.command, args.function, inputs, args.calls, args.max_bytes)
+        recording = record_calls(args.command, function, inputs, args.calls, args.max_bytes, script)
     except ProgramError as error:
         raise UsageError(str(error)) from None
     except RecordingError as error:
         say(err, f"perflab: error: {error}")
         return 1
-    write_output(output, benchmark_file.render(recording, name, inputs.name, suggestion), "benchmark file", err)
+    write_output(
+        output, benchmark_file.render(recording, name, inputs.name, suggestion, output.parent), "benchmark file", err
+    )
     s = recording.summary
     say(err, f"{s['calls_kept']} calls of {s['calls_seen']} recorded; {recording.overhead}")
     for reason, count in s["refused"].items():

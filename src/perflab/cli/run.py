@@ -24,6 +24,7 @@ from perflab.cli.support.options import (
     EXIT_FAILURES,
     EXIT_OK,
     add_verb,
+    allow_skipped_option,
     check_outputs,
     db_path,
     exit_code,
@@ -55,6 +56,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="only these contenders (repeat or comma-separate); the reference is always kept",
     )
     timing_options(parser)
+    allow_skipped_option(parser)
     parser.add_argument(
         "--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/2)"
     )
@@ -98,4 +100,4 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if not saved:
         return EXIT_BAD_INPUT
     profiled = profile_verb.after_run(result, path, benchmark.name, args, err, saved)
-    return max(exit_code(result, err), profiled, EXIT_FAILURES if metrics_failed else EXIT_OK)
+    return max(exit_code(result, err, args.allow_skipped), profiled, EXIT_FAILURES if metrics_failed else EXIT_OK)

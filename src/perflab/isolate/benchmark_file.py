@@ -11,6 +11,9 @@ differs.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from perflab.isolate.recording import Recording
 from perflab.profile.suggestions import Suggestion
 
@@ -34,8 +37,10 @@ def choose_comparator(returns: dict[str, int], returns_json: bool) -> tuple[str,
     )
 
 
-def render(recording: Recording, name: str, inputs_file: str, suggestion: Suggestion | None) -> str:
+def render(recording: Recording, name: str, inputs_file: str, suggestion: Suggestion | None, directory: Path) -> str:
+    """The benchmark file's source, for a file written into ``directory``."""
     s = recording.summary
+    program_directory = os.path.relpath(s["program_path"], directory.resolve())
     module, _, qualname = recording.function.partition(":")
     comparator, why = choose_comparator(s["returns"], s["returns_json"])
     sizes = s["bytes"]
@@ -79,8 +84,9 @@ def render(recording: Recording, name: str, inputs_file: str, suggestion: Sugges
         "import perflab",
         "from perflab.bench.comparators import resolve_comparator",
         "",
-        "# The program's directory: its modules define the function and the classes of its arguments.",
-        f"sys.path.insert(0, {s['program_path']!r})",
+        "# The program's directory, relative to this file: its modules define the function and the",
+        "# classes of its arguments.",
+        f"sys.path.insert(0, str((Path(__file__).parent / {program_directory!r}).resolve()))",
         f"_CALLS = pickle.loads((Path(__file__).parent / {inputs_file!r}).read_bytes())",
         "",
         "",
@@ -107,10 +113,14 @@ def render(recording: Recording, name: str, inputs_file: str, suggestion: Sugges
         ]
     lines += [
         "",
-        "@bench.contender",
-        "def original(calls):",
-        f"    function = _resolve({module!r}, {qualname!r})",
-        "    return [function(*args, **kwargs) for args, kwargs in calls]",
+        "@bench.contender(setup=True)",
+        "def original():",
+        f"    function = _resolve({module!r}, {qualname!r})  # once per worker: only the calls are timed",
+        "",
+        "    def call_all(calls):",
+        "        return [function(*args, **kwargs) for args, kwargs in calls]",
+        "",
+        "    return call_all",
         "",
     ]
     if suggestion is not None:
@@ -118,7 +128,7 @@ def render(recording: Recording, name: str, inputs_file: str, suggestion: Sugges
             lines += [
                 "",
                 f"# Suggested by perflab ({_safe(suggestion.topic)} -> {_safe(suggestion.alternatives)}).",
-                "@bench.contender",
+                "@bench.contender(setup=True)",
                 *source.strip("\n").split("\n"),
                 "",
             ]

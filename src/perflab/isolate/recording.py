@@ -7,6 +7,7 @@ seen, copied, refused, returned, and the time spent copying) next to the benchma
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import tempfile
@@ -18,7 +19,7 @@ from typing import Any
 
 from perflab.isolate import DEFAULT_CALLS, DEFAULT_MAX_BYTES
 from perflab.measure.launcher import worker_environment
-from perflab.profile.program import ProgramError, exit_status, python_command
+from perflab.profile.program import ProgramError, PythonCommand, exit_status, python_command
 
 
 class RecordingError(Exception):
@@ -51,14 +52,69 @@ class Recording:
         )
 
 
-def record_calls(
-    command: Sequence[str], function: str, inputs: Path, calls: int = DEFAULT_CALLS, max_bytes: int = DEFAULT_MAX_BYTES
-) -> Recording:
-    """Run ``command`` (a Python program) recording up to ``calls`` calls of ``function`` into ``inputs``
-    (created: it must not exist; removed again when nothing usable was recorded)."""
+def importable_function(command: Sequence[str], function: str) -> tuple[str, str | None]:
+    """(``module:qualname`` as the benchmark imports it, the script file the function is defined in
+    when it is the running script's own, else None).
+
+    While ``python app.py`` runs, its functions are ``__main__.NAME``; the benchmark imports the
+    script as a module under its file name (``app:NAME``), as ``--function app:NAME`` or
+    ``__main__:NAME`` ask. Importing it must not run the program, so its top-level code must be
+    under ``if __name__ == "__main__":`` (else a RecordingError says so)."""
+    program = _python_program(command)
+    module, _, qualname = function.partition(":")
+    if program.target[0] == "-m":
+        if module == "__main__":
+            raise RecordingError(
+                f"--function {function}: a function of a -m module's __main__ cannot be isolated; "
+                f"move {qualname} into a module that {program.target[1]} imports"
+            )
+        return function, None
+    script = Path(program.target[0]).resolve()
+    if module not in ("__main__", script.stem):
+        return function, None
+    if not _guarded(script):
+        raise RecordingError(
+            f"--function {function}: {script.name} runs its program when imported (no "
+            f'`if __name__ == "__main__":` block), so a benchmark cannot import {qualname} from it: put '
+            f"the program's top-level code under that block, or move {qualname} into a module"
+        )
+    return f"{script.stem}:{qualname}", str(script)
+
+
+def _guarded(script: Path) -> bool:
+    """Whether the script has a top-level ``if __name__ == "__main__":``."""
+    try:
+        tree = ast.parse(script.read_bytes())
+    except (SyntaxError, ValueError):
+        return False  # the program itself will say what is wrong with it
+    return any(
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and {ast.dump(node.test.left), *(ast.dump(c) for c in node.test.comparators)}
+        == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+        for node in tree.body
+    )
+
+
+def _python_program(command: Sequence[str]) -> PythonCommand:
     program = python_command(command)
     if program is None:
         raise ProgramError(f"{command[0]}: isolate runs Python programs (python app.py ... or python -m module ...)")
+    return program
+
+
+def record_calls(
+    command: Sequence[str],
+    function: str,
+    inputs: Path,
+    calls: int = DEFAULT_CALLS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    script: str | None = None,
+) -> Recording:
+    """Run ``command`` (a Python program) recording up to ``calls`` calls of ``function`` into ``inputs``
+    (created: it must not exist; removed again when nothing usable was recorded). ``script``: the
+    function is the running script's own (``importable_function``)."""
+    program = _python_program(command)
     with tempfile.TemporaryDirectory(prefix="perflab-isolate-") as directory:
         spec, summary_file = Path(directory) / "spec.json", Path(directory) / "summary.json"
         spec.write_text(
@@ -69,6 +125,7 @@ def record_calls(
                     "max_bytes": max_bytes,
                     "inputs": str(inputs),
                     "summary": str(summary_file),
+                    "script": script,
                 }
             )
         )

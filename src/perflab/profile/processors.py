@@ -30,7 +30,7 @@ OPERATION_SELF = "[measured_region]"
 _WORKER_FILES = (os.path.join("perflab", "bench", "worker", "jobs.py"), os.path.join("perflab", "worker.py"))
 # perflab's own frames that a pyperf script's benchmark runs under (its Runner-compatible recorder):
 # harness, not operation, like the worker's loop.
-_RECORDER_FILE = os.path.join("perflab", "pyperf_script.py")
+_RECORDER_FILE = os.path.join("perflab", "bench", "pyperf_script.py")
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 

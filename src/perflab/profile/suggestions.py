@@ -4,9 +4,11 @@ Each entry of ``TABLE`` says which frames it is about (patterns on ``FILE NAME``
 normalized as profiles show it: ``<stdlib>/json/encoder.py *``, ``<stdlib>/uuid.py uuid4``), what to try
 instead, the built-in case study that measured it, and, where the alternative is a drop-in for one
 function, ``contenders``: the source of contenders for a benchmark written by ``perflab isolate
---function FUNCTION --suggest``. A contender's source defines ``NAME(calls)`` taking the recorded
-calls (``[(args, kwargs), ...]``) and returning the outputs; its imports go inside it, so that a
-missing package is reported as "skipped: not installed". Keyword arguments an alternative has no
+--function FUNCTION --suggest``. A contender's source defines the set-up ``NAME()`` of a
+``setup=True`` contender: it imports the package and builds what it needs (an encoder) once per
+worker, outside the timed region, so that a missing package is reported as "skipped: not
+installed" (perflab.bench.optional), and returns ``call_all(calls)``, which takes the recorded
+calls (``[(args, kwargs), ...]``) and returns the outputs. Keyword arguments an alternative has no
 equivalent for raise TypeError: that contender then fails on that case, visibly.
 
 To add an alternative: add a Suggestion (and, for a drop-in, a contender) and a line to the table
@@ -35,54 +37,67 @@ class Suggestion:
 
 
 _ORJSON_DUMPS = """
-def orjson_dumps(calls):
+def orjson_dumps():
     import orjson
 
-    outputs = []
-    for args, kwargs in calls:
-        kwargs = dict(kwargs)  # the recorded call is left as it is
-        option = orjson.OPT_SORT_KEYS if kwargs.pop("sort_keys", False) else 0
-        indent = kwargs.pop("indent", None)
-        if indent is not None:
-            if indent != 2:
-                raise TypeError(f"orjson indents by 2 only, not {indent!r}")
-            option |= orjson.OPT_INDENT_2
-        kwargs.pop("ensure_ascii", None)  # orjson writes UTF-8; the JSON comparison accepts it
-        if kwargs:
-            raise TypeError(f"orjson.dumps has no equivalent of {sorted(kwargs)}")
-        outputs.append(orjson.dumps(*args, option=option))
-    return outputs
+    dumps, sort_keys, indent_2 = orjson.dumps, orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2
+
+    def call_all(calls):
+        outputs = []
+        for args, kwargs in calls:
+            kwargs = dict(kwargs)  # the recorded call is left as it is
+            option = sort_keys if kwargs.pop("sort_keys", False) else 0
+            indent = kwargs.pop("indent", None)
+            if indent is not None:
+                if indent != 2:
+                    raise TypeError(f"orjson indents by 2 only, not {indent!r}")
+                option |= indent_2
+            kwargs.pop("ensure_ascii", None)  # orjson writes UTF-8; the JSON comparison accepts it
+            if kwargs:
+                raise TypeError(f"orjson.dumps has no equivalent of {sorted(kwargs)}")
+            outputs.append(dumps(*args, option=option))
+        return outputs
+
+    return call_all
 """
 _MSGSPEC_DUMPS = """
-def msgspec_dumps(calls):
+def msgspec_dumps():
     import msgspec
 
-    encoder = msgspec.json.Encoder()
-    outputs = []
-    for args, kwargs in calls:
-        kwargs = dict(kwargs)  # the recorded call is left as it is
-        order = "sorted" if kwargs.pop("sort_keys", False) else None
-        kwargs.pop("ensure_ascii", None)
-        if kwargs:
-            raise TypeError(f"msgspec.json.encode has no equivalent of {sorted(kwargs)}")
-        outputs.append(msgspec.json.encode(*args, order=order) if order else encoder.encode(*args))
-    return outputs
+    encoder, encode = msgspec.json.Encoder(), msgspec.json.encode
+
+    def call_all(calls):
+        outputs = []
+        for args, kwargs in calls:
+            kwargs = dict(kwargs)  # the recorded call is left as it is
+            order = "sorted" if kwargs.pop("sort_keys", False) else None
+            kwargs.pop("ensure_ascii", None)
+            if kwargs:
+                raise TypeError(f"msgspec.json.encode has no equivalent of {sorted(kwargs)}")
+            outputs.append(encode(*args, order=order) if order else encoder.encode(*args))
+        return outputs
+
+    return call_all
 """
 
 
 def _strict_drop_in(name: str, module: str, setup: str, call: str) -> str:
     """A contender for a function whose alternative takes no keyword arguments at all."""
     return f"""
-def {name}(calls):
+def {name}():
     import {module}
 
     {setup}
-    outputs = []
-    for args, kwargs in calls:
-        if kwargs:
-            raise TypeError(f"{name} has no equivalent of {{sorted(kwargs)}}")
-        outputs.append({call})
-    return outputs
+
+    def call_all(calls):
+        outputs = []
+        for args, kwargs in calls:
+            if kwargs:
+                raise TypeError(f"{name} has no equivalent of {{sorted(kwargs)}}")
+            outputs.append({call})
+        return outputs
+
+    return call_all
 """
 
 

@@ -3,7 +3,9 @@
 Accepted as pytest-benchmark documents it: ``benchmark(fn, *args, **kwargs)`` (returns fn's
 result; also usable as a decorator), ``benchmark.pedantic(target, args, kwargs, setup, teardown,
 rounds, warmup_rounds, iterations)`` with the same validation, ``extra_info``, ``name``, ``group``,
-``enabled``/``disabled``, ``stats``. perflab adds:
+``enabled``/``disabled``, ``stats`` (its ``Metadata``: ``stats.stats.mean``, ``stats["mean"]``,
+``stats.get("median")``, ``stats["stats"]``, ``stats.iterations``...). ``benchmark.weave`` is
+refused with one line (``WEAVE_REFUSED``). perflab adds:
 
 - ``await benchmark(coroutine_function, *args)`` inside an async test: every call is awaited in
   the running event loop, the loop's own overhead included (it is part of what an async call costs);
@@ -38,6 +40,12 @@ from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, Samplin
 
 REFERENCE_NAME = "benchmark"  # the contender name of a plain benchmark(...) call in perflab's store
 COMPARE_WARMUP_ROUNDS = 2
+
+
+WEAVE_REFUSED = (
+    "benchmark.weave / benchmark_weave (pytest-benchmark's aspectlib patching) is not supported by "
+    "perflab's plugin: call benchmark(function, *args) on the function to time instead"
+)
 
 
 class FixtureAlreadyUsed(Exception):
@@ -105,6 +113,45 @@ class ValueStats:
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.fields}
+
+    def __getitem__(self, key: str) -> Any:  # stats.stats["min"] (pytest-benchmark's Stats has only .min)
+        if key not in self.fields and key != "data":
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+
+class Metadata:
+    """pytest-benchmark's ``benchmark.stats`` after the call: the test's names and settings and, in
+    ``stats``, the summary of the values. ``metadata[key]`` and ``metadata.get(key)`` read a
+    statistic first, then an attribute, as pytest-benchmark's ``Metadata`` does (so
+    ``benchmark.stats["mean"]`` and ``benchmark.stats["stats"].median`` both work).
+    ``measured`` is perflab's own record: every value, the loop count and the 95% intervals."""
+
+    def __init__(self, fixture: BenchmarkFixture, measured: Measured, options: dict[str, Any]) -> None:
+        self.name, self.fullname, self.group = fixture.name, fixture.fullname, fixture.group
+        self.param, self.params, self.extra_info = fixture.param, fixture.params, fixture.extra_info
+        self.iterations = measured.loops  # calls per value, as pytest-benchmark's iterations per round
+        self.options = options
+        self.stats = measured.stats
+        self.measured = measured
+
+    def __bool__(self) -> bool:
+        return bool(self.stats)
+
+    def __getitem__(self, key: str) -> Any:  # an unknown key raises AttributeError, as there
+        try:
+            return getattr(self.stats, key)
+        except AttributeError:
+            return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return getattr(self.stats, key)
+        except AttributeError:
+            return getattr(self, key, default)
 
 
 def _quartiles(ordered: list[float]) -> tuple[float, float]:
@@ -176,7 +223,7 @@ class BenchmarkFixture:
         self.group = group
         self.extra_info: dict[str, Any] = {}
         self.disabled = disabled
-        self.stats: Measured | None = None
+        self.stats: Metadata | None = None  # after the call, as in pytest-benchmark (None when disabled)
         self.comparison: dict[str, ContenderOutcome] | None = None
         self._node = node
         self._settings = settings
@@ -232,7 +279,6 @@ class BenchmarkFixture:
     def _finish(self, sampler: Sampler) -> Measured:
         assert sampler.loops is not None  # sampling is over, so calibration is
         measured = Measured(REFERENCE_NAME, sampler.loops, sampler.values, sampler.warmups, estimate(sampler.values))
-        self.stats = measured
         self._save([measured])
         return measured
 
@@ -298,7 +344,6 @@ class BenchmarkFixture:
             if teardown is not None:
                 teardown(*call_args, **call_kwargs)
         measured = Measured(REFERENCE_NAME, iterations, values, [], estimate(values))
-        self.stats = measured
         if self._cprofile:
             call_args, call_kwargs = arguments()
             _profiled(
@@ -341,7 +386,6 @@ class BenchmarkFixture:
         rounds = self._interleaved(calls, names)
         outcomes = self._compared(names, outputs, rounds)
         self.comparison = outcomes
-        self.stats = outcomes[reference].measured
         self._save(
             [outcome.measured for outcome in outcomes.values()], [outcomes[name] for name in names[1:]], comparator.name
         )
@@ -397,9 +441,13 @@ class BenchmarkFixture:
             outcome.verdict = verdict(comparison.ratio.value, p_adjusted, self._alpha, self._min_effect)
         return outcomes
 
+    def weave(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(WEAVE_REFUSED)
+
     def _save(
         self, measured: list[Measured], comparisons: Sequence[ContenderOutcome] = (), comparator: str | None = None
     ) -> None:
+        """Record the test for the session, and make the reference's ``benchmark.stats``."""
         options = {
             "max_time": self._settings.max_time,
             "min_rounds": self._settings.min_rounds,
@@ -410,6 +458,7 @@ class BenchmarkFixture:
             "timer": _callable_name(self._settings.timer),
             "timing": "in-process",
         }
+        self.stats = Metadata(self, measured[0], options)
         self._record(
             Record(
                 str(self._node.path),

@@ -24,3 +24,11 @@ def benchmark(request: pytest.FixtureRequest) -> Iterator[BenchmarkFixture]:
         pytest.skip("benchmarks are skipped (--benchmark-skip was used)")
     marker = request.node.get_closest_marker("benchmark")
     yield session.fixture_for(request.node, dict(marker.kwargs) if marker else {})
+
+
+@pytest.fixture
+def benchmark_weave() -> None:
+    """pytest-benchmark's aspectlib fixture: refused with one line (the test fails, naming it)."""
+    from perflab.pytest_plugin.benchmark_api import WEAVE_REFUSED
+
+    pytest.fail(WEAVE_REFUSED, pytrace=False)

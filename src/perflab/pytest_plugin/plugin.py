@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from perflab.option_types import percentage, seconds
+from perflab.pytest_plugin import unsupported
 from perflab.pytest_plugin.environment import xdist_worker
 
 PYTEST_BENCHMARK_PLUGIN = "benchmark"  # pytest-benchmark's entry point name
@@ -123,6 +124,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         bench.addoption("--benchmark-enable", action="store_true", default=False, help="override --benchmark-disable")
         bench.addoption("--benchmark-skip", action="store_true", default=False, help="skip tests that benchmark")
         bench.addoption("--benchmark-only", action="store_true", default=False, help="only run tests that benchmark")
+        unsupported.declare(bench)
 
 
 def _rounds(text: str) -> int:
@@ -144,6 +146,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 "(pytest-benchmark is installed and times the benchmarks otherwise)"
             )
         return
+    unsupported.refuse_asked(config)
     against = config.getoption("perflab_against")
     for output in ("perflab_json", "benchmark_json"):
         written = config.getoption(output, None)

@@ -186,6 +186,12 @@ class RunResult:
         ]
         return lines
 
+    @property
+    def skips(self) -> list[str]:
+        """One line per contender not measured because something it needs is not installed here."""
+        reasons = {c.contender: c.skipped for c in self.cells if c.skipped}
+        return [f"{contender}: {reason}" for contender, reason in reasons.items()]
+
     def to_json(self) -> dict[str, Any]:
         return json_numbers(asdict(self))
 

@@ -17,6 +17,12 @@ taken before, reaches the recorder, and no other code slows down). ``sys.setprof
 functions with a closure, whose code cannot be swapped for one without the same free variables.
 The cost is measured and reported: benchmarks/program_profile.py.
 
+A function defined in the script being run (``script``: ``python app.py`` with ``--function
+app:parse_line``) does not exist until the script's code defines it, as ``__main__.parse_line``.
+It is found at its first call, by its code's file and qualified name: on 3.12+ a global
+``sys.monitoring`` start event that disables itself on every other code object, then the local
+events as above; before 3.12, ``sys.setprofile`` for the whole run.
+
 Standard library only: runs inside the program, under its interpreter.
 """
 
@@ -25,6 +31,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import os
 import pickle
 import sys
 import threading
@@ -62,18 +69,16 @@ def resolve(target: str) -> Any:
 
 
 class CallRecorder:
-    def __init__(self, target: str, calls: int, max_bytes: int, inputs: str, summary: str):
-        function = inspect.unwrap(resolve(target))
-        self.function = function
-        code = getattr(function, "__code__", None)
-        if not isinstance(code, CodeType):
-            raise RecorderError(
-                f"--function {target!r} is not a Python function (a C function cannot be hooked): "
-                "record a Python function that calls it"
-            )
-        self.target, self.code, self.calls, self.max_bytes = target, code, calls, max_bytes
+    def __init__(self, target: str, calls: int, max_bytes: int, inputs: str, summary: str, script: str | None = None):
+        self.target, self.calls, self.max_bytes = target, calls, max_bytes
         self.inputs, self.summary = inputs, summary  # where the pickled calls and the account go
-        self.signature = inspect.signature(function)
+        self.script = script  # the running script's file, when the function is defined in it
+        self.qualname = target.partition(":")[2]
+        self.function: Any = None
+        self.code: CodeType | None = None
+        self.signature: inspect.Signature | None = None
+        if script is None:
+            self._found(inspect.unwrap(resolve(target)))
         self.kept: list[tuple[int, bytes]] = []  # (call number, pickled (args, kwargs))
         self.stride, self.seen, self.copied = 1, 0, 0
         self.refused: Counter[str] = Counter()
@@ -88,7 +93,32 @@ class CallRecorder:
     def from_spec(cls, path: str) -> CallRecorder:
         with open(path, encoding="utf-8") as file:
             spec = json.load(file)
-        return cls(spec["function"], spec["calls"], spec["max_bytes"], spec["inputs"], spec["summary"])
+        return cls(
+            spec["function"], spec["calls"], spec["max_bytes"], spec["inputs"], spec["summary"], spec.get("script")
+        )
+
+    def _found(self, function: Any) -> None:
+        code = getattr(function, "__code__", None)
+        if not isinstance(code, CodeType):
+            raise RecorderError(
+                f"--function {self.target!r} is not a Python function (a C function cannot be hooked): "
+                "record a Python function that calls it"
+            )
+        self.function, self.code, self.signature = function, code, inspect.signature(function)
+
+    def _defined_in_script(self, code: CodeType) -> bool:
+        qualname = getattr(code, "co_qualname", None)  # 3.11+; before, the last part of the name
+        named = qualname == self.qualname if qualname else code.co_name == self.qualname.rpartition(".")[2]
+        return named and self.script is not None and os.path.abspath(code.co_filename) == self.script
+
+    def _function_in(self, frame: FrameType) -> Any:
+        """The function whose first call ``frame`` is, from the script's globals."""
+        found: Any = frame.f_globals
+        for part in self.qualname.split("."):
+            found = found.get(part) if isinstance(found, dict) else getattr(found, part, None)
+        if getattr(found, "__code__", None) is frame.f_code:
+            return found
+        return types.FunctionType(frame.f_code, frame.f_globals)  # not reachable by name: its signature
 
     @staticmethod
     def write_error(spec_path: str, message: str) -> None:
@@ -109,10 +139,13 @@ class CallRecorder:
                 monitoring.use_tool_id(tool, "perflab isolate")
                 monitoring.register_callback(tool, monitoring.events.PY_START, self._on_start)
                 monitoring.register_callback(tool, monitoring.events.PY_RETURN, self._on_return)
-                monitoring.set_local_events(tool, self.code, monitoring.events.PY_START | monitoring.events.PY_RETURN)
+                if self.code is None:  # in the script: every start, until the function's first
+                    monitoring.set_events(tool, monitoring.events.PY_START)
+                else:
+                    self._monitor_function()
                 self.hook = "sys.monitoring"
                 return
-        if not self.code.co_freevars:
+        if self.code is not None and not self.code.co_freevars:
             self._swap_code()
             return
         sys.setprofile(self._profile)
@@ -120,12 +153,13 @@ class CallRecorder:
         self.hook = "sys.setprofile"
 
     def _swap_code(self) -> None:
-        function = self.function
-        original = types.FunctionType(self.code, function.__globals__, function.__name__, function.__defaults__)
+        function, code, signature = self.function, self.code, self.signature
+        assert code is not None and signature is not None  # only for a function found before the run
+        original = types.FunctionType(code, function.__globals__, function.__name__, function.__defaults__)
         original.__kwdefaults__ = function.__kwdefaults__
 
         def call(args: tuple, kwargs: dict) -> Any:
-            self._called(lambda: self._arguments(self.signature.bind(*args, **kwargs).arguments))
+            self._called(lambda: self._arguments(signature.bind(*args, **kwargs).arguments))
             value = original(*args, **kwargs)
             self._returned(value)
             return value
@@ -136,16 +170,30 @@ class CallRecorder:
         function.__code__ = namespace["recorded"].__code__
         self.hook = "code swap"
 
-    def _on_start(self, code: CodeType, offset: int) -> None:
+    def _monitor_function(self) -> None:
+        monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]  # 3.12+
+        monitoring.set_local_events(self._tool, self.code, monitoring.events.PY_START | monitoring.events.PY_RETURN)
+
+    def _on_start(self, code: CodeType, offset: int) -> Any:
         frame = sys._getframe(1)
+        if self.code is None:
+            monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]  # 3.12+
+            if not self._defined_in_script(code):
+                return monitoring.DISABLE  # for this code object: it never is the function
+            self._found(self._function_in(frame))
+            monitoring.set_events(self._tool, 0)
+            self._monitor_function()
         self._called(lambda: self._arguments(frame.f_locals))
+        return None
 
     def _on_return(self, code: CodeType, offset: int, value: Any) -> None:
         self._returned(value)
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
         if frame.f_code is not self.code:
-            return
+            if self.code is not None or event != "call" or not self._defined_in_script(frame.f_code):
+                return
+            self._found(self._function_in(frame))
         if event == "call":
             self._called(lambda: self._arguments(frame.f_locals))
         elif event == "return":
@@ -178,6 +226,7 @@ class CallRecorder:
         the bound arguments); those left at their defaults are left out."""
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
+        assert self.signature is not None  # called only once the function is found
         for name, parameter in self.signature.parameters.items():
             if name not in arguments:
                 continue
@@ -220,7 +269,9 @@ class CallRecorder:
     def stop(self) -> None:
         monitoring = getattr(sys, "monitoring", None)
         if self._tool is not None and monitoring is not None:
-            monitoring.set_local_events(self._tool, self.code, 0)
+            monitoring.set_events(self._tool, 0)
+            if self.code is not None:
+                monitoring.set_local_events(self._tool, self.code, 0)
             monitoring.free_tool_id(self._tool)
         elif self.hook == "code swap":
             self.function.__code__ = self.code

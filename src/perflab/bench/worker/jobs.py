@@ -70,6 +70,7 @@ from typing import Any, TextIO
 
 from perflab.bench.commands import remove_written_inputs
 from perflab.bench.loading import load_benchmark
+from perflab.bench.optional import missing_dependency
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker import fuzz, integrity, timing_checks
 from perflab.bench.worker.process_memory import peak_rss
@@ -570,6 +571,7 @@ class UserCodeError(Exception):
         self.role, self.name, self.error = role, name, error
         # A program's failure (perflab.bench.commands) is not at a line of Python.
         self.location = None if getattr(error, "without_location", False) else _location_in(error, path)
+        self.missing = missing_dependency(error)  # a declared optional dependency not installed here
         super().__init__(f"{role} {name!r} raised {type(error).__name__}: {error}")
 
 
@@ -657,6 +659,7 @@ def _run_job(commands: TextIO, events: EventStream) -> dict[str, Any] | None:
             "location": error.location,
             "exception": type(error.error).__name__,
             "detail": str(error.error),
+            "missing": error.missing,
         }
     except SystemExit as error:  # only user code calls it in here
         return {

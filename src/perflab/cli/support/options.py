@@ -147,6 +147,14 @@ def timing_options(
     )
 
 
+def allow_skipped_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-skipped",
+        action="store_true",
+        help="exit 0 even when a contender is skipped because a dependency it declares optional is not installed",
+    )
+
+
 def timing_settings(args: argparse.Namespace) -> Settings:
     return Settings(
         precision=args.precision,
@@ -264,12 +272,16 @@ def say(err: Console, text: str) -> None:
     err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
-def exit_code(result: RunResult, err: Console) -> int:
-    """A run's exit code; its failures are named on standard error."""
+def exit_code(result: RunResult, err: Console, allow_skipped: bool) -> int:
+    """A run's exit code; its failures are named on standard error. A contender skipped because a
+    dependency is not installed is a failure too, unless ``allow_skipped`` (``--allow-skipped``):
+    otherwise a benchmark could silently vanish from CI."""
     if result.interrupted:
         return EXIT_INTERRUPTED
-    if result.failures:
-        say(err, f"perflab: {len(result.failures)} problem(s): " + "; ".join(result.failures))
+    problems = result.failures + ([] if allow_skipped else result.skips)
+    if problems:
+        hint = "" if allow_skipped or not result.skips else " (pass --allow-skipped if the skips are expected)"
+        say(err, f"perflab: {len(problems)} problem(s): " + "; ".join(problems) + hint)
         return EXIT_FAILURES
     return EXIT_OK
 
