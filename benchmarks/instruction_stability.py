@@ -15,6 +15,7 @@
    WALL_RUNS times: the verdict, and whether the 95% interval of the time ratio excludes 1.
 
     python benchmarks/instruction_stability.py
+    python benchmarks/instruction_stability.py --quick   # smoke run: 2 counts of 20 calls, 1 timed run
 
 Writes benchmarks/results/instruction_stability.json.
 """
@@ -30,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, run_perflab, write_figure
+import _cli
+from _common import conditions, machine, run_perflab
 
 from perflab import builtins
 from perflab.metrics import instructions
@@ -89,6 +91,11 @@ def spread(values: list[float]) -> float:
 
 
 def main() -> None:
+    global REPEATS, WALL_RUNS, LOOPS
+    wall_options: list[str] = []  # perflab's defaults
+    if _cli.parse(_cli.parser(__doc__)).quick:
+        REPEATS, WALL_RUNS, LOOPS = 2, 1, 20
+        wall_options = ["--max-time", "3", "--precision", "50"]
     os.environ.setdefault("PERFLAB_DB", str(Path(tempfile.mkdtemp()) / "perflab.db"))  # keep the project's store clean
     before = conditions()
     work = Path(tempfile.mkdtemp(prefix="perflab-figure-")) / "extra_work.py"
@@ -142,7 +149,7 @@ def main() -> None:
 
     wall = []
     for trial in range(WALL_RUNS):
-        run = run_perflab(str(work), work.with_suffix(f".{trial}.json"))
+        run = run_perflab(str(work), work.with_suffix(f".{trial}.json"), *wall_options)
         summary = run.summary("extra")
         summary["excludes_1"] = not summary["ratio_ci"][0] <= 1.0 <= summary["ratio_ci"][1]
         wall.append(summary)
@@ -176,7 +183,7 @@ def main() -> None:
         f"{figure['detection']['wall_time_intervals_excluding_1']}/{WALL_RUNS} intervals exclude 1, verdicts "
         f"{figure['detection']['wall_time_verdicts']}"
     )
-    print(f"written to {write_figure('instruction_stability', figure)}")
+    _cli.written(_cli.write_figure("instruction_stability", figure))
 
 
 if __name__ == "__main__":
