@@ -67,9 +67,11 @@ def add_timing(arguments: argparse.ArgumentParser, max_time: float, precision: b
 
 
 def timing_options(args: argparse.Namespace) -> list[str]:
-    """The options add_timing() declared, as perflab takes them."""
+    """The options add_timing() declared, as perflab takes them; a smoke run's values are short,
+    so that a loaded machine reaches the stopping rule's rounds within --max-time."""
     options = ["--max-time", f"{args.max_time:g}"]
-    return options + (["--precision", f"{args.precision:g}"] if "precision" in vars(args) else [])
+    options += ["--precision", f"{args.precision:g}"] if "precision" in vars(args) else []
+    return options + (["--values", "5", "--value-time", "0.002"] if is_smoke() else [])
 
 
 def add_slowdown(arguments: argparse.ArgumentParser, default: float, iterations: bool = False) -> None:

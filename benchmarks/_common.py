@@ -30,7 +30,7 @@ from perflab.measure.metadata import git_info, machine_info
 
 PYPERF_SCRIPT = HERE / "_pyperf_json_dumps.py"
 # pyperf's smallest run, for smoke runs: two worker processes of two values each.
-PYPERF_SMOKE = ["--processes", "2", "--values", "2", "--warmups", "1", "--loops", "100"]
+PYPERF_SMOKE = ["--processes", "2", "--values", "2", "--warmups", "1", "--loops", "10"]
 # Debian's chromium as root in a closed network (the browser figures): no sandbox, no background connections.
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -127,7 +127,13 @@ class PerflabRun:
     result: dict[str, Any]
 
     def comparison(self, contender: str) -> dict[str, Any]:
-        return next(c for c in self.result["comparisons"] if c["contender"] == contender)
+        found = [c for c in self.result["comparisons"] if c["contender"] == contender]
+        if not found:  # e.g. not timed: --max-time ran out before a first round
+            errors = "; ".join(f"{c['contender']}: {c['error']}" for c in self.result["cells"] if c["error"])
+            raise RuntimeError(
+                f"perflab compared no {contender!r} (exit {self.exit_code}): {errors or 'no comparison'}"
+            )
+        return found[0]
 
     def cell(self, contender: str) -> dict[str, Any]:
         return next(c for c in self.result["cells"] if c["contender"] == contender)

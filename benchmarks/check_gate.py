@@ -52,7 +52,7 @@ ROW = re.compile(
 )
 
 
-def run_check(repo: Path, other: str, max_time: float) -> dict:
+def run_check(repo: Path, other: str, timing: list[str]) -> dict:
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", other], check=True)
     command = [
         sys.executable,
@@ -63,8 +63,7 @@ def run_check(repo: Path, other: str, max_time: float) -> dict:
         "--against",
         "v1",
         "--no-store",
-        "--max-time",
-        f"{max_time:g}",
+        *timing,
     ]
     started = time.monotonic()
     completed = subprocess.run(command, cwd=repo, capture_output=True, text=True)
@@ -141,17 +140,17 @@ def show(figure: dict) -> None:
 def main() -> int:
     arguments = _cli.parser(__doc__)
     add_trial_kinds(arguments, 20, 20)
-    _cli.add_timing(arguments, 60.0, precision=False)
+    _cli.add_timing(arguments, 60.0)
     _cli.add_slowdown(arguments, 10.0)
     _cli.add_name(arguments, NAME)
     _cli.add_report(arguments)
-    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=5.0)
+    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(args.name, summarize, show)
     settings = {
         "max_time": args.max_time,
         "slowdown_percent": args.slowdown,
-        "command": f"perflab check bench.py --against v1 --no-store --max-time {args.max_time:g}",
+        "command": f"perflab check bench.py --against v1 --no-store {' '.join(_cli.timing_options(args))}",
     }
     figure = new_figure(args.name, settings, trials=[])
     kinds = ["v1-docs", "v2-slow"]
@@ -163,7 +162,7 @@ def main() -> int:
     ]
     with revisions(args.slowdown, figure) as repo:
         for number, other in enumerate(plan, 1):
-            trial = run_check(repo, other, args.max_time)
+            trial = run_check(repo, other, _cli.timing_options(args))
             figure["trials"].append(trial)
             save_progress(args.name, figure, summarize)
             print(

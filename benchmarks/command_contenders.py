@@ -37,7 +37,7 @@ def main() -> int:
     _cli.add_work(arguments, 0.02)
     _cli.add_timing(arguments, 60.0)
     _cli.add_report(arguments)
-    args = _cli.parse(arguments, aa=1, power=1, work=0.005, max_time=3.0, precision=50.0)
+    args = _cli.parse(arguments, aa=1, power=1, work=0.005, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(NAME, _summarize, _print)
     figure = new_figure(NAME, {}, trials={"aa": [], "power": []})

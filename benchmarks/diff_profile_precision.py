@@ -97,7 +97,7 @@ def main() -> int:
     arguments.add_argument("--slowdowns", default="5,25", help="injected slowdowns in percent (default 5,25)")
     arguments.add_argument("--samples", type=int, default=2000, help="profile samples per side (default 2000)")
     _cli.add_timing(arguments, 10.0, precision=False)
-    args = _cli.parse(arguments, trials=1, slowdowns="25", samples=100, max_time=2.0)
+    args = _cli.parse(arguments, trials=1, slowdowns="25", samples=100, max_time=10.0)
     err = Console(stderr=True, quiet=True)
     settings = {
         "trials": args.trials,

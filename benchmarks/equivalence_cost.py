@@ -9,7 +9,7 @@ alternating pairs), and the equivalence phase's own time as the new run summary 
 (``equivalence_seconds``). Written to benchmarks/results/equivalence_cost.json.
 
     python benchmarks/equivalence_cost.py                        # 3 pairs at --max-time 60
-    python benchmarks/equivalence_cost.py --quick                # smoke run: 1 pair, base HEAD
+    python benchmarks/equivalence_cost.py --quick                # smoke run: 1 pair on NESTED, base HEAD
 
 Target: the new checks add at most 20% to the wall time at --max-time 60.
 """
@@ -42,8 +42,9 @@ def main() -> int:
     arguments.add_argument(
         "--base", default=None, help="the perflab revision without the checks (default: git merge-base HEAD main)"
     )
+    arguments.add_argument("--case", action="append", default=[], help="only these cases (default all)")
     # A fresh clone may have no main branch: a smoke run compares with HEAD unless told otherwise.
-    args = _cli.parse(arguments, pairs=1, max_time=2.0)
+    args = _cli.parse(arguments, pairs=1, max_time=10.0, case=["NESTED"])
     if args.pairs < 1 or not math.isfinite(args.max_time) or args.max_time <= 0:
         arguments.error("--pairs must be >= 1 and --max-time a positive number of seconds")
     if args.quick and args.base is None:
@@ -56,7 +57,7 @@ def main() -> int:
         sources = {"base": _snapshot(base, Path(scratch) / "base"), "new": REPOSITORY / "src"}
         for pair in range(args.pairs):
             for label, source in sources.items():
-                trial = _trial(label, source, args.max_time, Path(scratch) / f"{label}-{pair}.json")
+                trial = _trial(label, source, args.max_time, args.case, Path(scratch) / f"{label}-{pair}.json")
                 trials.append(trial)
                 print(
                     f"pair {pair + 1}: {label:<4} {trial['wall']:6.1f} s wall, equivalence "
@@ -69,7 +70,8 @@ def main() -> int:
         "how": {
             "command": " ".join(["python", *sys.argv]),
             "base": base,
-            "perflab": f"compare json_dumps --max-time {args.max_time:g} --no-store",
+            "perflab": " ".join(["compare json_dumps", *(f"--case {case}" for case in args.case)])
+            + f" --max-time {args.max_time:g} --no-store",
         },
         "machine": machine(),
         "start": start,
@@ -100,13 +102,14 @@ def _snapshot(revision: str, where: Path) -> Path:
     return where / "src"
 
 
-def _trial(label: str, source: Path, max_time: float, out: Path) -> dict:
+def _trial(label: str, source: Path, max_time: float, cases: list[str], out: Path) -> dict:
     command = [
         sys.executable,
         "-m",
         "perflab",
         "compare",
         "json_dumps",
+        *(option for case in cases for option in ("--case", case)),
         "--max-time",
         f"{max_time:g}",
         "--no-store",

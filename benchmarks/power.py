@@ -150,7 +150,7 @@ def main() -> int:
     _cli.add_budget(arguments)
     _cli.add_name(arguments, NAME)
     _cli.add_report(arguments)
-    args = _cli.parse(arguments, trials=1, max_time=2.0, precision=50.0)
+    args = _cli.parse(arguments, trials=1, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(args.name, _summarize, _print)
 

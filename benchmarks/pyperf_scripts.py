@@ -69,7 +69,7 @@ def main() -> int:
     _cli.add_trials(arguments, 3, "interleaved pyperf/perflab repetitions")
     arguments.add_argument("--fast", action="store_true", help="pyperf --fast (10 processes instead of 20)")
     _cli.add_timing(arguments, 60.0)
-    args = _cli.parse(arguments, benchmarks="json_dumps", trials=1, max_time=2.0, precision=50.0)
+    args = _cli.parse(arguments, benchmarks="json_dumps", trials=1, max_time=20.0, precision=50.0)
     names = [name.strip() for name in args.benchmarks.split(",") if name.strip()]
     scripts = {
         name: pyperformance_benchmarks.path_of(pyperformance_benchmarks.PREFIX + name, SystemExit) for name in names

@@ -53,7 +53,7 @@ def main() -> int:
     _cli.add_trials(arguments, 5, "interleaved perflab/pyperf repetitions")
     _cli.add_timing(arguments, 60.0)
     _cli.add_name(arguments, NAME)
-    args = _cli.parse(arguments, trials=1, max_time=2.0, precision=50.0)
+    args = _cli.parse(arguments, trials=1, max_time=20.0, precision=50.0)
 
     settings = {
         "trials": args.trials,
