@@ -22,14 +22,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from _cli import HERE, is_smoke, read_figure, timing_options, write_figure, written
 from scipy import stats as scipy_stats
 
 from perflab.analysis import estimates
 from perflab.measure.metadata import git_info, machine_info
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
 PYPERF_SCRIPT = HERE / "_pyperf_json_dumps.py"
+# pyperf's smallest run, for smoke runs: two worker processes of two values each.
+PYPERF_SMOKE = ["--processes", "2", "--values", "2", "--warmups", "1", "--loops", "10"]
 # Debian's chromium as root in a closed network (the browser figures): no sandbox, no background connections.
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -61,6 +62,28 @@ def second_cpu_bound_process(wanted: bool) -> Iterator[None]:
         if busy is not None:
             busy.kill()
             busy.wait()
+
+
+def sampler_figure(name: str, how: str | None, args, **more: Any) -> dict[str, Any]:
+    """The record of a figure of ABBA windows with and without py-spy (see _cli.add_windows)."""
+    from perflab.profile.sampler import find_py_spy, py_spy_version
+
+    return {
+        "figure": name,
+        "machine": machine(),
+        "conditions_start": conditions(),
+        "how": how,
+        "py_spy": py_spy_version(find_py_spy()),
+        "window_s": args.window,
+        "second_cpu_bound_process": args.busy,
+        **more,
+        "results": {},
+    }
+
+
+def chosen(settings: list[tuple], only: list[str] | None) -> list[tuple]:
+    """The settings whose name (first item) starts with one of ``only`` (None: all)."""
+    return [s for s in settings if not only or s[0].startswith(tuple(only))]
 
 
 def conditions() -> dict[str, Any]:
@@ -104,7 +127,13 @@ class PerflabRun:
     result: dict[str, Any]
 
     def comparison(self, contender: str) -> dict[str, Any]:
-        return next(c for c in self.result["comparisons"] if c["contender"] == contender)
+        found = [c for c in self.result["comparisons"] if c["contender"] == contender]
+        if not found:  # e.g. not timed: --max-time ran out before a first round
+            errors = "; ".join(f"{c['contender']}: {c['error']}" for c in self.result["cells"] if c["error"])
+            raise RuntimeError(
+                f"perflab compared no {contender!r} (exit {self.exit_code}): {errors or 'no comparison'}"
+            )
+        return found[0]
 
     def cell(self, contender: str) -> dict[str, Any]:
         return next(c for c in self.result["cells"] if c["contender"] == contender)
@@ -147,18 +176,14 @@ def _relative_half_width(interval: dict[str, Any]) -> float:
 
 
 def run_perflab(benchmark: str | None, out: Path, *options: str) -> PerflabRun:
-    """``perflab run BENCHMARK --json OUT OPTIONS`` (no BENCHMARK: ``--command`` options); the
-    table it prints is discarded."""
-    command = [
-        sys.executable,
-        "-m",
-        "perflab",
-        "run",
-        *([benchmark] if benchmark else []),
-        "--json",
-        str(out),
-        *options,
-    ]
+    """``perflab run BENCHMARK --json OUT OPTIONS`` (no BENCHMARK: ``--command`` options)."""
+    return perflab_json(["run", *([benchmark] if benchmark else []), *options], out)
+
+
+def perflab_json(arguments: list[str], out: Path) -> PerflabRun:
+    """``perflab ARGUMENTS --json OUT`` in a subprocess, timed; the table it prints is discarded."""
+    command = [sys.executable, "-m", "perflab", *arguments, "--json", str(out)]
+    out.unlink(missing_ok=True)
     started = time.monotonic()
     completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
@@ -169,20 +194,22 @@ def run_perflab(benchmark: str | None, out: Path, *options: str) -> PerflabRun:
     return PerflabRun(wall, completed.returncode, json.loads(out.read_text()))
 
 
+def verdict_counts(trials: list[dict[str, Any]]) -> dict[str, int]:
+    """How many trials ended in each verdict."""
+    return {v: sum(1 for t in trials if t["verdict"] == v) for v in sorted({t["verdict"] for t in trials})}
+
+
 def run_pyperf(function: str, out: Path, name: str | None = None) -> tuple[float, str]:
     """pyperf at its default settings on one json.dumps-like function; (wall time, its output)."""
+    return run_pyperf_runner([str(PYPERF_SCRIPT), "--function", function, "--name", name or function], out)
+
+
+def run_pyperf_runner(script: list[str], out: Path, *options: str) -> tuple[float, str]:
+    """A pyperf ``Runner`` script (its path and arguments) writing ``-o OUT``: (wall time, its output).
+
+    In a smoke run, pyperf runs at its smallest (PYPERF_SMOKE)."""
     out.unlink(missing_ok=True)
-    command = [
-        sys.executable,
-        str(PYPERF_SCRIPT),
-        "--function",
-        function,
-        "--name",
-        name or function,
-        "-o",
-        str(out),
-        "--quiet",
-    ]
+    command = [sys.executable, *script, "-o", str(out), "--quiet", *options, *(PYPERF_SMOKE if is_smoke() else [])]
     started = time.monotonic()
     completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall = time.monotonic() - started
@@ -197,24 +224,6 @@ def pyperf_process_values(path: Path) -> list[list[float]]:
 
     benchmark = pyperf.Benchmark.load(str(path))
     return [list(run.values) for run in benchmark.get_runs() if run.values]
-
-
-def write_figure(name: str, figure: dict[str, Any]) -> Path:
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(_finite(figure), indent=1) + "\n")
-    return path
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no infinities (an interval that never closed): write them as strings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def quantiles(values: list[float]) -> dict[str, float]:
@@ -276,23 +285,66 @@ def print_by_loops_ratio(groups: list[dict[str, Any]], what: str) -> None:
         )
 
 
-def save_progress(name: str, figure: dict[str, Any], summarize) -> None:
-    """Summarize and write the figure after every trial: a long run stopped early keeps its data."""
+def new_figure(name: str, settings: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """A figure's record as every script starts it: its name, the machine, the conditions at the start."""
+    return {"figure": name, "machine": machine(), "start": conditions(), "settings": settings, **more}
+
+
+def repeated_runs(benchmark: Path, contender: str, args, figure: dict[str, Any], summarize) -> None:
+    """``args.trials`` runs of ``perflab run BENCHMARK`` with the script's timing options (stopping
+    once ``args.budget`` is spent); each run's summary of ``contender`` goes into ``figure["trials"]``,
+    and the figure is saved after every one."""
+    for number in trial_numbers(args.trials, args.budget, figure):
+        run = run_perflab(str(benchmark), benchmark.with_name("out.json"), *timing_options(args))
+        summary = run.summary(contender)
+        figure["trials"].append(summary)
+        figure["settings"]["perflab"] = run.settings()
+        print(trial_line(f"trial {number + 1:3d}", summary), flush=True)
+        save_progress(args.name, figure, summarize)
+
+
+def trial_line(label: str, summary: dict[str, Any]) -> str:
+    """One run's verdict, ratio, precision, rounds, time and loop counts, as the trials print it."""
+    low, high = summary["ratio_ci"]
+    return (
+        f"{label}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} [{low:.4f}, {high:.4f}] "
+        f"±{summary['ratio_precision']:.2%} in {summary['rounds']} rounds, {summary['wall_s']:.1f} s "
+        f"(timing {summary['timing_s']:.1f} s); loops {'/'.join(str(n) for n in summary['loops'].values())}"
+    )
+
+
+def trial_numbers(count: int, budget: float | None, figure: dict[str, Any]) -> Iterator[int]:
+    """0 .. count - 1, stopping early once ``budget`` seconds are spent (the figure says where)."""
+    started = time.monotonic()
+    for number in range(count):
+        if budget is not None and time.monotonic() - started > budget:
+            figure["stopped"] = f"budget of {budget:g} s spent after {number} trials"
+            print(figure["stopped"], flush=True)
+            return
+        yield number
+
+
+def save_progress(name: str, figure: dict[str, Any], summarize) -> Path:
+    """Summarize and write the figure after every trial: a long run stopped early keeps its data
+    (and the conditions at its last trial)."""
+    figure["end"] = conditions()
     summarize(figure)
-    write_figure(name, figure)
+    return write_figure(name, figure)
 
 
 def finish(name: str, figure: dict[str, Any], summarize, show) -> int:
     """The end of a figure run: conditions at the end, the summary written and printed."""
-    figure["end"] = conditions()
-    save_progress(name, figure, summarize)
+    path = save_progress(name, figure, summarize)
     show(figure)
+    written(path)
     return 0
 
 
 def report_again(name: str, summarize, show) -> int:
-    """--report: measure nothing, summarize a saved figure again and print it."""
-    figure = json.loads((RESULTS / f"{name}.json").read_text())
-    save_progress(name, figure, summarize)
+    """--report: measure nothing, summarize a saved figure again (its conditions as measured),
+    write and print it."""
+    figure = read_figure(name)
+    summarize(figure)
+    write_figure(name, figure)
     show(figure)
     return 0

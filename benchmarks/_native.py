@@ -10,6 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from _common import PerflabRun, run_perflab
+
 SPLIT_SOURCE = Path(__file__).resolve().parent.parent / "tests" / "native" / "split.cpp"
 
 
@@ -55,3 +57,22 @@ def slowed(binary: Path, n: int, slowdown: float, runs: int = 21) -> tuple[int, 
     per_iteration = max(total - fixed, 1e-9) / n
     m = n + round(slowdown * total / per_iteration)
     return m, {"start_up_s": fixed, "whole_s": total}
+
+
+def split_program(directory: Path, seconds: float) -> tuple[Path, int]:
+    """``split`` compiled into ``directory``, and the N that makes one run last about ``seconds``."""
+    binary = compile_split(directory)
+    return binary, size_for(binary, seconds)
+
+
+def compare_commands(
+    first: str, second: str, out: Path, *options: str, names: tuple[str, str] = ("A", "B")
+) -> PerflabRun:
+    """``perflab run --command FIRST --command SECOND --no-store OPTIONS`` as contenders ``names``."""
+    return run_perflab(
+        None,
+        out,
+        "--command", first, "--name", names[0],
+        "--command", second, "--name", names[1],
+        *options, "--no-store",
+    )  # fmt: skip

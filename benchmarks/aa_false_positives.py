@@ -8,35 +8,33 @@ the distribution of ratios and of the precision reached, and, for comparison, py
 (``pyperf compare_to``) on ``--pyperf-pairs`` A/A pairs at pyperf's default settings.
 
     python benchmarks/aa_false_positives.py                        # 100 trials, perflab defaults
-    python benchmarks/aa_false_positives.py --trials 3 --max-time 10 --pyperf-pairs 0   # smoke run
+    python benchmarks/aa_false_positives.py --quick                # smoke run: 1 trial, 1 tiny pyperf pair
 
 Target: <= 1% of trials declare a difference.
 """
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import _cli
 from _common import (
     BENCHMARK_FILE_HEADER,
     binomial_interval,
     by_loops_ratio,
-    conditions,
     describe_decision,
     finish,
     format_load,
-    machine,
+    new_figure,
     print_by_loops_ratio,
     quantiles,
+    repeated_runs,
     report_again,
-    run_perflab,
     run_pyperf,
-    save_progress,
+    verdict_counts,
 )
 
 NAME = "aa_false_positives"
@@ -65,78 +63,33 @@ bench.contender(dumps, name="B")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=100, help="A/A comparisons to run (default 100)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
-    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
-    parser.add_argument(
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 100, "A/A comparisons to run")
+    _cli.add_timing(arguments, 60.0)
+    arguments.add_argument(
         "--pyperf-pairs",
         type=int,
         default=2,
         help="A/A pairs also measured with pyperf at its defaults (default 2; 0 skips)",
     )
-    parser.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="start no new trial after this many seconds (the figure says how many ran)",
-    )
-    parser.add_argument(
-        "--name",
-        default=NAME,
-        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)",
-    )
-    parser.add_argument(
-        "--report",
-        action="store_true",
-        help="measure nothing: summarize and print benchmarks/results/aa_false_positives.json again",
-    )
-    args = parser.parse_args()
+    _cli.add_budget(arguments)
+    _cli.add_name(arguments, NAME)
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, trials=1, max_time=20.0, precision=50.0, pyperf_pairs=1)
     if args.report:
         return report_again(args.name, _summarize, _print)
 
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "trials_requested": args.trials,
-            "max_time": args.max_time,
-            "precision_percent": args.precision,
-            "command": f"perflab run aa.py --json out.json --max-time {args.max_time:g} --precision {args.precision:g}",
-        },
-        "benchmark_file": AA_BENCHMARK,
-        "trials": [],
-        "pyperf": [],
+    settings = {
+        "trials_requested": args.trials,
+        "max_time": args.max_time,
+        "precision_percent": args.precision,
+        "command": f"perflab run aa.py --json out.json {' '.join(_cli.timing_options(args))}",
     }
-    started = time.monotonic()
+    figure = new_figure(NAME, settings, benchmark_file=AA_BENCHMARK, trials=[], pyperf=[])
     with tempfile.TemporaryDirectory(prefix="perflab-aa-") as directory:
         path = Path(directory) / "aa.py"
         path.write_text(AA_BENCHMARK)
-        for trial in range(args.trials):
-            if args.budget is not None and time.monotonic() - started > args.budget:
-                print(f"budget of {args.budget:g} s spent: stopping after {trial} trials", flush=True)
-                break
-            run = run_perflab(
-                str(path),
-                Path(directory) / "out.json",
-                "--max-time",
-                str(args.max_time),
-                "--precision",
-                str(args.precision),
-            )
-            summary = run.summary("B")
-            figure["trials"].append(summary)
-            figure["settings"]["perflab"] = run.settings()
-            print(
-                f"trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
-                f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] "
-                f"±{summary['ratio_precision'] * 100:.2f}% in {summary['rounds']} rounds, "
-                f"{summary['wall_s']:.1f} s; loops A/B {summary['loops']['A']}/{summary['loops']['B']}",
-                flush=True,
-            )
-            save_progress(args.name, figure, _summarize)  # after every trial: a long run stopped early keeps its data
+        repeated_runs(path, "B", args, figure, _summarize)
         for pair in range(args.pyperf_pairs):
             figure["pyperf"].append(_pyperf_pair(Path(directory)))
             print(f"pyperf pair {pair + 1}: {figure['pyperf'][-1]['compare_to']}", flush=True)
@@ -170,7 +123,7 @@ def _summarize(figure: dict) -> None:
         "differences_declared": len(positives),
         "false_positive_rate": rate,
         "rate_ci95_clopper_pearson": [low, high],
-        "verdicts": {v: sum(t["verdict"] == v for t in trials) for v in {t["verdict"] for t in trials}},
+        "verdicts": verdict_counts(trials),
         "target": f"<= {TARGET_RATE:.0%}",
         "target_met": rate <= TARGET_RATE,
         "target_met_with_confidence": high <= TARGET_RATE,

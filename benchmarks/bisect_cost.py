@@ -17,7 +17,7 @@ truth, the wall time and the load averages. Printed and written to benchmarks/re
 intervals.
 
     python benchmarks/bisect_cost.py                          # 8 trials at --max-time 20
-    python benchmarks/bisect_cost.py --trials 1 --max-time 5  # smoke run
+    python benchmarks/bisect_cost.py --quick                  # smoke run: 1 bisection of 2 commits
     python benchmarks/bisect_cost.py --report                 # print the saved figure again
 
 Target (issue 6): the first bad commit found, in about log2(N) + 2 = 8 measurements for N = 64.
@@ -25,7 +25,6 @@ Target (issue 6): the first bad commit found, in about log2(N) + 2 = 8 measureme
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -35,9 +34,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import binomial_interval, conditions, finish, format_load, machine, quantiles, report_again, save_progress
+import _cli
+from _common import (
+    binomial_interval,
+    conditions,
+    finish,
+    format_load,
+    new_figure,
+    quantiles,
+    report_again,
+    save_progress,
+    trial_numbers,
+)
 from compare_revisions import init_repository, write_mylib
-from power import calibrate, measured_slowdown
+from power import injected_slowdown
 
 NAME = "bisect_cost"
 
@@ -218,69 +228,35 @@ def _print(figure: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=8, help="bisections to run (default 8)")
-    parser.add_argument("--commits", type=int, default=64, help="commits after the good one (default 64)")
-    parser.add_argument("--max-time", type=float, default=20.0, help="perflab bisect --max-time (default 20)")
-    parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
-    parser.add_argument("--seed", type=int, default=6, help="seed of the regression's positions (default 6)")
-    parser.add_argument(
-        "--iterations",
-        type=int,
-        default=None,
-        help="busy-loop iterations to inject instead of calibrating them (calibration on this "
-        "shared machine varied 12-27 for the same 5%%; the bisections' own ratios tell the truth)",
-    )
-    parser.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="start no new trial after this many seconds (the figure says how many ran)",
-    )
-    parser.add_argument("--name", default=NAME, help=f"write benchmarks/results/NAME.json (default {NAME})")
-    parser.add_argument(
-        "--report", action="store_true", help="measure nothing: summarize and print the saved figure again"
-    )
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 8, "bisections to run")
+    arguments.add_argument("--commits", type=int, default=64, help="commits after the good one (default 64)")
+    _cli.add_timing(arguments, 20.0, precision=False)
+    _cli.add_slowdown(arguments, 5.0, iterations=True)
+    arguments.add_argument("--seed", type=int, default=6, help="seed of the regression's positions (default 6)")
+    _cli.add_budget(arguments)
+    _cli.add_name(arguments, NAME)
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, trials=1, commits=2, max_time=3.0)
     if args.report:
         return report_again(args.name, _summarize, _print)
 
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "trials": args.trials,
-            "commits": args.commits,
-            "max_time": args.max_time,
-            "slowdown_percent": args.slowdown,
-            "seed": args.seed,
-            "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json --max-time {args.max_time:g}",
-        },
-        "trials": [],
+    settings = {
+        "trials": args.trials,
+        "commits": args.commits,
+        "max_time": args.max_time,
+        "slowdown_percent": args.slowdown,
+        "seed": args.seed,
+        "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json --max-time {args.max_time:g}",
     }
-    if args.iterations is None:
-        iterations, calibrated = calibrate(args.slowdown / 100)
-    else:
-        iterations, calibrated = args.iterations, measured_slowdown(args.iterations)
-    figure["calibration"] = {
-        "busy_iterations": iterations,
-        "slowdown_at_calibration": calibrated,
-        "method": ("given by --iterations" if args.iterations else "benchmarks/power.py calibrate()")
-        + "; slowdown checked by power.py measured_slowdown(): min of alternating 1 ms batches",
-    }
-    print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
+    figure = new_figure(NAME, settings, calibration=injected_slowdown(args.slowdown, args.iterations), trials=[])
     positions = random.Random(args.seed)
-    started = time.monotonic()
-    for number in range(1, args.trials + 1):
-        if args.budget is not None and time.monotonic() - started > args.budget:
-            figure["stopped"] = f"budget of {args.budget:g} s spent after {number - 1} trials"
-            print(figure["stopped"], flush=True)
-            break
+    for number in trial_numbers(args.trials, args.budget, figure):
         slow_at = positions.randint(1, args.commits)
         with tempfile.TemporaryDirectory(prefix="perflab-bisect-cost-") as directory:
-            trial = run_trial(Path(directory), args.commits, slow_at, iterations, args.max_time)
+            trial = run_trial(
+                Path(directory), args.commits, slow_at, figure["calibration"]["busy_iterations"], args.max_time
+            )
         figure["trials"].append(trial)
         verdict = (
             "right"
@@ -290,12 +266,11 @@ def main() -> int:
             else f"refused: {trial['error']}"
         )
         print(
-            f"trial {number}/{args.trials}: regression at commit {slow_at}, {verdict}, "
+            f"trial {number + 1}/{args.trials}: regression at commit {slow_at}, {verdict}, "
             f"{trial['measurements']} measurements, certain {trial['certain']}, {trial['wall_s'] / 60:.1f} min, "
             f"load {trial['load_average_start'][0]:.1f}-{trial['load_average_end'][0]:.1f}",
             flush=True,
         )
-        figure["end"] = conditions()
         save_progress(args.name, figure, _summarize)
     return finish(args.name, figure, _summarize, _print)
 

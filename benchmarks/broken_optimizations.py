@@ -21,6 +21,7 @@ Printed as a table and written to benchmarks/results/broken_optimizations.json.
 
     python benchmarks/broken_optimizations.py                  # 200 generated inputs, seed 0
     python benchmarks/broken_optimizations.py --examples 50 --seed 1
+    python benchmarks/broken_optimizations.py --quick          # smoke run: median.py, 20 generated inputs
 
 Target: every broken contender flagged (NOT EQUIVALENT, MUTATES INPUT or SHARES OUTPUT) with a
 counterexample; every control equivalent. (The checks made while timing, and the repeat-only
@@ -29,13 +30,13 @@ caution, need timed runs: tests/test_equivalence_integrity.py covers them.)
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 
-from _common import HERE, conditions, machine, write_figure
+import _cli
+from _common import HERE, conditions, machine
 
 from perflab.bench.loading import load_benchmark
 from perflab.measure.difference_search import DEFAULT_EXAMPLES, DEFAULT_SEED, fuzz_contender
@@ -53,20 +54,22 @@ PARTS = {"generated": "gen", "in-turn": "turn", "mutated": "mut", "interleaved":
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument(
         "--examples",
         type=int,
         default=DEFAULT_EXAMPLES,
         help=f"generated inputs per contender (default {DEFAULT_EXAMPLES})",
     )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Hypothesis seed (default {DEFAULT_SEED})")
-    args = parser.parse_args()
+    arguments.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Hypothesis seed (default {DEFAULT_SEED})")
+    arguments.add_argument("--only", nargs="+", metavar="FILE", help="these files of benchmarks/broken/ (default all)")
+    args = _cli.parse(arguments, examples=20, only=["median"])
 
     start = conditions()
     rows = []
     for path in sorted(BROKEN_DIR.glob("*.py")):
-        rows.extend(check_file(path, args.examples, args.seed))
+        if not args.only or path.stem in args.only:
+            rows.extend(check_file(path, args.examples, args.seed))
     figure = {
         "name": NAME,
         "how": {
@@ -83,9 +86,9 @@ def main() -> int:
         "summary": summarize(rows),
         "rows": rows,
     }
-    path = write_figure(NAME, figure)
+    path = _cli.write_figure(NAME, figure)
     print_figure(figure)
-    print(f"\nwritten to {path.relative_to(HERE.parent)}")
+    _cli.written(path)
     summary = figure["summary"]
     return 0 if summary["all_broken_caught"] and summary["all_controls_equivalent"] else 1
 

@@ -3,6 +3,7 @@
     python benchmarks/case_studies.py            # run every built-in, then print the tables
     python benchmarks/case_studies.py --render   # print the tables from the saved results only
     python benchmarks/case_studies.py --only crypto_aes --only uuids
+    python benchmarks/case_studies.py --quick    # smoke run: uuids at --max-time 2
 
 Each built-in is run with `perflab run NAME --max-time BUDGET --json benchmarks/results/case_NAME.json`
 (one after the other: two runs at once would share the CPUs). The tables are printed as Markdown,
@@ -12,13 +13,13 @@ tuned vs default logging) are written to benchmarks/results/case_studies.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+import _cli
+
 BUDGETS = {  # seconds of timing per built-in: more cases and contenders need more
     "json_dumps": 90,
     "json_loads": 300,
@@ -39,11 +40,12 @@ HEADLINES = [  # (built-in, case, contender): the ratios the case studies must r
 
 
 def result_path(name: str) -> Path:
-    return RESULTS / f"case_{name}.json"
+    return _cli.results_file(f"case_{name}")
 
 
-def run(name: str) -> None:
-    command = ["perflab", "run", name, "--max-time", str(BUDGETS[name]), "--json", str(result_path(name))]
+def run(name: str, max_time: float | None) -> None:
+    budget = f"{max_time or BUDGETS[name]:g}"
+    command = [sys.executable, "-m", "perflab", "run", name, "--max-time", budget, "--json", str(result_path(name))]
     print("$", " ".join(command), file=sys.stderr, flush=True)
     subprocess.run(command, stdout=subprocess.DEVNULL, check=False)  # exit 1 = something not equivalent
 
@@ -114,7 +116,7 @@ def table(result: dict) -> str:
     rounds = max((len(cell["runs"]) for cell in result["cells"]), default=0)
     return (
         "\n".join(rows) + f"\n\n{rounds} rounds in {result['elapsed']:.0f} s (`perflab run "
-        f"{result['benchmark']} --max-time {BUDGETS.get(result['benchmark'], 60)}`)."
+        f"{result['benchmark']} --max-time {result['settings']['max_time']:g}`)."
     )
 
 
@@ -143,22 +145,23 @@ def headlines(results: dict[str, dict]) -> list[dict]:
                 "verdict": comparison["verdict"],
                 "equivalent": comparison["valid"],
                 "rounds": comparison["comparison"]["pairs"],
-                "how": f"perflab run {name} --max-time {BUDGETS[name]} (paired per-round ratios)",
+                "how": f"perflab run {name} --max-time {results[name]['settings']['max_time']:g} "
+                "(paired per-round ratios)",
             }
         )
     return figures
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--render", action="store_true", help="only print tables from saved results")
-    parser.add_argument("--only", action="append", choices=sorted(BUDGETS), help="these built-ins only")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument("--render", action="store_true", help="only print tables from saved results")
+    arguments.add_argument("--only", action="append", choices=sorted(BUDGETS), help="these built-ins only")
+    arguments.add_argument("--max-time", type=float, help="timing budget of every built-in (default: its own)")
+    args = _cli.parse(arguments, only=["uuids"], max_time=2.0)
     names = args.only or list(BUDGETS)
-    RESULTS.mkdir(exist_ok=True)
     if not args.render:
         for name in names:
-            run(name)
+            run(name, args.max_time)
     results = {name: json.loads(result_path(name).read_text()) for name in BUDGETS if result_path(name).exists()}
     for name in names:
         if name in results:
@@ -172,7 +175,7 @@ def main() -> int:
             f"x{number(figure['speedup'])} [{number(low)}–{number(high)}] ({figure['verdict']}, "
             f"{figure['rounds']} rounds)"
         )
-    (RESULTS / "case_studies.json").write_text(json.dumps({"figures": figures}, indent=1) + "\n")
+    _cli.written(_cli.write_figure("case_studies", {"figures": figures}))
     return 0
 
 

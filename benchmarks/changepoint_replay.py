@@ -21,13 +21,13 @@ in the replay: the between-run noise of the machine is kept, not averaged away.
 
     python benchmarks/changepoint_replay.py             # measures once (~4 min), then replays (~5 min)
     python benchmarks/changepoint_replay.py --remeasure
+    python benchmarks/changepoint_replay.py --quick     # smoke run: 3 of the saved runs, 2 short histories
 
 Writes benchmarks/results/changepoint_replay.json (raw runs: changepoint_measurements.json).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -37,12 +37,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, binomial_interval, conditions, machine, run_perflab, write_figure
+import _cli
+from _common import binomial_interval, conditions, machine, run_perflab
 
 from perflab.analysis import changepoints, estimates, gate
 from perflab.results.model import RunResult
 
-MEASUREMENTS = RESULTS / "changepoint_measurements.json"
+MEASUREMENTS = "changepoint_measurements"  # the real runs replayed, a results file of their own
 PRE_STEP = 40
 MAX_DELAY = 10
 LOCATION_TOLERANCE = 2
@@ -73,7 +74,7 @@ def measure(runs: int, max_time: float) -> list[dict]:
         bench = Path(tmp) / "replayed_noise.py"
         bench.write_text(NOISE_BENCHMARK)
         for index in range(runs):
-            run = run_perflab(str(bench), Path(tmp) / f"run{index}.json", "--max-time", str(max_time), "--no-store")
+            run = run_perflab(str(bench), Path(tmp) / f"run{index}.json", "--max-time", f"{max_time:g}", "--no-store")
             measured.append(run.result)
             median = run.result["cells"][0]["estimates"]["median"]["value"]
             print(f"  run {index + 1}/{runs}: median {median * 1e6:.3f} us", flush=True)
@@ -174,23 +175,21 @@ def gate_replay(results: list[RunResult], threshold: float) -> dict:
     alarms_confirmed = sum(confirmed(single, results, *t) for t in triples)
     caught_confirmed = sum(confirmed(single_slow, slowed, *t) for t in triples)
     slowdown = f"{2 * threshold:.0%}"
+
+    def rates(checks: int, false_alarms: int, caught: int) -> dict:
+        return {
+            "checks": checks,
+            "false_alarms": false_alarms,
+            "false_alarm_rate_ci95": binomial_interval(false_alarms, checks),
+            f"caught_{slowdown}_slowdown": caught,
+            "detection_rate_ci95": binomial_interval(caught, checks),
+        }
+
     return {
         "threshold": threshold,
         "method": "Yuen-Welch t on per-process log medians, 20% trimmed",
-        "no_confirmation": {
-            "checks": len(pairs),
-            "false_alarms": alarms,
-            "false_alarm_rate_ci95": binomial_interval(alarms, len(pairs)),
-            f"caught_{slowdown}_slowdown": caught,
-            "detection_rate_ci95": binomial_interval(caught, len(pairs)),
-        },
-        "confirm_1": {
-            "checks": len(triples),
-            "false_alarms": alarms_confirmed,
-            "false_alarm_rate_ci95": binomial_interval(alarms_confirmed, len(triples)),
-            f"caught_{slowdown}_slowdown": caught_confirmed,
-            "detection_rate_ci95": binomial_interval(caught_confirmed, len(triples)),
-        },
+        "no_confirmation": rates(len(pairs), alarms, caught),
+        "confirm_1": rates(len(triples), alarms_confirmed, caught_confirmed),
     }
 
 
@@ -203,23 +202,24 @@ def _slowed(result: RunResult, factor: float) -> RunResult:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--remeasure", action="store_true", help="measure new runs even if some are saved")
-    parser.add_argument("--runs", type=int, default=16)
-    parser.add_argument("--max-time", type=float, default=8.0)
-    parser.add_argument("--series", type=int, default=10)
-    parser.add_argument("--length", type=int, default=100)
-    parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument("--remeasure", action="store_true", help="measure new runs even if some are saved")
+    arguments.add_argument("--runs", type=int, default=16, help="runs to measure, and to replay (default 16)")
+    _cli.add_timing(arguments, 8.0, precision=False)
+    arguments.add_argument("--series", type=int, default=10, help="replayed histories (default 10)")
+    arguments.add_argument("--length", type=int, default=100, help="points per history (default 100)")
+    _cli.add_trials(arguments, 100, "replayed steps per size")
+    arguments.add_argument("--seed", type=int, default=1, help="seed of the replay (default 1)")
+    args = _cli.parse(arguments, runs=3, max_time=2.0, series=2, length=60, trials=5)
     before = conditions()
-    if args.remeasure or not MEASUREMENTS.exists():
+    if args.remeasure or not (_cli.RESULTS / f"{MEASUREMENTS}.json").exists():
         print(f"measuring {args.runs} runs of identical code ...", flush=True)
-        MEASUREMENTS.write_text(
-            json.dumps({"conditions": before, "machine": machine(), "runs": measure(args.runs, args.max_time)}) + "\n"
-        )
-    saved = json.loads(MEASUREMENTS.read_text())
-    results = [RunResult.from_json(r) for r in saved["runs"]]
+        runs = measure(args.runs, args.max_time)
+        _cli.write_figure(MEASUREMENTS, {"conditions": before, "machine": machine(), "runs": runs})
+        saved = json.loads(_cli.results_file(MEASUREMENTS).read_text())
+    else:
+        saved = _cli.read_figure(MEASUREMENTS)
+    results = [RunResult.from_json(r) for r in saved["runs"][: args.runs]]
     runs = [r.cells[0].process_values() for r in results]
     medians = np.array([r.cells[0].estimates.median.value for r in results])
     slow = int(np.sum(medians > 1.5 * np.median(medians)))
@@ -274,7 +274,7 @@ def main() -> None:
         "detection_delay": delays,
         "gate": gated,
     }
-    print(f"written to {write_figure('changepoint_replay', figure)}")
+    _cli.written(_cli.write_figure("changepoint_replay", figure))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ both see the same machine conditions. Printed and written to benchmarks/results/
 after every trial, with exact (Clopper-Pearson) 95% intervals and the load averages.
 
     python benchmarks/check_gate.py                                    # 20 A/A + 20 slowdown trials
-    python benchmarks/check_gate.py --aa-trials 1 --slow-trials 1 --max-time 5   # smoke run
+    python benchmarks/check_gate.py --quick                            # smoke run: 1 + 1 trials
     python benchmarks/check_gate.py --report                           # print the saved figure
     python benchmarks/check_gate.py --aa-trials 80 --slow-trials 0 --name check_gate_aa   # more A/A
 
@@ -25,17 +25,25 @@ threshold caught in >= 80% of trials.
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from _common import binomial_interval, conditions, finish, format_load, machine, quantiles, report_again, save_progress
-from compare_revisions import make_repository
-from power import calibrate
+import _cli
+from _common import (
+    binomial_interval,
+    conditions,
+    finish,
+    format_load,
+    new_figure,
+    quantiles,
+    report_again,
+    save_progress,
+    verdict_counts,
+)
+from compare_revisions import add_trial_kinds, revisions
 
 NAME = "check_gate"
 # The gate's Markdown row: | case | contender | baseline | current | change [95% CI] | verdict |
@@ -44,7 +52,7 @@ ROW = re.compile(
 )
 
 
-def run_check(repo: Path, other: str, max_time: float) -> dict:
+def run_check(repo: Path, other: str, timing: list[str]) -> dict:
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", other], check=True)
     command = [
         sys.executable,
@@ -55,8 +63,7 @@ def run_check(repo: Path, other: str, max_time: float) -> dict:
         "--against",
         "v1",
         "--no-store",
-        "--max-time",
-        f"{max_time:g}",
+        *timing,
     ]
     started = time.monotonic()
     completed = subprocess.run(command, cwd=repo, capture_output=True, text=True)
@@ -90,14 +97,12 @@ def summarize(figure: dict) -> None:
         "aa_false_alarms": false,
         "aa_false_alarm_ci95_clopper_pearson": binomial_interval(false, len(aa)),
         "aa_change": quantiles([t["change"] for t in aa]),
-        "aa_verdicts": {v: sum(1 for t in aa if t["verdict"] == v) for v in sorted({t["verdict"] for t in aa})},
+        "aa_verdicts": verdict_counts(aa),
         "slowdown_trials": len(slow),
         "slowdown_caught": caught,
         "caught_ci95_clopper_pearson": binomial_interval(caught, len(slow)),
         "slowdown_change": quantiles([t["change"] for t in slow]),
-        "slowdown_verdicts": {
-            v: sum(1 for t in slow if t["verdict"] == v) for v in sorted({t["verdict"] for t in slow})
-        },
+        "slowdown_verdicts": verdict_counts(slow),
         "re_measured": sum(1 for t in figure["trials"] if t["re_measured"]),
         "wall_s": quantiles([t["wall_s"] for t in figure["trials"]]),
         "load_average_during_trials": quantiles([t["load_average"][0] for t in figure["trials"]]),
@@ -133,34 +138,21 @@ def show(figure: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--aa-trials", type=int, default=20, help="trials on identical code (default 20)")
-    parser.add_argument("--slow-trials", type=int, default=20, help="trials with the slowdown (default 20)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per check (default 60)")
-    parser.add_argument("--slowdown", type=float, default=10.0, help="injected slowdown in percent (default 10)")
-    parser.add_argument("--name", default=NAME, help=f"results file name (default {NAME})")
-    parser.add_argument("--report", action="store_true", help="print the saved figure, measure nothing")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    add_trial_kinds(arguments, 20, 20)
+    _cli.add_timing(arguments, 60.0)
+    _cli.add_slowdown(arguments, 10.0)
+    _cli.add_name(arguments, NAME)
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(args.name, summarize, show)
-    figure = {
-        "figure": args.name,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "max_time": args.max_time,
-            "slowdown_percent": args.slowdown,
-            "command": f"perflab check bench.py --against v1 --no-store --max-time {args.max_time:g}",
-        },
-        "trials": [],
+    settings = {
+        "max_time": args.max_time,
+        "slowdown_percent": args.slowdown,
+        "command": f"perflab check bench.py --against v1 --no-store {' '.join(_cli.timing_options(args))}",
     }
-    iterations, calibrated = calibrate(args.slowdown / 100)
-    figure["calibration"] = {
-        "busy_iterations": iterations,
-        "slowdown_at_calibration": calibrated,
-        "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches",
-    }
-    print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
+    figure = new_figure(args.name, settings, trials=[])
     kinds = ["v1-docs", "v2-slow"]
     plan = [kinds[i % 2] for i in range(2 * max(args.aa_trials, args.slow_trials))]
     plan = [
@@ -168,12 +160,9 @@ def main() -> int:
         for i, k in enumerate(plan)
         if plan[: i + 1].count(k) <= (args.aa_trials if k == "v1-docs" else args.slow_trials)
     ]
-    with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
-        repo = Path(tmp) / "repo"
-        repo.mkdir()
-        make_repository(repo, iterations)
+    with revisions(args.slowdown, figure) as repo:
         for number, other in enumerate(plan, 1):
-            trial = run_check(repo, other, args.max_time)
+            trial = run_check(repo, other, _cli.timing_options(args))
             figure["trials"].append(trial)
             save_progress(args.name, figure, summarize)
             print(

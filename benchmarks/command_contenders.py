@@ -10,41 +10,39 @@ Printed and written to benchmarks/results/command_contenders.json: both rates wi
 (Clopper-Pearson) 95% intervals, ratios, rounds and time to the verdict, and the load average.
 
     python benchmarks/command_contenders.py                                  # 40 A/A + 25 power trials
-    python benchmarks/command_contenders.py --aa 2 --power 2 --max-time 10   # smoke run
+    python benchmarks/command_contenders.py --quick                          # smoke run: 1 + 1 trials
 
 Targets (as for Python contenders): <= 1% false verdicts; "slower" in >= 80% of trials within 60 s.
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from pathlib import Path
 
-from _common import binomial_interval, conditions, finish, format_load, machine, quantiles, report_again, run_perflab
-from _native import compile_split, size_for, slowed
+import _cli
+from _common import binomial_interval, finish, format_load, new_figure, quantiles, report_again, trial_line
+from _native import compare_commands, slowed, split_program
 
 NAME = "command_contenders"
 NO_DIFFERENCE, SLOWER = "no detectable difference", "slower"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--aa", type=int, default=40, help="A/A trials (default 40)")
-    parser.add_argument("--power", type=int, default=25, help="trials with a slowdown (default 25)")
-    parser.add_argument("--slowdown", type=float, default=0.05, help="the slowdown to detect (default 0.05)")
-    parser.add_argument("--work", type=float, default=0.02, help="seconds one run of the program lasts (default 0.02)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
-    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
-    parser.add_argument("--report", action="store_true", help="measure nothing: print the saved figure again")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 40, "A/A trials", flag="--aa")
+    _cli.add_trials(arguments, 25, "trials with a slowdown", flag="--power")
+    arguments.add_argument("--slowdown", type=float, default=0.05, help="the slowdown to detect (default 0.05)")
+    _cli.add_work(arguments, 0.02)
+    _cli.add_timing(arguments, 60.0)
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, aa=1, power=1, work=0.005, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(NAME, _summarize, _print)
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(), "trials": {"aa": [], "power": []}}
+    figure = new_figure(NAME, {}, trials={"aa": [], "power": []})
     with tempfile.TemporaryDirectory(prefix="perflab-commands-") as directory:
-        binary = compile_split(Path(directory))
-        n = size_for(binary, args.work)
+        binary, n = split_program(Path(directory), args.work)
         m, sized_from = slowed(binary, n, args.slowdown)
         figure["settings"] = {
             "work_s": args.work,
@@ -53,27 +51,18 @@ def main() -> int:
             "slowdown": args.slowdown,
             "sized_from": sized_from,
             "command": f"perflab run --command 'split N' --command 'split M' --json out.json "
-            f"--max-time {args.max_time:g} --precision {args.precision:g}",
+            f"{' '.join(_cli.timing_options(args))}",
         }
         for kind, trials, other in (("aa", args.aa, n), ("power", args.power, m)):
             for trial in range(trials):
                 started = time.monotonic()
-                run = run_perflab(
-                    None,
-                    Path(directory) / "out.json",
-                    "--command", f"{binary} {n}", "--name", "A",
-                    "--command", f"{binary} {other}", "--name", "B",
-                    "--max-time", str(args.max_time), "--precision", str(args.precision), "--no-store",
-                )  # fmt: skip
+                run = compare_commands(
+                    f"{binary} {n}", f"{binary} {other}", Path(directory) / "out.json", *_cli.timing_options(args)
+                )
                 summary = run.summary("B")
                 summary["trial_s"] = round(time.monotonic() - started, 2)
                 figure["trials"][kind].append(summary)
-                print(
-                    f"{kind} trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
-                    f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
-                    f"{summary['wall_s']:.1f} s",
-                    flush=True,
-                )
+                print(trial_line(f"{kind} trial {trial + 1:3d}", summary), flush=True)
     return finish(NAME, figure, _summarize, _print)
 
 

@@ -18,7 +18,7 @@ benchmarks/results/compare_revisions.json (rewritten after every trial, so a sto
 its data), with exact (Clopper-Pearson) 95% intervals and the load averages.
 
     python benchmarks/compare_revisions.py                              # 60 A/A + 30 slowdown trials
-    python benchmarks/compare_revisions.py --aa-trials 2 --slow-trials 1 --max-time 5   # smoke run
+    python benchmarks/compare_revisions.py --quick                      # smoke run: 1 + 1 trials
 
 Targets: false faster/slower verdicts <= 1% of A/A trials; "slower" in >= 80% of slowdown trials.
 """
@@ -26,15 +26,27 @@ Targets: false faster/slower verdicts <= 1% of A/A trials; "slower" in >= 80% of
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from _common import binomial_interval, conditions, format_load, machine, quantiles, write_figure
-from power import calibrate
+import _cli
+from _common import (
+    binomial_interval,
+    conditions,
+    finish,
+    format_load,
+    new_figure,
+    perflab_json,
+    quantiles,
+    save_progress,
+    trial_numbers,
+    verdict_counts,
+)
+from power import injected_slowdown
 
 NAME = "compare_revisions"
 NO_DIFFERENCE, SLOWER = "no detectable difference", "slower"
@@ -105,41 +117,29 @@ def write_mylib(directory: Path, note: str, busy: int) -> None:
 
 
 def run_compare(bench: Path, other: str, out: Path, max_time: float) -> dict:
-    command = [
-        sys.executable,
-        "-m",
-        "perflab",
-        "compare",
-        str(bench),
-        "--rev",
-        "v1",
-        "--rev",
-        other,
-        "--no-fuzz",
-        "--no-store",
-        "--json",
-        str(out),
-        "--max-time",
-        f"{max_time:g}",
-    ]
-    out.unlink(missing_ok=True)
-    started = time.monotonic()
-    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - started
-    if not out.exists():
-        raise RuntimeError(
-            f"{' '.join(command)} wrote no results (exit {completed.returncode}): {completed.stderr.strip()[-500:]}"
-        )
-    result = json.loads(out.read_text())
-    comparison = next(c for c in result["comparisons"] if c["contender"] == other)
-    ratio = comparison["comparison"]["ratio"]
+    run = perflab_json(
+        [
+            "compare",
+            str(bench),
+            "--rev",
+            "v1",
+            "--rev",
+            other,
+            "--no-fuzz",
+            "--no-store",
+            "--max-time",
+            f"{max_time:g}",
+        ],
+        out,
+    )
+    result, ratio = run.result, run.comparison(other)["comparison"]["ratio"]
     return {
         "kind": "A/A" if other == "v1-docs" else "slowdown",
-        "verdict": comparison["verdict"],
+        "verdict": run.comparison(other)["verdict"],
         "ratio": float(ratio["value"]),
         "ratio_ci": [float(ratio["low"]), float(ratio["high"])],
         "rounds": max(len(c["runs"]) for c in result["cells"]),
-        "wall_s": round(wall, 2),
+        "wall_s": round(run.wall, 2),
         "loops": {c["contender"]: c["loops"] for c in result["cells"]},
         "load_average": conditions()["load_average"],
         "settings": result["settings"],
@@ -156,15 +156,13 @@ def summarize(figure: dict) -> None:
         "aa_false_verdicts": false,
         "aa_false_rate": false / len(aa) if aa else None,
         "aa_false_rate_ci95_clopper_pearson": binomial_interval(false, len(aa)),
-        "aa_verdicts": {v: sum(1 for t in aa if t["verdict"] == v) for v in sorted({t["verdict"] for t in aa})},
+        "aa_verdicts": verdict_counts(aa),
         "aa_ratio": quantiles([t["ratio"] for t in aa]),
         "slowdown_trials": len(slow),
         "slowdown_detected": detected,
         "detection_rate": detected / len(slow) if slow else None,
         "detection_rate_ci95_clopper_pearson": binomial_interval(detected, len(slow)),
-        "slowdown_verdicts": {
-            v: sum(1 for t in slow if t["verdict"] == v) for v in sorted({t["verdict"] for t in slow})
-        },
+        "slowdown_verdicts": verdict_counts(slow),
         "slowdown_ratio": quantiles([t["ratio"] for t in slow]),
         "wall_s": quantiles([t["wall_s"] for t in figure["trials"]]),
         "load_average_during_trials": quantiles([t["load_average"][0] for t in figure["trials"]]),
@@ -200,74 +198,59 @@ def print_figure(figure: dict) -> None:
     print(f"  wall time per trial: median {s['wall_s'].get('median', 0):.1f} s")
 
 
+@contextlib.contextmanager
+def revisions(slowdown: float, figure: dict) -> Iterator[Path]:
+    """While inside: make_repository()'s repository, with the slowdown calibrated into v2-slow
+    (and recorded in the figure); also for check_gate.py."""
+    figure["calibration"] = injected_slowdown(slowdown, None)
+    with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        make_repository(repo, figure["calibration"]["busy_iterations"])
+        yield repo
+
+
+def add_trial_kinds(arguments: argparse.ArgumentParser, aa: int, slow: int) -> None:
+    """--aa-trials and --slow-trials (also for check_gate.py)."""
+    _cli.add_trials(arguments, aa, "A/A trials", flag="--aa-trials")
+    _cli.add_trials(arguments, slow, "slowdown trials", flag="--slow-trials")
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--aa-trials", type=int, default=60, help="A/A trials (default 60)")
-    parser.add_argument("--slow-trials", type=int, default=30, help="slowdown trials (default 30)")
-    parser.add_argument("--max-time", type=float, default=15.0, help="perflab --max-time per trial (default 15)")
-    parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
-    parser.add_argument("--name", default=NAME, help=f"results file name (default {NAME})")
-    parser.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="start no new trial after this many seconds (the figure says how many ran)",
-    )
-    args = parser.parse_args()
-    started = time.monotonic()
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "max_time": args.max_time,
-            "slowdown_percent": args.slowdown,
-            "aa_trials": args.aa_trials,
-            "slow_trials": args.slow_trials,
-            "command": f"perflab compare bench.py --rev v1 --rev OTHER --no-fuzz --no-store "
-            f"--json out.json --max-time {args.max_time:g}",
-        },
-        "trials": [],
+    arguments = _cli.parser(__doc__)
+    add_trial_kinds(arguments, 60, 30)
+    _cli.add_timing(arguments, 15.0, precision=False)
+    _cli.add_slowdown(arguments, 5.0)
+    _cli.add_name(arguments, NAME)
+    _cli.add_budget(arguments)
+    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=5.0)
+    settings = {
+        "max_time": args.max_time,
+        "slowdown_percent": args.slowdown,
+        "aa_trials": args.aa_trials,
+        "slow_trials": args.slow_trials,
+        "command": f"perflab compare bench.py --rev v1 --rev OTHER --no-fuzz --no-store "
+        f"--json out.json --max-time {args.max_time:g}",
     }
-    iterations, calibrated = calibrate(args.slowdown / 100)
-    figure["calibration"] = {
-        "busy_iterations": iterations,
-        "slowdown_at_calibration": calibrated,
-        "method": "benchmarks/power.py calibrate(): min of alternating 1 ms batches",
-    }
-    print(f"calibrated: {iterations} iterations add {calibrated:.2%}", flush=True)
+    figure = new_figure(NAME, settings, trials=[])
     plan = ["v1-docs"] * args.aa_trials + ["v2-slow"] * args.slow_trials
     # interleave the kinds: every third trial is a slowdown trial while both remain
     order = sorted(
         range(len(plan)),
         key=lambda i: i if plan[i] == "v1-docs" else (i - args.aa_trials) * args.aa_trials / max(args.slow_trials, 1),
     )
-    with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
-        repo = Path(tmp) / "repo"
-        repo.mkdir()
-        make_repository(repo, iterations)
-        for number, index in enumerate(order, 1):
-            if args.budget and time.monotonic() - started > args.budget:
-                figure["stopped"] = f"budget of {args.budget:g} s spent after {number - 1} trials"
-                break
-            trial = run_compare(repo / "bench.py", plan[index], Path(tmp) / "out.json", args.max_time)
+    with revisions(args.slowdown, figure) as repo:
+        for number in trial_numbers(len(order), args.budget, figure):
+            trial = run_compare(repo / "bench.py", plan[order[number]], repo.parent / "out.json", args.max_time)
             figure["trials"].append(trial)
             print(
-                f"trial {number}/{len(plan)} {trial['kind']:8} {trial['verdict']:26} ratio {trial['ratio']:.3f} "
+                f"trial {number + 1}/{len(plan)} {trial['kind']:8} {trial['verdict']:26} ratio {trial['ratio']:.3f} "
                 f"[{trial['ratio_ci'][0]:.3f}, {trial['ratio_ci'][1]:.3f}] rounds {trial['rounds']} "
                 f"load {trial['load_average'][0]:.1f}",
                 flush=True,
             )
-            figure["end"] = conditions()
-            summarize(figure)
-            write_figure(args.name, figure)
-    figure["end"] = conditions()
-    summarize(figure)
-    path = write_figure(args.name, figure)
-    print_figure(figure)
-    print(f"written to {path}")
-    return 0
+            save_progress(args.name, figure, summarize)
+    return finish(args.name, figure, summarize, print_figure)
 
 
 if __name__ == "__main__":

@@ -13,23 +13,23 @@ shows), and, for comparison, with the times measured while profiling. Printed an
 benchmarks/results/diff_profile_precision.json with the load averages.
 
     python benchmarks/diff_profile_precision.py                         # 6 trials per slowdown
-    python benchmarks/diff_profile_precision.py --trials 1 --samples 400 --max-time 5   # smoke run
+    python benchmarks/diff_profile_precision.py --quick                 # smoke run: 1 trial at 25%
 
 Target: >= 80% of the measured difference attributed to pad.
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import conditions, format_load, machine, quantiles, write_figure
+import _cli
+from _common import conditions, finish, format_load, new_figure, quantiles, save_progress, verdict_counts
 from compare_revisions import init_repository, write_mylib
-from power import calibrate
+from power import injected_slowdown
 from rich.console import Console
 
 from perflab.measure import ab_test
@@ -92,44 +92,33 @@ class _Quiet:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=6, help="trials per slowdown (default 6)")
-    parser.add_argument("--slowdowns", default="5,25", help="injected slowdowns in percent (default 5,25)")
-    parser.add_argument("--samples", type=int, default=2000, help="profile samples per side (default 2000)")
-    parser.add_argument("--max-time", type=float, default=10.0, help="timing budget per trial (default 10 s)")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 6, "trials per slowdown")
+    arguments.add_argument("--slowdowns", default="5,25", help="injected slowdowns in percent (default 5,25)")
+    arguments.add_argument("--samples", type=int, default=2000, help="profile samples per side (default 2000)")
+    _cli.add_timing(arguments, 10.0, precision=False)
+    args = _cli.parse(arguments, trials=1, slowdowns="25", samples=100, max_time=10.0)
     err = Console(stderr=True, quiet=True)
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "trials": args.trials,
-            "samples_per_side": args.samples,
-            "max_time": args.max_time,
-            "profiling": "5 alternating rounds per side, py-spy, Python frames",
-        },
-        "calibration": {},
-        "trials": [],
+    settings = {
+        "trials": args.trials,
+        "samples_per_side": args.samples,
+        "max_time": args.max_time,
+        "profiling": "5 alternating rounds per side, py-spy, Python frames",
     }
+    figure = new_figure(NAME, settings, calibration={}, trials=[])
     revisions = {"v1": 0}
     for percent in (float(p) for p in args.slowdowns.split(",")):
-        iterations, measured = calibrate(percent / 100)
-        revisions[f"slow{percent:g}"] = iterations
-        figure["calibration"][f"slow{percent:g}"] = {
-            "percent": percent,
-            "busy_iterations": iterations,
-            "slowdown_at_calibration": measured,
-        }
-        print(f"calibrated {percent:g}%: {iterations} iterations ({measured:.2%})", flush=True)
-    settings = Settings(max_time=args.max_time, precision=0.01)
+        calibration = injected_slowdown(percent, None)
+        revisions[f"slow{percent:g}"] = calibration["busy_iterations"]
+        figure["calibration"][f"slow{percent:g}"] = {"percent": percent, **calibration}
+    timing = Settings(max_time=args.max_time, precision=0.01)
     with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
         repo = Path(tmp)
         make_repository(repo, revisions)
         for number in range(args.trials):
             for tag in list(revisions)[1:]:
                 started = time.monotonic()
-                result = trial(repo / "bench.py", tag, settings, args.samples, err)
+                result = trial(repo / "bench.py", tag, timing, args.samples, err)
                 result["wall_s"] = round(time.monotonic() - started, 1)
                 figure["trials"].append(result)
                 print(
@@ -139,11 +128,8 @@ def main() -> int:
                     f"{result['wall_s']:.0f} s, load {result['load_average'][0]:.1f}",
                     flush=True,
                 )
-                figure["end"] = conditions()
-                summarize(figure)
-                write_figure(NAME, figure)
-    print_figure(figure)
-    return 0
+                save_progress(NAME, figure, summarize)
+    return finish(NAME, figure, summarize, print_figure)
 
 
 def summarize(figure: dict) -> None:
@@ -158,7 +144,7 @@ def summarize(figure: dict) -> None:
             "trials_at_least_80_percent": sum(1 for s in shares if s >= TARGET),
             "attributed_to_pad_profiled_times": quantiles([t["attributed_to_pad_profiled_times"] for t in trials]),
             "ratio": quantiles([t["ratio"] for t in trials]),
-            "verdicts": {v: sum(1 for t in trials if t["verdict"] == v) for v in {t["verdict"] for t in trials}},
+            "verdicts": verdict_counts(trials),
         }
     summary["load_average_during_trials"] = quantiles([t["load_average"][0] for t in figure["trials"]])
     summary["target"] = ">= 80% of the measured difference attributed to pad"

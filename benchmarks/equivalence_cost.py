@@ -9,14 +9,13 @@ alternating pairs), and the equivalence phase's own time as the new run summary 
 (``equivalence_seconds``). Written to benchmarks/results/equivalence_cost.json.
 
     python benchmarks/equivalence_cost.py                        # 3 pairs at --max-time 60
-    python benchmarks/equivalence_cost.py --pairs 1 --max-time 5 # smoke run
+    python benchmarks/equivalence_cost.py --quick                # smoke run: 1 pair on NESTED, base HEAD
 
 Target: the new checks add at most 20% to the wall time at --max-time 60.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -27,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import HERE, conditions, format_load, machine, write_figure
+import _cli
+from _common import HERE, conditions, format_load, machine
 from scipy import stats as scipy_stats
 
 NAME = "equivalence_cost"
@@ -36,15 +36,20 @@ TARGET = 0.20
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairs", type=int, default=3, help="alternating (base, new) pairs (default 3)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab's --max-time (default 60)")
-    parser.add_argument(
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 3, "alternating (base, new) pairs", flag="--pairs")
+    _cli.add_timing(arguments, 60.0, precision=False)
+    arguments.add_argument(
         "--base", default=None, help="the perflab revision without the checks (default: git merge-base HEAD main)"
     )
-    args = parser.parse_args()
+    arguments.add_argument("--case", action="append", default=[], help="only these cases (default all)")
+    # A fresh clone may have no main branch: a smoke run compares with HEAD unless told otherwise.
+    args = _cli.parse(arguments, pairs=1, max_time=10.0, case=["NESTED"])
     if args.pairs < 1 or not math.isfinite(args.max_time) or args.max_time <= 0:
-        parser.error("--pairs must be >= 1 and --max-time a positive number of seconds")
+        arguments.error("--pairs must be >= 1 and --max-time a positive number of seconds")
+    if args.quick and args.base is None:
+        args.base = "HEAD"
+        print("no --base given: the base is HEAD (the committed tree), not where this branch left main", flush=True)
     base = args.base or _git("merge-base", "HEAD", "main")
     start = conditions()
     trials = []
@@ -52,7 +57,7 @@ def main() -> int:
         sources = {"base": _snapshot(base, Path(scratch) / "base"), "new": REPOSITORY / "src"}
         for pair in range(args.pairs):
             for label, source in sources.items():
-                trial = _trial(label, source, args.max_time, Path(scratch) / f"{label}-{pair}.json")
+                trial = _trial(label, source, args.max_time, args.case, Path(scratch) / f"{label}-{pair}.json")
                 trials.append(trial)
                 print(
                     f"pair {pair + 1}: {label:<4} {trial['wall']:6.1f} s wall, equivalence "
@@ -65,7 +70,8 @@ def main() -> int:
         "how": {
             "command": " ".join(["python", *sys.argv]),
             "base": base,
-            "perflab": f"compare json_dumps --max-time {args.max_time:g} --no-store",
+            "perflab": " ".join(["compare json_dumps", *(f"--case {case}" for case in args.case)])
+            + f" --max-time {args.max_time:g} --no-store",
         },
         "machine": machine(),
         "start": start,
@@ -73,9 +79,9 @@ def main() -> int:
         "trials": trials,
         "summary": summarize(trials),
     }
-    path = write_figure(NAME, figure)
+    path = _cli.write_figure(NAME, figure)
     show(figure)
-    print(f"\nwritten to {path.relative_to(REPOSITORY)}")
+    _cli.written(path)
     return 0
 
 
@@ -96,13 +102,14 @@ def _snapshot(revision: str, where: Path) -> Path:
     return where / "src"
 
 
-def _trial(label: str, source: Path, max_time: float, out: Path) -> dict:
+def _trial(label: str, source: Path, max_time: float, cases: list[str], out: Path) -> dict:
     command = [
         sys.executable,
         "-m",
         "perflab",
         "compare",
         "json_dumps",
+        *(option for case in cases for option in ("--case", case)),
         "--max-time",
         f"{max_time:g}",
         "--no-store",

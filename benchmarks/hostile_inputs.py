@@ -12,6 +12,7 @@ lost:
 - the error, if any, is one line and not a traceback.
 
     python benchmarks/hostile_inputs.py            # prints the Markdown table of benchmarks/README.md
+    python benchmarks/hostile_inputs.py --quick    # smoke run: the "results files" probes only
 
 Writes benchmarks/results/hostile_inputs.json. Nothing here is timed: the figure is a list of
 outcomes, so the machine's load changes how long it takes, not what it shows.
@@ -36,7 +37,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # the hostile files are shared with tests/test_hostile.py
-from _common import RESULTS, conditions, machine
+import _cli
+from _common import conditions, machine
 from support.cli import start_until
 from support.hostile_files import CONTENDERS, FAILING, SLOW_CALL, SORTS, processes_marked
 
@@ -57,7 +59,7 @@ class Outcome:
 class Lab:
     """A scratch repository with a store of finished runs, and the checks run after every probe."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, run_options: list[str]) -> None:
         self.root, self.db, self.marker = root, root / "store.db", uuid.uuid4().hex
         (root / "bench.py").write_text(SORTS)
         (root / "slow.py").write_text(SLOW_CALL.replace("SECONDS", "3"))
@@ -69,7 +71,7 @@ class Lab:
         (root / "bench.py").write_text(SORTS + "\n# two\n")
         self.git("commit", "-qam", "two")
         self.stored: dict[int, str] = {}  # run id -> benchmark, of every run reported as stored
-        self.perflab("run", "bench.py", "--json", "baseline.json")
+        self.perflab("run", "bench.py", "--json", "baseline.json", *run_options)
         self.perflab("profile", "bench.py", "--sampler", "inprocess", "--samples", "50", "--json", "a.profile.json")
         self.inputs = {name: self.digest(name) for name in ("bench.py", "baseline.json", "a.profile.json")}
 
@@ -288,14 +290,21 @@ PROBES: list[tuple[str, str, Callable[[Lab], tuple[int | None, str]]]] = [
 
 
 def main() -> None:
-    if "--report" in sys.argv[1:]:  # print the saved figure again
-        report(json.loads((RESULTS / "hostile_inputs.json").read_text()))
+    arguments = _cli.parser(__doc__)
+    _cli.add_report(arguments)
+    groups = list(dict.fromkeys(group for group, _, _ in PROBES))
+    arguments.add_argument("--only", nargs="+", choices=groups, help="these groups of probes (default all)")
+    args = _cli.parse(arguments, only=["results files"])
+    if args.report:
+        report(_cli.read_figure("hostile_inputs"))
         return
     started = conditions()
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="perflab-hostile-") as scratch:
-        lab = Lab(Path(scratch))
+        lab = Lab(Path(scratch), FAST if args.quick else [])  # a smoke run's stored runs are quick ones too
         for group, name, probe in PROBES:
+            if args.only and group not in args.only:
+                continue
             code, stderr = probe(lab)
             lost = lab.lost(stderr)
             shown = stderr.replace(f"{lab.root}/", "").replace(str(lab.root), ".")  # the scratch directory
@@ -305,9 +314,9 @@ def main() -> None:
         runs = len(lab.stored)
     figure = {"machine": machine(), "started": started, "ended": conditions(), "runs_checked": runs,
               "outcomes": [asdict(outcome) for outcome in outcomes]}  # fmt: skip
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "hostile_inputs.json").write_text(json.dumps(figure, indent=1) + "\n")
+    path = _cli.write_figure("hostile_inputs", figure)
     report(figure)
+    _cli.written(path)
 
 
 def report(figure: dict) -> None:

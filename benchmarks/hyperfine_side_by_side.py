@@ -17,12 +17,11 @@ estimate the same ratio), with the load average. hyperfine comes from ``cargo in
 (or ``--hyperfine PATH``).
 
     python benchmarks/hyperfine_side_by_side.py                  # 5 trials
-    python benchmarks/hyperfine_side_by_side.py --trials 1 --max-time 20   # smoke run
+    python benchmarks/hyperfine_side_by_side.py --quick          # smoke run: 1 trial of 5 ms programs
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import shutil
@@ -31,31 +30,31 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import conditions, finish, format_load, machine, quantiles, report_again, run_perflab
-from _native import compile_split, size_for
+import _cli
+from _common import finish, format_load, new_figure, quantiles, report_again
+from _native import compare_commands, split_program
 
 NAME = "hyperfine_side_by_side"
 Z95 = 1.959964
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=5, help="side-by-side trials (default 5)")
-    parser.add_argument("--difference", type=float, default=0.10, help="extra work of the second command (0.10)")
-    parser.add_argument("--work", type=float, default=0.02, help="seconds one run of the program lasts (default 0.02)")
-    parser.add_argument("--max-time", type=float, default=120.0, help="perflab --max-time (default 120)")
-    parser.add_argument("--hyperfine", default=shutil.which("hyperfine"), help="the hyperfine program")
-    parser.add_argument("--report", action="store_true", help="measure nothing: print the saved figure again")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 5, "side-by-side trials")
+    arguments.add_argument("--difference", type=float, default=0.10, help="extra work of the second command (0.10)")
+    _cli.add_work(arguments, 0.02)
+    _cli.add_timing(arguments, 120.0, precision=False)
+    arguments.add_argument("--hyperfine", default=shutil.which("hyperfine"), help="the hyperfine program")
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, trials=1, work=0.005, max_time=2.0)
     if args.report:
         return report_again(NAME, _summarize, _print)
     if not args.hyperfine:
         raise SystemExit("hyperfine is not installed: cargo install hyperfine (or give --hyperfine PATH)")
     version = subprocess.run([args.hyperfine, "--version"], capture_output=True, text=True).stdout.strip()
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(), "hyperfine": version, "trials": []}
+    figure = new_figure(NAME, {}, hyperfine=version, trials=[])
     with tempfile.TemporaryDirectory(prefix="perflab-hyperfine-") as directory:
-        binary = compile_split(Path(directory))
-        n = size_for(binary, args.work)
+        binary, n = split_program(Path(directory), args.work)
         m = round(n * (1 + args.difference))
         commands = [f"{binary} {n}", f"{binary} {m}"]
         figure["settings"] = {"n": n, "m": m, "work_s": args.work, "max_time": args.max_time}
@@ -78,13 +77,9 @@ def main() -> int:
 
 
 def _perflab(commands: list[str], directory: Path, max_time: float) -> dict:
-    run = run_perflab(
-        None,
-        directory / "out.json",
-        "--command", commands[0], "--name", "N",
-        "--command", commands[1], "--name", "M",
-        "--precision", "1", "--max-time", str(max_time), "--no-store",
-    )  # fmt: skip
+    run = compare_commands(
+        *commands, directory / "out.json", "--precision", "1", "--max-time", f"{max_time:g}", names=("N", "M")
+    )
     summary = run.summary("M")
     return {
         "wall_s": summary["wall_s"],

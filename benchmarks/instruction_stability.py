@@ -15,6 +15,7 @@
    WALL_RUNS times: the verdict, and whether the 95% interval of the time ratio excludes 1.
 
     python benchmarks/instruction_stability.py
+    python benchmarks/instruction_stability.py --quick   # smoke run: extra_work only, 2 counts of 20 calls
 
 Writes benchmarks/results/instruction_stability.json.
 """
@@ -30,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, run_perflab, write_figure
+import _cli
+from _common import conditions, machine, run_perflab
 
 from perflab import builtins
 from perflab.metrics import instructions
@@ -89,6 +91,12 @@ def spread(values: list[float]) -> float:
 
 
 def main() -> None:
+    global REPEATS, WALL_RUNS, LOOPS
+    wall_options: list[str] = []  # perflab's defaults
+    quick = _cli.parse(_cli.parser(__doc__)).quick
+    if quick:
+        REPEATS, WALL_RUNS, LOOPS = 2, 1, 20
+        wall_options = ["--max-time", "20", "--precision", "50", "--values", "5", "--value-time", "0.002"]
     os.environ.setdefault("PERFLAB_DB", str(Path(tempfile.mkdtemp()) / "perflab.db"))  # keep the project's store clean
     before = conditions()
     work = Path(tempfile.mkdtemp(prefix="perflab-figure-")) / "extra_work.py"
@@ -98,6 +106,9 @@ def main() -> None:
         "extra_work/INTS/base": (str(work), "INTS", "base"),
         "extra_work/INTS/extra": (str(work), "INTS", "extra"),
     }
+    if quick:  # each callgrind run starts a Python worker under valgrind: a smoke run makes four, not five
+        del operations["json_dumps/NESTED/json_stdlib"]
+    sensitive = next(iter(operations))  # the operation the sensitivity to the environment is measured on
     stability = {}
     for name, (file, case, contender) in operations.items():
         started = time.monotonic()
@@ -114,12 +125,12 @@ def main() -> None:
         )
 
     sensitivity = {}
-    file, case, contender = operations["json_dumps/NESTED/json_stdlib"]
+    file, case, contender = operations[sensitive]
     os.environ["PERFLAB_FIGURE_PADDING"] = "x" * 200
     sensitivity["one_more_environment_variable"] = count(file, case, contender)
     del os.environ["PERFLAB_FIGURE_PADDING"]
     sensitivity["address_randomization_on"] = count(file, case, contender, randomize_addresses=True)
-    reference = stability["json_dumps/NESTED/json_stdlib"]["median"]
+    reference = stability[sensitive]["median"]
     for name, values in sensitivity.items():
         sensitivity[name] = {
             "per_call": values,
@@ -127,7 +138,7 @@ def main() -> None:
             "median_change": statistics.median(values) / reference - 1,
         }
         print(
-            f"json_dumps with {name.replace('_', ' ')}: median {sensitivity[name]['median_change']:+.4%}, "
+            f"{sensitive} with {name.replace('_', ' ')}: median {sensitivity[name]['median_change']:+.4%}, "
             f"spread {sensitivity[name]['spread']:.4%}"
         )
 
@@ -142,7 +153,7 @@ def main() -> None:
 
     wall = []
     for trial in range(WALL_RUNS):
-        run = run_perflab(str(work), work.with_suffix(f".{trial}.json"))
+        run = run_perflab(str(work), work.with_suffix(f".{trial}.json"), *wall_options)
         summary = run.summary("extra")
         summary["excludes_1"] = not summary["ratio_ci"][0] <= 1.0 <= summary["ratio_ci"][1]
         wall.append(summary)
@@ -176,7 +187,7 @@ def main() -> None:
         f"{figure['detection']['wall_time_intervals_excluding_1']}/{WALL_RUNS} intervals exclude 1, verdicts "
         f"{figure['detection']['wall_time_verdicts']}"
     )
-    print(f"written to {write_figure('instruction_stability', figure)}")
+    _cli.written(_cli.write_figure("instruction_stability", figure))
 
 
 if __name__ == "__main__":

@@ -8,21 +8,21 @@ profiling runs, and whether 75% lies in it. Printed and written to
 benchmarks/results/native_profile_attribution.json with the load average.
 
     python benchmarks/native_profile_attribution.py                      # 10 trials per call graph
-    python benchmarks/native_profile_attribution.py --trials 1 --samples 400   # smoke run
+    python benchmarks/native_profile_attribution.py --quick              # smoke run: 1 small profile each
 
 Target: the interval holds 75% in about 95% of trials, and the point is within 2 points of it.
 """
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import binomial_interval, conditions, finish, format_load, machine, quantiles, report_again
-from _native import compile_split, size_for
+import _cli
+from _common import binomial_interval, finish, format_load, new_figure, quantiles, report_again
+from _native import split_program
 
 from perflab.profile.model import Profile
 from perflab.profile.shares import frame_shares
@@ -33,20 +33,18 @@ HEAVY, LIGHT = "split::heavy (split)", "split::light (split)"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=10, help="profiles per call graph (default 10)")
-    parser.add_argument("--samples", type=int, default=2000, help="perflab profile --samples (default 2000)")
-    parser.add_argument("--runs", type=int, default=5, help="perflab profile --runs (default 5)")
-    parser.add_argument("--work", type=float, default=0.5, help="seconds one run of the program lasts (default 0.5)")
-    parser.add_argument("--report", action="store_true", help="measure nothing: print the saved figure again")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 10, "profiles per call graph")
+    arguments.add_argument("--samples", type=int, default=2000, help="perflab profile --samples (default 2000)")
+    arguments.add_argument("--runs", type=int, default=5, help="perflab profile --runs (default 5)")
+    _cli.add_work(arguments, 0.5)
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, trials=1, samples=100, runs=2, work=0.05)
     if args.report:
         return report_again(NAME, _summarize, _print)
-    figure = {"figure": NAME, "machine": machine(), "start": conditions(), "trials": []}
     with tempfile.TemporaryDirectory(prefix="perflab-attribution-") as directory:
-        binary = compile_split(Path(directory))
-        n = size_for(binary, args.work)
-        figure["settings"] = {"n": n, "work_s": args.work, "samples": args.samples, "runs": args.runs}
+        binary, n = split_program(Path(directory), args.work)
+        figure = new_figure(NAME, {"n": n, "work_s": args.work, "samples": args.samples, "runs": args.runs}, trials=[])
         out = Path(directory) / "p.json"
         for call_graph in ("dwarf", "fp"):
             for trial in range(args.trials):

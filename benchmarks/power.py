@@ -10,36 +10,35 @@ out.json --max-time 60`` runs ``--trials`` times; a trial detects the slowdown w
 (Clopper-Pearson) 95% interval, the time to the verdict and the measured ratios.
 
     python benchmarks/power.py                       # 25 trials at perflab's defaults
-    python benchmarks/power.py --trials 2 --max-time 10      # smoke run
+    python benchmarks/power.py --quick               # smoke run: 1 trial
 
 Target: "slower" in >= 80% of trials, each within 60 s.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import _cli
 from _common import (
     BENCHMARK_FILE_HEADER,
     LOOPS_RATIO_GROUPS,
     binomial_interval,
     by_loops_ratio,
-    conditions,
     describe_decision,
     finish,
     format_load,
     loops_ratio,
-    machine,
+    new_figure,
     print_by_loops_ratio,
     quantiles,
+    repeated_runs,
     report_again,
-    run_perflab,
-    save_progress,
+    verdict_counts,
 )
 
 NAME = "power"
@@ -122,91 +121,53 @@ def calibrate(target: float, attempts: int = 3) -> tuple[int, float]:
     )
 
 
+def injected_slowdown(percent: float, iterations: int | None) -> dict:
+    """The busy-loop size that adds ``percent`` to json.dumps(NESTED) (``iterations``: given, only
+    checked), as the figures that inject a slowdown record it."""
+    given = iterations is not None
+    if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    if iterations is None:
+        iterations, calibrated = calibrate(percent / 100)
+    else:
+        calibrated = measured_slowdown(iterations)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
+    return {
+        "busy_iterations": iterations,
+        "slowdown_at_calibration": calibrated,
+        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"
+        + ("; iterations given by --iterations" if given else ""),
+    }
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=25, help="comparisons to run (default 25)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time per trial (default 60)")
-    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
-    parser.add_argument("--slowdown", type=float, default=5.0, help="injected slowdown in percent (default 5)")
-    parser.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="start no new trial after this many seconds (the figure says how many ran)",
-    )
-    parser.add_argument(
-        "--iterations", type=int, default=None, help="busy-loop iterations to inject, instead of calibrating them"
-    )
-    parser.add_argument(
-        "--name",
-        default=NAME,
-        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)",
-    )
-    parser.add_argument(
-        "--report", action="store_true", help="measure nothing: summarize and print benchmarks/results/power.json again"
-    )
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 25, "comparisons to run")
+    _cli.add_timing(arguments, 60.0)
+    _cli.add_slowdown(arguments, 5.0, iterations=True)
+    _cli.add_budget(arguments)
+    _cli.add_name(arguments, NAME)
+    _cli.add_report(arguments)
+    args = _cli.parse(arguments, trials=1, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(args.name, _summarize, _print)
 
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "trials": args.trials,
-            "max_time": args.max_time,
-            "precision_percent": args.precision,
-            "slowdown_target_percent": args.slowdown,
-            "command": f"perflab run power.py --json out.json --max-time {args.max_time:g} "
-            f"--precision {args.precision:g}",
-        },
-        "trials": [],
+    settings = {
+        "trials": args.trials,
+        "max_time": args.max_time,
+        "precision_percent": args.precision,
+        "slowdown_target_percent": args.slowdown,
+        "command": f"perflab run power.py --json out.json {' '.join(_cli.timing_options(args))}",
     }
-    if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    if args.iterations is None:
-        iterations, calibrated = calibrate(args.slowdown / 100)
-    else:
-        iterations, calibrated = args.iterations, measured_slowdown(args.iterations)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
-    figure["calibration"] = {
-        "busy_iterations": iterations,
-        "slowdown_at_calibration": calibrated,
-        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process",
-    }
-    print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
-    source = benchmark_source(iterations, calibrated)
-    figure["benchmark_file"] = source
+    figure = new_figure(NAME, settings, calibration=injected_slowdown(args.slowdown, args.iterations), trials=[])
+    calibration = figure["calibration"]
+    figure["benchmark_file"] = benchmark_source(calibration["busy_iterations"], calibration["slowdown_at_calibration"])
     with tempfile.TemporaryDirectory(prefix="perflab-power-") as directory:
         path = Path(directory) / "power.py"
-        path.write_text(source)
-        started = time.monotonic()
-        for trial in range(args.trials):
-            if args.budget is not None and time.monotonic() - started > args.budget:
-                print(f"budget of {args.budget:g} s spent: stopping after {trial} trials", flush=True)
-                break
-            run = run_perflab(
-                str(path),
-                Path(directory) / "out.json",
-                "--max-time",
-                str(args.max_time),
-                "--precision",
-                str(args.precision),
-            )
-            summary = run.summary("slower")
-            figure["trials"].append(summary)
-            figure["settings"]["perflab"] = run.settings()
-            print(
-                f"trial {trial + 1:3d}: {summary['verdict']:<25} ratio {summary['ratio']:.4f} "
-                f"[{summary['ratio_ci'][0]:.4f}, {summary['ratio_ci'][1]:.4f}] in {summary['rounds']} rounds, "
-                f"{summary['wall_s']:.1f} s (timing {summary['timing_s']:.1f} s); "
-                f"loops {summary['loops']['json_stdlib']}/{summary['loops']['slower']}",
-                flush=True,
-            )
-            save_progress(args.name, figure, _summarize)
+        path.write_text(figure["benchmark_file"])
+        repeated_runs(path, "slower", args, figure, _summarize)
     return finish(args.name, figure, _summarize, _print)
 
 
@@ -220,7 +181,7 @@ def _summarize(figure: dict) -> None:
         "detected_slower": len(detected),
         "detection_rate": rate,
         "rate_ci95_clopper_pearson": binomial_interval(len(detected), len(trials)),
-        "verdicts": {v: sum(t["verdict"] == v for t in trials) for v in {t["verdict"] for t in trials}},
+        "verdicts": verdict_counts(trials),
         "target": f">= {TARGET_RATE:.0%} detected within {max_time:g} s",
         "target_met": rate >= TARGET_RATE,
         "measured_slowdown_median": (quantiles([t["ratio"] for t in trials]).get("median", 1.0) - 1),

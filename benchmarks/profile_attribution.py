@@ -18,13 +18,13 @@ split: absolute error of each function's self share and of each calling context'
 whether the true share lies inside the reported 95% interval. Target: <= 2 percentage points.
 
     python benchmarks/profile_attribution.py [--repeats 3] [--samples 2000]
+    python benchmarks/profile_attribution.py --quick    # smoke run: 1 profile of 300 samples, default sampler
 
 Writes benchmarks/results/profile_attribution.json.
 """
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure
+import _cli
+from _common import chosen, conditions, machine
 
 from perflab.profile.calltree import build_tree
 from perflab.profile.frames import parse_frame
@@ -149,7 +150,8 @@ def errors_of(profile: Profile) -> dict:
     by_name = {parse_frame(label).name: node for label, node in split.children.items()}
     for (caller, callee), truth in TRUE_CONTEXT.items():
         node = by_name[caller].children
-        measured = next(n.total for label, n in node.items() if parse_frame(label).name == callee) / root.total
+        # a context no sample landed in has a measured share of 0
+        measured = next((n.total for label, n in node.items() if parse_frame(label).name == callee), 0) / root.total
         result["contexts"][f"{caller}>{callee}"] = {
             "true": truth,
             "measured": measured,
@@ -159,10 +161,11 @@ def errors_of(profile: Profile) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--samples", type=int, default=2000)
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 3, "profiles per sampler", flag="--repeats")
+    arguments.add_argument("--samples", type=int, default=2000, help="samples per profile (default 2000)")
+    arguments.add_argument("--only", nargs="+", metavar="NAME", help="samplers whose name starts with one of these")
+    args = _cli.parse(arguments, repeats=1, samples=300, only=["py-spy (default"])
     started = conditions()
     figure = {
         "figure": "profile_attribution",
@@ -181,7 +184,7 @@ def main() -> None:
             f"construction check: beta/alpha time per unit {figure['construction_check']['beta_over_alpha_per_unit']:.3f} "
             f"(median of 201 interleaved pairs; 1 means the split is 40/60 as constructed)"
         )
-        for sampler, options in SAMPLERS.items():
+        for sampler, options in chosen(list(SAMPLERS.items()), args.only):
             repeats = []
             for repeat in range(args.repeats):
                 t = time.monotonic()
@@ -215,8 +218,7 @@ def main() -> None:
                 f"true share inside the 95% CI {s['true_share_in_95ci']}"
             )
     figure["conditions_end"] = conditions()
-    path = write_figure("profile_attribution", figure)
-    print(f"written to {path}")
+    _cli.written(_cli.write_figure("profile_attribution", figure))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ CPU-bound process (a busy loop, unpinned) for the whole measurement, as another 
 machine would; the load average is recorded at the start and end of each setting.
 
     python benchmarks/profile_distortion.py [--pairs 12] [--window 1.0] [--pin] [--busy] [--only NAME...]
+    python benchmarks/profile_distortion.py --quick     # smoke run: 2 pairs of 0.2 s windows, the default only
 
 Writes benchmarks/results/profile_distortion.json.
 """
@@ -37,11 +38,12 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, second_cpu_bound_process, write_figure
+import _cli
+from _common import chosen, conditions, sampler_figure, second_cpu_bound_process
 
 from perflab import builtins
 from perflab.measure.launcher import Worker
-from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
+from perflab.profile.sampler import PySpyRecording, find_py_spy
 from perflab.profile.session import sampling_cpus
 from perflab.profile.settings import DEFAULT_RATE, NATIVE, OWN_CPU
 
@@ -106,30 +108,16 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=12)
-    parser.add_argument("--window", type=float, default=1.0)
-    parser.add_argument("--pin", action="store_true", help="worker on one CPU, py-spy on another (perflab's way)")
-    parser.add_argument("--busy", action="store_true", help="run a second CPU-bound process meanwhile")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="settings whose name starts with one of these")
-    args = parser.parse_args()
-    configs = [c for c in CONFIGS if not args.only or c[0].startswith(tuple(args.only))]
+    arguments = _cli.parser(__doc__)
+    _cli.add_windows(arguments, 12)
+    arguments.add_argument("--pin", action="store_true", help="worker on one CPU, py-spy on another (perflab's way)")
+    args = _cli.parse(arguments, pairs=2, window=0.2, only=["python, default"])
     with second_cpu_bound_process(args.busy):
-        run(args, configs)
+        run(args, chosen(CONFIGS, args.only))
 
 
 def run(args: argparse.Namespace, configs: list) -> None:
-    figure = {
-        "figure": "profile_distortion",
-        "machine": machine(),
-        "conditions_start": conditions(),
-        "how": __doc__,
-        "py_spy": py_spy_version(find_py_spy()),
-        "window_s": args.window,
-        "pinned": args.pin,
-        "second_cpu_bound_process": args.busy,
-        "results": {},
-    }
+    figure = sampler_figure("profile_distortion", __doc__, args, pinned=args.pin)
     print(
         f"{'pinned (worker and py-spy on different CPUs)' if args.pin else 'not pinned'}, "
         f"{'with' if args.busy else 'without'} a second CPU-bound process"
@@ -146,7 +134,7 @@ def run(args: argparse.Namespace, configs: list) -> None:
         )
     figure["conditions_end"] = conditions()
     name = "profile_distortion" + ("_pinned" if args.pin else "") + ("_busy" if args.busy else "")
-    print(f"written to {write_figure(name, figure)}")
+    _cli.written(_cli.write_figure(name, figure))
 
 
 if __name__ == "__main__":

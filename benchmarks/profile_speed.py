@@ -20,21 +20,22 @@ precision of every side's shares: the half-width of the 95% interval of each fra
 at). Printed and written to benchmarks/results/profile_speed.json with the load averages.
 
     python benchmarks/profile_speed.py                                  # json_dumps, every case
-    python benchmarks/profile_speed.py --case NESTED --samples 400      # a quick check
+    python benchmarks/profile_speed.py --case NESTED --samples 400      # one case
+    python benchmarks/profile_speed.py --quick                          # smoke run: NESTED, 100 samples
 
 Target: after <= 1/3 of before's wall time, with half-widths no wider (median and 95th percentile).
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, format_load, machine, quantiles, write_figure
+import _cli
+from _common import conditions, format_load, machine, quantiles
 
 from perflab import builtins
 from perflab.measure.launcher import run_job
@@ -80,11 +81,11 @@ def profile_after(sides, case: str, samples: int, benchmark: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--benchmark", default="json_dumps", help="a built-in (default json_dumps)")
-    parser.add_argument("--case", action="append", help="only these cases (default all declared)")
-    parser.add_argument("--samples", type=int, default=2000, help="samples per side (default 2000)")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument("--benchmark", default="json_dumps", help="a built-in (default json_dumps)")
+    arguments.add_argument("--case", action="append", help="only these cases (default all declared)")
+    arguments.add_argument("--samples", type=int, default=2000, help="samples per side (default 2000)")
+    args = _cli.parse(arguments, case=["NESTED"], samples=100)
     file = str(builtins.path_of(args.benchmark))
     described = run_job({"mode": "describe", "file": file}, 60).of("describe")[0]
     contenders = [described["reference"]] + [c for c in described["contenders"] if c != described["reference"]]
@@ -138,7 +139,7 @@ def main() -> None:
         f"load average {format_load(figure['conditions_start'])} at the start, "
         f"{format_load(figure['conditions_end'])} at the end"
     )
-    print(f"written to {write_figure(NAME, figure)}")
+    _cli.written(_cli.write_figure(NAME, figure))
 
 
 if __name__ == "__main__":

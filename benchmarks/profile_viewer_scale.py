@@ -9,13 +9,13 @@ until the first frame is drawn, the time of the first canvas draw alone, and the
 and of a zoom (each until the redraw is done). Best of ``--repeats`` page loads. Target: render < 1 s.
 
     python benchmarks/profile_viewer_scale.py [--samples 1000000 --frames 50000 --nodes 150000]
+    python benchmarks/profile_viewer_scale.py --quick     # smoke run: 10,000 samples, one page load
 
 Writes benchmarks/results/profile_viewer_scale.json (the HTML itself goes to a temporary directory).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CHROMIUM, CHROMIUM_ARGS, conditions, machine, write_figure
+import _cli
+from _common import CHROMIUM, CHROMIUM_ARGS, conditions, machine
 
 from perflab.profile.model import Profile
 from perflab.profile.shares import frame_shares
@@ -100,12 +101,12 @@ def browser_times(path: Path, repeats: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=1_000_000)
-    parser.add_argument("--frames", type=int, default=50_000)
-    parser.add_argument("--nodes", type=int, default=150_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument("--samples", type=int, default=1_000_000, help="samples (default 1,000,000)")
+    arguments.add_argument("--frames", type=int, default=50_000, help="distinct functions (default 50,000)")
+    arguments.add_argument("--nodes", type=int, default=150_000, help="call-tree nodes (default 150,000)")
+    _cli.add_trials(arguments, 3, "page loads", flag="--repeats")
+    args = _cli.parse(arguments, samples=10_000, frames=500, nodes=1_500, repeats=1)
     figure = {"figure": "profile_viewer_scale", "machine": machine(), "conditions_start": conditions(), "how": __doc__}
     profile = synthetic_profile(args.samples, args.frames, args.nodes)
     distinct = len({label for run in profile.runs for stack in run for label in stack})
@@ -138,7 +139,7 @@ def main() -> None:
         f"first canvas draw {times['first_draw_s'] * 1000:.0f} ms ({times['boxes_drawn']} boxes), "
         f"search {times['search_s'] * 1000:.0f} ms, zoom redraw {times['zoom_redraw_s'] * 1000:.0f} ms"
     )
-    print(f"written to {write_figure('profile_viewer_scale', figure)}")
+    _cli.written(_cli.write_figure("profile_viewer_scale", figure))
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ own wall time (perf_counter around its main loop), which is what the overhead fi
 3. Attribution: alpha's and beta's self shares in each whole-program profile against 40/60.
 
     python benchmarks/program_profile.py [--repeats 5] [--calls 300]
+    python benchmarks/program_profile.py --quick     # smoke run: 2 repeats of 30 calls
 
 Writes benchmarks/results/program_profile.json.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure
+import _cli
+from _common import conditions, machine
 from profile_attribution import KNOWN_SPLIT, TRUE_SELF
 
 from perflab.profile.frames import parse_frame
@@ -69,10 +70,10 @@ def ratio_of_medians(plain: list[float], treated: list[float], seed: int = 1) ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=300)
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 5, "plain / profiled / isolated runs of the program", flag="--repeats")
+    arguments.add_argument("--calls", type=int, default=300, help="calls the program makes (default 300)")
+    args = _cli.parse(arguments, repeats=2, calls=30)
     figure = {"figure": "program_profile", "machine": machine(), "conditions_start": conditions(), "how": __doc__}
     perflab = [sys.executable, "-m", "perflab"]
     with tempfile.TemporaryDirectory() as directory:
@@ -115,8 +116,9 @@ def main() -> None:
         f"attribution (self shares within alpha+beta vs 40/60): worst abs error {max(errors, default=float('nan')):.2f} pp"
     )
     figure["conditions_end"] = conditions()
-    write_figure("program_profile", figure)
+    path = _cli.write_figure("program_profile", figure)
     print(json.dumps(figure["conditions_end"]))
+    _cli.written(path)
 
 
 if __name__ == "__main__":

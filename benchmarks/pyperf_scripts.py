@@ -14,20 +14,18 @@ estimator perflab uses for its own values, so the two intervals are comparable),
 median with its 95% interval.
 
     python benchmarks/pyperf_scripts.py                                   # json_dumps, logging, crypto_pyaes
-    python benchmarks/pyperf_scripts.py --benchmarks json_dumps --trials 1 --fast --max-time 10   # smoke run
+    python benchmarks/pyperf_scripts.py --quick                           # smoke run: json_dumps once, tiny
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import conditions, finish, format_load, machine, run_perflab, save_progress
+import _cli
+from _common import conditions, finish, format_load, new_figure, run_perflab, run_pyperf_runner, save_progress
 
 from perflab import pyperformance_benchmarks
 from perflab.analysis import estimates
@@ -40,13 +38,7 @@ def run_pyperf_script(script: Path, out: Path, fast: bool) -> tuple[float, dict[
     """pyperf's runner on the script: (wall seconds, {benchmark: values of each worker process})."""
     import pyperf
 
-    out.unlink(missing_ok=True)
-    command = [sys.executable, str(script), "-o", str(out), "--quiet", *(["--fast"] if fast else [])]
-    started = time.monotonic()
-    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wall = time.monotonic() - started
-    if completed.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {completed.stdout.strip()[-500:]}")
+    wall, _ = run_pyperf_runner([str(script)], out, *(["--fast"] if fast else []))
     suite = pyperf.BenchmarkSuite.load(str(out))
     return wall, {
         bench.get_name(): [list(run.values) for run in bench.get_runs() if run.values]
@@ -68,34 +60,28 @@ def summarize_processes(processes: list[list[float]]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument(
         "--benchmarks",
         default="json_dumps,logging,crypto_pyaes",
         help="comma-separated pyperformance benchmarks (default json_dumps,logging,crypto_pyaes)",
     )
-    parser.add_argument("--trials", type=int, default=3, help="interleaved pyperf/perflab repetitions (default 3)")
-    parser.add_argument("--fast", action="store_true", help="pyperf --fast (10 processes instead of 20)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time (default 60)")
-    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
-    args = parser.parse_args()
+    _cli.add_trials(arguments, 3, "interleaved pyperf/perflab repetitions")
+    arguments.add_argument("--fast", action="store_true", help="pyperf --fast (10 processes instead of 20)")
+    _cli.add_timing(arguments, 60.0)
+    args = _cli.parse(arguments, benchmarks="json_dumps", trials=1, max_time=20.0, precision=50.0)
     names = [name.strip() for name in args.benchmarks.split(",") if name.strip()]
     scripts = {
         name: pyperformance_benchmarks.path_of(pyperformance_benchmarks.PREFIX + name, SystemExit) for name in names
     }
-    perflab_options = ["--max-time", f"{args.max_time:g}", "--precision", f"{args.precision:g}"]
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "trials": args.trials,
-            "pyperf_command": f"python run_benchmark.py -o out.json"
-            f"{' --fast' if args.fast else ''} (pyperf defaults otherwise)",
-            "perflab_command": "perflab run pyperformance:NAME --json out.json " + " ".join(perflab_options),
-        },
-        "trials": [],
+    perflab_options = _cli.timing_options(args)
+    settings = {
+        "trials": args.trials,
+        "pyperf_command": f"python run_benchmark.py -o out.json"
+        f"{' --fast' if args.fast else ''} (pyperf defaults otherwise)",
+        "perflab_command": "perflab run pyperformance:NAME --json out.json " + " ".join(perflab_options),
     }
+    figure = new_figure(NAME, settings, trials=[])
     with tempfile.TemporaryDirectory(prefix="perflab-pyperf-scripts-") as directory:
         for trial in range(args.trials):
             for name, script in scripts.items():

@@ -25,6 +25,7 @@ a blocking one not pinned.
 ``--busy`` runs a second CPU-bound process (unpinned) throughout, as profile_distortion.py does.
 
     python benchmarks/sampler_pause.py [--pairs 10] [--window 1.0] [--depth 30] [--busy] [--only NAME...]
+    python benchmarks/sampler_pause.py --quick          # smoke run: 2 pairs of 0.5 s windows, the default only
 
 Writes benchmarks/results/sampler_pause.json (sampler_pause_busy.json with --busy).
 """
@@ -42,9 +43,10 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, second_cpu_bound_process, write_figure
+import _cli
+from _common import chosen, conditions, sampler_figure, second_cpu_bound_process
 
-from perflab.profile.sampler import PySpyRecording, find_py_spy, py_spy_version
+from perflab.profile.sampler import PySpyRecording, find_py_spy
 from perflab.profile.session import sampling_cpus, with_spare_cpu_known
 from perflab.profile.settings import DEFAULT_RATE, NATIVE, OWN_CPU, PY_SPY, SHARED, ProfileSettings
 
@@ -176,32 +178,19 @@ def mean_and_half_width(values: list[float]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=10)
-    parser.add_argument("--window", type=float, default=1.0, help="seconds per window")
-    parser.add_argument("--depth", type=int, default=30, help="Python frames above the spinning loop")
-    parser.add_argument("--gap", type=float, default=20.0, help="microseconds between two reads that count as a stop")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="settings whose name starts with one of these")
-    parser.add_argument("--busy", action="store_true", help="run a second CPU-bound process meanwhile")
-    args = parser.parse_args()
-    settings = [s for s in SETTINGS if not args.only or s[0].startswith(tuple(args.only))]
+    arguments = _cli.parser(__doc__)
+    _cli.add_windows(arguments, 10)
+    arguments.add_argument("--depth", type=int, default=30, help="Python frames above the spinning loop")
+    arguments.add_argument(
+        "--gap", type=float, default=20.0, help="microseconds between two reads that count as a stop"
+    )
+    args = _cli.parse(arguments, pairs=2, window=0.5, only=["python, default"])
     with second_cpu_bound_process(args.busy):
-        run(args, settings)
+        run(args, chosen(SETTINGS, args.only))
 
 
 def run(args: argparse.Namespace, settings: list) -> None:
-    figure = {
-        "figure": "sampler_pause",
-        "machine": machine(),
-        "conditions_start": conditions(),
-        "how": __doc__,
-        "py_spy": py_spy_version(find_py_spy()),
-        "window_s": args.window,
-        "depth": args.depth,
-        "gap_us": args.gap,
-        "second_cpu_bound_process": args.busy,
-        "results": {},
-    }
+    figure = sampler_figure("sampler_pause", __doc__, args, depth=args.depth, gap_us=args.gap)
     for name, native, rate, nonblocking, placement in settings:
         load_before = os.getloadavg()
         if rate is DEFAULT:  # with the second process already running under --busy
@@ -232,7 +221,7 @@ def run(args: argparse.Namespace, settings: list) -> None:
             flush=True,
         )
     figure["conditions_end"] = conditions()
-    print(f"written to {write_figure('sampler_pause' + ('_busy' if args.busy else ''), figure)}")
+    _cli.written(_cli.write_figure("sampler_pause" + ("_busy" if args.busy else ""), figure))
 
 
 if __name__ == "__main__":

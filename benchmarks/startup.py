@@ -8,18 +8,19 @@ order statistics, scipy.stats.binom), and the ratio perflab/pyperf from the per-
 (same trial = same machine state).
 
     python benchmarks/startup.py --trials 40
+    python benchmarks/startup.py --quick        # smoke run: 3 trials
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import subprocess
 import sys
 import time
 
+import _cli
 import numpy as np
-from _common import conditions, format_load, machine, write_figure
+from _common import conditions, format_load, machine
 from scipy import stats as scipy_stats
 
 COMMANDS = {
@@ -39,9 +40,9 @@ def median_interval(values: list[float]) -> tuple[float, float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=40)
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 40, "interleaved trials")
+    args = _cli.parse(arguments, trials=3)
     before = conditions()
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
     names = list(COMMANDS)
@@ -63,13 +64,14 @@ def main() -> int:
     pyperf = np.array(times["python -m pyperf --help"])
     for name in ("perflab --help", "perflab run --help"):
         figure[f"ratio {name} / pyperf"] = median_interval(list(np.array(times[name]) / pyperf))
-    write_figure("startup", figure)
+    path = _cli.write_figure("startup", figure)
     print(f"start-up, {args.trials} trials each, interleaved ({format_load(before)} -> {format_load(after)}):")
     for name, (median, low, high) in figure["seconds"].items():
         print(f"  {name:<26} {median * 1000:6.0f} ms  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]")
     for name in ("perflab --help", "perflab run --help"):
         median, low, high = figure[f"ratio {name} / pyperf"]
         print(f"  {name} / pyperf: x{median:.2f} [{low:.2f}-{high:.2f}]")
+    _cli.written(path)
     return 0 if all(math.isfinite(v[0]) for v in figure["seconds"].values()) else 1
 
 

@@ -10,6 +10,7 @@ The run saved is a real one (the first run of benchmarks/results/changepoint_mea
 when present, else a fresh ``perflab run`` of the json_dumps built-in at a short budget).
 
     python benchmarks/store_load.py
+    python benchmarks/store_load.py --quick    # smoke run: 4 writers x 20 runs, one killed at its 10th
 
 Writes benchmarks/results/store_load.json.
 """
@@ -29,10 +30,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, conditions, machine, run_perflab, write_figure
+import _cli
+from _common import conditions, machine, run_perflab
 
 WRITERS, RUNS_EACH, KILL_AT = 4, 200, 100
 
+# A writer process: saves COUNT copies of the run (each one distinct), saying when each save starts
+# and ends (also for team_scale.py).
 WRITER = """
 import sys, time
 from perflab.results.model import RunResult
@@ -43,7 +47,7 @@ result = RunResult.load(template)
 result.benchmark = name
 with Store.open(path) as db:
     for sequence in range(int(count)):
-        result.settings["sequence"] = sequence
+        result.settings["sequence"] = sequence  # every run distinct (its stable id is its content's hash)
         print("saving", sequence, flush=True)
         started = time.perf_counter()
         run_id = db.save(result)
@@ -59,7 +63,7 @@ def _children_cpu() -> float:
 
 def template(tmp: Path) -> Path:
     path = tmp / "template.json"
-    measured = RESULTS / "changepoint_measurements.json"
+    measured = _cli.RESULTS / "changepoint_measurements.json"
     if measured.exists():
         path.write_text(json.dumps(json.loads(measured.read_text())["runs"][0]))
     else:
@@ -68,6 +72,9 @@ def template(tmp: Path) -> Path:
 
 
 def main() -> None:
+    global RUNS_EACH, KILL_AT
+    if _cli.parse(_cli.parser(__doc__)).quick:
+        RUNS_EACH, KILL_AT = 20, 10
     before = conditions()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -182,7 +189,7 @@ def main() -> None:
         f"`perflab history` on it: {history_wall:.2f} s wall, {history_cpu:.2f} s CPU (exit {history.returncode})"
     )
     print(f"verdict: {figure['verdict']}")
-    print(f"written to {write_figure('store_load', figure)}")
+    _cli.written(_cli.write_figure("store_load", figure))
 
 
 if __name__ == "__main__":

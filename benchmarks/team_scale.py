@@ -1,5 +1,5 @@
 """Figures: the team setup (docs/team.md) on one machine. A throwaway PostgreSQL cluster
-(tests/postgres_server.py) and, for comparison, a SQLite file.
+(tests/support/postgres_server.py) and, for comparison, a SQLite file.
 
 1. Store writes: 8 writer processes save runs into one store at once; save latency p50/p95 (over
    every save of every writer) and whether every reported save is stored.
@@ -13,9 +13,9 @@
    copies of their rows made in SQL, each with its own id and uid.
 
     python benchmarks/team_scale.py            # the figures: 8x100 saves, 10 + 50 jobs, 100,000 runs
-    python benchmarks/team_scale.py --small    # a check that it works: 8x5 saves, 3 + 6 jobs, 2,000 runs
+    python benchmarks/team_scale.py --quick    # smoke run: 8x3 saves, 1 + 1 jobs, 300 runs
 
-Writes benchmarks/results/team_scale.json (team_scale_small.json with --small).
+Writes benchmarks/results/team_scale.json.
 """
 
 from __future__ import annotations
@@ -35,36 +35,20 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
-from _common import conditions, format_load, machine, write_figure
-from store_load import template  # the run saved: a real one
+import _cli
+from _common import conditions, format_load, machine
+from store_load import WRITER, template  # the run saved: a real one
 from support.postgres_server import new_database, throwaway_cluster
 
 from perflab.results.model import RunResult
 from perflab.results.store import Store
 
-SMALL = "--small" in sys.argv[1:]
-WRITERS, SAVES_EACH = 8, (5 if SMALL else 100)
-QUEUE_JOBS = 3 if SMALL else 10
-FAULT_JOBS, FAULT_WORKERS, KILL_EVERY_S = (6, 3, 6.0) if SMALL else (50, 3, 20.0)
-HISTORY_RUNS, BENCHMARKS = (2_000 if SMALL else 100_000), 100
-SAVED_RUNS = 500 if SMALL else 1_000  # through Store.save; the rest are copies made in SQL
+WRITERS, SAVES_EACH = 8, 100
+QUEUE_JOBS = 10
+FAULT_JOBS, FAULT_WORKERS, KILL_EVERY_S = 50, 3, 20.0
+HISTORY_RUNS, BENCHMARKS = 100_000, 100
+SAVED_RUNS = 1_000  # through Store.save; the rest are copies made in SQL
 JOB_OPTIONS = "--precision 50 --max-time 60 --values 5 --value-time 0.002"
-
-WRITER = """
-import sys, time
-from perflab.results.model import RunResult
-from perflab.results.store import Store
-
-where, template, count, name = sys.argv[1:]
-result = RunResult.load(template)
-result.benchmark = name
-with Store.open(where) as db:
-    for sequence in range(int(count)):
-        result.settings["sequence"] = sequence  # every run distinct (its stable id is its content's hash)
-        started = time.perf_counter()
-        db.save(result)
-        print(sequence, time.perf_counter() - started, flush=True)
-"""
 
 BENCH = """
 import perflab
@@ -97,7 +81,7 @@ def concurrent_writes(where: str, run_file: Path, tmp: Path) -> dict:
     for writer in writers:
         out, _ = writer.communicate()
         assert writer.returncode == 0, "a writer failed"
-        latencies += [float(line.split()[1]) for line in out.splitlines()]
+        latencies += [float(line.split()[3]) for line in out.splitlines() if line.startswith("saved")]
     with Store.open(where) as store:
         stored = len(store.runs())
     return {
@@ -285,8 +269,11 @@ def history_query(where: str, run_file: Path) -> dict:
 
 
 def main() -> None:
+    global SAVES_EACH, QUEUE_JOBS, FAULT_JOBS, KILL_EVERY_S, HISTORY_RUNS, SAVED_RUNS
+    if _cli.parse(_cli.parser(__doc__)).quick:
+        SAVES_EACH, QUEUE_JOBS, FAULT_JOBS, KILL_EVERY_S, HISTORY_RUNS, SAVED_RUNS = 3, 1, 1, 30.0, 300, 100
     before = conditions()
-    figure: dict = {"what": __doc__.split("\n\n")[0], "small": SMALL, "machine": machine()}
+    figure: dict = {"what": __doc__.split("\n\n")[0], "small": _cli.is_smoke(), "machine": machine()}
     with tempfile.TemporaryDirectory() as name, throwaway_cluster() as server:
         tmp = Path(name)
         run_file = template(tmp)
@@ -327,7 +314,7 @@ def main() -> None:
             f"filled by {history['saved_through_the_api']} saves of {history['save_s'] * 1000:.1f} ms each and SQL copies"
         )
     print(f"load average: start {format_load(before)}, end {format_load(figure['conditions']['end'])}")
-    print(f"written to {write_figure('team_scale_small' if SMALL else 'team_scale', figure)}")
+    _cli.written(_cli.write_figure("team_scale", figure))
 
 
 if __name__ == "__main__":

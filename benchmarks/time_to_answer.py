@@ -15,11 +15,11 @@ before and after it. Printed and written to benchmarks/results/time_to_answer.js
 
     python benchmarks/time_to_answer.py --before /tmp/before/src
     python benchmarks/time_to_answer.py --only demo nested     # a subset, this tree only
+    python benchmarks/time_to_answer.py --quick                # smoke run: nested at the smallest size
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import conditions, machine, write_figure
+import _cli
+from _common import conditions, machine
 
 NAME = "time_to_answer"
 COMMANDS = {
@@ -36,6 +37,20 @@ COMMANDS = {
     "nested": ["compare", "json_dumps", "--case", "NESTED", "--html", "{out}", "--no-store"],
     "all_cases": ["compare", "json_dumps", "--html", "{out}", "--no-store"],
 }
+# A smoke run's command: the same, at the smallest timing and profile.
+SMOKE_OPTIONS = [
+    "--max-time",
+    "10",
+    "--precision",
+    "50",
+    "--values",
+    "5",
+    "--value-time",
+    "0.002",
+    "--samples",
+    "100",
+    "--no-fuzz",
+]
 
 
 def run(command: list[str], source: str | None) -> dict:
@@ -60,24 +75,28 @@ def run(command: list[str], source: str | None) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", metavar="SRC", help="another checkout's src folder to compare with")
-    parser.add_argument("--only", nargs="+", choices=list(COMMANDS), help="these commands only")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument("--before", metavar="SRC", help="another checkout's src folder to compare with")
+    arguments.add_argument("--only", nargs="+", choices=list(COMMANDS), help="these commands only")
+    arguments.add_argument("--options", nargs="+", default=[], help="more options for every command (none)")
+    args = _cli.parse(arguments, only=["nested"], options=SMOKE_OPTIONS)
     trees = {"after": None, **({"before": args.before} if args.before else {})}
+    if not args.before:
+        print("no --before tree given: measuring this tree only", flush=True)
     figure = {"figure": NAME, "machine": machine(), "conditions_start": conditions(), "how": __doc__, "runs": {}}
     for index, name in enumerate(args.only or list(COMMANDS)):
         order = list(trees) if index % 2 == 0 else list(reversed(trees))
+        command = COMMANDS[name] + args.options
         for tree in order:
-            result = run(COMMANDS[name], trees[tree])
+            result = run(command, trees[tree])
             figure["runs"][f"{name} ({tree})"] = result
             print(
-                f"perflab {' '.join(COMMANDS[name]).replace('{out}', 'r.html')} ({tree}): "
+                f"perflab {' '.join(command).replace('{out}', 'r.html')} ({tree}): "
                 f"{result['seconds']:.1f} s, exit code {result['exit_code']}; load average "
                 f"{result['load_before'][0]:.2f} -> {result['load_after'][0]:.2f}"
             )
     figure["conditions_end"] = conditions()
-    print(f"written to {write_figure(NAME, figure)}")
+    _cli.written(_cli.write_figure(NAME, figure))
 
 
 if __name__ == "__main__":

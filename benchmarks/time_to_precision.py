@@ -17,7 +17,7 @@ independent medians (delta method on the log ratio: half-widths added in quadrat
 precision and the per-function median precisions are reported.
 
     python benchmarks/time_to_precision.py                  # 5 repetitions
-    python benchmarks/time_to_precision.py --trials 1 --max-time 10      # smoke run
+    python benchmarks/time_to_precision.py --quick          # smoke run: 1 repetition, tiny pyperf
 
 Target: perflab's wall time at most a third of pyperf's, at equal or better precision.
 """
@@ -31,11 +31,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _cli
 from _common import (
-    conditions,
     finish,
     format_load,
-    machine,
+    new_figure,
     pyperf_process_values,
     run_perflab,
     run_pyperf,
@@ -49,30 +49,20 @@ FUNCTIONS = ("json_stdlib", "orjson")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=5, help="interleaved perflab/pyperf repetitions (default 5)")
-    parser.add_argument("--max-time", type=float, default=60.0, help="perflab --max-time (default 60)")
-    parser.add_argument("--precision", type=float, default=1.0, help="perflab --precision in percent (default 1)")
-    parser.add_argument(
-        "--name",
-        default=NAME,
-        help=f"write benchmarks/results/NAME.json (default {NAME}; e.g. to keep a run of another commit)",
-    )
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 5, "interleaved perflab/pyperf repetitions")
+    _cli.add_timing(arguments, 60.0)
+    _cli.add_name(arguments, NAME)
+    args = _cli.parse(arguments, trials=1, max_time=20.0, precision=50.0)
 
-    figure = {
-        "figure": NAME,
-        "machine": machine(),
-        "start": conditions(),
-        "settings": {
-            "trials": args.trials,
-            "perflab_command": "perflab run json_dumps --case NESTED --contender orjson --json out.json "
-            f"--max-time {args.max_time:g} --precision {args.precision:g}",
-            "pyperf_command": "python benchmarks/_pyperf_json_dumps.py --function F -o F.json "
-            "(pyperf defaults), for F in json_stdlib, orjson",
-        },
-        "trials": [],
+    settings = {
+        "trials": args.trials,
+        "perflab_command": "perflab run json_dumps --case NESTED --contender orjson --json out.json "
+        + " ".join(_cli.timing_options(args)),
+        "pyperf_command": "python benchmarks/_pyperf_json_dumps.py --function F -o F.json "
+        "(pyperf defaults), for F in json_stdlib, orjson",
     }
+    figure = new_figure(NAME, settings, trials=[])
     with tempfile.TemporaryDirectory(prefix="perflab-ttp-") as directory:
         directory = Path(directory)
         for trial in range(args.trials):
@@ -97,10 +87,7 @@ def _perflab(directory: Path, args: argparse.Namespace) -> dict:
         "NESTED",
         "--contender",
         "orjson",
-        "--max-time",
-        str(args.max_time),
-        "--precision",
-        str(args.precision),
+        *_cli.timing_options(args),
     )
     summary = run.summary("orjson")
     summary["median_s"] = {c["contender"]: c["estimates"]["median"]["value"] for c in run.result["cells"]}

@@ -15,12 +15,11 @@ smallest and largest value. The store is built through ``Store.save`` with estim
 (no raw values: the pages read the indexed columns); building it is not timed.
 
     python benchmarks/web_scale.py                       # 100 x 1,000; writes results/web_scale.json
-    python benchmarks/web_scale.py --series 10 --runs 100 --no-write   # a quick check of the script
+    python benchmarks/web_scale.py --quick               # smoke run: 3 x 20, two pages
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import socket
@@ -35,7 +34,8 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CHROMIUM, CHROMIUM_ARGS, conditions, format_load, machine, write_figure
+import _cli
+from _common import CHROMIUM, CHROMIUM_ARGS, conditions, format_load, machine
 
 from perflab.results.model import Cell, Equivalence, RunResult
 from perflab.results.quantities import CellEstimates, Interval
@@ -115,13 +115,12 @@ def get(url: str) -> tuple[float, bytes]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--series", type=int, default=100)
-    parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=30, help="warm overview requests")
-    parser.add_argument("--pages", type=int, default=15, help="series pages drawn in Chromium")
-    parser.add_argument("--no-write", action="store_true", help="print only (a quick check of the script)")
-    args = parser.parse_args()
+    arguments = _cli.parser(__doc__)
+    arguments.add_argument("--series", type=int, default=100, help="series in the store (default 100)")
+    arguments.add_argument("--runs", type=int, default=1000, help="runs per series (default 1000)")
+    _cli.add_trials(arguments, 30, "warm overview requests", flag="--repeats")
+    _cli.add_trials(arguments, 15, "series pages drawn in Chromium", flag="--pages")
+    args = _cli.parse(arguments, series=3, runs=20, repeats=3, pages=2)
     before = conditions()
     with tempfile.TemporaryDirectory() as directory:
         db = Path(directory) / "perflab.db"
@@ -194,8 +193,7 @@ def main() -> int:
         "navigation start to first uPlot draw)"
     )
     print(f"load average: start {format_load(before)}; end {format_load(after)}")
-    if not args.no_write:
-        print(f"written to {write_figure('web_scale', figure)}")
+    _cli.written(_cli.write_figure("web_scale", figure))
     return 0
 
 

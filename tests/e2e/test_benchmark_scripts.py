@@ -1,0 +1,127 @@
+"""Every figure script in benchmarks/ still runs: ``python benchmarks/X.py --quick`` in a subprocess.
+
+A smoke run goes through the script's own code at its smallest size, prints its figure marked as a
+smoke run and writes its results file into a temporary folder. Each test checks that the script
+exits 0, printed its figure, said it was a smoke run, and left benchmarks/results/ as it was (the
+figures README.md quotes are never overwritten by a smoke run). Scripts that need a tool this
+machine may lack (a compiler, perf, valgrind, py-spy, a browser, PostgreSQL, hyperfine) are
+skipped, saying what to install, when it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from perflab.profile.sampler import find_py_spy
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+RESULTS = BENCHMARKS / "results"
+TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a minute on a loaded 2-core machine
+# Slower by nature: four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
+# a PostgreSQL cluster with queue workers, one killed on purpose.
+LONGER_TIME_LIMITS = {"instruction_stability": 600, "team_scale": 300}
+
+# What each tool's absence looks like, and how to install it.
+TOOLS: dict[str, tuple[Callable[[], object], str]] = {
+    "g++": (lambda: shutil.which("g++"), "apt-get install -y g++"),
+    "perf": (lambda: shutil.which("perf"), "apt-get install -y linux-perf"),
+    "valgrind": (lambda: shutil.which("valgrind"), "apt-get install -y valgrind"),
+    "py-spy": (find_py_spy, "pip install py-spy"),
+    "hyperfine": (lambda: shutil.which("hyperfine"), "cargo install hyperfine"),
+    "chromium": (
+        lambda: Path("/usr/bin/chromium").exists() and importlib.util.find_spec("playwright"),
+        "apt-get install -y chromium; pip install playwright",
+    ),
+    "PostgreSQL": (lambda: any(Path("/usr/lib/postgresql").glob("*/bin/initdb")), "apt-get install -y postgresql"),
+}
+
+# script: (a pattern of the line that states its figure, the tools it needs)
+SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "aa_false_positives": (r"difference declared: \d+/1 ", ()),
+    "bisect_cost": (r"right commit found: \d+/1 ", ()),
+    "broken_optimizations": (r"median\.sort_in_place", ()),
+    "case_studies": (r"Headline figures", ()),
+    "changepoint_replay": (r"false change points \(whole history\): [\d.]+ per 1,000", ()),
+    "check_gate": (r"identical code \(v1-docs\): \d+/1 false alarms", ()),
+    "command_contenders": (r"A/A: \d+/1 trials declared a difference", ("g++",)),
+    "compare_revisions": (r"A/A \(v1 vs v1-docs, identical code\): \d+/1 false verdicts", ()),
+    "diff_profile_precision": (r"pad holds", ("py-spy",)),
+    "equivalence_cost": (r"new / base: [\d.]+", ()),
+    "hostile_inputs": (r"\d+ hostile inputs, \d+ with nothing lost", ()),
+    "hyperfine_side_by_side": (r"perflab ratio [\d.]+", ("g++", "hyperfine")),
+    "instruction_stability": (r"extra vs base: instructions [+-][\d.]+%", ("valgrind",)),
+    "native_profile_attribution": (r"heavy's share median", ("g++", "perf")),
+    "power": (r"detected as slower: \d+/1 ", ()),
+    "profile_attribution": (r"function shares max abs error [\d.]+ pp", ("py-spy",)),
+    "profile_distortion": (r"slowdown +[+-][\d.]+% \[95% CI", ("py-spy",)),
+    "profile_speed": (r"profiling json_dumps \(\d+ sides, 100 samples per side\): before [\d.]+ s", ("py-spy",)),
+    "profile_viewer_scale": (r"chromium \(best of 1\): navigation to first draw", ("chromium",)),
+    "program_profile": (r"profiling overhead: program wall time x[\d.]+", ("py-spy",)),
+    "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
+    "sampler_pause": (r"stopped: slowdown +[+-][\d.]+%", ("py-spy",)),
+    "startup": (r"perflab --help / pyperf: x[\d.]+", ()),
+    "store_load": (r"4 writers x 20 runs .* integrity_check=ok", ()),
+    "team_scale": (r"writes, postgresql: 8 writers x 3 saves", ("PostgreSQL",)),
+    "time_to_answer": (r"perflab compare json_dumps --case NESTED .*\(after\): [\d.]+ s, exit code 0", ("py-spy",)),
+    "time_to_precision": (r"perflab/pyperf wall time: [\d.]+", ()),
+    "web_scale": (r"series chart drawn in Chromium: median", ("chromium",)),
+}
+
+
+def test_every_script_has_a_smoke_test():
+    scripts = {path.stem for path in BENCHMARKS.glob("[!_]*.py")}
+    assert scripts == set(SCRIPTS)
+
+
+def run_in_own_session(command: list[str], timeout: float, cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``command``; past ``timeout`` kill its whole process group, so that what a script
+    started (a PostgreSQL cluster, queue workers) does not outlive it."""
+    process = subprocess.Popen(
+        command, cwd=cwd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def results_digest() -> dict[str, str]:
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(RESULTS.glob("*"))}
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_quick_run_prints_its_figure_and_keeps_the_real_results(script, tmp_path):
+    figure, tools = SCRIPTS[script]
+    for tool in tools:
+        present, install = TOOLS[tool]
+        if not present():
+            pytest.skip(f"{script}.py needs {tool}, which is not installed ({install})")
+    before = results_digest()
+    done = run_in_own_session(
+        [sys.executable, str(BENCHMARKS / f"{script}.py"), "--quick"],
+        LONGER_TIME_LIMITS.get(script, TIME_LIMIT),
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert re.search(figure, done.stdout), done.stdout[-3000:]
+    written = re.search(r"^SMOKE RUN \(--quick\): not a figure; written to (.+)$", done.stdout, re.MULTILINE)
+    assert written, done.stdout[-3000:]
+    smoke_folder = Path(written[1]).parent
+    assert smoke_folder.parent == Path(tempfile.gettempdir())
+    shutil.rmtree(smoke_folder)
+    assert results_digest() == before
