@@ -358,9 +358,11 @@ def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], floa
 
     With a reference to compare against, that is every ratio to it: ratios are measured
     interleaved, so they converge even when absolute times drift with the machine's load. A lone
-    contender is held to its median. (All precisions are reported at the end either way.)
+    contender is held to its median. (All precisions are reported at the end either way.) A cell
+    whose worker failed is left out: it gets no more rounds, so its interval would never narrow
+    and its case would run on to the time budget.
     """
-    cells = [c for c in result.cells if c.case == case and c.measured_runs()]
+    cells = [c for c in result.cells if c.case == case and c.measured_runs() and not c.error]
     reference = next((c for c in cells if c.contender == result.reference), None)
     others = [c for c in cells if c is not reference]
     if reference is None or not others:
@@ -385,7 +387,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
     for case in {cell.case for cell in result.cells}:
         watched = _case_precisions(result, case)
         for cell in result.cells:
-            if cell.case == case and cell.measured_runs():
+            if cell.case == case and cell.measured_runs() and not cell.error:
                 mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
                 cell.target_reached = all(p <= settings.precision for p in (mine or watched.values()))
     pending = []
