@@ -12,22 +12,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, TextIO, cast
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from perflab.bench.commands import remove_written_inputs
-from perflab.bench.protocol import (
-    CheckJob,
-    CountJob,
-    DescribeJob,
-    DoneEvent,
-    ErrorEvent,
-    FuzzJob,
-    OutputJob,
-    PackagesJob,
-    ProfileJob,
-    SeedJob,
-    TimeJob,
-)
+from perflab.bench.protocol import DoneEvent, ErrorEvent
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker import fuzz
 from perflab.bench.worker.checks import run_check, run_fuzz, run_output, run_seed
@@ -96,26 +85,25 @@ class _UnknownJob(Exception):
     """A job this worker does not know: perflab and the worker's copy of it differ."""
 
 
+# The JSON job is handed, unchecked, to the function of its mode, typed with that mode's job.
+_ONE_SHOT: dict[str, Callable[[Any, EventStream], None]] = {
+    "check": run_check,
+    "output": run_output,
+    "seed": run_seed,
+    "fuzz": run_fuzz,
+    "describe": run_describe,
+    "packages": run_packages,
+    "count": run_count,
+}
+# These read the commands that follow the job, until {"do": "exit"}.
+_COMMANDED: dict[str, Callable[[Any, EventStream, TextIO], None]] = {"time": run_timing, "profile": run_profile}
+
+
 def _dispatch(job: dict[str, Any], events: EventStream, commands: TextIO) -> None:
-    """Run the job its mode names ("time" and "profile" also read the commands that follow)."""
     mode = job["mode"]
-    if mode == "time":
-        run_timing(cast(TimeJob, job), events, commands)
-    elif mode == "profile":
-        run_profile(cast(ProfileJob, job), events, commands)
-    elif mode == "check":
-        run_check(cast(CheckJob, job), events)
-    elif mode == "output":
-        run_output(cast(OutputJob, job), events)
-    elif mode == "seed":
-        run_seed(cast(SeedJob, job), events)
-    elif mode == "fuzz":
-        run_fuzz(cast(FuzzJob, job), events)
-    elif mode == "describe":
-        run_describe(cast(DescribeJob, job), events)
-    elif mode == "packages":
-        run_packages(cast(PackagesJob, job), events)
-    elif mode == "count":
-        run_count(cast(CountJob, job), events)
+    if mode in _COMMANDED:
+        _COMMANDED[mode](job, events, commands)
+    elif mode in _ONE_SHOT:
+        _ONE_SHOT[mode](job, events)
     else:
         raise _UnknownJob(f"unknown job mode {mode!r}: is this worker's perflab another version than the parent's?")
