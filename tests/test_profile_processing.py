@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from perflab.bench import pyperf_script
 from perflab.bench.worker import region
 from perflab.profile.calltree import build_tree, flame_columns, hottest_path
 from perflab.profile.folded import FoldedFormatError, format_folded, parse_folded
@@ -64,6 +65,14 @@ def test_the_harness_is_recognised_where_measured_region_is_defined():
     where = f"{region.measured_region.__name__} ({inspect.getsourcefile(region.measured_region)}:1)"
     raw = Counter({("main (/w.py:1)", where, "op (/b.py:3)"): 3})
     assert trim_to_operation(raw).stacks == Counter({("op (/b.py:3)",): 3})
+
+
+def test_the_pyperf_recorder_is_harness_where_it_is_defined():
+    """A pyperf script's function runs below perflab's recorder: its frames are trimmed too."""
+    recorder = f"bench_func ({inspect.getsourcefile(pyperf_script)}:1)"
+    where = f"measured_region ({inspect.getsourcefile(region.measured_region)}:1)"
+    raw = Counter({("main (/w.py:1)", where, recorder, "encode (/b.py:3)"): 3})
+    assert trim_to_operation(raw).stacks == Counter({("encode (/b.py:3)",): 3})
 
 
 def test_a_user_function_named_measured_region_is_not_the_harness():

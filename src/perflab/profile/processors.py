@@ -34,7 +34,7 @@ _WORKER_FILES = tuple(
 )
 # perflab's own frames that a pyperf script's benchmark runs under (its Runner-compatible recorder):
 # harness, not operation, like the worker's loop.
-_RECORDER_FILE = os.path.join("perflab", "pyperf_script.py")
+_RECORDER_FILES = (os.path.join("perflab", "bench", "pyperf_script.py"), os.path.join("perflab", "pyperf_script.py"))
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 
@@ -61,7 +61,7 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
             outside += count
             continue
         start = position + 1
-        while start < len(stack) and parse_frame(stack[start]).file.endswith(_RECORDER_FILE):
+        while start < len(stack) and parse_frame(stack[start]).file.endswith(_RECORDER_FILES):
             start += 1
         trimmed[stack[start:]] += count
     return Trimmed(trimmed, outside)
