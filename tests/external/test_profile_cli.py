@@ -56,7 +56,7 @@ def test_profile_shows_the_operation_only_with_shares_and_exports(bench, tmp_pat
     for expected in ("sampler py-spy", "--nonblocking, cpu time, 200 Hz", "heavy", "light", "hottest path", "[95% CI]"):
         assert expected in result.stdout
     folded = (out / "p.folded").read_text()
-    assert "heavy (<project>/bench.py:" in folded and "worker.py" not in folded and "calibrate" not in folded
+    assert "heavy (<project>/bench.py:" in folded and "bench/worker/" not in folded and "calibrate" not in folded
     profile = json.loads((out / "p.json").read_text())
     meta = profile["metadata"]
     assert profile["schema"] == "perflab.profile/1" and len(profile["runs"]) >= 2

@@ -3,28 +3,13 @@
 from collections import Counter
 
 import pytest
-from support.profile_processing_shared import WORKER
 
 from perflab.profile.model import IncomparableProfiles, Profile, merge_profiles
-from perflab.profile.processors import normalize_frame, normalize_stacks, path_roots, trim_to_operation
+from perflab.profile.processors import normalize_frame, normalize_stacks, path_roots
 
 ROOTS = path_roots(
     "/home/me/project", {"stdlib": "/usr/lib/python3.11", "purelib": "/usr/lib/python3.11/site-packages"}
 )
-
-
-def test_trim_keeps_only_what_runs_below_measured_region():
-    raw = Counter(
-        {
-            ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER, "op (/b.py:3)", "f (/b.py:9)"): 7,
-            ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER): 2,  # the loop itself
-            ("<module> (/w.py:1)", "calibrate (/src/perflab/worker.py:50)"): 4,  # harness only
-            ("<module> (/w.py:1)", "readline (/usr/lib/python3.11/codecs.py:1)"): 1,
-        }
-    )
-    trimmed = trim_to_operation(raw)
-    assert trimmed.stacks == Counter({("op (/b.py:3)", "f (/b.py:9)"): 7, (): 2})
-    assert trimmed.outside == 5
 
 
 @pytest.mark.parametrize(

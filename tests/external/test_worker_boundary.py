@@ -85,7 +85,7 @@ def test_the_benchmark_file_api_imports_only_the_standard_library():
     python = interpreter("python3.12")
     probe = (
         f"import sys; sys.path.insert(0, {SOURCE_ROOT!r}); before = set(sys.modules); "
-        "import perflab, perflab.bench.spec, perflab.bench.comparators, perflab.bench.worker.jobs, perflab.bench.worker.fuzz, "
+        "import perflab, perflab.bench.spec, perflab.bench.comparators, perflab.bench.worker.dispatch, perflab.bench.worker.fuzz, "
         "perflab.bench.worker.inprocess_sampler; "
         "print(sorted({m.partition('.')[0] for m in set(sys.modules) - before} "
         "- set(sys.stdlib_module_names) - {'perflab'}))"

@@ -1,10 +1,13 @@
 """Stack processing: folded stacks, trimming to the operation, path normalization, saved profiles, merging."""
 
+import inspect
 from collections import Counter
 
 import pytest
 from support.profile_processing_shared import WORKER
 
+from perflab.bench import pyperf_script
+from perflab.bench.worker import region
 from perflab.profile.calltree import build_tree, flame_columns, hottest_path
 from perflab.profile.folded import FoldedFormatError, format_folded, parse_folded
 from perflab.profile.frames import parse_frame
@@ -30,6 +33,42 @@ def test_folded_round_trip_keeps_frames_with_spaces_and_counts():
 def test_malformed_folded_lines_are_reported_with_file_and_line(text, problem):
     with pytest.raises(FoldedFormatError, match=problem):
         parse_folded(text, "x.folded")
+
+
+def test_trim_keeps_only_what_runs_below_measured_region():
+    raw = Counter(
+        {
+            ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER, "op (/b.py:3)", "f (/b.py:9)"): 7,
+            ("<module> (/w.py:1)", "main (/src/perflab/worker.py:200)", WORKER): 2,  # the loop itself
+            ("<module> (/w.py:1)", "calibrate (/src/perflab/worker.py:50)"): 4,  # harness only
+            ("<module> (/w.py:1)", "readline (/usr/lib/python3.11/codecs.py:1)"): 1,
+        }
+    )
+    trimmed = trim_to_operation(raw)
+    assert trimmed.stacks == Counter({("op (/b.py:3)", "f (/b.py:9)"): 7, (): 2})
+    assert trimmed.outside == 5
+
+
+@pytest.mark.parametrize("saved_by", ["worker", "worker-package"])
+def test_profiles_saved_by_earlier_versions_still_trim(saved_by):
+    old = {"worker": "/src/perflab/worker.py", "worker-package": "/src/perflab/bench/worker/jobs.py"}[saved_by]
+    raw = Counter({("main (/w.py:1)", f"measured_region ({old}:38)", "op (/b.py:3)"): 3})
+    assert trim_to_operation(raw).stacks == Counter({("op (/b.py:3)",): 3})
+
+
+def test_the_harness_is_recognised_where_measured_region_is_defined():
+    """Moving measured_region to another file must move the profiles' trimming with it."""
+    where = f"{region.measured_region.__name__} ({inspect.getsourcefile(region.measured_region)}:1)"
+    raw = Counter({("main (/w.py:1)", where, "op (/b.py:3)"): 3})
+    assert trim_to_operation(raw).stacks == Counter({("op (/b.py:3)",): 3})
+
+
+def test_the_pyperf_recorder_is_harness_where_it_is_defined():
+    """A pyperf script's function runs below perflab's recorder: its frames are trimmed too."""
+    recorder = f"bench_func ({inspect.getsourcefile(pyperf_script)}:1)"
+    where = f"measured_region ({inspect.getsourcefile(region.measured_region)}:1)"
+    raw = Counter({("main (/w.py:1)", where, recorder, "encode (/b.py:3)"): 3})
+    assert trim_to_operation(raw).stacks == Counter({("encode (/b.py:3)",): 3})
 
 
 def test_a_user_function_named_measured_region_is_not_the_harness():

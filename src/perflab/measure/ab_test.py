@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from perflab.bench.protocol import DescribeEvent, Job, describe_job
 from perflab.measure import difference_search, metadata
 from perflab.measure.launcher import JobOutcome, run_job
 from perflab.measure.parallel_checks import side_by_side
@@ -123,9 +123,9 @@ def _sides(request: Request) -> Iterator[list[Side]]:
         yield contender_sides(str(path), ordered, settings.python)
 
 
-def _describe(side: Side, settings: Settings) -> dict:
+def _describe(side: Side, settings: Settings) -> DescribeEvent:
     """The benchmark as this side sees it; a file that does not load is a one-line error."""
-    outcome = run_job({"mode": "describe", "file": side.file, "sys_path": side.sys_path}, settings.timeout, side.python)
+    outcome = run_job(describe_job(side.file, side.sys_path), settings.timeout, side.python)
     if not outcome.ok:
         where = f" ({side.name})" if side.name else ""
         raise CompareError(f"{outcome.error}{where}")
@@ -161,7 +161,7 @@ def _resolve_python(name: str) -> str:
     return info["executable"]
 
 
-def _common_cases(requested: list[str] | None, described: dict[str, dict]) -> list[str]:
+def _common_cases(requested: list[str] | None, described: dict[str, DescribeEvent]) -> list[str]:
     case_lists = [d["cases"] for d in described.values()]
     common = [case for case in case_lists[0] if all(case in cases for cases in case_lists[1:])]
     if requested:
@@ -183,7 +183,7 @@ def _fuzzable(request: Request) -> bool:
     return not request.revisions and not request.pythons
 
 
-def _run_on(side: Side, timeout: float, job: dict[str, Any]) -> JobOutcome:
+def _run_on(side: Side, timeout: float, job: Job) -> JobOutcome:
     return run_job(job, timeout, side.python)
 
 

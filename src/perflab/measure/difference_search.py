@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perflab.bench.protocol import Job, fuzz_job
 from perflab.bench.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
 from perflab.measure.equivalence import not_installed
 from perflab.measure.launcher import JobOutcome
@@ -44,7 +45,7 @@ def fuzz_contender(
     file: str | Path,
     contender: str,
     reference: str,
-    run_job: Callable[[dict], JobOutcome],
+    run_job: Callable[[Job], JobOutcome],
     examples: int = DEFAULT_EXAMPLES,
     seed: int = DEFAULT_SEED,
     sys_path: list[str] | None = None,
@@ -61,17 +62,7 @@ def fuzz_contender(
     unknown = sorted(set(patterns or ()) - set(STATEFUL_PATTERNS))
     if unknown:
         raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; choose from {', '.join(STATEFUL_PATTERNS)}")
-    job = {
-        "mode": "fuzz",
-        "file": str(file),
-        "contender": contender,
-        "reference": reference,
-        "examples": examples,
-        "seed": seed,
-        "sys_path": sys_path or [],
-        "patterns": patterns,
-    }
-    outcome = run_job(job)
+    outcome = run_job(fuzz_job(str(file), contender, sys_path or [], reference, examples, seed, patterns))
     if not outcome.ok:
         skipped = not_installed(outcome)
         if skipped:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from perflab.bench import protocol
 from perflab.measure.launcher import JobOutcome
 from perflab.measure.parallel_checks import side_by_side
 from perflab.measure.sides import Side
@@ -26,7 +27,7 @@ from perflab.results.model import (
 )
 
 # run(job, side, hash_seed): hash_seed is the worker's PYTHONHASHSEED, None to inherit it.
-JobRunner = Callable[[dict, Side, "str | None"], JobOutcome]
+JobRunner = Callable[[protocol.Job, Side, "str | None"], JobOutcome]
 # case -> side name -> the side's output on the case, pickled (for the hash-seed check)
 Outputs = dict[str, dict[str, str]]
 
@@ -48,11 +49,15 @@ def check_case(
 
     def check_sharing(side: Side) -> Callable[[], JobOutcome]:
         return lambda: run(
-            side.job("check", case=case, reference=reference.contender, send_output=send_output), side, None
+            protocol.check_job(
+                side.file, side.contender, side.sys_path, case, send_output, reference=reference.contender
+            ),
+            side,
+            None,
         )
 
     def reference_output() -> JobOutcome:
-        return run(reference.job("output", case=case), reference, None)
+        return run(protocol.output_job(reference.file, reference.contender, reference.sys_path, case), reference, None)
 
     # Checks run side by side (perflab.measure.parallel_checks); the sides that cannot share the
     # reference's process need its output first.
@@ -67,14 +72,7 @@ def check_case(
 
             def check_apart(side: Side) -> Callable[[], JobOutcome]:
                 return lambda: run(
-                    side.job(
-                        "check",
-                        case=case,
-                        expected=given["pickled"],
-                        expected_input=given["input"],
-                        reference_shares=given["shares"],
-                        send_output=send_output,
-                    ),
+                    protocol.check_job(side.file, side.contender, side.sys_path, case, send_output, expected=given),
                     side,
                     None,
                 )
@@ -90,8 +88,9 @@ def check_case(
         if work_events:
             work = work_events[0]["work"]
         verdicts.append(_verdict(case, side.name, side is reference, outcome))
-        if outputs is not None and send_output and outcome.ok and outcome.of("check")[0]["output"] is not None:
-            outputs.setdefault(case, {})[side.name] = outcome.of("check")[0]["output"]
+        sent = outcome.of("check")[0]["output"] if send_output and outcome.ok else None
+        if outputs is not None and sent is not None:
+            outputs.setdefault(case, {})[side.name] = sent
     return verdicts, work
 
 
@@ -107,7 +106,7 @@ def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivale
     checked = [(index, side, expected) for index, side, expected in checked if expected]
 
     def check(side: Side, expected: dict[str, str]) -> Callable[[], JobOutcome]:
-        return lambda: run(side.job("seed", expected=expected), side, seed)
+        return lambda: run(protocol.seed_job(side.file, side.contender, side.sys_path, expected), side, seed)
 
     done = side_by_side([check(side, expected) for _, side, expected in checked])
     for (index, side, _), outcome in zip(checked, done):
@@ -138,13 +137,13 @@ def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> E
         return Equivalence(case, name, NOT_EQUIVALENT, difference, comparator=comparator)
     if check.get("mutation"):
         return Equivalence(case, name, MUTATES_INPUT, check["mutation"], comparator=comparator)
-    if check.get("shared"):
+    shared = check.get("shared")
+    if shared:
         return Equivalence(
             case,
             name,
             SHARES_OUTPUT,
-            check["shared"] + " (declare Benchmark(..., "
-            "shares_output=True) if the API returns shared objects on purpose)",
+            shared + " (declare Benchmark(..., shares_output=True) if the API returns shared objects on purpose)",
             comparator=comparator,
         )
     return Equivalence(case, name, REFERENCE if is_reference else EQUIVALENT, note=check["note"], comparator=comparator)

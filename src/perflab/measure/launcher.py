@@ -2,6 +2,10 @@
 
 Every failure mode of user code ends here as data, never as an exception: the contender raised,
 the process was killed by a signal, it exceeded its time limit, or it exited without a word.
+
+``Worker`` is the seam the measuring code talks through: ``WorkerProcess`` is the real one (a
+``python -m perflab.bench.worker`` process); anything that answers jobs (perflab.bench.protocol)
+the same way can stand in for it, e.g. a scripted worker that tests the runner's rules in-process.
 """
 
 from __future__ import annotations
@@ -18,11 +22,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol, overload
 
 import perflab
+from perflab.bench.protocol import (
+    CheckEvent,
+    Command,
+    CountEvent,
+    DescribeEvent,
+    ErrorEvent,
+    FuzzEvent,
+    IntegrityEvent,
+    Job,
+    OutputEvent,
+    PackagesEvent,
+    ProfileEvent,
+    SeedEvent,
+    WorkEvent,
+)
 
 _STDERR_TAIL_LINES = 5
 
@@ -37,11 +57,56 @@ class JobOutcome:
     def ok(self) -> bool:
         return self.error is None
 
-    def of(self, kind: str) -> list[dict[str, Any]]:
+    # The events a job reports, typed by kind (perflab.bench.protocol) so that mypy sees their fields.
+    @overload
+    def of(self, kind: Literal["work"]) -> list[WorkEvent]: ...
+    @overload
+    def of(self, kind: Literal["check"]) -> list[CheckEvent]: ...
+    @overload
+    def of(self, kind: Literal["output"]) -> list[OutputEvent]: ...
+    @overload
+    def of(self, kind: Literal["seed"]) -> list[SeedEvent]: ...
+    @overload
+    def of(self, kind: Literal["fuzz"]) -> list[FuzzEvent]: ...
+    @overload
+    def of(self, kind: Literal["describe"]) -> list[DescribeEvent]: ...
+    @overload
+    def of(self, kind: Literal["packages"]) -> list[PackagesEvent]: ...
+    @overload
+    def of(self, kind: Literal["integrity"]) -> list[IntegrityEvent]: ...
+    @overload
+    def of(self, kind: Literal["profile"]) -> list[ProfileEvent]: ...
+    @overload
+    def of(self, kind: Literal["count"]) -> list[CountEvent]: ...
+    @overload
+    def of(self, kind: Literal["error"]) -> list[ErrorEvent]: ...
+    def of(self, kind: str) -> list[Any]:
         return [event for event in self.events if event["event"] == kind]
 
 
-class Worker:
+class Worker(Protocol):
+    """A worker running one job: what the measuring code needs of it.
+
+    Started with the job (a ``StartWorker``); ``wait_for`` reads events until one of a kind,
+    ``request_event`` sends one command ("warmup", "value", "profile") and reads its reply,
+    ``close`` ends the worker (asking it to exit, else killing it) and returns all it reported.
+    A failure is never raised: the methods return None and ``outcome.error`` says why.
+    """
+
+    outcome: JobOutcome
+
+    def wait_for(self, kind: str) -> dict[str, Any] | None: ...
+
+    def request_event(self, kind: str) -> dict[str, Any] | None: ...
+
+    def close(self) -> JobOutcome: ...
+
+
+# Starts a worker: (job, timeout in seconds, python, PYTHONHASHSEED or None to inherit) -> Worker.
+StartWorker = Callable[[Job, float, str, "str | None"], Worker]
+
+
+class WorkerProcess:
     """A live ``python -m perflab.bench.worker`` process that answers one request at a time.
 
     Every wait has a deadline of ``timeout`` seconds; a worker that misses it is killed (with its
@@ -49,7 +114,7 @@ class Worker:
     never block on a full pipe.
     """
 
-    def __init__(self, job: dict[str, Any], timeout: float, python: str = sys.executable, hash_seed: str | None = None):
+    def __init__(self, job: Job, timeout: float, python: str = sys.executable, hash_seed: str | None = None):
         self.timeout = timeout
         self.outcome = JobOutcome()
         self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open for the worker's life, closed in close()
@@ -89,14 +154,9 @@ class Worker:
                 return event
         return None
 
-    def request(self, kind: str) -> float | None:
-        """Ask for one measurement ("warmup" or "value"); its seconds per call, or None on failure."""
-        event = self.request_event(kind)
-        return event["value"] if event else None
-
     def request_event(self, kind: str) -> dict[str, Any] | None:
-        """Ask for one measurement; its whole event ("value", and "extra" metrics if any), or None."""
-        if not self.outcome.ok or not self._send({"do": kind}):
+        """Ask for one measurement ("warmup", "value", "profile"); its whole event, or None."""
+        if not self.outcome.ok or not self._send(Command(do=kind)):
             self.wait_for(kind)  # collects the reason the worker is gone
             return None
         return self.wait_for(kind)
@@ -104,7 +164,7 @@ class Worker:
     def close(self) -> JobOutcome:
         """Let the worker exit (or kill it) and return everything it reported."""
         if self.outcome.ok and not self._done:
-            self._send({"do": "exit"})
+            self._send(Command(do="exit"))
             self.wait_for("done")
         self._kill()
         self._process.wait()
@@ -112,7 +172,7 @@ class Worker:
         _live.discard(self)
         return self.outcome
 
-    def _send(self, message: dict[str, Any]) -> bool:
+    def _send(self, message: Job | Command) -> bool:
         try:
             assert self._process.stdin is not None  # started with stdin=PIPE
             self._process.stdin.write((json.dumps(message) + "\n").encode())
@@ -167,7 +227,7 @@ class Worker:
 
 # Workers not closed yet; any left when perflab exits (an exception, a signal between two steps)
 # are killed then.
-_live: set[Worker] = set()
+_live: set[WorkerProcess] = set()
 
 
 @atexit.register
@@ -201,11 +261,15 @@ def _with_hash_seed(environment: dict[str, str] | None, hash_seed: str | None) -
 
 
 def run_job(
-    job: dict[str, Any], timeout: float, python: str = sys.executable, hash_seed: str | None = None
+    job: Job,
+    timeout: float,
+    python: str = sys.executable,
+    hash_seed: str | None = None,
+    start: StartWorker = WorkerProcess,
 ) -> JobOutcome:
-    """Run a one-shot job (such as an equivalence check) to completion; ``hash_seed``: the
-    worker's PYTHONHASHSEED (None: inherited)."""
-    worker = Worker(job, timeout, python, hash_seed)
+    """Run a one-shot job (such as an equivalence check) to completion in a worker from ``start``;
+    ``hash_seed``: the worker's PYTHONHASHSEED (None: inherited)."""
+    worker = start(job, timeout, python, hash_seed)
     try:
         worker.wait_for("done")
     finally:  # also on Ctrl-C: never leave a worker behind

@@ -18,17 +18,18 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from perflab.analysis import estimates
 from perflab.analysis.intervals import benjamini_hochberg
+from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
 from perflab.measure import metadata
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
-from perflab.measure.launcher import JobOutcome, Worker, run_job
+from perflab.measure.launcher import JobOutcome, StartWorker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.timing_verdicts import caution, record_timing_checks
@@ -105,11 +106,15 @@ def run_sides(
     settings: Settings,
     listener: Listener = _Silent(),
     prior_equivalence: Sequence[Equivalence] = (),
+    start: StartWorker = WorkerProcess,
+    clock: Callable[[], float] = time.monotonic,
 ) -> RunResult:
     """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
 
     ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
     there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
+    ``start`` starts the workers and ``clock`` (seconds) bounds the run by ``settings.max_time``:
+    the real ones but in tests of the runner's own rules (tests/unit/test_runner_rules.py).
     """
     reference = sides[0]
     result = RunResult(
@@ -126,12 +131,12 @@ def run_sides(
     if any(not side.shares_process_with(reference) for side in sides):
         result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
-    started = time.monotonic()
+    started = clock()
     # Every worker loads the file afresh, so an edit during the run would mix two versions.
     hashes = {side.file: _file_hash(side.file) for side in sides}
 
-    def job(spec: dict, side: Side, hash_seed: str | None) -> JobOutcome:
-        return run_job(spec, settings.timeout, side.python, hash_seed)
+    def job(spec: Job, side: Side, hash_seed: str | None) -> JobOutcome:
+        return run_job(spec, settings.timeout, side.python, hash_seed, start)
 
     imported: dict[str, set[str]] = {}  # side -> top-level modules its timing workers imported
 
@@ -145,26 +150,18 @@ def run_sides(
         status.current = "hash seed"
         listener.update(status)
         check_hash_seed(sides, outputs, result.equivalence, job)
-        result.equivalence_seconds += time.monotonic() - started
+        result.equivalence_seconds += clock() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
-        _time_rounds(
-            result,
-            {side.name: side for side in sides},
-            cases,
-            settings,
-            listener,
-            status,
-            time.monotonic() + settings.max_time,
-            imported,
-        )
+        rounds = _Rounds(result, {side.name: side for side in sides}, settings, start, clock, imported)
+        rounds.run(cases, listener, status)
     except KeyboardInterrupt:
         result.interrupted = True
     try:
-        _record_packages(result, sides, imported, settings.timeout)
+        _record_packages(result, sides, imported, settings.timeout, start)
     except KeyboardInterrupt:
         result.interrupted = True
-    result.elapsed = time.monotonic() - started
+    result.elapsed = clock() - started
     result.metadata["load_average_at_end"] = metadata.busy_processes()
     result.metadata["changed_during_run"] = [f for f, digest in hashes.items() if _file_hash(f) != digest]
     _finish(result, settings)
@@ -189,123 +186,123 @@ def _mark_unmeasurable(result: RunResult) -> None:
             result.cell(verdict.case, verdict.contender).error = verdict.difference
 
 
-def _time_rounds(
-    result: RunResult,
-    sides: dict[str, Side],
-    cases: list[str],
-    settings: Settings,
-    listener: Listener,
-    status: Status,
-    deadline: float,
-    imported: dict[str, set[str]],
-) -> None:
-    active = [case for case in cases if _measurable(result, case)]
-    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
-    round_number = 0
-    while active:
-        for case in active:
-            if time.monotonic() >= deadline:
-                _say_if_calls_exceed_budget(result, settings)
-                return
-            cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
-            status.current, status.round = case, round_number + 1
-            status.elapsed = time.monotonic() - (deadline - settings.max_time)
+class _Rounds:
+    """The timing phase: rounds of interleaved values until every case is precise or the budget,
+    counted from its start on ``clock``, is spent."""
+
+    def __init__(
+        self,
+        result: RunResult,
+        sides: dict[str, Side],
+        settings: Settings,
+        start: StartWorker,
+        clock: Callable[[], float],
+        imported: dict[str, set[str]],
+    ):
+        self.result, self.sides, self.settings = result, sides, settings
+        self.start, self.clock, self.imported = start, clock, imported
+        self.deadline = clock() + settings.max_time
+
+    def run(self, cases: list[str], listener: Listener, status: Status) -> None:
+        result, settings = self.result, self.settings
+        active = [case for case in cases if _measurable(result, case)]
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
+        round_number = 0
+        while active:
+            for case in active:
+                if self.clock() >= self.deadline:
+                    _say_if_calls_exceed_budget(result, settings)
+                    return
+                cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
+                status.current, status.round = case, round_number + 1
+                status.elapsed = self.clock() - (self.deadline - settings.max_time)
+                listener.update(status)
+                # Order flips every round and the CPU every two rounds, so that each CPU sees both
+                # orders (alternating both every round would tie "A first" to one CPU).
+                self.one_round(cells, round_number, cpus[(round_number // 2) % len(cpus)])
+            round_number += 1
+            for case in list(active):
+                precisions = _case_precisions(result, case)
+                status.precision.update(precisions)
+                precise = all(p <= settings.precision for p in precisions.values())
+                measured_rounds = round_number - CALIBRATION_ROUNDS
+                if (precise and measured_rounds >= settings.min_rounds) or not _measurable(result, case):
+                    active.remove(case)
             listener.update(status)
-            # Order flips every round and the CPU every two rounds, so that each CPU sees both
-            # orders (alternating both every round would tie "A first" to one CPU).
-            cpu = cpus[(round_number // 2) % len(cpus)]
-            _time_one_round(result, sides, cells, round_number, cpu, settings, deadline, imported)
-        round_number += 1
-        for case in list(active):
-            precisions = _case_precisions(result, case)
-            status.precision.update(precisions)
-            precise = all(p <= settings.precision for p in precisions.values())
-            measured_rounds = round_number - CALIBRATION_ROUNDS
-            if (precise and measured_rounds >= settings.min_rounds) or not _measurable(result, case):
-                active.remove(case)
-        listener.update(status)
+
+    def one_round(self, cells: list[Cell], round_number: int, cpu: int | None) -> None:
+        """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
+
+        The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
+        makes every contender see the same states, so the per-round ratio cancels them. Past the
+        deadline no worker is started and no value asked for.
+        """
+        if not cells:
+            return
+        result, settings = self.result, self.settings
+        if round_number % 2:
+            cells = cells[::-1]
+        workers = []
+        calibration_seconds = result.metadata.setdefault("calibration_seconds", {}).setdefault(cells[0].case, {})
+        reference = self.sides[result.reference]
+        try:
+            for cell in cells:  # started one by one, so calibrations do not overlap
+                if self.clock() >= self.deadline:
+                    break
+                side = self.sides[cell.contender]
+                job = time_job(
+                    side.file,
+                    side.contender,
+                    side.sys_path,
+                    cell.case,
+                    loops=cell.loops,
+                    cpu=cpu,
+                    value_time=settings.value_time,
+                    reference=reference.contender if side.shares_process_with(reference) else None,
+                )
+                worker = self.start(job, settings.timeout, side.python, None)
+                run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
+                # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
+                workers.append((cell, worker, run))
+                ready = worker.wait_for("ready")
+                if ready:
+                    cell.loops = run.loops = ready["loops"]
+                    run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
+                    calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
+                    self.imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
+            for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
+                for index in range(count):
+                    for _cell, worker, run in workers[::-1] if index % 2 else workers:
+                        if self.clock() >= self.deadline:
+                            return
+                        event = worker.request_event(kind)
+                        if event is not None:
+                            (run.warmups if kind == "warmup" else run.values).append(event["value"])
+                            for metric, amount in event.get("extra", {}).items() if kind == "value" else ():
+                                run.extra.setdefault(metric, []).append(amount)
+        finally:  # Ctrl-C and the deadline included: close every worker and keep what it measured
+            for cell, worker, run in workers:
+                outcome = worker.close()
+                run.error = outcome.error
+                checked = outcome.of("integrity")
+                if checked:
+                    run.input_changed, run.output_wrong = checked[0]["input_changed"], checked[0]["output_wrong"]
+                    record_timing_checks(result, cell, run)
+                if run.values or run.error:
+                    cell.runs.append(run)
+                if run.values:
+                    cell.loops = _loops_for(run, settings.value_time)
+                if outcome.error:
+                    cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
 
 
 def _measurable(result: RunResult, case: str) -> bool:
     return any(not c.error and not c.skipped for c in result.cells if c.case == case)
 
 
-def _time_one_round(
-    result: RunResult,
-    sides: dict[str, Side],
-    cells: list[Cell],
-    round_number: int,
-    cpu: int | None,
-    settings: Settings,
-    deadline: float,
-    imported: dict[str, set[str]],
+def _record_packages(
+    result: RunResult, sides: list[Side], imported: dict[str, set[str]], timeout: float, start: StartWorker
 ) -> None:
-    """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
-
-    The CPU's state (other tenants, frequency) changes over time; alternating values on one CPU
-    makes every contender see the same states, so the per-round ratio cancels them. Past the
-    ``deadline`` no worker is started and no value asked for.
-    """
-    if not cells:
-        return
-    if round_number % 2:
-        cells = cells[::-1]
-    workers = []
-    calibration_seconds = result.metadata.setdefault("calibration_seconds", {}).setdefault(cells[0].case, {})
-    try:
-        for cell in cells:  # started one by one, so calibrations do not overlap
-            if time.monotonic() >= deadline:
-                break
-            side = sides[cell.contender]
-            reference = sides[result.reference]
-            worker = Worker(
-                side.job(
-                    "time",
-                    case=cell.case,
-                    loops=cell.loops,
-                    cpu=cpu,
-                    value_time=settings.value_time,
-                    reference=reference.contender if side.shares_process_with(reference) else None,
-                ),
-                settings.timeout,
-                side.python,
-            )
-            run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
-            # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
-            workers.append((cell, worker, run))
-            ready = worker.wait_for("ready")
-            if ready:
-                cell.loops = run.loops = ready["loops"]
-                run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
-                calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
-                imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
-        for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
-            for index in range(count):
-                for _cell, worker, run in workers[::-1] if index % 2 else workers:
-                    if time.monotonic() >= deadline:
-                        return
-                    event = worker.request_event(kind)
-                    if event is not None:
-                        (run.warmups if kind == "warmup" else run.values).append(event["value"])
-                        for metric, amount in event.get("extra", {}).items() if kind == "value" else ():
-                            run.extra.setdefault(metric, []).append(amount)
-    finally:  # Ctrl-C and the deadline included: close every worker and keep what it measured
-        for cell, worker, run in workers:
-            outcome = worker.close()
-            run.error = outcome.error
-            checked = outcome.of("integrity")
-            if checked:
-                run.input_changed, run.output_wrong = checked[0]["input_changed"], checked[0]["output_wrong"]
-                record_timing_checks(result, cell, run)
-            if run.values or run.error:
-                cell.runs.append(run)
-            if run.values:
-                cell.loops = _loops_for(run, settings.value_time)
-            if outcome.error:
-                cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
-
-
-def _record_packages(result: RunResult, sides: list[Side], imported: dict[str, set[str]], timeout: float) -> None:
     """The versions of the distributions the timed code imported, in the result's metadata: all
     of them in "packages", and each side's own in "sides" when sides differ (another interpreter or
     revision may have other versions). One job per interpreter and import path resolves them."""
@@ -315,7 +312,7 @@ def _record_packages(result: RunResult, sides: list[Side], imported: dict[str, s
             groups.setdefault((side.python, tuple(side.sys_path)), []).append(side)
     for (python, sys_path), members in groups.items():
         modules = sorted(set().union(*(imported[side.name] for side in members)))
-        outcome = run_job({"mode": "packages", "modules": modules, "sys_path": list(sys_path)}, timeout, python)
+        outcome = run_job(packages_job(modules, list(sys_path)), timeout, python, None, start)
         by_module = outcome.of("packages")[0]["modules"] if outcome.of("packages") else {}
         for side in members:
             versions = {
@@ -361,9 +358,11 @@ def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], floa
 
     With a reference to compare against, that is every ratio to it: ratios are measured
     interleaved, so they converge even when absolute times drift with the machine's load. A lone
-    contender is held to its median. (All precisions are reported at the end either way.)
+    contender is held to its median. (All precisions are reported at the end either way.) A cell
+    whose worker failed is left out: it gets no more rounds, so its interval would never narrow
+    and its case would run on to the time budget.
     """
-    cells = [c for c in result.cells if c.case == case and c.measured_runs()]
+    cells = [c for c in result.cells if c.case == case and c.measured_runs() and not c.error]
     reference = next((c for c in cells if c.contender == result.reference), None)
     others = [c for c in cells if c is not reference]
     if reference is None or not others:
@@ -388,7 +387,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
     for case in {cell.case for cell in result.cells}:
         watched = _case_precisions(result, case)
         for cell in result.cells:
-            if cell.case == case and cell.measured_runs():
+            if cell.case == case and cell.measured_runs() and not cell.error:
                 mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
                 cell.target_reached = all(p <= settings.precision for p in (mine or watched.values()))
     pending = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -21,9 +20,6 @@ class Side:
     contender: str
     python: str = sys.executable
     sys_path: list[str] = field(default_factory=list)
-
-    def job(self, mode: str, **fields: Any) -> dict[str, Any]:
-        return {"mode": mode, "file": self.file, "contender": self.contender, "sys_path": self.sys_path, **fields}
 
     def shares_process_with(self, other: Side) -> bool:
         """Whether both can run in one worker (same file, interpreter and imports)."""

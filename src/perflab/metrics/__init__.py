@@ -1,7 +1,7 @@
 """Metrics beside wall time (``perflab run --metric``): instructions, memory, hardware counters.
 
 Wall time is always measured first by perflab.measure.runner at the user's budget; every other metric is
-then taken in separate worker processes ("count" jobs, perflab.bench.worker.jobs.run_count) for each timed
+then taken in separate worker processes ("count" jobs, perflab.bench.worker.counting.run_count) for each timed
 (case, contender), shown next to it (perflab.render.terminal.metrics) and kept in the
 result's ``metrics`` field (``Measured.to_json``), so --json files and the results store hold them.
 

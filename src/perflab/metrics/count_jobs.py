@@ -1,6 +1,6 @@
 """What every metric shares: which cells to measure, and running a worker under a measuring tool.
 
-A metric runs the worker's "count" job (perflab.bench.worker.jobs.run_count) once per (case, contender),
+A metric runs the worker's "count" job (perflab.bench.worker.counting.run_count) once per (case, contender),
 possibly under a tool that wraps the process (valgrind, perf stat), and turns what the tool and
 the worker report into numbers per call. Timing stays with perflab.measure.runner; a metric only adds
 its numbers next to the timed ones.
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from perflab.bench.protocol import count_job
 from perflab.measure.launcher import worker_environment
 from perflab.measure.sides import Side
 from perflab.results.model import RunResult
@@ -112,10 +113,11 @@ def run_counted_worker(
     memory: bool = False,
     warmups: int | None = None,
 ) -> WorkerReport:
-    """Run the worker's one-shot "count" job (perflab.bench.worker.jobs.run_count) for ``target`` with
+    """Run the worker's one-shot "count" job (perflab.bench.worker.counting.run_count) for ``target`` with
     ``loops`` calls, with ``wrapper`` (e.g. valgrind and its options) in front."""
     warmups = warmups_for(loops) if warmups is None else warmups
-    job = target.side.job("count", case=target.case, loops=loops, warmups=warmups, memory=memory)
+    side = target.side
+    job = count_job(side.file, side.contender, side.sys_path, target.case, loops, warmups, memory)
     python = target.side.python
     inherited = worker_environment(python) or os.environ
     environment = {name: inherited[name] for name in KEPT_VARIABLES if name in inherited}

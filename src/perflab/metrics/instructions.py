@@ -2,7 +2,7 @@
 
 How: the worker runs under ``valgrind --tool=callgrind --dump-before=_PyEval_GetSwitchInterval``.
 It warms up, then calls ``measured_region`` with 0 calls and with N calls, each between two calls
-of ``perflab.bench.worker.jobs.region_marker`` (whose C function is that symbol). Callgrind writes a dump at
+of ``perflab.bench.worker.region.region_marker`` (whose C function is that symbol). Callgrind writes a dump at
 every marker, so two dumps hold exactly the two regions, and
 
     instructions per call = (instructions of the N-call region - of the 0-call region) / N
@@ -31,7 +31,7 @@ from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, Instructi
 from perflab.metrics.count_jobs import Target, loops_for, require, run_counted_worker
 from perflab.results.model import RunResult
 
-MARKER_SYMBOL = "_PyEval_GetSwitchInterval"  # the C function behind perflab.bench.worker.jobs.region_marker
+MARKER_SYMBOL = "_PyEval_GetSwitchInterval"  # the C function behind perflab.bench.worker.region.region_marker
 REPEATS = 3
 # Callgrind runs Python ~50-100x slower: ~20 ms of native calls is a couple of seconds counted.
 NATIVE_SECONDS = 0.02

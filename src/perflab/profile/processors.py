@@ -26,11 +26,15 @@ MEASURED_REGION = "measured_region"
 # a format needs a frame: the harness loop, or C code the operation called directly when native
 # frames were not collected.
 OPERATION_SELF = "[measured_region]"
-# Where measured_region is defined; profiles saved before the worker became a package name the old file.
-_WORKER_FILES = (os.path.join("perflab", "bench", "worker", "jobs.py"), os.path.join("perflab", "worker.py"))
+# Where measured_region is defined (perflab.bench.worker.region); profiles saved before name the files
+# that held it earlier.
+_WORKER_FILES = tuple(
+    os.path.join("perflab", *parts)
+    for parts in (("bench", "worker", "region.py"), ("bench", "worker", "jobs.py"), ("worker.py",))
+)
 # perflab's own frames that a pyperf script's benchmark runs under (its Runner-compatible recorder):
 # harness, not operation, like the worker's loop.
-_RECORDER_FILE = os.path.join("perflab", "bench", "pyperf_script.py")
+_RECORDER_FILES = (os.path.join("perflab", "bench", "pyperf_script.py"), os.path.join("perflab", "pyperf_script.py"))
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 
@@ -57,7 +61,7 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
             outside += count
             continue
         start = position + 1
-        while start < len(stack) and parse_frame(stack[start]).file.endswith(_RECORDER_FILE):
+        while start < len(stack) and parse_frame(stack[start]).file.endswith(_RECORDER_FILES):
             start += 1
         trimmed[stack[start:]] += count
     return Trimmed(trimmed, outside)

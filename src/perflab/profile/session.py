@@ -18,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from perflab.bench.protocol import InProcessSampling, profile_job
 from perflab.measure import metadata
-from perflab.measure.launcher import Worker
+from perflab.measure.launcher import Worker, WorkerProcess
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
@@ -245,13 +246,14 @@ def _one_run(
             )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
-        worker.request("profile")
+        worker.request_event("profile")
         if recording is not None:  # also after a crash: py-spy keeps what it sampled until then
             spy, recording = recording, None
             raw, errors = spy.stop()
         else:
             reply = worker.outcome.of("profile")
-            raw = Counter({tuple(frames): count for frames, count in reply[-1]["stacks"]}) if reply else None
+            sampled = reply[-1]["stacks"] if reply else None  # the in-process sampler's
+            raw = Counter({tuple(frames): count for frames, count in sampled}) if sampled is not None else None
     finally:
         if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
             with contextlib.suppress(SamplerUnavailable):
@@ -277,18 +279,17 @@ def _start_worker(
     file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
 ) -> Worker:
     """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
-    job = {
-        "mode": "profile",
-        "file": file,
-        "case": case,
-        "contender": contender,
-        "sys_path": settings.sys_path,
-        "value_time": settings.value_time,
-        "duration": seconds,
-        "inprocess": {"rate": settings.rate_for(sampler), "mode": settings.mode} if sampler == INPROCESS else None,
-        "cpu": sampling_cpus(_nonblocking(settings, sampler))[1],
-    }
-    return Worker(job, settings.timeout + seconds, settings.python)
+    job = profile_job(
+        file,
+        contender,
+        settings.sys_path,
+        case,
+        settings.value_time,
+        seconds,
+        InProcessSampling(rate=settings.rate_for(sampler), mode=settings.mode) if sampler == INPROCESS else None,
+        sampling_cpus(_nonblocking(settings, sampler))[1],
+    )
+    return WorkerProcess(job, settings.timeout + seconds, settings.python)
 
 
 def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:

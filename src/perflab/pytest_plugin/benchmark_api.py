@@ -35,7 +35,7 @@ from typing import Any
 from perflab.analysis.estimates import CellEstimates, Comparison, Interval, compare_paired, verdict
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.comparators import resolve_comparator
-from perflab.bench.worker.jobs import calibration_steps
+from perflab.bench.worker.region import calibration_steps
 from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, SamplingSettings, blocks_of, estimate
 
 REFERENCE_NAME = "benchmark"  # the contender name of a plain benchmark(...) call in perflab's store

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perflab.analysis import estimates
-from perflab.bench.worker.jobs import calibration_steps
+from perflab.bench.worker.region import calibration_steps
 
 BLOCKS = 10  # contiguous blocks of values: the units of the in-process intervals
 CHECK_EVERY = BLOCKS  # the stopping rule looks at the interval once per this many new values
@@ -83,7 +83,7 @@ def estimate(values: list[float]) -> estimates.CellEstimates:
 class Sampler:
     """Decides how many calls each next value times, and when to stop (see the module docstring).
 
-    Calibration (perflab.bench.worker.jobs's rule) comes first unless ``loops`` is given, then ``warmups``
+    Calibration (perflab.bench.worker.region's rule) comes first unless ``loops`` is given, then ``warmups``
     values that are kept apart, then values until ``rounds`` are taken (pedantic) or the stopping
     rule ends it: at least ``min_rounds`` values, then the median's interval within ``precision``,
     or ``max_time`` spent.

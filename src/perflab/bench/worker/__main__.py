@@ -1,7 +1,8 @@
-"""``python -m perflab.bench.worker``: one worker process (see perflab.bench.worker.jobs)."""
+"""``python -m perflab.bench.worker``: one worker process (perflab.bench.worker.dispatch; the jobs it
+runs: perflab.bench.protocol)."""
 
 import sys
 
-from perflab.bench.worker.jobs import main
+from perflab.bench.worker.dispatch import main
 
 sys.exit(main())

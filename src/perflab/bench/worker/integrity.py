@@ -1,7 +1,7 @@
 """Checks that a contender does the same thing beyond its output: it leaves its input as the
 reference does, hands out outputs that callers own, and rejects what the reference rejects.
 
-Used inside worker processes by the declared-case check (perflab.bench.worker.jobs), by fuzzing
+Used inside worker processes by the declared-case check (perflab.bench.worker.checks), by fuzzing
 (perflab.bench.worker.fuzz) and by timing (a cheap digest of the input after the timed values), so that the
 three judge alike. The reasoning and the limits: docs/equivalence.md.
 

@@ -1,6 +1,6 @@
 """This process's peak memory, as the kernel counts it.
 
-Standard library only: used in worker processes (perflab.bench.worker.jobs, perflab.bench.commands).
+Standard library only: used in worker processes (perflab.bench.worker.counting, perflab.bench.commands).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from perflab.bench.protocol import IntegrityChecks
 from perflab.bench.worker import integrity
 
 FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutates_input benchmark may hold
@@ -60,7 +61,7 @@ def after_values(
     digest_before: str | None,
     copy_input: Callable[[], Any],
     check_output: bool = True,
-) -> dict[str, str | None]:
+) -> IntegrityChecks:
     """The checks after the last value: {"input_changed": how, "output_wrong": how} (None: fine).
     ``check_output``: also call the contender (and the reference) once more to compare outputs."""
     input_changed = None
@@ -71,27 +72,27 @@ def after_values(
             "a changed input; declare Benchmark(..., mutates_input=True) if that is the operation"
         )
     if input_changed or reference_name is None or not check_output:
-        return {"input_changed": input_changed, "output_wrong": None}
+        return IntegrityChecks(input_changed=input_changed, output_wrong=None)
     reference_input = copy_input()
     try:
         last = operation(copy_input() if benchmark.mutates_input else argument)
     except Exception as error:
-        return {
-            "input_changed": None,
-            "output_wrong": f"after its timed calls, the contender raised {type(error).__name__}: {error}",
-        }
+        return IntegrityChecks(
+            input_changed=None,
+            output_wrong=f"after its timed calls, the contender raised {type(error).__name__}: {error}",
+        )
     try:
         expected = benchmark.contenders[reference_name].build()(reference_input)
         outcome = benchmark.comparator.check(expected, last)
     except Exception as error:
-        return {
-            "input_changed": None,
-            "output_wrong": None,
-            "unchecked": f"the reference raised {type(error).__name__}: {error}",
-        }
+        return IntegrityChecks(
+            input_changed=None,
+            output_wrong=None,
+            unchecked=f"the reference raised {type(error).__name__}: {error}",
+        )
     wrong = (
         None
         if outcome.equivalent
         else (f"after its timed calls, its output differs from the reference's: {outcome.difference}")
     )
-    return {"input_changed": None, "output_wrong": wrong}
+    return IntegrityChecks(input_changed=None, output_wrong=wrong)

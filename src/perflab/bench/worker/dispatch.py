@@ -1,0 +1,110 @@
+"""The worker process's main loop: read one job (perflab.bench.protocol), run it, and end the event
+stream with "done" or with one "error" event saying whose code failed and where.
+
+Run as ``python -m perflab.bench.worker`` with the JSON job as the first line of standard input.
+Events go to the original standard output; the benchmark's own prints are sent to standard error
+so they can never corrupt the stream. Standard library only: this package also runs under
+interpreters where perflab is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from perflab.bench.commands import remove_written_inputs
+from perflab.bench.protocol import DoneEvent, ErrorEvent
+from perflab.bench.spec import BenchmarkFileError
+from perflab.bench.worker import fuzz
+from perflab.bench.worker.checks import run_check, run_fuzz, run_output, run_seed
+from perflab.bench.worker.counting import run_count
+from perflab.bench.worker.describe import run_describe, run_packages
+from perflab.bench.worker.events import EventStream
+from perflab.bench.worker.profiling import run_profile
+from perflab.bench.worker.timing import run_timing
+from perflab.bench.worker.user_code import UserCodeError, location_in
+
+
+def main() -> int:
+    # Keep the protocol on private copies of stdin and stdout; user prints go to stderr, and user
+    # code that reads or closes standard input finds /dev/null there, not the parent's commands.
+    protocol = os.fdopen(os.dup(1), "w")
+    commands = os.fdopen(os.dup(0), "r")
+    os.dup2(2, 1)
+    with open(os.devnull) as nothing:
+        os.dup2(nothing.fileno(), 0)
+    sys.stdout = sys.stderr
+    events = EventStream(protocol)
+    failure = _run_job(commands, events)
+    # Before the last event: the parent kills the process group as soon as it has it.
+    remove_written_inputs()
+    if failure is not None:
+        events.send(failure)
+        return 1
+    events.send(DoneEvent(event="done"))
+    return 0
+
+
+def _run_job(commands: TextIO, events: EventStream) -> ErrorEvent | None:
+    """Read the job and run it; the "error" event when it failed."""
+    job: dict[str, Any] = {}
+    try:
+        job = json.loads(commands.readline())
+        sys.path[:0] = job.get("sys_path", [])  # a revision's worktree comes before installed code
+        _dispatch(job, events, commands)
+    except BenchmarkFileError as error:
+        return ErrorEvent(event="error", kind="file", message=str(error))
+    except _UnknownJob as error:
+        return ErrorEvent(event="error", kind="job", message=str(error))
+    except fuzz.FuzzError as error:
+        return ErrorEvent(event="error", kind=error.kind, message=str(error))
+    except UserCodeError as error:
+        return ErrorEvent(
+            event="error",
+            kind=error.role,
+            message=str(error),
+            location=error.location,
+            exception=type(error.error).__name__,
+            detail=str(error.error),
+            missing=error.missing,
+        )
+    except SystemExit as error:  # only user code calls it in here
+        return ErrorEvent(
+            event="error",
+            kind="exit",
+            location=location_in(error, job.get("file", "")),
+            message=f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
+            "not end the process",
+        )
+    return None
+
+
+class _UnknownJob(Exception):
+    """A job this worker does not know: perflab and the worker's copy of it differ."""
+
+
+# The JSON job is handed, unchecked, to the function of its mode, typed with that mode's job.
+_ONE_SHOT: dict[str, Callable[[Any, EventStream], None]] = {
+    "check": run_check,
+    "output": run_output,
+    "seed": run_seed,
+    "fuzz": run_fuzz,
+    "describe": run_describe,
+    "packages": run_packages,
+    "count": run_count,
+}
+# These read the commands that follow the job, until {"do": "exit"}.
+_COMMANDED: dict[str, Callable[[Any, EventStream, TextIO], None]] = {"time": run_timing, "profile": run_profile}
+
+
+def _dispatch(job: dict[str, Any], events: EventStream, commands: TextIO) -> None:
+    mode = job["mode"]
+    if mode in _COMMANDED:
+        _COMMANDED[mode](job, events, commands)
+    elif mode in _ONE_SHOT:
+        _ONE_SHOT[mode](job, events)
+    else:
+        raise _UnknownJob(f"unknown job mode {mode!r}: is this worker's perflab another version than the parent's?")

@@ -1,0 +1,95 @@
+"""The measured region: the timed loop every timing, profiling and counting job calls, how many
+calls one value holds (calibration), and the markers a counting tool sees around it.
+
+Profilers trim stacks to what runs below ``measured_region``, and recognise it by its name and by
+this file (perflab.profile.processors); callgrind dumps its counts at each ``region_marker``
+(perflab.metrics.instructions). Moving either function means updating those. Standard library only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Callable, Generator
+from typing import Any
+
+# Calibration stops doubling once one batch of calls lasts this fraction of the target.
+_CALIBRATION_FRACTION = 0.25
+_CALIBRATION_BATCHES = 4
+_MAX_LOOPS = 10**9
+
+
+def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) -> float:
+    """Call ``operation(argument)`` ``loops`` times and return the elapsed seconds.
+
+    Profilers trim stacks to what runs below this function, so its name is part of the protocol.
+    An operation with a ``times_itself(argument, loops)`` method (a pyperf script's
+    ``bench_time_func``, perflab.bench.pyperf_script) measures the calls itself.
+    """
+    times_itself = getattr(operation, "times_itself", None)
+    if times_itself is not None:
+        return times_itself(argument, loops)
+    timer = time.perf_counter
+    start = timer()
+    for _ in itertools.repeat(None, loops):
+        operation(argument)
+    return timer() - start
+
+
+def measured_region_fresh(operation: Callable[[Any], Any], arguments: list[Any]) -> float:
+    """Call ``operation`` once on each of ``arguments`` (copies made before, outside the timed
+    region) and return the elapsed seconds: the timed loop of a benchmark declaring
+    ``mutates_input=True``, where no call may see what an earlier one did to its input."""
+    timer = time.perf_counter
+    start = timer()
+    for argument in arguments:
+        operation(argument)
+    return timer() - start
+
+
+def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
+    """The number of calls that makes one value last about ``value_time`` seconds."""
+    return calibrate_region(lambda loops: measured_region(operation, argument, loops), value_time, _MAX_LOOPS)
+
+
+def calibrate_region(region: Callable[[int], float], value_time: float, max_loops: int) -> int:
+    """The loop count (at most ``max_loops``) that makes ``region(loops)`` last about ``value_time``."""
+    steps = calibration_steps(value_time, max_loops)
+    loops = next(steps)
+    try:
+        while True:
+            loops = steps.send(region(loops))
+    except StopIteration as done:
+        return done.value
+
+
+def calibration_steps(value_time: float, max_loops: int = _MAX_LOOPS) -> Generator[int, float, int]:
+    """The calibration rule as a generator: it yields a loop count to time, is sent the seconds
+    those calls took, and returns the calibrated loop count. (A generator, so that code that
+    cannot call a timing function directly, e.g. a coroutine inside a running event loop in
+    perflab.pytest_plugin, follows the same rule.)"""
+    loops = 1
+    while True:
+        elapsed = yield loops
+        if elapsed >= value_time * _CALIBRATION_FRACTION or loops >= max_loops:
+            break
+        loops = min(max_loops, loops * (2 if elapsed > 0 else 10))
+    if loops == 1 and elapsed >= value_time:
+        return 1  # one call is a value already: more batches would only spend the time budget
+    # The fastest of a few batches: one batch that lost the CPU half-way would cut the loop count
+    # (seen: 6 loops instead of ~100 under load), and values of very different lengths on two
+    # sides are not hit alike by other processes' time slices.
+    for _ in range(_CALIBRATION_BATCHES):
+        elapsed = min(elapsed, (yield loops))
+    return max(1, min(max_loops, round(loops * value_time / max(elapsed, 1e-9))))
+
+
+def region_marker() -> None:
+    """Marks the start and end of a counted region for a tool watching this process.
+
+    A call that costs nothing and that benchmarks never make, so that ``valgrind --tool=callgrind
+    --dump-before=_PyEval_GetSwitchInterval`` (the C function behind it, exported even by stripped
+    interpreters) dumps its counts exactly at region boundaries (perflab.metrics.instructions).
+    """
+    sys.getswitchinterval()

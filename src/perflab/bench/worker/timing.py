@@ -1,0 +1,145 @@
+"""The "time" job (perflab.bench.protocol): set up one contender, report "ready", then one warmup or
+value per command from the parent, and the integrity checks after the last value. Standard library only."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from typing import TextIO
+
+from perflab.bench.protocol import IntegrityEvent, TimeJob, TimingReadyEvent, ValueEvent
+from perflab.bench.worker import integrity, timing_checks
+from perflab.bench.worker.events import EventStream
+from perflab.bench.worker.region import calibrate, calibrate_region, measured_region, measured_region_fresh
+from perflab.bench.worker.user_code import UserCodeError, fresh_input, load_case
+
+# CPU time used outside the timed thread beyond this share of the elapsed time (plus a little for
+# the interpreter's own housekeeping) means a contender left work running.
+_BACKGROUND_CPU_SHARE = 0.05
+_BACKGROUND_CPU_SLACK = 0.002
+
+
+class BackgroundWatch:
+    """What a contender leaves running beside the timed thread while it is measured: threads that
+    use CPU, child processes. On the pinned CPU they would take time from every other worker."""
+
+    def __init__(self) -> None:
+        self._wall, self._process, self._thread = time.perf_counter(), time.process_time(), time.thread_time()
+
+    def wall(self) -> float:
+        return time.perf_counter() - self._wall
+
+    def report(self) -> str | None:
+        """One line saying what runs in the background, None if nothing does."""
+        outside = (time.process_time() - self._process) - (time.thread_time() - self._thread)
+        found = []
+        if outside > _BACKGROUND_CPU_SHARE * self.wall() + _BACKGROUND_CPU_SLACK:
+            threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+            found.append(
+                f"it used {outside / self.wall():.0%} of a CPU outside the timed thread"
+                + (f" (threads left running: {', '.join(threads[:3])})" if threads else "")
+            )
+        children = _child_processes()
+        if children:
+            found.append(f"it left {len(children)} child process(es) running (pid {', '.join(children[:3])})")
+        return "; ".join(found) or None
+
+
+def _child_processes() -> list[str]:
+    """This process's live children (Linux /proc; elsewhere none are seen)."""
+    found = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as listing:
+                found += listing.read().split()
+    except OSError:
+        return []
+    return found
+
+
+def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
+    """Set up, report "ready", then measure one warmup or value per command until "exit".
+
+    Beside the values (perflab.bench.worker.timing_checks): the first call of the process on a fresh copy of
+    the input, the harness's floor, and after the last value whether the input changed and
+    whether the contender still gives the reference's output.
+    """
+    pin(job["cpu"])
+    modules_before = set(sys.modules)
+    benchmark, case, argument = load_case(job["file"], job["case"])
+    contender = benchmark.contenders[job["contender"]]
+    fresh = benchmark.mutates_input
+    input_digest = integrity.digest(argument)
+    try:
+        operation = contender.build()
+        watch = BackgroundWatch()
+        first_call = timing_checks.first_call(operation, fresh_input(case, argument, job["file"]))
+        if fresh:
+            limit = timing_checks.fresh_loops_limit(argument)
+
+            def value(loops: int) -> float:
+                return measured_region_fresh(
+                    operation, [fresh_input(case, argument, job["file"]) for _ in range(loops)]
+                )
+
+            loops = min(limit, job.get("loops") or calibrate_region(value, job["value_time"], limit))
+        else:
+
+            def value(loops: int) -> float:
+                return measured_region(operation, argument, loops)
+
+            loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
+        floor = timing_checks.floor(
+            lambda function, calls: (
+                measured_region_fresh(function, [argument] * calls)
+                if fresh
+                else measured_region(function, argument, calls)
+            ),
+            loops,
+        )
+        events.send(
+            TimingReadyEvent(
+                event="ready",
+                loops=loops,
+                first_call=first_call,
+                floor=floor,
+                calibration_seconds=max(0.0, watch.wall() - first_call),  # what calibrating cost the budget
+                background=watch.report(),
+                modules=sorted({name.partition(".")[0] for name in set(sys.modules) - modules_before}),
+            )
+        )
+        timed = 0
+        for line in commands:
+            kind = json.loads(line)["do"]
+            if kind == "exit":
+                break
+            watch = BackgroundWatch()
+            measured = value(loops) / loops
+            timed += kind == "value"
+            # A command contender (perflab.bench.commands) also reports its processes' CPU time and memory.
+            extra = operation.take_extra() if hasattr(operation, "take_extra") else None
+            sent = ValueEvent(event=kind, value=measured, background=watch.report())
+            if extra:
+                sent["extra"] = extra
+            events.send(sent)
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+    checks = timing_checks.after_values(
+        benchmark,
+        job.get("reference"),
+        operation,
+        argument,
+        input_digest,
+        lambda: fresh_input(case, argument, job["file"]),
+        check_output=timed > 0,  # no timed value (the budget ran out): no timed state to check, no more calls
+    )
+    events.send(IntegrityEvent(event="integrity", **checks))
+
+
+def pin(cpu: int | None) -> None:
+    """Run on ``cpu`` (when given and the platform can pin)."""
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})

@@ -1,0 +1,255 @@
+"""The runner's own rules, driven in-process through its worker seam (perflab.measure.launcher.Worker).
+
+A scripted worker answers the runner's jobs with chosen values and moves a fake clock by the time
+they stand for (as pyperf's tests fake the clock), so the stopping rule, the interleaving, the
+deadline, a worker that fails and Ctrl-C are tested without starting a process or waiting.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from perflab.analysis import estimates
+from perflab.measure import runner
+from perflab.measure.launcher import JobOutcome
+from perflab.measure.runner import CALIBRATION_ROUNDS, run_sides
+from perflab.measure.settings import Settings
+from perflab.measure.sides import contender_sides
+from perflab.results.model import Cell, RunResult
+
+LOOPS = 1000  # the loop count every scripted worker calibrates to
+SETUP_SECONDS = 0.01  # what starting and calibrating one worker costs on the fake clock
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ScriptedWorker:
+    """Answers one job as a real worker would, with values from ``lab.value``; implements the
+    runner's view of a worker (perflab.measure.launcher.Worker)."""
+
+    def __init__(self, lab: Lab, job: dict[str, Any]):
+        self.lab, self.job = lab, job
+        self.outcome = JobOutcome()
+        self.closed = False
+        self.values = 0  # values this worker gave
+
+    def wait_for(self, kind: str) -> dict[str, Any] | None:
+        mode = self.job["mode"]
+        if kind == "ready":
+            self.lab.clock.now += SETUP_SECONDS
+            return self._event("ready", loops=self.job["loops"] or LOOPS, first_call=1e-3, floor=1e-9, modules=[])
+        assert kind == "done", kind
+        if mode == "check":
+            self._event("work", work=None)
+            self._event(
+                "check",
+                equivalent=True,
+                difference=None,
+                note=None,
+                comparator="==",
+                mutation=None,
+                shared=None,
+                output=None,
+            )
+        return self._event("done")
+
+    def request_event(self, kind: str) -> dict[str, Any] | None:
+        contender = self.job["contender"]
+        self.lab.requests.append((self.lab.round_of(self), contender, kind))
+        failure = self.lab.fail(self, kind)
+        if failure is not None:
+            self.outcome.error = failure
+            return None
+        value = self.lab.value(self.job["case"], contender, self.values)
+        self.values += kind == "value"
+        self.lab.clock.now += value * LOOPS
+        return self._event(kind, value=value, background=None)
+
+    def close(self) -> JobOutcome:
+        if self.job["mode"] == "time" and self.outcome.ok:
+            self._event("integrity", input_changed=None, output_wrong=None)
+        self.closed = True
+        return self.outcome
+
+    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        event = {"event": kind, **fields}
+        self.outcome.events.append(event)
+        return event
+
+
+class Lab:
+    """The scripted workers of one run: their values, failures, and what the runner asked for."""
+
+    def __init__(
+        self,
+        value: Callable[[str, str, int], float],
+        fail: Callable[[ScriptedWorker, str], str | None] = lambda worker, kind: None,
+    ):
+        self.value, self.fail = value, fail  # (case, contender, index of the value) -> s/call
+        self.clock = Clock()
+        self.started: list[ScriptedWorker] = []
+        self.requests: list[tuple[int, str, str]] = []  # (round, contender, "warmup" | "value")
+
+    def start(self, job: dict[str, Any], timeout: float, python: str, hash_seed: str | None) -> ScriptedWorker:
+        worker = ScriptedWorker(self, job)
+        self.started.append(worker)
+        return worker
+
+    def timing_workers(self) -> list[ScriptedWorker]:
+        return [worker for worker in self.started if worker.job["mode"] == "time"]
+
+    def round_of(self, worker: ScriptedWorker) -> int:
+        """Rounds count the timing workers started for a (case, contender)."""
+        same = [w for w in self.timing_workers() if (w.job["case"], w.job["contender"]) == self.key(worker)]
+        return same.index(worker)
+
+    @staticmethod
+    def key(worker: ScriptedWorker) -> tuple[str, str]:
+        return worker.job["case"], worker.job["contender"]
+
+    def run(self, settings: Settings, cases: list[str], contenders: list[str]) -> RunResult:
+        return run_sides(
+            "scripted",
+            contender_sides("bench.py", contenders),
+            cases,
+            settings,
+            start=self.start,
+            clock=self.clock,
+        )
+
+
+@pytest.fixture(autouse=True)
+def no_processes(monkeypatch):
+    """Nothing here may start a process: the scripted workers stand in for all of them, and the
+    result's metadata (which asks the interpreter about itself in a subprocess) is left empty."""
+    monkeypatch.setattr(runner.metadata, "collect", lambda file, python: {})
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError(f"a test of the runner's rules started a process: {args[0]!r}")
+
+    monkeypatch.setattr(subprocess, "Popen", forbidden)
+
+
+def noisy(spread: float, seed: int = 0, times: dict[str, float] | None = None) -> Callable[[str, str, int], float]:
+    """Values around ``times[contender]`` (default 1 us), each off by up to +-``spread`` (relative)."""
+    generator = random.Random(seed)
+    times = times or {}
+    return lambda case, contender, index: times.get(contender, 1e-6) * (1 + generator.uniform(-spread, spread))
+
+
+def measured_rounds(cell: Cell) -> int:
+    return len(cell.measured_runs())
+
+
+def ratio_precision(result: RunResult, case: str, contender: str, rounds: int | None = None) -> float:
+    """The stopping rule's quantity: the relative half-width of the ratio's 95% interval, over the
+    first ``rounds`` measured rounds (all by default)."""
+    reference, cell = result.cell(case, result.reference), result.cell(case, contender)
+    keep = sorted(reference.round_values())[:rounds]
+    return estimates.compare_paired(
+        {r: reference.round_values()[r] for r in keep}, {r: cell.round_values()[r] for r in keep}
+    ).ratio.relative_half_width
+
+
+QUICK = {"warmups": 1, "values": 10, "value_time": 0.001, "timeout": 5.0}
+
+
+def test_a_case_stops_at_the_first_round_that_reaches_the_precision():
+    lab = Lab(noisy(0.05, times={"b": 2e-6}))
+    result = lab.run(Settings(precision=0.01, min_rounds=2, max_time=1e6, **QUICK), ["x"], ["a", "b"])
+    rounds = measured_rounds(result.cell("x", "b"))
+    assert rounds > 2  # the precision, not min_rounds, decided when to stop
+    assert ratio_precision(result, "x", "b") <= 0.01 < ratio_precision(result, "x", "b", rounds - 1)
+    assert result.cell("x", "b").target_reached and not result.interrupted
+
+
+def test_a_precise_case_still_runs_min_rounds_and_then_stops():
+    lab = Lab(noisy(1e-6, times={"b": 2e-6}))  # precise from the first round
+    result = lab.run(Settings(precision=0.01, min_rounds=4, max_time=1e6, **QUICK), ["x"], ["a", "b"])
+    assert [measured_rounds(result.cell("x", c)) for c in ("a", "b")] == [4, 4]
+    assert len(lab.timing_workers()) == 2 * (4 + CALIBRATION_ROUNDS)
+    assert result.comparisons[0].comparison.ratio.value == pytest.approx(2.0)
+
+
+def test_the_run_stops_once_its_time_budget_is_spent_keeping_the_values():
+    lab = Lab(noisy(0.9))  # never precise at 0.1%
+    budget = 0.5  # fake seconds; one value lasts ~1 ms of it
+    result = lab.run(Settings(precision=0.001, min_rounds=2, max_time=budget, **QUICK), ["x"], ["a", "b"])
+    # The budget counts from the first timing round, at 0 here (the checks take no fake time); past
+    # it, at most one worker's set-up or one value is finished.
+    assert 0 <= lab.clock.now - budget <= max(SETUP_SECONDS, 2e-6 * LOOPS)
+    assert all(worker.closed for worker in lab.started)
+    cell = result.cell("x", "b")
+    assert measured_rounds(cell) >= 2 and not cell.target_reached and not cell.error
+    assert result.comparisons  # what was measured before the budget ran out is compared
+
+
+def test_values_alternate_between_contenders_and_the_first_one_changes_every_round():
+    lab = Lab(noisy(1e-6))
+    settings = Settings(precision=1.0, min_rounds=2, max_time=1e6, warmups=1, values=4, value_time=0.001)
+    lab.run(settings, ["x"], ["a", "b", "c"])
+    first_round = [(c, kind) for r, c, kind in lab.requests if r == 0]
+    assert first_round == [("a", "warmup"), ("b", "warmup"), ("c", "warmup")] + [
+        (c, "value") for c in ["a", "b", "c", "c", "b", "a", "a", "b", "c", "c", "b", "a"]
+    ]
+    second_round = [c for r, c, kind in lab.requests if r == 1 and kind == "value"]
+    assert second_round == ["c", "b", "a", "a", "b", "c", "c", "b", "a", "a", "b", "c"]
+    # Workers of one round are started in the order they are first asked for values.
+    assert [w.job["contender"] for w in lab.timing_workers()[3:6]] == ["c", "b", "a"]
+
+
+def test_cases_take_turns_round_by_round():
+    lab = Lab(noisy(1e-6))
+    lab.run(Settings(precision=1.0, min_rounds=2, max_time=1e6, **QUICK), ["x", "y"], ["a", "b"])
+    order = [(w.job["case"], lab.round_of(w)) for w in lab.timing_workers()]
+    assert order == [(case, r) for r in range(CALIBRATION_ROUNDS + 2) for case in ("x", "y") for _ in "ab"]
+
+
+@pytest.mark.parametrize(
+    "error", ["worker killed by signal SIGKILL", "timed out after 5 s (per-job timeout, see --timeout)"]
+)
+def test_a_worker_that_fails_mid_run_marks_its_cell_and_the_others_keep_their_values(error):
+    def fail(worker: ScriptedWorker, kind: str) -> str | None:
+        failing = Lab.key(worker) == ("x", "b") and worker.lab.round_of(worker) == 2 and worker.values == 3
+        return error if failing else None
+
+    lab = Lab(noisy(0.05, times={"b": 2e-6}), fail)
+    result = lab.run(Settings(precision=0.02, min_rounds=4, max_time=5, **QUICK), ["x", "y"], ["a", "b"])
+    failed = result.cell("x", "b")
+    assert failed.error == error
+    assert measured_rounds(failed) == 2  # rounds 1 and 2 (its values before the failure kept)
+    assert failed.runs[-1].error == error and len(failed.runs[-1].values) == 3
+    # The failed cell's wide interval does not hold its case until the budget: "a" goes on alone.
+    assert result.cell("x", "a").target_reached and not result.cell("x", "a").error
+    assert not failed.target_reached and lab.clock.now < 1
+    for contender in ("a", "b"):  # the other case is measured to the end
+        cell = result.cell("y", contender)
+        assert not cell.error and cell.target_reached
+    assert [(c.case, c.contender) for c in result.comparisons if c.case == "y"] == [("y", "b")]
+    assert all(worker.closed for worker in lab.started)
+
+
+def test_ctrl_c_mid_run_keeps_what_was_measured_and_closes_every_worker():
+    def interrupt(worker: ScriptedWorker, kind: str) -> str | None:
+        if worker.lab.round_of(worker) == 3 and worker.values == 5:
+            raise KeyboardInterrupt
+        return None
+
+    lab = Lab(noisy(0.3, times={"b": 2e-6}), interrupt)
+    result = lab.run(Settings(precision=0.001, min_rounds=2, max_time=1e6, **QUICK), ["x"], ["a", "b"])
+    assert result.interrupted
+    assert all(worker.closed for worker in lab.started)
+    cell = result.cell("x", "a")
+    assert measured_rounds(cell) == 3 and len(cell.runs[-1].values) == 5  # the interrupted round's values too
+    assert result.comparisons and result.comparisons[0].comparison.ratio.value == pytest.approx(2.0, rel=0.2)
