@@ -42,7 +42,7 @@ import _cli
 from _common import chosen, conditions, sampler_figure, second_cpu_bound_process
 
 from perflab import builtins
-from perflab.measure.launcher import Worker
+from perflab.measure.launcher import WorkerProcess
 from perflab.profile.sampler import PySpyRecording, find_py_spy
 from perflab.profile.session import sampling_cpus
 from perflab.profile.settings import DEFAULT_RATE, NATIVE, OWN_CPU
@@ -58,6 +58,13 @@ CONFIGS = [  # name, native, rate, nonblocking
 ]
 
 
+def _seconds(event: dict | None) -> float:
+    """The seconds per call a profiling window measured (its "value")."""
+    if event is None:
+        raise SystemExit("profile_distortion: the worker stopped answering (see its error above)")
+    return event["value"]
+
+
 def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: float, pin: bool) -> dict:
     job = {
         "mode": "profile",
@@ -68,7 +75,7 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
         "duration": window,
         "inprocess": None,
     }
-    worker = Worker(job, timeout=60 + window)
+    worker = WorkerProcess(job, timeout=60 + window)
     ready = worker.wait_for("ready")
     if ready is None:
         raise RuntimeError(worker.outcome.error)
@@ -77,7 +84,7 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
         os.sched_setaffinity(ready["pid"], {target_cpu})
     log_ratios, samples = [], []
     try:
-        worker.request("profile")  # warm-up window, not counted
+        worker.request_event("profile")  # warm-up window, not counted
         for pair in range(pairs):
             times = {}
             for profiled in (True, False) if pair % 2 == 0 else (False, True):
@@ -86,11 +93,11 @@ def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: floa
                         find_py_spy(), ready["pid"], rate, native, "cpu", nonblocking, cpu=sampler_cpu
                     )
                     recording.wait_until_sampling()
-                    times[True] = worker.request("profile")
+                    times[True] = _seconds(worker.request_event("profile"))
                     stacks, _ = recording.stop()
                     samples.append(sum(stacks.values()))
                 else:
-                    times[False] = worker.request("profile")
+                    times[False] = _seconds(worker.request_event("profile"))
             log_ratios.append(math.log(times[True] / times[False]))
     finally:
         worker.close()
