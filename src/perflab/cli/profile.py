@@ -34,6 +34,7 @@ from perflab.profile.settings import (
     INPROCESS,
     NATIVE,
     OWN_CPU,
+    PERF_RUNS,
     PY_SPY,
     SHARED,
     ProfileSettings,
@@ -116,7 +117,7 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         type=whole_number(1),
         metavar="N",
         help=f"profiling runs (fresh processes) at least; the budget is split over them (default {DEFAULT_RUNS}; "
-        "a program: times it is run, default 1)",
+        f"a program: times it is run, default 1; a program under perf: default {PERF_RUNS})",
     )
     parser.add_argument(
         "--mode",
