@@ -8,9 +8,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from rich.console import Console
-
-from perflab import builtins, git
 from perflab.cli import compare
 from perflab.cli import run as run_verb
 from perflab.cli.support.options import (
@@ -26,6 +23,8 @@ from perflab.cli.support.options import (
 from perflab.option_types import seconds
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.queue.job_spec import JobSpec
 
 POLL_SECONDS = 2.0
@@ -133,6 +132,7 @@ def checked_label(label: str) -> str:
 
 
 def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
+    from perflab import builtins, git
     from perflab.queue.job_spec import JobSpec
 
     path = Path(name)

@@ -7,11 +7,11 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from perflab.cli.support.options import UsageError, say
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.bench.spec import Benchmark
     from perflab.profile.native_perf import NativeSettings
     from perflab.profile.session import ProfileOutcome
