@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import ipaddress
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,8 +55,6 @@ def _port(text: str) -> int:
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
-    import ipaddress
-
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
