@@ -5,7 +5,9 @@ Each trial starts the three commands once each, in a rotating order, as fresh pr
 way a user types them), and times each from spawn to exit with time.perf_counter. The figure is
 the median over trials with a 95% interval (a distribution-free interval for the median from
 order statistics, scipy.stats.binom), and the ratio perflab/pyperf from the per-trial ratios
-(same trial = same machine state).
+(same trial = same machine state). The target of issue 24 is perflab --help within 1.5 x pyperf's
+start-up; the modules each command imports (counted once, outside the timing, with
+``python -X importtime``) say where a regression comes from (tests/test_startup.py keeps the list).
 
     python benchmarks/startup.py --trials 40
     python benchmarks/startup.py --quick        # smoke run: 3 trials
@@ -23,6 +25,7 @@ import numpy as np
 from _common import conditions, format_load, machine
 from scipy import stats as scipy_stats
 
+TARGET_RATIO = 1.5  # issue 24: perflab --help at most 1.5 x python -m pyperf --help
 COMMANDS = {
     "perflab --help": [sys.executable, "-m", "perflab", "--help"],
     "perflab run --help": [sys.executable, "-m", "perflab", "run", "--help"],
@@ -39,10 +42,17 @@ def median_interval(values: list[float]) -> tuple[float, float, float]:
     return float(np.median(ordered)), float(ordered[max(low - 1, 0)]), float(ordered[min(high, n - 1)])
 
 
+def modules_imported(command: list[str]) -> int:
+    """How many modules ``command`` imports (lines of ``-X importtime``, the interpreter's own included)."""
+    done = subprocess.run([command[0], "-X", "importtime", *command[1:]], capture_output=True, text=True, check=True)
+    return sum(line.startswith("import time:") and "|" in line for line in done.stderr.splitlines()) - 1  # the header
+
+
 def main() -> int:
     arguments = _cli.parser(__doc__)
     _cli.add_trials(arguments, 40, "interleaved trials")
     args = _cli.parse(arguments, trials=3)
+    modules = {name: modules_imported(command) for name, command in COMMANDS.items()}
     before = conditions()
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
     names = list(COMMANDS)
@@ -59,6 +69,7 @@ def main() -> int:
         "method": "fresh process per command, rotating order, spawn to exit; median with order-statistic "
         "95% interval; ratio = median over trials of perflab/pyperf in the same trial",
         "seconds": {name: median_interval(values) for name, values in times.items()},
+        "modules imported": modules,
         "raw": times,
     }
     pyperf = np.array(times["python -m pyperf --help"])
@@ -67,10 +78,14 @@ def main() -> int:
     path = _cli.write_figure("startup", figure)
     print(f"start-up, {args.trials} trials each, interleaved ({format_load(before)} -> {format_load(after)}):")
     for name, (median, low, high) in figure["seconds"].items():
-        print(f"  {name:<26} {median * 1000:6.0f} ms  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]")
+        print(
+            f"  {name:<26} {median * 1000:6.0f} ms  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]"
+            f"  {modules[name]} modules imported"
+        )
     for name in ("perflab --help", "perflab run --help"):
         median, low, high = figure[f"ratio {name} / pyperf"]
-        print(f"  {name} / pyperf: x{median:.2f} [{low:.2f}-{high:.2f}]")
+        within = "within" if high <= TARGET_RATIO else "NOT within" if low > TARGET_RATIO else "undecided against"
+        print(f"  {name} / pyperf: x{median:.2f} [{low:.2f}-{high:.2f}] ({within} the x{TARGET_RATIO} target)")
     _cli.written(path)
     return 0 if all(math.isfinite(v[0]) for v in figure["seconds"].values()) else 1
 

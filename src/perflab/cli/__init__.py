@@ -14,7 +14,6 @@ import argparse
 import signal
 
 from perflab import __version__
-from perflab.bench.spec import BenchmarkFileError
 from perflab.cli import (
     bisect,
     check,
@@ -44,7 +43,6 @@ from perflab.cli.support.options import (
     examples_text,
     say,
 )
-from perflab.render.terminal.console import stderr_console
 
 # In the order ``perflab --help`` lists them.
 REGISTER = (
@@ -71,6 +69,10 @@ REGISTER = (
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Imported once parsed: --help, --version and usage errors need neither.
+    from perflab.bench.spec import BenchmarkFileError
+    from perflab.render.terminal.console import stderr_console
+
     err = stderr_console()
     terminated = _stop_on_sigterm()
     try:

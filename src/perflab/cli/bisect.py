@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import (
     EXIT_OK,
@@ -17,6 +16,9 @@ from perflab.cli.support.options import (
     timing_settings,
     write_output,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -10,9 +10,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from perflab.bench.loading import load_benchmark
 from perflab.cli.support.measuring import measure, measure_metrics, metric_names, metric_option, save_run
 from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
@@ -36,6 +33,8 @@ from perflab.cli.support.options import (
 from perflab.option_types import percentage, whole_number
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.analysis import gate
     from perflab.results.model import RunResult
 
@@ -92,6 +91,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab import metrics
     from perflab.analysis import gate
+    from perflab.bench.loading import load_benchmark
     from perflab.render import markdown
 
     path = resolve_benchmark(args.benchmark)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.support import command_options
 from perflab.cli.support.measuring import (
@@ -41,6 +40,9 @@ from perflab.cli.support.options import (
 )
 from perflab.option_types import whole_number
 from perflab.profile.settings import DEFAULT_SAMPLES, ProfileSettings
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -10,10 +10,8 @@ when g++ is here). ``--all`` runs every built-in; names choose some.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from perflab import builtins
 from perflab.cli.compare import write_report
 from perflab.cli.support.options import (
     EXIT_FAILURES,
@@ -27,6 +25,9 @@ from perflab.cli.support.options import (
     timing_options,
     timing_settings,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # Timing seconds per built-in, and values per worker: the intervals come from rounds (fresh
 # workers), so fewer values per worker give more rounds in a short budget (a 149 ms call, as
@@ -74,6 +75,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab import builtins
     from perflab.measure import ab_test
     from perflab.profile.settings import ProfileSettings
     from perflab.profile.side_profiles import Profiler, fastest_of_first_case
@@ -153,6 +155,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
 def _chosen(args: argparse.Namespace) -> list[str]:
     """The built-ins to run: the names given (checked), every one with --all, else DEMO_DEFAULT."""
+    from perflab import builtins
+
     known = builtins.names()
     if args.all and args.names:
         raise UsageError("demo: give built-in names or --all, not both")

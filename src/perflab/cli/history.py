@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from perflab.bench.loading import load_benchmark
 from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
@@ -17,6 +15,9 @@ from perflab.cli.support.options import (
     store_errors_are_bad_input,
     store_options,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -84,6 +85,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
 def benchmark_name(text: str) -> tuple[str, Path | None]:
     """A benchmark file (or built-in) gives its declared name; anything else is a stored name."""
+    from perflab.bench.loading import load_benchmark
+
     try:
         path = resolve_benchmark(text)
     except UsageError:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import (
     EXIT_OK,
@@ -16,6 +15,9 @@ from perflab.cli.support.options import (
     store_errors_are_bad_input,
     store_options,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.support import program_profile
 from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, say, write_output
 from perflab.isolate import DEFAULT_CALLS, DEFAULT_MAX_BYTES
 from perflab.option_types import whole_number
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, db_path, say, store_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -28,6 +28,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
     from perflab.queue import tasks
     from perflab.render.terminal.console import stdout_console
     from perflab.results.store import StoreError

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-
-from perflab import builtins
 from perflab.cli.support.options import EXIT_OK, add_verb
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -17,6 +17,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    from rich.markup import escape
+
+    from perflab import builtins
     from perflab.render.terminal.console import stdout_console
 
     out = stdout_console()

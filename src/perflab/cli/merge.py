@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import UsageError, add_verb, check_outputs
 from perflab.cli.support.profile_views import OUTPUTS, Views, report, view_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

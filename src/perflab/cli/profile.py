@@ -9,9 +9,6 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from perflab.bench.loading import load_benchmark
 from perflab.cli.support import native_profile, program_profile
 from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
@@ -25,7 +22,6 @@ from perflab.cli.support.options import (
 )
 from perflab.cli.support.profile_views import OUTPUTS, Views, report, view_options
 from perflab.option_types import seconds, whole_number
-from perflab.profile.native_perf import is_command
 from perflab.profile.settings import (
     AUTO,
     DEFAULT_RATE,
@@ -34,12 +30,15 @@ from perflab.profile.settings import (
     INPROCESS,
     NATIVE,
     OWN_CPU,
+    PERF_RUNS,
     PY_SPY,
     SHARED,
     ProfileSettings,
 )
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.cli.support.measuring import Saved
     from perflab.profile.model import Profile
     from perflab.results.model import RunResult
@@ -116,7 +115,7 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         type=whole_number(1),
         metavar="N",
         help=f"profiling runs (fresh processes) at least; the budget is split over them (default {DEFAULT_RUNS}; "
-        "a program: times it is run, default 1)",
+        f"a program: times it is run, default 1; a program under perf: default {PERF_RUNS})",
     )
     parser.add_argument(
         "--mode",
@@ -149,6 +148,8 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.bench.loading import load_benchmark
+    from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
     if args.native_command:
@@ -205,6 +206,8 @@ def after_run(
 ) -> int:
     """``run --profile``: profile each measured (case, contender) after timing, keeping each profile
     next to the stored run (``saved``) for ``perflab history``; the worst exit code."""
+    from perflab.bench.loading import load_benchmark
+    from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
     wanted = args.profile or args.profile_dir or args.profile_native or args.profile_samples is not None

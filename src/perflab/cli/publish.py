@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, store_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from perflab.bench.loading import load_benchmark
 from perflab.cli import profile as profile_verb
 from perflab.cli.support import command_options
 from perflab.cli.support.measuring import (
@@ -34,6 +32,9 @@ from perflab.cli.support.options import (
     timing_settings,
     write_outputs,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -68,6 +69,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab.bench.loading import load_benchmark
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
 

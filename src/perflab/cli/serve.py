@@ -7,11 +7,12 @@ import importlib.util
 import ipaddress
 import os
 from pathlib import Path
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 TOKEN_VAR = "PERFLAB_TOKEN"
 
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if path is None:
         return EXIT_BAD_INPUT
     import uvicorn
+    from rich.markup import escape
 
     from perflab.web.app import LOOPBACK_HOSTS, ServeSettings, create_app
 

@@ -8,15 +8,23 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from rich.console import Console
-
-from perflab import builtins, git
 from perflab.cli import compare
 from perflab.cli import run as run_verb
-from perflab.cli.support.options import EXIT_FAILURES, EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.cli.support.options import (
+    EXIT_FAILURES,
+    EXIT_OK,
+    UsageError,
+    add_verb,
+    db_path,
+    say,
+    store_errors_are_bad_input,
+    store_options,
+)
 from perflab.option_types import seconds
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.queue.job_spec import JobSpec
 
 POLL_SECONDS = 2.0
@@ -61,7 +69,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="wait up to SECONDS for the jobs to end (CI); exit 1 if one failed or did not end in time",
     )
     store_options(parser, saves=False)
-    parser.set_defaults(handler=run)
+    # A store that cannot be reached (no PostgreSQL there) is one line, while submitting or waiting.
+    parser.set_defaults(handler=store_errors_are_bad_input(run))
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
@@ -123,6 +132,7 @@ def checked_label(label: str) -> str:
 
 
 def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
+    from perflab import builtins, git
     from perflab.queue.job_spec import JobSpec
 
     path = Path(name)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import platform
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from perflab.cli.submit import checked_label
 from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, db_path, store_options
 from perflab.option_types import seconds
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -37,14 +37,15 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="heartbeat interval; a worker silent for 3 heartbeats has its job run elsewhere (default: 10)",
     )
-    parser.add_argument(
-        "--name", default=platform.node(), help="this worker's name in the queue (default: the host name)"
-    )
+    parser.add_argument("--name", help="this worker's name in the queue (default: the host name)")
     store_options(parser, saves=False)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    import logging
+    import platform
+
     from perflab.queue import tasks
     from perflab.queue.execute import Worker
     from perflab.results.store import StoreError
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     logging.getLogger("perflab.worker").setLevel(logging.INFO)
     worker = Worker(url, Path(args.cache), platform.node())
     try:
-        tasks.run_worker(url, label, worker, args.heartbeat, args.name)
+        tasks.run_worker(url, label, worker, args.heartbeat, args.name or platform.node())
     except (tasks.QueueError, StoreError) as error:
         raise UsageError(str(error)) from None
     return EXIT_OK

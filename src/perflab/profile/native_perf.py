@@ -27,7 +27,7 @@ from perflab.bench.commands import CommandSetup
 from perflab.bench.spec import Benchmark
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
-from perflab.profile.settings import DEFAULT_SAMPLES
+from perflab.profile.settings import DEFAULT_SAMPLES, PERF_RUNS
 
 CALL_GRAPHS = ("dwarf", "fp")
 DEFAULT_RATE = 999  # Hz: an odd rate, so that sampling does not beat with periodic work
@@ -49,7 +49,7 @@ class NativeProfilerUnavailable(Exception):
 @dataclass(frozen=True)
 class NativeSettings:
     samples: int = DEFAULT_SAMPLES[False]  # over all runs
-    runs: int = 5  # at least: perf runs of the program (each a fresh process)
+    runs: int = PERF_RUNS
     rate: int = DEFAULT_RATE
     call_graph: str = "dwarf"  # "fp" needs programs built with frame pointers
     max_time: float = 300.0  # seconds for all runs

@@ -26,6 +26,7 @@ DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case 
 # runs of fewer samples narrow a share's t interval (t quantile 2.78 with 5 runs, 2.36 with 8) for
 # ~0.13 s of py-spy start and stop per run at 1 kHz (json_dumps, benchmarks/profile_speed.py).
 DEFAULT_RUNS = 8
+PERF_RUNS = 5  # perf runs of a native program at least (perflab.profile.native_perf), each a fresh process
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
 # (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95

@@ -14,7 +14,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from perflab.bench import command_line_benchmark
 from perflab.cli.support.options import UsageError, resolve_benchmark, whole_number
 
 
@@ -45,6 +44,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def benchmark_path(args: argparse.Namespace) -> Path:
     """The benchmark file to measure: the one named, or one written for ``--command``."""
+    from perflab.bench import command_line_benchmark
+
     if not args.command:
         if args.benchmark is None:
             raise UsageError("give a benchmark file (or a built-in's name), or programs with --command")

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-
 from perflab.cli.support.options import UsageError, db_path, names, say, writing
-from perflab.measure.settings import Settings
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.bench.spec import Benchmark
+    from perflab.measure.settings import Settings
     from perflab.metrics import Measured
     from perflab.results.model import RunResult
 
@@ -137,6 +136,8 @@ def save_run(
     """Keep the run in the database (unless --no-store). If the database refuses it, or an output
     file could not be written (``failed_outputs``, by option), the run is also written to a
     ``perflab-unsaved-*.json`` file, so that nothing measured is lost, and the user is told where."""
+    from rich.markup import escape
+
     from perflab.results.store import Store, StoreError
 
     failed_outputs = failed_outputs or {}

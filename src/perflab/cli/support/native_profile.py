@@ -7,11 +7,11 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from perflab.cli.support.options import UsageError, say
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.bench.spec import Benchmark
     from perflab.profile.native_perf import NativeSettings
     from perflab.profile.session import ProfileOutcome
@@ -46,13 +46,13 @@ def profile_command_line(args: argparse.Namespace, err: Console) -> ProfileOutco
 
 def settings_from(args: argparse.Namespace) -> NativeSettings:
     """``perflab profile``'s sampling options, for perf."""
-    from perflab.profile.native_perf import DEFAULT_RATE, NativeSettings
-    from perflab.profile.settings import DEFAULT_SAMPLES
+    from perflab.profile.native_perf import NativeSettings
 
+    # An option not given (None) keeps perf's default from NativeSettings: its full sample budget
+    # (perf does not stop the program), its runs and its rate.
+    given = {"samples": args.samples, "runs": args.runs, "rate": args.rate}
     return NativeSettings(
-        samples=args.samples or DEFAULT_SAMPLES[False],  # perf does not stop the program: the full budget
-        runs=args.runs,
-        rate=args.rate or DEFAULT_RATE,
+        **{name: value for name, value in given.items() if value is not None},
         call_graph=args.call_graph,
         max_time=args.max_time,
         timeout=args.timeout,

@@ -1,8 +1,9 @@
 """What the verbs of the command line share: errors and exit codes, option validators, the shared
 options (timing, store, outputs) and the typed settings they become.
 
-A leaf of the cli package: every verb module imports it, it imports no verb module. Heavy
-libraries (scipy, numpy, Hypothesis) are not imported here, so that ``--help`` stays fast.
+A leaf of the cli package: every verb module imports it, it imports no verb module. What only a
+verb's handler needs (rich, the settings classes, the built-ins) is imported where it is used, so
+that ``--help`` imports the parser and nothing more (tests/test_startup.py).
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from perflab import builtins, pyperformance_benchmarks
-from perflab.measure.settings import Settings
 from perflab.option_types import percentage, seconds, whole_number
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from perflab.measure.settings import Settings
     from perflab.results.model import RunResult
 
 EXIT_OK, EXIT_FAILURES, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
@@ -72,6 +72,8 @@ def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, 
 
 def resolve_benchmark(name_or_path: str) -> Path:
     """A path to a benchmark file (or pyperf script), ``pyperformance:NAME``, or a built-in's name."""
+    from perflab import builtins, pyperformance_benchmarks
+
     path = Path(name_or_path)
     if path.is_file():
         return path.resolve()
@@ -156,6 +158,8 @@ def allow_skipped_option(parser: argparse.ArgumentParser) -> None:
 
 
 def timing_settings(args: argparse.Namespace) -> Settings:
+    from perflab.measure.settings import Settings
+
     return Settings(
         precision=args.precision,
         max_time=args.max_time,
@@ -288,7 +292,7 @@ def exit_code(result: RunResult, err: Console, allow_skipped: bool) -> int:
 
 # ---- errors from the store and results files ----------------------------------------------------
 
-Handler = Callable[[argparse.Namespace, Console], int]
+Handler = Callable[[argparse.Namespace, "Console"], int]
 
 
 def store_errors_are_bad_input(handler: Handler) -> Handler:

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from perflab.cli.support.options import (
     EXIT_FAILURES,
     EXIT_INTERRUPTED,
@@ -22,6 +20,8 @@ from perflab.cli.support.options import (
 from perflab.option_types import whole_number
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.profile.model import Profile
     from perflab.profile.session import ProfileOutcome
     from perflab.profile.shares import FrameShare

@@ -11,12 +11,12 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from perflab.cli.support.options import UsageError, say
 from perflab.option_types import seconds, whole_number
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from perflab.profile.session import ProfileOutcome
 
 
