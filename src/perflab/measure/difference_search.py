@@ -8,14 +8,18 @@ perflab.measure.equivalence does for the declared cases.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from perflab.bench.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
 from perflab.measure.equivalence import not_installed
-from perflab.measure.launcher import JobOutcome
-from perflab.results.model import EQUIVALENT, ERROR, INVALID, NOT_EQUIVALENT, SKIPPED
+from perflab.measure.launcher import JobOutcome, run_job
+from perflab.measure.parallel_checks import side_by_side
+from perflab.measure.sides import Side
+from perflab.results.model import EQUIVALENT, ERROR, FUZZING_CASE, INVALID, NOT_EQUIVALENT, SKIPPED, Equivalence
 
 DEFAULT_EXAMPLES = 200  # generated inputs per contender: seconds, not minutes, for most operations
 DEFAULT_SEED = 0  # fixed: the same run finds the same counterexample
@@ -89,3 +93,39 @@ def fuzz_contender(
         report["calls"],
         report["notes"],
     )
+
+
+def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES) -> list[Equivalence]:
+    """Fuzz every contender of ``sides`` (contenders of one file; ``sides[0]`` is the reference)
+    side by side, one worker each: the verdicts, under case FUZZING_CASE, that ``run`` and
+    ``compare`` put beside the declared cases'."""
+    reference = sides[0]
+    fuzzed = side_by_side(
+        [
+            functools.partial(
+                fuzz_contender,
+                side.file,
+                side.contender,
+                reference.contender,
+                functools.partial(_run_on, side, timeout),
+                examples=examples,
+            )
+            for side in sides[1:]
+        ]
+    )
+    verdicts = []
+    for side, found in zip(sides[1:], fuzzed):
+        difference = found.difference
+        if found.status in INVALID:
+            difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
+        notes = "; ".join(found.notes) or None
+        if found.status == EQUIVALENT:
+            notes = f"{found.examples_run} generated inputs and {found.calls} stateful calls agree" + (
+                f"; {notes}" if notes else ""
+            )
+        verdicts.append(Equivalence(FUZZING_CASE, side.name, found.status, difference, notes))
+    return verdicts
+
+
+def _run_on(side: Side, timeout: float, job: dict[str, Any]) -> JobOutcome:
+    return run_job(job, timeout, side.python)
