@@ -57,6 +57,7 @@ PATTERNS = {
     "interleaved": "calls interleaved with different inputs",
     "id-reuse": "equal copies created and dropped in turn (ids reused)",
     "state": "state kept between calls (generated inputs)",  # a fresh set-up agrees
+    "overwritten": "an earlier output changed by a later call",  # checked during "in-turn"
 }
 STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
 _REPR_LIMIT = 300  # characters of an input shown in a counterexample
@@ -175,6 +176,8 @@ class _Fuzzer:
         self.report = Report()
         self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
         self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
+        self.last_output: Any = None  # the contender's output of the last call compared
+        self.held = _HeldOutputs()
 
     # --- the primitives: one reference output, one contender call compared with it ----------
 
@@ -208,6 +211,7 @@ class _Fuzzer:
         difference = self.difference(expected, argument, contender)
         if difference:
             return None, difference
+        self.held.hold(expected, self.last_output)
         mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
         return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
 
@@ -226,7 +230,7 @@ class _Fuzzer:
     def difference(self, expected: Any, argument: Any, contender: Callable | None = None) -> str | None:
         """How the contender's output on ``argument`` differs from ``expected``, or None."""
         try:
-            actual = (contender or self.contender)(argument)
+            actual = self.last_output = (contender or self.contender)(argument)
         except Exception as error:
             return f"the contender raised {type(error).__name__}: {error} (the reference returned a value)"
         try:
@@ -397,6 +401,9 @@ class _Fuzzer:
             self.check_seconds[position] = time.perf_counter() - started
             if difference and report:
                 return self.found(difference, f"{label}: {_short(value)}", "in-turn", status)
+            overwritten = self.held.overwritten()
+            if overwritten and report:
+                return self.found(overwritten, f"{label}: {_short(value)}", "overwritten")
         return None
 
     def quickest(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -516,6 +523,40 @@ class _Fuzzer:
             except _OutsideDomain:
                 continue
         return usable
+
+
+class _HeldOutputs:
+    """The last outputs the contender and the reference gave, each with a snapshot taken right
+    after its call: a contender returning a view of a buffer that its next call overwrites passes
+    the comparison made right after the call, and shows here when a later call changes it. The
+    reference doing the same (an API that documents it) makes it acceptable."""
+
+    KEPT = 8  # outputs held: a buffer is usually overwritten by the very next call
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, Any, Any, Any, Any]] = []  # (call, reference's, snapshot, contender's, snapshot)
+        self.calls = 0
+
+    def hold(self, expected: Any, actual: Any) -> None:
+        self.calls += 1
+        try:
+            entry = (self.calls, expected, integrity.snapshot(expected), actual, integrity.snapshot(actual))
+        except Exception:  # neither pickled nor deep-copied: nothing to compare later
+            return
+        self.entries = [*self.entries, entry][-self.KEPT :]
+
+    def overwritten(self) -> str | None:
+        """How an earlier output of the contender changed since its call, or None."""
+        for call, expected, expected_then, actual, actual_then in self.entries:
+            change = integrity.changed(actual_then, actual)
+            if change is not None and integrity.changed(expected_then, expected) is None:
+                later = self.calls - call
+                return (
+                    f"the output of an earlier call changed after {later} later call{'s' * (later > 1)} "
+                    f"(the reference's did not): {change} (then != now); it is a view of state the "
+                    "contender reuses"
+                )
+        return None
 
 
 def json_values(st: Any, allow_nan: bool) -> Any:
