@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from perflab.bench.worker import derived_strategies, integrity
@@ -83,6 +83,8 @@ def test_sharing_inside_fresh_containers_is_found_with_its_place():
         (ValueError("bad"), UnicodeDecodeError("utf-8", b"x", 0, 1, "r"), "same", None),  # a subclass
         (KeyError("k"), IndexError("i"), "same", None),  # both LookupError
         (AttributeError("a"), TypeError("t"), "same", None),  # both "wrong type"
+        (TypeError("garbage"), ValueError("no"), "same", None),  # no caller relies on the type for garbage
+        (TypeError("garbage"), None, "same", "returned a value"),
         (ValueError("bad"), TypeError("no"), "any", None),
         (ValueError("bad"), None, "any", "returned a value"),
         (ValueError("bad"), None, "ignore", None),
@@ -116,6 +118,30 @@ def test_records_keep_their_keys_and_ints_their_magnitude(data):
     assert value is None or (
         set(value) == {"name", "age"} and isinstance(value["name"], str) and abs(value["age"]) <= 2 * 36 + 10
     ), value
+
+
+def test_lists_of_floats_include_a_large_offset_with_a_tiny_spread():
+    """Where summing squares loses every digit: free float draws almost never land there."""
+    found = find(
+        shapes([[0.5, 1.5, 2.5]]),
+        lambda v: (
+            isinstance(v, list)
+            and len(v) > 2
+            and all(isinstance(x, float) and x > 1e8 for x in v)
+            and max(v) - min(v) < 2
+        ),
+        settings=settings(database=None, max_examples=2000),
+    )
+    assert len(found) == 3
+
+
+def test_integers_inside_data_reach_the_machine_width_limits():
+    found = find(
+        shapes([[3, 70, 12]]),
+        lambda v: isinstance(v, list) and 2**63 in v,
+        settings=settings(database=None, max_examples=2000),
+    )
+    assert found == [2**63]
 
 
 DRAW_FROM_A_SET = """

@@ -53,7 +53,7 @@ def test_a_view_into_a_buffer_the_next_call_overwrites_is_caught(bench_file):
     found = fuzz(bench_file(RUNNING_TOTALS), "into_buffer")
     assert found.status == NOT_EQUIVALENT, found
     assert found.pattern == "overwritten"
-    assert "the output of an earlier call changed after 1 later call" in found.difference
+    assert "the output of an earlier call changed after" in found.difference
 
 
 def test_a_copy_out_of_the_buffer_is_equivalent(bench_file):

@@ -77,6 +77,9 @@ class Equivalence:
     difference: str | None = None  # first difference, or the error
     note: str | None = None  # e.g. "equal as JSON; bytes differ: compact separators"
     comparator: str | None = None
+    # Of an equivalent fuzzing verdict: what it rests on (generated_inputs, stateful_calls,
+    # rejected_inputs, largest_input and declared_largest in items, unrun_lines of the contender).
+    evidence: dict[str, Any] | None = None
 
 
 EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (

@@ -163,13 +163,20 @@ def _mutate(value: Any) -> bool:
 
 def error_difference(expected: BaseException, actual: BaseException | None, policy: str) -> str | None:
     """Where the reference raised ``expected``: why the contender's ``actual`` (None: it returned a
-    value) is not the same behaviour under ``policy`` ("same", "any" or "ignore"), or None."""
+    value) is not the same behaviour under ``policy`` ("same", "any" or "ignore"), or None.
+
+    "same": the contender must raise, and a related exception where the reference's is part of
+    its contract (a ValueError for a bad port: callers catch it). A TypeError or AttributeError
+    from the reference says only that the input is of a type the operation does not take
+    (garbage: None, a str among ints); no caller relies on which exception that gives, so any
+    exception from the contender is the same behaviour there.
+    """
     if policy == ERRORS_IGNORE:
         return None
     raised = f"the reference raised {type(expected).__name__}: {_one_line(expected)}"
     if actual is None:
         return f"{raised}, the contender returned a value (it accepts input the reference rejects)"
-    if policy == ERRORS_ANY or related(type(expected), type(actual)):
+    if policy == ERRORS_ANY or related(type(expected), type(actual)) or isinstance(expected, _WRONG_TYPE):
         return None
     return (
         f"{raised}, the contender raised the unrelated {type(actual).__name__}: {_one_line(actual)} "

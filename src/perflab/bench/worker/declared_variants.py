@@ -1,0 +1,72 @@
+"""Generated inputs at the declared cases' full size, and at the boundaries optimizations miss.
+
+Generated inputs are small (a few dozen items, a couple hundred characters) so that they stay
+quick to check, but the declared cases are often kilobytes: a contender that looks only at a
+prefix, or one wrong only past a power-of-two length, passes on small inputs and on the declared
+cases alike. Here each declared input is changed a little at its full size (one item changed at
+the start, the middle, the end or anywhere; cut to a length around a power of two; extended past
+its size), and integers inside data are drawn at the machine-width limits (2**31, 2**32, 2**63,
+2**64, each +-1) where fixed-width arithmetic overflows.
+
+Standard library only at import time; ``st`` is hypothesis.strategies, passed in by perflab.bench.worker.fuzz.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+_MAX_ITEMS = 100_000  # declared inputs larger than this are left to the declared-case check
+# What text the declared cases rarely hold and real text does: NUL, a non-ASCII letter, a line
+# separator, a character outside the BMP, a quote.
+_STRANGER_CHARACTERS = "\x00\u00e9\u2028\U0001f600'"
+WIDTH_LIMITS = sorted(
+    {sign * (2**bits + delta) for bits in (31, 32, 63, 64) for delta in (-1, 0, 1) for sign in (1, -1)}
+)
+
+
+def around_declared(st: Any, values: list[Any], vary: Callable[[Any], Any]) -> Any | None:
+    """Full-size variants of the declared sequences (str, bytes, list, tuple) in ``values``, or None
+    when there is none of a size worth varying. ``vary(item)``: another item of the same type, or
+    None (perflab.bench.worker.fuzz.variant)."""
+    usable = [
+        value for value in values if isinstance(value, (str, bytes, list, tuple)) and 1 < len(value) <= _MAX_ITEMS
+    ]
+    if not usable:
+        return None
+    return st.sampled_from(usable).flatmap(lambda value: _around(st, value, vary))
+
+
+def _around(st: Any, value: Any, vary: Callable[[Any], Any]) -> Any:
+    size = len(value)
+    cuts = sorted({n for k in range(size.bit_length() + 1) for n in (2**k - 1, 2**k, 2**k + 1) if 0 <= n < size})
+    # A cut is also changed: the declared items may cancel out at exactly 2**k (XOR of 0..63 is 0).
+    cut = st.sampled_from(cuts).flatmap(lambda n: st.just(value[:n]) | _changed(st, value[:n], vary))
+    extended = st.integers(1, size).map(lambda n: value + value[:n])
+    return _changed(st, value, vary) | cut | extended
+
+
+def _changed(st: Any, value: Any, vary: Callable[[Any], Any]) -> Any:
+    """``value`` with one item changed: at the start, the middle, the end or anywhere."""
+    size = len(value)
+    if not size:
+        return st.just(value)
+    places = st.sampled_from([0, size // 2, size - 1]) | st.integers(0, size - 1)
+    return st.tuples(places, st.integers(0, len(_STRANGER_CHARACTERS))).map(
+        lambda drawn: _with_item_changed(value, drawn[0], drawn[1], vary)
+    )
+
+
+def _with_item_changed(value: Any, index: int, kind: int, vary: Callable[[Any], Any]) -> Any:
+    """``value`` with the item at ``index`` changed: to a neighbour of the same kind (``kind`` 0),
+    or, in text, to the kind-th of _STRANGER_CHARACTERS (in bytes, its first UTF-8 byte)."""
+    if isinstance(value, str):
+        new = _STRANGER_CHARACTERS[kind - 1] if kind else chr(ord(value[index]) ^ 1)
+        return value[:index] + new + value[index + 1 :]
+    if isinstance(value, bytes):
+        new_byte = _STRANGER_CHARACTERS[kind - 1].encode()[0] if kind else value[index] ^ 1
+        return value[:index] + bytes([new_byte]) + value[index + 1 :]
+    items = list(value)
+    changed = vary(items[index])
+    items[index] = items[index] if changed is None else changed
+    return tuple(items) if isinstance(value, tuple) else items
