@@ -48,6 +48,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perflab.bench.arrays import is_array
 from perflab.bench.comparators import Comparator, ExactComparator
 from perflab.bench.worker import contender_lines, declared_variants, derived_strategies, integrity, rejected_inputs
 
@@ -747,6 +748,9 @@ def _pick_generated(values: list[Any]) -> list[Any]:
 
 
 def _size(value: Any) -> int:
+    """Items of a container, characters of text, elements of an array; 0 for anything else."""
+    if is_array(value):
+        return int(value.size)
     return len(value) if isinstance(value, (list, tuple, str, bytes, dict)) else 0
 
 
@@ -754,7 +758,7 @@ def _cut(value: Any, size: int) -> Any:
     """``value``'s first ``size`` items (a dict's first ``size`` keys), or ``value`` if not a container."""
     if isinstance(value, dict):
         return dict(itertools.islice(value.items(), size))
-    return value[:size] if isinstance(value, (list, tuple, str, bytes)) else value
+    return value[:size] if isinstance(value, (list, tuple, str, bytes)) or is_array(value) else value
 
 
 def _cache_directory() -> Path:
