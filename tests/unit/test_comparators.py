@@ -75,3 +75,17 @@ def test_function_comparator_false_shows_the_first_difference():
 def test_unknown_compare_spec_is_refused():
     with pytest.raises(ValueError, match="compare='fuzzy'"):
         resolve_comparator("fuzzy")
+
+
+def test_a_mapping_in_another_key_order_is_a_different_value():
+    from collections import OrderedDict
+
+    difference = first_difference({"a": 1, "b": 2}, {"b": 2, "a": 1})
+    assert difference is not None and "same keys in another order: key 0 is 'a' != 'b'" in difference
+    assert first_difference([OrderedDict(x=1, y=2)], [OrderedDict(y=2, x=1)]) is not None
+    assert not ExactComparator().check({"a": 1, "b": 2}, {"b": 2, "a": 1}).equivalent
+
+
+def test_sets_and_json_objects_stay_order_free():
+    assert first_difference({"b", "a", "c"}, {"c", "a", "b"}) is None
+    assert JsonComparator().check('{"a": 1, "b": 2}', '{"b": 2, "a": 1}').equivalent

@@ -4,7 +4,7 @@ error-behaviour and hash-seed checks in real worker processes."""
 import functools
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 from support.integrity_shared import shapes
 
@@ -75,6 +75,8 @@ def test_sharing_inside_fresh_containers_is_found_with_its_place():
         (ValueError("bad"), UnicodeDecodeError("utf-8", b"x", 0, 1, "r"), "same", None),  # a subclass
         (KeyError("k"), IndexError("i"), "same", None),  # both LookupError
         (AttributeError("a"), TypeError("t"), "same", None),  # both "wrong type"
+        (TypeError("garbage"), ValueError("no"), "same", None),  # no caller relies on the type for garbage
+        (TypeError("garbage"), None, "same", "returned a value"),
         (ValueError("bad"), TypeError("no"), "any", None),
         (ValueError("bad"), None, "any", "returned a value"),
         (ValueError("bad"), None, "ignore", None),
@@ -92,6 +94,30 @@ def test_a_list_of_floats_gives_lists_of_floats_or_deliberately_invalid_inputs(d
     valid = isinstance(value, list) and all(isinstance(x, float) for x in value)
     invalid = value is None or (isinstance(value, list) and any(x is None or x == "?" for x in value))
     assert valid or invalid, value
+
+
+def test_lists_of_floats_include_a_large_offset_with_a_tiny_spread():
+    """Where summing squares loses every digit: free float draws almost never land there."""
+    found = find(
+        shapes([[0.5, 1.5, 2.5]]),
+        lambda v: (
+            isinstance(v, list)
+            and len(v) > 2
+            and all(isinstance(x, float) and x > 1e8 for x in v)
+            and max(v) - min(v) < 2
+        ),
+        settings=settings(database=None, max_examples=2000),
+    )
+    assert len(found) == 3
+
+
+def test_integers_inside_data_reach_the_machine_width_limits():
+    found = find(
+        shapes([[3, 70, 12]]),
+        lambda v: isinstance(v, list) and 2**63 in v,
+        settings=settings(database=None, max_examples=2000),
+    )
+    assert found == [2**63]
 
 
 def test_a_type_that_cannot_be_generated_falls_back():

@@ -1,7 +1,7 @@
 """How a contender's output is compared with the reference's output.
 
 A comparator answers: are these two outputs the same, and if not, where is the first difference?
-Four kinds come built in: ``"exact"`` (equal values, equal types), ``"lines"`` (the same lines in any order), ``"json"`` (both outputs parse
+Four kinds come built in: ``"exact"`` (equal values, equal types, mappings in the same key order), ``"lines"`` (the same lines in any order), ``"json"`` (both outputs parse
 as JSON to the same value; differing bytes are noted, not failed) and a user function
 ``f(reference_output, output) -> bool`` (it may also raise AssertionError with a message).
 
@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from perflab.bench.arrays import array_difference, is_array
 
 _SNIPPET = 30  # characters of context shown either side of a first difference
 
@@ -34,7 +36,9 @@ class Comparator:
 
 
 class ExactComparator(Comparator):
-    """Outputs must be equal and of the same types (1 != 1.0 != True; NaN equals NaN)."""
+    """Outputs must be equal and of the same types (1 != 1.0 != True; NaN equals NaN), mappings
+    with their keys in the same order (sets in any order), NumPy arrays of the same shape, dtype
+    and values (NaN equal to NaN at the same place)."""
 
     name = "exact"
 
@@ -53,7 +57,7 @@ class JsonComparator(Comparator):
             expected_value, actual_value = _parse_json(expected), _parse_json(actual)
         except ValueError as error:
             return Outcome(False, f"output is not valid JSON: {error}")
-        difference = first_difference(expected_value, actual_value)
+        difference = first_difference(expected_value, actual_value, ordered=False)  # JSON objects: any order
         if difference is not None:
             return Outcome(False, f"parsed values differ {difference}")
         return Outcome(True, note=_byte_differences(expected, actual))
@@ -106,8 +110,14 @@ def resolve_comparator(compare: Any) -> Comparator:
     raise ValueError(f"compare={compare!r}: use 'exact', 'json', 'lines' or a function(reference, output)")
 
 
-def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
-    """Describe the first place where two values differ, or None when they are the same."""
+def first_difference(expected: Any, actual: Any, path: str = "", ordered: bool = True) -> str | None:
+    """Describe the first place where two values differ, or None when they are the same.
+
+    A mapping's key order is part of its value (``ordered``, the default): iterating it, printing
+    it or serializing it shows the order, and an order that follows set or dict hashing changes
+    with the hash seed. ``ordered=False`` compares mappings as JSON objects (any key order). Sets
+    are compared as sets, in any order.
+    """
     where = f"at {path}: " if path else ""
     if type(expected) is not type(actual):
         return (
@@ -122,20 +132,39 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
         for key in expected:
             if key not in actual:
                 return f"{where}key {key!r} missing"
-            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]")
+            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]", ordered)
             if inner:
                 return inner
         extra = [key for key in actual if key not in expected]
-        return f"{where}unexpected key {extra[0]!r}" if extra else None
+        if extra:
+            return f"{where}unexpected key {extra[0]!r}"
+        return _key_order_difference(expected, actual, where) if ordered else None
     if isinstance(expected, (list, tuple)):
         for index, (left, right) in enumerate(zip(expected, actual)):
-            inner = first_difference(left, right, f"{path}[{index}]")
+            inner = first_difference(left, right, f"{path}[{index}]", ordered)
             if inner:
                 return inner
         if len(expected) != len(actual):
             return f"{where}length {len(expected)} != {len(actual)}"
         return None
-    return None if expected == actual else f"{where}{_short(expected)} != {_short(actual)}"
+    if is_array(expected):
+        return array_difference(expected, actual, where)
+    try:
+        same = bool(expected == actual)
+    except Exception as error:  # == gave no truth value (an array-like), or raised
+        return f"{where}{type(expected).__name__} values cannot be compared with == ({type(error).__name__}: {error})"
+    return None if same else f"{where}{_short(expected)} != {_short(actual)}"
+
+
+def _key_order_difference(expected: dict, actual: dict, where: str) -> str | None:
+    """The first position where two mappings with the same keys list them in another order."""
+    for index, (left, right) in enumerate(zip(expected, actual)):
+        if left != right:
+            return (
+                f"{where}same keys in another order: key {index} is {_short(left)} != {_short(right)} "
+                f"(order {_short(list(expected))} vs {_short(list(actual))})"
+            )
+    return None
 
 
 def _sequence_difference(expected: str | bytes, actual: str | bytes) -> str:

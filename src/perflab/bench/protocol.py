@@ -303,6 +303,10 @@ class FuzzEvent(TypedDict):
     outside_domain: int
     status: str | None
     calls: int
+    rejected_compared: int  # inputs the reference rejected on which the contender's errors were compared
+    largest_input: int  # items of the largest input compared
+    declared_largest: int  # items of the largest declared case input
+    unrun_lines: list[int]  # lines of the contender no checked input executed
     notes: list[str]
 
 

@@ -30,6 +30,7 @@ from perflab.cli.support.options import (
     check_outputs,
     db_path,
     exit_code,
+    fuzz_option,
     names,
     say,
     store_options,
@@ -77,11 +78,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="with --rev/--python: the contender to run on each side (default the reference)",
     )
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
-    parser.add_argument(
-        "--no-fuzz",
-        action="store_true",
-        help="skip generated inputs (stateful call patterns on the declared cases still run)",
-    )
+    fuzz_option(parser)
     timing_options(parser)
     allow_skipped_option(parser)
     parser.add_argument("--json", metavar="FILE", help="write the results (perflab.results/2)")

@@ -26,6 +26,7 @@ from perflab.cli.support.options import (
     check_outputs,
     db_path,
     exit_code,
+    fuzz_option,
     select,
     store_options,
     timing_options,
@@ -56,6 +57,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="only these contenders (repeat or comma-separate); the reference is always kept",
     )
+    fuzz_option(parser)
     timing_options(parser)
     allow_skipped_option(parser)
     parser.add_argument(
@@ -89,7 +91,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     settings = timing_settings(args)
     if args.warmup is not None:
         settings.warmups = args.warmup
-    result = measure(path, benchmark, cases, contenders, settings, err)
+    from perflab.measure.difference_search import DEFAULT_EXAMPLES
+
+    result = measure(path, benchmark, cases, contenders, settings, err, 0 if args.no_fuzz else DEFAULT_EXAMPLES)
     results_terminal.render(result, stdout_console())
     metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))
     failed = write_outputs(

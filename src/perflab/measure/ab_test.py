@@ -10,7 +10,6 @@ everything interleaved.
 from __future__ import annotations
 
 import contextlib
-import functools
 import shutil
 import subprocess
 import time
@@ -18,15 +17,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.bench.protocol import DescribeEvent, Job, describe_job
+from perflab.bench.protocol import DescribeEvent, describe_job
 from perflab.measure import difference_search, metadata
-from perflab.measure.launcher import JobOutcome, run_job
-from perflab.measure.parallel_checks import side_by_side
+from perflab.measure.launcher import run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots
-from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, Equivalence, RunResult
+from perflab.results.model import RunResult
 
 
 class CompareError(Exception):
@@ -60,7 +58,11 @@ def compare(request: Request, listener: Listener) -> RunResult:
         names = {side.name: _describe(side, request.settings) for side in sides}
         cases = _common_cases(request.cases, names)[: request.case_limit]
         fuzz_started = time.monotonic()
-        prior = _fuzz(sides, request) if _fuzzable(request) else []
+        prior = (
+            difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples)
+            if _fuzzable(request)
+            else []
+        )
         fuzz_seconds = time.monotonic() - fuzz_started
         result = run_sides(
             next(iter(names.values()))["name"], sides, cases, request.settings, listener, prior_equivalence=prior
@@ -181,35 +183,3 @@ def _common_cases(requested: list[str] | None, described: dict[str, DescribeEven
 def _fuzzable(request: Request) -> bool:
     """Fuzzing runs contender against reference in one process: contenders of one file only."""
     return not request.revisions and not request.pythons
-
-
-def _run_on(side: Side, timeout: float, job: Job) -> JobOutcome:
-    return run_job(job, timeout, side.python)
-
-
-def _fuzz(sides: list[Side], request: Request) -> list[Equivalence]:
-    reference, verdicts = sides[0], []
-    fuzzed = side_by_side(
-        [
-            functools.partial(
-                difference_search.fuzz_contender,
-                side.file,
-                side.contender,
-                reference.contender,
-                functools.partial(_run_on, side, request.settings.timeout),
-                examples=request.fuzz_examples,
-            )
-            for side in sides[1:]
-        ]
-    )
-    for side, found in zip(sides[1:], fuzzed):
-        difference = found.difference
-        if found.status in INVALID:
-            difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
-        notes = "; ".join(found.notes) or None
-        if found.status == EQUIVALENT:
-            notes = f"{found.examples_run} generated inputs and {found.calls} stateful calls agree" + (
-                f"; {notes}" if notes else ""
-            )
-        verdicts.append(Equivalence(FUZZING_CASE, side.name, found.status, difference, notes))
-    return verdicts

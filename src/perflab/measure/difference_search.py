@@ -8,15 +8,20 @@ perflab.measure.equivalence does for the declared cases.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from perflab.bench.protocol import Job, fuzz_job
+from perflab.bench.worker import contender_lines
 from perflab.bench.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
 from perflab.measure.equivalence import not_installed
-from perflab.measure.launcher import JobOutcome
-from perflab.results.model import EQUIVALENT, ERROR, INVALID, NOT_EQUIVALENT, SKIPPED
+from perflab.measure.launcher import JobOutcome, run_job
+from perflab.measure.parallel_checks import side_by_side
+from perflab.measure.sides import Side
+from perflab.results.model import EQUIVALENT, ERROR, FUZZING_CASE, INVALID, NOT_EQUIVALENT, SKIPPED, Equivalence
 
 DEFAULT_EXAMPLES = 200  # generated inputs per contender: seconds, not minutes, for most operations
 DEFAULT_SEED = 0  # fixed: the same run finds the same counterexample
@@ -31,7 +36,33 @@ class FuzzResult:
     pattern: str | None = None  # None: a generated input; else a key of perflab.bench.worker.fuzz.PATTERNS
     examples_run: int = 0  # generated inputs compared
     calls: int = 0  # contender calls made by the stateful patterns
+    rejected_compared: int = 0  # inputs the reference rejected, on which the contender's errors were compared
     notes: list[str] = field(default_factory=list)  # what was skipped and why
+    largest_input: int = 0  # items (characters, keys) of the largest input compared
+    declared_largest: int = 0  # items of the largest declared case input
+    unrun_lines: list[int] = field(default_factory=list)  # contender lines no checked input executed
+
+    def evidence(self) -> dict[str, Any]:
+        """What an "equivalent" from fuzzing rests on, for the results (Equivalence.evidence)."""
+        return {
+            "generated_inputs": self.examples_run,
+            "stateful_calls": self.calls,
+            "rejected_inputs": self.rejected_compared,
+            "largest_input": self.largest_input,
+            "declared_largest": self.declared_largest,
+            "unrun_lines": self.unrun_lines,
+        }
+
+    def summary(self) -> str:
+        """The evidence in words: "equivalent on 400 inputs, 31 rejected; ...; lines 12-14 never ran"."""
+        text = (
+            f"equivalent on {self.examples_run + self.calls} inputs ({self.examples_run} generated, "
+            f"{self.calls} stateful calls), {self.rejected_compared} rejected"
+            f"; largest {self.largest_input} items (declared cases up to {self.declared_largest})"
+        )
+        if self.unrun_lines:
+            text += f"; contender lines {contender_lines.ranges(self.unrun_lines)} never ran"
+        return text
 
     @property
     def caught_by(self) -> str | None:
@@ -78,5 +109,45 @@ def fuzz_contender(
         report["pattern"],
         report["examples_run"],
         report["calls"],
+        report["rejected_compared"],
         report["notes"],
+        report["largest_input"],
+        report["declared_largest"],
+        report["unrun_lines"],
     )
+
+
+def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES) -> list[Equivalence]:
+    """Fuzz every contender of ``sides`` (contenders of one file; ``sides[0]`` is the reference)
+    side by side, one worker each: the verdicts, under case FUZZING_CASE, that ``run`` and
+    ``compare`` put beside the declared cases'."""
+    reference = sides[0]
+    fuzzed = side_by_side(
+        [
+            functools.partial(
+                fuzz_contender,
+                side.file,
+                side.contender,
+                reference.contender,
+                functools.partial(_run_on, side, timeout),
+                examples=examples,
+            )
+            for side in sides[1:]
+        ]
+    )
+    verdicts = []
+    for side, found in zip(sides[1:], fuzzed):
+        difference = found.difference
+        if found.status in INVALID:
+            difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
+        notes = "; ".join(found.notes) or None
+        evidence = None
+        if found.status == EQUIVALENT:
+            notes = found.summary() + (f"; {notes}" if notes else "")
+            evidence = found.evidence()
+        verdicts.append(Equivalence(FUZZING_CASE, side.name, found.status, difference, notes, evidence=evidence))
+    return verdicts
+
+
+def _run_on(side: Side, timeout: float, job: Job) -> JobOutcome:
+    return run_job(job, timeout, side.python)

@@ -27,7 +27,7 @@ from perflab.analysis import estimates
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
-from perflab.measure import metadata
+from perflab.measure import difference_search, metadata
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, StartWorker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
@@ -76,11 +76,19 @@ def run_benchmark(
     contenders: list[str],
     settings: Settings,
     listener: Listener = _Silent(),
+    fuzz_examples: int = difference_search.DEFAULT_EXAMPLES,
 ) -> RunResult:
-    """Contenders of one benchmark file, against its reference."""
+    """Contenders of one benchmark file, against its reference, fuzzed first as ``compare`` does
+    (``fuzz_examples`` generated inputs; 0: only the stateful patterns on the declared cases), so
+    that "equivalent" means the same in both verbs."""
     reference = benchmark.reference.name
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
-    result = run_sides(benchmark.name, contender_sides(file, ordered, settings.python), cases, settings, listener)
+    sides = contender_sides(file, ordered, settings.python)
+    fuzz_started = time.monotonic()
+    prior = difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples) if len(sides) > 1 else []
+    fuzz_seconds = time.monotonic() - fuzz_started
+    result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior)
+    result.equivalence_seconds += fuzz_seconds
     described = benchmark_metadata(benchmark, cases)
     if described:
         result.metadata["benchmark"] = described

@@ -77,6 +77,9 @@ class Equivalence:
     difference: str | None = None  # first difference, or the error
     note: str | None = None  # e.g. "equal as JSON; bytes differ: compact separators"
     comparator: str | None = None
+    # Of an equivalent fuzzing verdict: what it rests on (generated_inputs, stateful_calls,
+    # rejected_inputs, largest_input and declared_largest in items, unrun_lines of the contender).
+    evidence: dict[str, Any] | None = None
 
 
 EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
@@ -89,6 +92,9 @@ EQUIVALENT, NOT_EQUIVALENT, ERROR, SKIPPED, REFERENCE = (
 # The statuses that make a speedup invalid: the contender does not do what the reference does.
 INVALID = (NOT_EQUIVALENT, MUTATES_INPUT, SHARES_OUTPUT)
 FUZZING_CASE = "fuzzing"  # the case of equivalence entries found on generated inputs and call patterns
+# The label of an equivalent verdict no fuzzing backs: the outputs agree on the declared cases,
+# which may not expose a difference (sorted(set(x)) and list(set(x)) agree on sorted small ints).
+DECLARED_ONLY = "equal on declared cases"
 
 
 @dataclass
@@ -140,12 +146,18 @@ class RunResult:
         return on_case is not None and on_case.status == EQUIVALENT and self.invalid_reason(case, contender) is None
 
     def equivalence_label(self, case: str, contender: str) -> str:
-        """The equivalence column of every renderer: "equivalent", "reference", an invalid status in
-        capitals (with where it was found when not on this case: "(fuzzing)", "(reference)"), or
-        another status ("error", "skipped"); "" when nothing was checked."""
+        """The equivalence column of every renderer: "equivalent" (the declared cases and fuzzing
+        agree), "equal on declared cases" (equivalent there, not fuzzed: revisions, interpreters, or
+        fuzzing failed to run),
+        "reference", an invalid status in capitals (with where it was found when not on this case:
+        "(fuzzing)", "(reference)"), or another status ("error", "skipped"); "" when nothing was
+        checked."""
         verdict = self.equivalence_of(case, contender)
         if verdict is None:
             return ""
+        fuzzed = self.equivalence_of(FUZZING_CASE, contender)
+        if self.equivalent(case, contender) and (fuzzed is None or fuzzed.status != EQUIVALENT):
+            return DECLARED_ONLY
         if verdict.status in INVALID:
             return verdict.status.upper()
         if verdict.status == EQUIVALENT and not self.equivalent(case, contender):

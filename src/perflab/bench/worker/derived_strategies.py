@@ -5,7 +5,9 @@ dicts and strings, the reference raises, and most generated inputs are thrown aw
 outside the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy:
 its type, nesting, element types and sizes (a list of floats gives lists of floats, a str gives
 text, bytes give binary, a dict with a few str keys gives dicts with those keys). Sizes are
-capped so that generated inputs stay quick to check. One input in ten is made invalid on
+capped so that generated inputs stay quick to check (perflab.bench.worker.declared_variants
+varies the declared inputs at full size). Integers inside containers are also drawn at the
+machine-width limits, and lists of floats also with a large offset and a tiny spread. One input in ten is made invalid on
 purpose (None, or a container holding an element of a foreign type), so that the error
 behaviour of perflab.bench.worker.integrity is exercised.
 
@@ -18,8 +20,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from perflab.bench.worker.declared_variants import WIDTH_LIMITS
+
 _MAX_SIZE = 50  # items of a generated container
 _MAX_TEXT = 200  # characters or bytes of a generated str or bytes
+_MAX_POWER_TEXT = 256  # longest text drawn at a power-of-two length
 _SAMPLE = 200  # items of a declared container looked at for its element types
 _FIXED_KEYS = 20  # dicts with at most this many str keys keep them (records)
 _INVALID_ONE_IN = 10  # one generated input in this many is invalid on purpose
@@ -60,9 +65,9 @@ def _shape(st: Any, value: Any) -> Any:
     if isinstance(value, float):
         return _floats(st, [value])
     if isinstance(value, str):
-        return st.text(max_size=min(_MAX_TEXT, max(len(value), 1)))
+        return st.text(max_size=min(_MAX_TEXT, max(len(value), 1))) | _power_lengths(st, st.text, len(value))
     if isinstance(value, bytes):
-        return st.binary(max_size=min(_MAX_TEXT, max(len(value), 1)))
+        return st.binary(max_size=min(_MAX_TEXT, max(len(value), 1))) | _power_lengths(st, st.binary, len(value))
     if isinstance(value, (list, tuple, set, frozenset)):
         items = _in_stable_order(value)[:_SAMPLE]
         elements = _elements(st, items) if items else st.none()
@@ -72,6 +77,8 @@ def _shape(st: Any, value: Any) -> Any:
         if isinstance(value, frozenset):
             return st.frozensets(elements, max_size=size)
         made = st.lists(elements, max_size=size)
+        if items and all(type(item) is float for item in items):
+            made |= _offset_floats(st, size)
         return made.map(tuple) if isinstance(value, tuple) else made
     if isinstance(value, dict):
         keys = list(value)[:_SAMPLE]
@@ -93,8 +100,8 @@ def _elements(st: Any, items: list[Any]) -> Any:
     for kind, samples in by_type.items():
         if kind is float:
             strategies.append(_floats(st, samples))
-        elif kind is int:
-            strategies.append(_integers(st, samples))
+        elif kind is int:  # data, not a size: fixed-width code overflows at the machine-width limits
+            strategies.append(_integers(st, samples) | st.sampled_from(WIDTH_LIMITS))
         else:
             strategies.append(_one_of(st, [_shape(st, sample) for sample in samples[:3]]))
     return _one_of(st, strategies)
@@ -104,6 +111,22 @@ def _floats(st: Any, samples: list[float]) -> Any:
     nan = any(math.isnan(x) for x in samples)
     infinite = any(math.isinf(x) for x in samples)
     return st.floats(allow_nan=nan, allow_infinity=infinite)
+
+
+def _power_lengths(st: Any, text: Any, declared: int) -> Any:
+    """Text (``st.text`` or ``st.binary``) exactly 2**k long, up to the declared length and
+    _MAX_POWER_TEXT (longer draws exhaust Hypothesis' buffer): where a loop over fixed-size chunks
+    mishandles the last full chunk. Free sizes rarely land there."""
+    powers = [2**k for k in range(min(max(declared, 2), _MAX_POWER_TEXT).bit_length())]
+    return st.sampled_from(powers).flatmap(lambda n: text(min_size=n, max_size=n))
+
+
+def _offset_floats(st: Any, size: int) -> Any:
+    """Floats with a large offset and a tiny spread (1e9 + x, |x| <= 1): where summing squares or
+    subtracting means loses every digit (catastrophic cancellation), and free draws rarely go."""
+    offsets = st.sampled_from([1e6, 1e9, 1e12, -1e9])
+    spreads = st.lists(st.floats(-1, 1), min_size=2, max_size=max(size, 2))
+    return st.tuples(offsets, spreads).map(lambda drawn: [drawn[0] + x for x in drawn[1]])
 
 
 def _integers(st: Any, samples: list[int]) -> Any:

@@ -48,15 +48,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perflab.bench.arrays import is_array
 from perflab.bench.comparators import Comparator, ExactComparator
-from perflab.bench.worker import derived_strategies, integrity
+from perflab.bench.worker import contender_lines, declared_variants, derived_strategies, integrity, rejected_inputs
 
 PATTERNS = {
     "in-turn": "each input called once, in turn, in one process",
-    "mutated": "same object mutated between calls",
+    "mutated": "the input changed in place by perflab between calls (as a caller may)",
     "interleaved": "calls interleaved with different inputs",
     "id-reuse": "equal copies created and dropped in turn (ids reused)",
     "state": "state kept between calls (generated inputs)",  # a fresh set-up agrees
+    "overwritten": "an earlier output changed by a later call",  # checked during "in-turn"
 }
 STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
 _REPR_LIMIT = 300  # characters of an input shown in a counterexample
@@ -65,6 +67,9 @@ _INTERLEAVED_PAIRS = 3
 _PATTERN_INPUTS = 6  # inputs the mutated, interleaved and id-reuse patterns call repeatedly
 _QUICK_CHECK = 0.05  # seconds: inputs slower to check than this are left to "in-turn"
 _ID_REUSE_ROUNDS = 2
+_FULL_SIZE_ONE_IN = 4  # one generated input in this many is a declared one changed at full size
+_NEAR_ONE_IN = 5  # one generated input in this many is changed a little (perflab.bench.worker.rejected_inputs)
+_ERROR_CALLS = 2  # calls on each input the reference rejects: a cache of failures answers the second
 
 
 class FuzzError(Exception):
@@ -87,6 +92,10 @@ class Report:
     outside_domain: int = 0  # generated inputs on which the reference raised
     status: str | None = None  # with equivalent=False: "mutates input", else not equivalent
     calls: int = 0  # contender calls made by the stateful patterns
+    rejected_compared: int = 0  # inputs the reference rejected on which the contender's errors were compared
+    largest_input: int = 0  # items (characters, keys) of the largest input compared
+    declared_largest: int = 0  # items of the largest declared case input
+    unrun_lines: list[int] = field(default_factory=list)  # lines of the contender no checked input executed
     notes: list[str] = field(default_factory=list)
 
     def to_event(self) -> dict[str, Any]:
@@ -135,6 +144,18 @@ def run(
         selected = [name for name in selected if name not in repeating]
         fuzzer.note(f"patterns {' and '.join(repeating)} skipped: the benchmark declares mutates_input=True")
     inputs = [(f"case {name}", value) for name, value in declared.items()]
+    fuzzer.report.declared_largest = max((_size(value) for value in declared.values()), default=0)
+    try:
+        return _search(fuzzer, selected, inputs, strategy, examples, seed)
+    finally:
+        fuzzer.report.unrun_lines = fuzzer.lines.unrun()
+        fuzzer.lines.stop()
+
+
+def _search(
+    fuzzer: _Fuzzer, selected: Any, inputs: list[tuple[str, Any]], strategy: Callable | None, examples: int, seed: int
+) -> Report:
+    """Generated inputs, then the stateful patterns; the first difference ends the search."""
     generated: list[Any] = []
     if examples > 0:
         finding = fuzzer.generated_inputs(strategy, examples, seed, generated)
@@ -143,7 +164,7 @@ def run(
     inputs += [(f"generated #{n}", value) for n, value in enumerate(_pick_generated(generated), 1)]
     finding = fuzzer.in_turn(inputs, report="in-turn" in selected)  # also times each input's check
     if finding:
-        return finding
+        return fuzzer.shrink(fuzzer.in_turn, inputs)
     quickest = fuzzer.quickest(inputs)
     for name, pattern in (
         ("mutated", fuzzer.mutated),
@@ -152,7 +173,7 @@ def run(
     ):
         finding = pattern(quickest) if name in selected else None
         if finding:
-            return finding
+            return fuzzer.shrink(pattern, quickest)
     return fuzzer.report
 
 
@@ -171,10 +192,13 @@ class _Fuzzer:
         self.mutates_input, self.errors = mutates_input, errors
         self.declared: dict[str, Any] = {}  # case name -> input: what derived strategies start from
         self.build_contender, self.rebuildable = build_contender, rebuildable
-        self.contender = build_contender()
+        self.lines = contender_lines.LineRecorder(build_contender())
+        self.contender: Callable = self.lines
         self.report = Report()
         self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
         self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
+        self.last_output: Any = None  # the contender's output of the last call compared
+        self.held = _HeldOutputs()
 
     # --- the primitives: one reference output, one contender call compared with it ----------
 
@@ -194,39 +218,51 @@ class _Fuzzer:
         except Exception as error:
             raise _OutsideDomain(f"{type(error).__name__}: {error}") from error
 
-    def check_fresh(self, value: Any, contender: Callable | None = None) -> tuple[str | None, str | None]:
+    def check_fresh(
+        self, value: Any, contender: Callable | None = None, near: bool = False
+    ) -> tuple[str | None, str | None]:
         """(status, difference) of the contender against the reference, each on its own fresh copy
         of ``value`` (None, None when they agree). Raises _OutsideDomain where the reference
-        raises and the contender fails acceptably, _ErrorBehaviour where it does not."""
+        raises and the contender fails acceptably, _ErrorBehaviour where it does not. ``near``:
+        ``value`` is a near-miss of a generated input (perflab.bench.worker.rejected_inputs),
+        perhaps outside what the strategy means to generate: there the contender must reject
+        what the reference rejects, with any exception."""
         try:
             expected, reference_input = self._reference_call(value)
         except _OutsideDomain as outside:
             if outside.__cause__ is not None:  # the reference's own exception
-                self._check_error_behaviour(outside.__cause__, value, contender)
+                policy = integrity.ERRORS_ANY if near and self.errors != integrity.ERRORS_IGNORE else self.errors
+                self._check_error_behaviour(outside.__cause__, value, contender, policy)
             raise
         argument = self.keep(fresh_copy(value))
+        self.report.largest_input = max(self.report.largest_input, _size(value))
         difference = self.difference(expected, argument, contender)
         if difference:
             return None, difference
+        self.held.hold(expected, self.last_output)
         mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
         return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
 
-    def _check_error_behaviour(self, reference_error: BaseException, value: Any, contender: Callable | None) -> None:
-        if self.errors == integrity.ERRORS_IGNORE:
+    def _check_error_behaviour(
+        self, reference_error: BaseException, value: Any, contender: Callable | None, policy: str
+    ) -> None:
+        if policy == integrity.ERRORS_IGNORE:
             return
-        try:
-            (contender or self.contender)(self.keep(fresh_copy(value)))
-            raised = None
-        except Exception as error:
-            raised = error
-        difference = integrity.error_difference(reference_error, raised, self.errors)
-        if difference:
-            raise _ErrorBehaviour(difference)
+        self.report.rejected_compared += 1
+        for call in range(1, _ERROR_CALLS + 1):
+            try:
+                (contender or self.contender)(self.keep(fresh_copy(value)))
+                raised = None
+            except Exception as error:
+                raised = error
+            difference = integrity.error_difference(reference_error, raised, policy)
+            if difference:
+                raise _ErrorBehaviour(difference if call == 1 else f"on a second call on an equal input: {difference}")
 
     def difference(self, expected: Any, argument: Any, contender: Callable | None = None) -> str | None:
         """How the contender's output on ``argument`` differs from ``expected``, or None."""
         try:
-            actual = (contender or self.contender)(argument)
+            actual = self.last_output = (contender or self.contender)(argument)
         except Exception as error:
             return f"the contender raised {type(error).__name__}: {error} (the reference returned a value)"
         try:
@@ -238,6 +274,25 @@ class _Fuzzer:
     def found(self, difference: str, counterexample: str, pattern: str | None, status: str | None = None) -> Report:
         self.report.equivalent, self.report.status = False, status
         self.report.difference, self.report.counterexample, self.report.pattern = (difference, counterexample, pattern)
+        return self.report
+
+    def shrink(
+        self, pattern: Callable[[list[tuple[str, Any]]], Report | None], inputs: list[tuple[str, Any]]
+    ) -> Report:
+        """The report of ``pattern``, which found a difference on ``inputs``, run again on the inputs
+        cut to their first 1, 2, 4, ... items: the first size that still shows a difference gives
+        the counterexample (a stateful pattern's input is used as it is, not shrunk by Hypothesis)."""
+        largest = max((_size(value) for _, value in inputs), default=0)
+        size, notes = 1, list(self.report.notes)
+        while size < largest:
+            smaller = [
+                (f"{label}, first {size} items" if _size(v) > size else label, _cut(v, size)) for label, v in inputs
+            ]
+            found = pattern(smaller)
+            self.report.notes = list(notes)  # what the reruns noted is about them, not the finding
+            if found:
+                break
+            size *= 2
         return self.report
 
     def note(self, text: str) -> None:
@@ -256,7 +311,7 @@ class _Fuzzer:
             return None
         # Hypothesis caches (e.g. Unicode tables) in ./.hypothesis by default: not in the user's project.
         hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
-        strategy = self._strategy(st, strategy_function)
+        strategy = self._at_declared_sizes(st, self._strategy(st, strategy_function))
         failures: list[tuple[Any, str, str]] = []
         rejections: list[str] = []
         strategy_errors: list[str] = []
@@ -281,9 +336,13 @@ class _Fuzzer:
             except Exception as error:
                 strategy_errors.append(f"{type(error).__name__}: {error}")
                 raise
+            variants = rejected_inputs.near_variants(value)
+            near = bool(variants) and data.draw(st.integers(0, _NEAR_ONE_IN - 1)) == 0
+            if near:
+                value = data.draw(st.sampled_from(variants))
             self.keep(value)
             try:
-                status, difference = self.check_fresh(value)
+                status, difference = self.check_fresh(value, near=near)
             except _OutsideDomain as error:
                 rejections.append(str(error))
                 hypothesis.reject()
@@ -329,12 +388,26 @@ class _Fuzzer:
                 f"domain; {len(rejections)} made it raise (e.g. {rejections[0]})"
                 + (", and the contender failed alike" if self.errors != integrity.ERRORS_IGNORE else "")
             )
+        if not rejections and self.errors != integrity.ERRORS_IGNORE:
+            self.note(
+                f"warning: the reference rejected none of the {total} generated inputs, so error behaviour "
+                "was never compared; let @bench.strategy generate invalid inputs too"
+            )
         if total and self.report.examples_run < total / 2:
             self.note(
                 f"warning: under half of the generated inputs ({self.report.examples_run}/{total}) were "
                 "inside the reference's domain; declare inputs that fit the operation with @bench.strategy"
             )
         return None
+
+    def _at_declared_sizes(self, st: Any, strategy: Any) -> Any:
+        """``strategy``, and one input in _FULL_SIZE_ONE_IN a declared input changed at its full
+        size (perflab.bench.worker.declared_variants): generated inputs are small."""
+        around = declared_variants.around_declared(st, list(self.declared.values()), variant)
+        if around is None:
+            return strategy
+        self.note("and the declared inputs changed at their full size (an item, a cut at 2**k +- 1, an extension)")
+        return st.integers(0, _FULL_SIZE_ONE_IN - 1).flatmap(lambda draw: around if draw == 0 else strategy)
 
     def _strategy(self, st: Any, strategy_function: Callable | None) -> Any:
         if strategy_function is None:
@@ -397,6 +470,9 @@ class _Fuzzer:
             self.check_seconds[position] = time.perf_counter() - started
             if difference and report:
                 return self.found(difference, f"{label}: {_short(value)}", "in-turn", status)
+            overwritten = self.held.overwritten()
+            if overwritten and report:
+                return self.found(overwritten, f"{label}: {_short(value)}", "overwritten")
         return None
 
     def quickest(self, inputs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -518,6 +594,40 @@ class _Fuzzer:
         return usable
 
 
+class _HeldOutputs:
+    """The last outputs the contender and the reference gave, each with a snapshot taken right
+    after its call: a contender returning a view of a buffer that its next call overwrites passes
+    the comparison made right after the call, and shows here when a later call changes it. The
+    reference doing the same (an API that documents it) makes it acceptable."""
+
+    KEPT = 8  # outputs held: a buffer is usually overwritten by the very next call
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, Any, Any, Any, Any]] = []  # (call, reference's, snapshot, contender's, snapshot)
+        self.calls = 0
+
+    def hold(self, expected: Any, actual: Any) -> None:
+        self.calls += 1
+        try:
+            entry = (self.calls, expected, integrity.snapshot(expected), actual, integrity.snapshot(actual))
+        except Exception:  # neither pickled nor deep-copied: nothing to compare later
+            return
+        self.entries = [*self.entries, entry][-self.KEPT :]
+
+    def overwritten(self) -> str | None:
+        """How an earlier output of the contender changed since its call, or None."""
+        for call, expected, expected_then, actual, actual_then in self.entries:
+            change = integrity.changed(actual_then, actual)
+            if change is not None and integrity.changed(expected_then, expected) is None:
+                later = self.calls - call
+                return (
+                    f"the output of an earlier call changed after {later} later call{'s' * (later > 1)} "
+                    f"(the reference's did not): {change} (then != now); it is a view of state the "
+                    "contender reuses"
+                )
+        return None
+
+
 def json_values(st: Any, allow_nan: bool) -> Any:
     """The default strategy: JSON-like values, nested (None, bool, int, float, str, list, dict).
 
@@ -635,6 +745,20 @@ def _pick_generated(values: list[Any]) -> list[Any]:
             by_repr.setdefault(text, value)
     largest = sorted(by_repr.items(), key=lambda item: len(item[0]), reverse=True)
     return [value for _, value in largest[:_STATEFUL_GENERATED]]
+
+
+def _size(value: Any) -> int:
+    """Items of a container, characters of text, elements of an array; 0 for anything else."""
+    if is_array(value):
+        return int(value.size)
+    return len(value) if isinstance(value, (list, tuple, str, bytes, dict)) else 0
+
+
+def _cut(value: Any, size: int) -> Any:
+    """``value``'s first ``size`` items (a dict's first ``size`` keys), or ``value`` if not a container."""
+    if isinstance(value, dict):
+        return dict(itertools.islice(value.items(), size))
+    return value[:size] if isinstance(value, (list, tuple, str, bytes)) or is_array(value) else value
 
 
 def _cache_directory() -> Path:

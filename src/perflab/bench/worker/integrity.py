@@ -15,6 +15,7 @@ import hashlib
 import pickle
 from typing import Any
 
+from perflab.bench.arrays import share_memory, writeable
 from perflab.bench.comparators import first_difference
 
 _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, frozenset, range, type(Ellipsis))
@@ -91,9 +92,10 @@ def shared_output(first: Any, second: Any) -> str | None:
     """
     found = _shared_part(first, second, "", 0)
     if found is not None:
-        place, part = found
+        place, part, same = found
+        how = f"the same {type(part).__name__} object" if same else f"{type(part).__name__}s sharing memory"
         return (
-            f"two calls on equal inputs returned the same {type(part).__name__} object"
+            f"two calls on equal inputs returned {how}"
             + (f" at {place}" if place else "")
             + ": a caller changing its result changes the other's"
         )
@@ -106,10 +108,13 @@ def shared_output(first: Any, second: Any) -> str | None:
     return None
 
 
-def _shared_part(first: Any, second: Any, path: str, depth: int) -> tuple[str, Any] | None:
-    """(where, what) of the first mutable object both outputs hold at the same place, or None."""
+def _shared_part(first: Any, second: Any, path: str, depth: int) -> tuple[str, Any, bool] | None:
+    """(where, what, the same object) of the first mutable object both outputs hold at the same
+    place, or of two writable buffers there that overlap in memory (views of one array), or None."""
     if first is second and _mutable(first):
-        return path, first
+        return path, first, True
+    if writeable(first) and share_memory(first, second):
+        return path, first, False
     if depth > 3 or type(first) is not type(second):
         return None
     if isinstance(first, (list, tuple)):
@@ -134,7 +139,7 @@ def _mutable(value: Any) -> bool:
         return False
     if isinstance(value, tuple):
         return False  # its items are inspected one by one
-    if isinstance(value, (list, dict, set, bytearray)):
+    if isinstance(value, (list, dict, set, bytearray)) or writeable(value):
         return True
     # An instance of a user class with attributes can be changed by a caller; classes, functions
     # and modules are shared by design.
@@ -158,13 +163,20 @@ def _mutate(value: Any) -> bool:
 
 def error_difference(expected: BaseException, actual: BaseException | None, policy: str) -> str | None:
     """Where the reference raised ``expected``: why the contender's ``actual`` (None: it returned a
-    value) is not the same behaviour under ``policy`` ("same", "any" or "ignore"), or None."""
+    value) is not the same behaviour under ``policy`` ("same", "any" or "ignore"), or None.
+
+    "same": the contender must raise, and a related exception where the reference's is part of
+    its contract (a ValueError for a bad port: callers catch it). A TypeError or AttributeError
+    from the reference says only that the input is of a type the operation does not take
+    (garbage: None, a str among ints); no caller relies on which exception that gives, so any
+    exception from the contender is the same behaviour there.
+    """
     if policy == ERRORS_IGNORE:
         return None
     raised = f"the reference raised {type(expected).__name__}: {_one_line(expected)}"
     if actual is None:
         return f"{raised}, the contender returned a value (it accepts input the reference rejects)"
-    if policy == ERRORS_ANY or related(type(expected), type(actual)):
+    if policy == ERRORS_ANY or related(type(expected), type(actual)) or isinstance(expected, _WRONG_TYPE):
         return None
     return (
         f"{raised}, the contender raised the unrelated {type(actual).__name__}: {_one_line(actual)} "

@@ -25,14 +25,21 @@ if TYPE_CHECKING:
 
 
 def measure(
-    path: Path, benchmark: Benchmark, cases: list[str], contenders: list[str], settings: Settings, err: Console
+    path: Path,
+    benchmark: Benchmark,
+    cases: list[str],
+    contenders: list[str],
+    settings: Settings,
+    err: Console,
+    fuzz_examples: int = 0,
 ) -> RunResult:
-    """Time the contenders on the cases, with the live progress display on ``err``."""
+    """Fuzz, check and time the contenders on the cases, with the live progress display on ``err``
+    (``fuzz_examples``: generated inputs per contender; the stateful patterns run anyway)."""
     from perflab.measure.runner import run_benchmark
     from perflab.render.terminal.progress import LiveProgress
 
     with LiveProgress(err, settings.max_time, settings.precision) as progress:
-        return run_benchmark(str(path), benchmark, cases, contenders, settings, progress)
+        return run_benchmark(str(path), benchmark, cases, contenders, settings, progress, fuzz_examples)
 
 
 # ---- --metric -----------------------------------------------------------------------------------

@@ -90,6 +90,14 @@ def resolve_benchmark(name_or_path: str) -> Path:
 # ---- timing -------------------------------------------------------------------------------------
 
 
+def fuzz_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-fuzz",
+        action="store_true",
+        help="skip generated inputs (stateful call patterns on the declared cases still run)",
+    )
+
+
 def timing_options(
     parser: argparse.ArgumentParser, max_time: float = 60.0, precision: float = 0.01, values: int = 20
 ) -> None:

@@ -103,9 +103,9 @@ def _equivalence(result: RunResult, cell: Cell) -> str:
     verdict = result.equivalence_of(cell.case, cell.contender)
     if verdict is None:
         return ""
-    if verdict.status == EQUIVALENT and result.equivalent(cell.case, cell.contender):
-        return "[green]equivalent[/]" + (" [dim](note)[/]" if verdict.note else "")
     label = escape(result.equivalence_label(cell.case, cell.contender))
+    if verdict.status == EQUIVALENT and result.equivalent(cell.case, cell.contender):
+        return f"[green]{label}[/]" + (" [dim](note)[/]" if verdict.note else "")
     if verdict.status in (EQUIVALENT, *INVALID):  # invalid here, by fuzzing or by the reference's timing
         return f"[bold red]{label}[/]"
     return f"[dim]{label}[/]"
