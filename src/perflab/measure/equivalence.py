@@ -118,7 +118,7 @@ def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivale
             verdict.status = NOT_EQUIVALENT
             # The seed job runs every case in one process, the check jobs one case each: a case
             # run alone under the same seed tells the hash seed from state kept across calls.
-            alone = run(side.job("seed", expected={case: expected[case]}), side, seed)
+            alone = run(protocol.seed_job(side.file, side.contender, side.sys_path, {case: expected[case]}), side, seed)
             if alone.ok and not alone.of("seed")[0]["differences"]:
                 verdict.difference = (
                     f"{whose} output depends on what ran before it in the same process (state kept "
