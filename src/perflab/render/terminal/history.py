@@ -19,7 +19,8 @@ from rich.text import Text
 
 from perflab.analysis.changepoints import Changes, Point, Step
 from perflab.profile.frames import parse_frame
-from perflab.units import format_signed_time, format_time
+from perflab.results.quantities import Interval
+from perflab.units import format_ratio, format_ratio_estimate, format_signed_time, format_time, format_times
 
 if TYPE_CHECKING:
     from perflab.results.history import StepProfile
@@ -30,20 +31,41 @@ TOP_NODES = 4  # call paths listed under a step's differential profile
 
 @dataclass(frozen=True)
 class Scale:
-    """What a history's values are: the column's name, how one prints, what a step up or down
-    means, and the decimals of percentages (instruction counts repeat exactly: 0.3% matters)."""
+    """What a history's values are: the column's name, how a value and a change of level print,
+    and the decimals of the spread (instruction counts repeat exactly: 0.3% matters)."""
 
     column: str
     format: Callable[[float], str]
-    up: str
-    down: str
+    change: Callable[[float], str]  # a ratio new/old without its interval
     decimals: int = 1
 
+    def change_interval(self, ratio: Interval) -> str:
+        return f"{self.change(ratio.value)} [95% CI {ratio.low - 1:+.{self.decimals}%}, {ratio.high - 1:+.{self.decimals}%}]"
 
-TIME = Scale("time/call ±95% CI", format_time, "slower", "faster")
-INSTRUCTIONS = Scale(
-    "instructions/call ± range", lambda value: f"{value:,.0f}", "more instructions", "fewer instructions", decimals=2
-)
+    def value_text(self, point: Point) -> str:
+        if point.low is None or point.high is None:
+            return f"{self.format(point.value)} ± ?"
+        half = max(point.high - point.value, point.value - point.low) / point.value
+        return f"{self.format(point.value)} ± {half:.{self.decimals}%}"
+
+
+def _more_instructions(ratio: float) -> str:
+    """Instruction counts are not speed: their change stays a signed percentage, '+0.31% instructions'."""
+    return f"{ratio - 1:+.2%} instructions" if math.isfinite(ratio) else "?"
+
+
+class _TimeScale(Scale):
+    def value_text(self, point: Point) -> str:  # an interval of times is not symmetric
+        if point.low is None or point.high is None:
+            return escape(f"{format_time(point.value)} [no interval]")
+        return escape(format_times(point.value, point.low, point.high))
+
+    def change_interval(self, ratio: Interval) -> str:  # the one convention of time ratios
+        return format_ratio(ratio.value, ratio.low, ratio.high).replace(" [", " [95% CI ")
+
+
+TIME = _TimeScale("time/call [95% CI]", format_time, format_ratio_estimate)
+INSTRUCTIONS = Scale("instructions/call ± range", lambda value: f"{value:,.0f}", _more_instructions, decimals=2)
 
 
 def render(
@@ -68,17 +90,17 @@ def render(
         step = steps_at.get(index)
         if step is not None:
             table.add_row("", "", "", _step_text(step, scale), end_section=False)
-        table.add_row(escape(point.label), date, _value_text(point, scale), _bar(point, low, high))
+        table.add_row(escape(point.label), date, scale.value_text(point), _bar(point, low, high))
     console.print(table)
     for step in changes.steps:
-        console.print(f"change point: {_describe(step, scale.decimals)}", highlight=False)
+        console.print(f"change point: {_describe(step, scale)}", highlight=False)
         if profiles and step.index in profiles:
             _profile_lines(console, profiles[step.index])
     if not changes.steps:
         console.print("no change point: the series is consistent with one level", highlight=False)
     for transient in changes.transients:
         console.print(
-            f"[dim]transient (not a change point): {_signed(transient.ratio, scale.decimals)} from "
+            f"[dim]transient (not a change point): {scale.change(transient.ratio)} from "
             f"{escape(transient.first)} "
             f"to {escape(transient.last)}, then back to the previous level[/]",
             highlight=False,
@@ -87,14 +109,9 @@ def render(
         console.print(f"[dim]{escape(note)}[/]", highlight=False)
 
 
-def _describe(step: Step, decimals: int = 1) -> str:
+def _describe(step: Step, scale: Scale) -> str:
     tentative = " (tentative: too few runs at the new level to confirm it yet)" if step.tentative else ""
-    ratio = step.ratio
-    return (
-        f"{_signed(ratio.value, decimals)} [95% CI {_signed(ratio.low, decimals)}, "
-        f"{_signed(ratio.high, decimals)}] "
-        f"after {escape(step.before)}, at or before {escape(step.after)}{tentative}"
-    )
+    return f"{escape(scale.change_interval(step.ratio))} after {escape(step.before)}, at or before {escape(step.after)}{tentative}"
 
 
 def _profile_lines(console: Console, found: StepProfile) -> None:
@@ -118,23 +135,9 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
 
 def _step_text(step: Step, scale: Scale = TIME) -> Text:
     """A short marker between the rows; the full description follows the table."""
-    slower, d = step.ratio.value > 1, scale.decimals
-    text = (
-        f"{'▲ ' + scale.up if slower else '▼ ' + scale.down} {_signed(step.ratio.value, d)} "
-        f"[{_signed(step.ratio.low, d)}, {_signed(step.ratio.high, d)}]{' ?' if step.tentative else ''}"
-    )
-    return Text(text, style="bold red" if slower else "bold green")
-
-
-def _signed(ratio: float, decimals: int = 1) -> str:
-    return f"{ratio - 1:+.{decimals}%}"
-
-
-def _value_text(point: Point, scale: Scale = TIME) -> str:
-    if point.low is None or point.high is None:
-        return f"{scale.format(point.value)} ± ?"
-    half = max(point.high - point.value, point.value - point.low) / point.value
-    return f"{scale.format(point.value)} ± {half:.{scale.decimals}%}"
+    slower = step.ratio.value > 1
+    text = f"{'▲' if slower else '▼'} {scale.change_interval(step.ratio).replace('95% CI ', '')}"
+    return Text(text + (" ?" if step.tentative else ""), style="bold red" if slower else "bold green")
 
 
 def _axis(points: Sequence[Point]) -> tuple[float, float]:
