@@ -1,6 +1,7 @@
 """The command line end to end, in real subprocesses: results, outputs and every bad input."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(bench_file, 
     assert "items/s" in result.stdout
     assert "slower" in result.stdout  # a Python loop is much slower than sum()
     assert "equivalent" in result.stdout
-    assert "±" in result.stdout
+    assert re.search(r"\d ns \[\d[\d.]* ns, \d[\d.]* ns\]", result.stdout)  # times with their interval
+    assert re.search(r"\d+\.\d+x slower \[\d", result.stdout)  # the loop against sum(), as a factor
     data = load_json(out)
     assert data["schema"] == "perflab.results/2"
     assert {c["contender"] for c in data["comparisons"]} == {"loop"}
