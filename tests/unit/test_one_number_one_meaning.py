@@ -14,7 +14,7 @@ import io
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pytest
@@ -34,9 +34,10 @@ from perflab.results.model import (
     Equivalence,
     ProcessRun,
     RunResult,
+    json_numbers,
 )
 from perflab.results.quantities import CellEstimates, Comparison, Interval
-from perflab.results.store import Store, location
+from perflab.results.store import Store, location, run_uid
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, VERDICTS
 from perflab.units import format_ratio, format_times
@@ -285,3 +286,13 @@ def test_a_repeat_only_contender_is_struck_and_not_fastest_though_its_mean_is_be
     assert "<strong>c1</strong> is fastest: 2.00x faster [1.92x, 2.08x]" in headline
     assert "repeat-only: c0</span>" in headline
     assert result.mean_shown("c0") == "43.6x faster [43.0x, 44.0x] (includes repeat-only cases: it does not count)"
+
+
+def test_how_a_run_is_worded_does_not_change_its_stored_id(results, tmp_path):
+    """A run stored before the display fields existed is found again when its file is imported."""
+    result = RunResult.from_json(json.loads(json.dumps(results[0].to_json())))  # as read from a --json file
+    assert "shown" in results[0].to_json()["comparisons"][0]
+    with Store.open(location(str(tmp_path / "store.db"))) as store:
+        run_id = store.save(result)
+        assert store.find(result) == run_id
+        assert store.find_uid(run_uid(json_numbers(asdict(results[0])))) == run_id  # the fields alone

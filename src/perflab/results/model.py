@@ -221,10 +221,13 @@ class RunResult:
         ]
         return lines
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shown: bool = True) -> dict[str, Any]:
         """Every field, and beside each comparison and geometric mean what the outputs show for it
-        (``shown``, ``geometric_means_shown``: derived, ignored when read back)."""
+        (``shown``, ``geometric_means_shown``: derived, ignored when read back; left out with
+        ``shown=False``, so that a stored run's hash does not change with how perflab words it)."""
         data = asdict(self)
+        if not shown:
+            return json_numbers(data)
         for entry, comparison in zip(data["comparisons"], self.comparisons):
             entry["shown"] = self.shown(comparison).to_json()
         data["geometric_means_shown"] = {name: self.mean_shown(name) for name in self.geometric_means}
