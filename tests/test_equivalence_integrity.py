@@ -197,7 +197,9 @@ def test_the_new_statuses_survive_the_store_and_reach_the_html_report(tmp_path):
     )
     assert process.returncode == 1, process.stderr
     html = report.read_text()
-    assert "invalid: shares output" in html and "SHARES OUTPUT" in html
+    # The verdict in its own colour, the ratio beside it struck out.
+    assert "<td class='invalid'>invalid (shares output)</td>" in html and "SHARES OUTPUT" in html
+    assert re.search(r"<td class='struck'>[\d.,]+x (faster|slower) \[", html)
     assert run_perflab("export", exported, "--db", database).returncode == 0
     (stored,) = [load_json(path) for path in exported.rglob("*.json")]
     assert status(stored, "N360", "lru_list")["status"] == "shares output"
