@@ -82,7 +82,7 @@ def test_runs_are_stored_in_the_repository_and_shown_by_commit(repo):
         assert sha[:8] in process.stdout
     assert "summing / SMALL / builtin_sum — 4 run(s)" in process.stdout
     # The 10x step, 2 runs old, as every output writes a time ratio: new/old as a factor and a direction.
-    assert re.search(r"change point: \d+\.\dx slower \[95% CI \d", process.stdout) and "tentative" in process.stdout
+    assert re.search(r"change point: [\d.,]+x slower \[95% CI \d", process.stdout) and "tentative" in process.stdout
 
 
 def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(repo, tmp_path):

@@ -8,7 +8,7 @@ terminal and CI log, and needs no extra dependency.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,16 +31,24 @@ TOP_NODES = 4  # call paths listed under a step's differential profile
 
 @dataclass(frozen=True)
 class Scale:
-    """What a history's values are: the column's name, how a value and a change of level print,
-    and the decimals of the spread (instruction counts repeat exactly: 0.3% matters)."""
+    """Instruction counts per call: a value, its range, and a change of level as a signed
+    percentage ('▲ more instructions +0.31%'): counts are not speed, and repeat exactly (0.3%
+    matters). Times are _TimeScale."""
 
-    column: str
-    format: Callable[[float], str]
-    change: Callable[[float], str]  # a ratio new/old without its interval
-    decimals: int = 1
+    column: str = "instructions/call ± range"
+    decimals: int = 2
+
+    def format(self, value: float) -> str:
+        return f"{value:,.0f}"
+
+    def change(self, ratio: float) -> str:
+        return f"{ratio - 1:+.{self.decimals}%}" if math.isfinite(ratio) else "?"
 
     def change_interval(self, ratio: Interval) -> str:
-        return f"{self.change(ratio.value)} [95% CI {ratio.low - 1:+.{self.decimals}%}, {ratio.high - 1:+.{self.decimals}%}]"
+        return f"{self.change(ratio.value)} [95% CI {self.change(ratio.low)}, {self.change(ratio.high)}]"
+
+    def step_words(self, slower: bool) -> str:
+        return "more instructions " if slower else "fewer instructions "
 
     def value_text(self, point: Point) -> str:
         if point.low is None or point.high is None:
@@ -49,23 +57,32 @@ class Scale:
         return f"{self.format(point.value)} ± {half:.{self.decimals}%}"
 
 
-def _more_instructions(ratio: float) -> str:
-    """Instruction counts are not speed: their change stays a signed percentage, '+0.31% instructions'."""
-    return f"{ratio - 1:+.2%} instructions" if math.isfinite(ratio) else "?"
-
-
+@dataclass(frozen=True)
 class _TimeScale(Scale):
+    """Times per call, and their changes as every output writes a time ratio: '1.10x slower'."""
+
+    column: str = "time/call [95% CI]"
+
+    def format(self, value: float) -> str:
+        return format_time(value)
+
+    def change(self, ratio: float) -> str:
+        return format_ratio_estimate(ratio)
+
+    def change_interval(self, ratio: Interval) -> str:
+        return format_ratio(ratio.value, ratio.low, ratio.high).replace(" [", " [95% CI ")
+
+    def step_words(self, slower: bool) -> str:
+        return ""  # "slower" / "faster" is in the ratio
+
     def value_text(self, point: Point) -> str:  # an interval of times is not symmetric
         if point.low is None or point.high is None:
             return escape(f"{format_time(point.value)} [no interval]")
         return escape(format_times(point.value, point.low, point.high))
 
-    def change_interval(self, ratio: Interval) -> str:  # the one convention of time ratios
-        return format_ratio(ratio.value, ratio.low, ratio.high).replace(" [", " [95% CI ")
 
-
-TIME = _TimeScale("time/call [95% CI]", format_time, format_ratio_estimate)
-INSTRUCTIONS = Scale("instructions/call ± range", lambda value: f"{value:,.0f}", _more_instructions, decimals=2)
+TIME = _TimeScale()
+INSTRUCTIONS = Scale()
 
 
 def render(
@@ -136,7 +153,8 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
 def _step_text(step: Step, scale: Scale = TIME) -> Text:
     """A short marker between the rows; the full description follows the table."""
     slower = step.ratio.value > 1
-    text = f"{'▲' if slower else '▼'} {scale.change_interval(step.ratio).replace('95% CI ', '')}"
+    change = scale.change_interval(step.ratio).replace("95% CI ", "")
+    text = f"{'▲' if slower else '▼'} {scale.step_words(slower)}{change}"
     return Text(text + (" ?" if step.tentative else ""), style="bold red" if slower else "bold green")
 
 
