@@ -40,14 +40,6 @@ def format_rate(per_second: float, unit: str) -> str:
     return f"{per_second:.3g} {unit}/s"
 
 
-def format_factor(factor: float) -> str:
-    """A speedup or ratio with three significant digits, in plain digits: 0.5 -> '0.5', 4530.2 ->
-    '4,530' (not '4.53e+03')."""
-    if not math.isfinite(factor):
-        return "?"
-    return f"{factor:,.0f}" if abs(factor) >= 1000 else f"{factor:.3g}"
-
-
 def format_percent(fraction: float) -> str:
     """A fraction as a percentage with the digits it needs: 0.2 -> '20%', 0.0001 -> '0.01%'."""
     if not math.isfinite(fraction):
@@ -56,21 +48,53 @@ def format_percent(fraction: float) -> str:
     return f"{percent:.1f}%" if abs(percent) >= 0.1 else f"{percent:.2g}%"
 
 
-def format_speedup(ratio: float, bare: bool = False) -> str:
-    """A time ratio (side / reference) as the speedup factor the terminal prints: 0.071 -> 'x14.1'."""
-    if not math.isfinite(ratio) or ratio <= 0:
-        return "?"
-    factor = format_factor(1 / ratio)
-    return factor if bare else f"x{factor}"
+def format_times(value: float, low: float, high: float) -> str:
+    """A time with its 95% interval, each bound in its own unit: '853 ns [846 ns, 1.84 us]'.
 
-
-def format_speedup_interval(value: float, low: float, high: float) -> str:
-    """'x14.1 [13.9–14.3]': the speedup with its 95% interval (a ratio's high end is the speedup's low end)."""
+    Intervals of times are not symmetric (they are widened on the log scale), so they are never
+    shown as '± x%': that would read as a lower bound the interval does not have."""
     if not (math.isfinite(low) and math.isfinite(high)):
-        return f"{format_speedup(value)} [no interval]"
-    return f"{format_speedup(value)} [{format_speedup(high, True)}–{format_speedup(low, True)}]"
+        return f"{format_time(value)} [no interval]"
+    return f"{format_time(value)} [{format_time(low)}, {format_time(high)}]"
 
 
-def format_change(ratio: float) -> str:
-    """A ratio of levels as a signed percentage: 1.099 -> '+9.9%'."""
-    return f"{ratio - 1:+.1%}" if math.isfinite(ratio) else "?"
+# The one convention for a comparison of times, in every output (docs/statistics.md, "How a
+# comparison reads"): the quantity is the time ratio new/old (contender/reference,
+# current/baseline) with its 95% interval; it is shown as a factor of at least 1 with its
+# direction, as pyperf does, and the interval in the same orientation.
+FASTER_WORD, SLOWER_WORD = "faster", "slower"
+
+
+def format_times_factor(factor: float) -> str:
+    """A factor of times with three significant digits: 1.386 -> '1.39x', 14.08 -> '14.1x',
+    4530.2 -> '4,530x' (never '4.53e+03')."""
+    if not math.isfinite(factor) or factor <= 0:
+        return "?"
+    if factor < 1:  # a bound of an interval that reaches the other direction: '0.373x'
+        return f"{factor:#.3g}x"
+    decimals = 2 if factor < 10 else 1 if factor < 100 else 0  # three significant digits, at least
+    return f"{factor:,.{decimals}f}x"
+
+
+def format_ratio_estimate(value: float) -> str:
+    """The time ratio new/old without its interval: 0.72 -> '1.39x faster', 1.22 -> '1.22x slower'."""
+    if not math.isfinite(value) or value <= 0:
+        return "?"
+    faster = value < 1
+    return f"{format_times_factor(1 / value if faster else value)} {FASTER_WORD if faster else SLOWER_WORD}"
+
+
+def format_ratio(value: float, low: float, high: float) -> str:
+    """The time ratio new/old as people read it: 0.72 [0.70, 0.74] -> '1.39x faster [1.35x, 1.43x]',
+    1.22 [1.18, 1.26] -> '1.22x slower [1.18x, 1.26x]'. The interval is in the direction of the
+    estimate (for 'faster', the speedups the interval allows: 1/high to 1/low), so a bound under
+    1x means the other direction is not excluded. '?' when there is no ratio."""
+    text = format_ratio_estimate(value)
+    if text == "?":
+        return text
+    faster = value < 1
+    bounds = (high, low) if faster else (low, high)
+    if not all(math.isfinite(b) and b > 0 for b in bounds):
+        return f"{text} [no interval]"
+    near, far = (1 / b if faster else b for b in bounds)
+    return f"{text} [{format_times_factor(near)}, {format_times_factor(far)}]"

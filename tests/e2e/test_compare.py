@@ -40,7 +40,7 @@ def test_fuzzing_catches_a_cache_keyed_by_identity(bench_file, tmp_path):
     assert fuzzed[0]["contender"] == "cached" and fuzzed[0]["status"] == "not equivalent"
     assert "counterexample" in fuzzed[0]["difference"]
     assert not load_json(out)["comparisons"][0]["valid"]  # passes the declared case, still invalid
-    assert "**invalid: not equivalent**" in summary.read_text()
+    assert "| **invalid** (not equivalent) |" in summary.read_text()
 
 
 def test_contenders_compare_with_verdicts_and_markdown(tmp_path):

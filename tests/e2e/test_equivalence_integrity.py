@@ -3,6 +3,8 @@ checks are flagged with a one-line explanation and their speedups struck out; co
 optimizations (controls) are not. Example files: tests/equivalence_examples/ and, shared with
 benchmarks/broken_optimizations.py, benchmarks/broken/."""
 
+import re
+
 import pytest
 from support.cli import load_json, run_perflab
 from support.paths import ROOT, TESTS
@@ -77,9 +79,9 @@ def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(
     said = words(process.stdout)
     line = said[said.index(f"{expected.upper()} {case}/{contender}: ") :]
     assert explanation in line.split(" (its speedup is not a valid result)")[0], line
-    assert f"invalid: {expected}" in process.stdout
+    assert f"invalid ({expected})" in process.stdout
     row = next(line for line in markdown.splitlines() if line.startswith(f"| {case} | {contender} |"))
-    assert "~~x" in row and f"**invalid: {expected}**" in row
+    assert re.search(r"~~[\d.,]+x (faster|slower) \[", row) and f"**invalid** ({expected})" in row
     assert result["schema"] == "perflab.results/2"
     controls = [e for e in result["equivalence"] if e["contender"] in ("median_high", "partial_heap")]
     assert all(e["status"] == "equivalent" for e in controls), controls
@@ -101,7 +103,8 @@ def test_a_memo_cache_keeps_its_status_but_its_speedup_is_struck_out_with_a_note
     found = comparison(result, "memoized")
     assert found["valid"] is True and found["caution"].startswith("repeat-only speed"), found
     assert "repeat-only WORDS/memoized: repeat-only speed" in words(process.stdout)
-    assert "~~x" in next(line for line in markdown.splitlines() if line.startswith("| WORDS | memoized |"))
+    row = next(line for line in markdown.splitlines() if line.startswith("| WORDS | memoized |"))
+    assert re.search(r"~~[\d.,]+x faster \[", row) and "**repeat-only**" in row
 
 
 @pytest.mark.parametrize("name", ["divisor_tuples", "sort_in_place"])
@@ -194,7 +197,9 @@ def test_the_new_statuses_survive_the_store_and_reach_the_html_report(tmp_path):
     )
     assert process.returncode == 1, process.stderr
     html = report.read_text()
-    assert "invalid: shares output" in html and "SHARES OUTPUT" in html
+    # The verdict in its own colour, the ratio beside it struck out.
+    assert "<td class='invalid'>invalid (shares output)</td>" in html and "SHARES OUTPUT" in html
+    assert re.search(r"<td class='struck'>[\d.,]+x (faster|slower) \[", html)
     assert run_perflab("export", exported, "--db", database).returncode == 0
     (stored,) = [load_json(path) for path in exported.rglob("*.json")]
     assert status(stored, "N360", "lru_list")["status"] == "shares output"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 
 import pyperf
@@ -24,7 +25,8 @@ def test_runs_are_stored_in_the_repository_and_shown_by_commit(repo):
     for sha in commits.values():
         assert sha[:8] in process.stdout
     assert "summing / SMALL / builtin_sum — 4 run(s)" in process.stdout
-    assert "slower +" in process.stdout and "tentative" in process.stdout  # the 10x step, 2 runs old
+    # The 10x step, 2 runs old, as every output writes a time ratio: new/old as a factor and a direction.
+    assert re.search(r"change point: [\d.,]+x slower \[95% CI \d", process.stdout) and "tentative" in process.stdout
 
 
 def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(repo, tmp_path):
@@ -34,7 +36,7 @@ def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(
         "check", "bench.py", "--against", "main", *QUICK, "--markdown", str(summary), cwd=repo, env=env
     )
     assert process.returncode == 1, process.stderr
-    assert process.stdout.startswith("### :x: perflab: 1 regression(s) larger than 5% in `summing`")
+    assert process.stdout.startswith("### :x: perflab: 1 regression(s), more than 1.05x slower, in `summing`")
     assert f"`main` at {commits['docs'][:8]}, measured now in a worktree, interleaved" in process.stdout
     assert f"working tree at {commits['more'][:8]} (measured now)" in process.stdout
     assert "| SMALL | builtin_sum |" in process.stdout and "**REGRESSION**" in process.stdout
@@ -46,7 +48,7 @@ def test_check_against_the_same_code_passes_and_stores_one_run_per_revision(repo
     repo, commits, env = repo
     process = run_perflab("check", "bench.py", "--against", "HEAD", *QUICK, cwd=repo, env=env)
     assert process.returncode == 0, process.stdout + process.stderr
-    assert process.stdout.startswith("### :white_check_mark: perflab: no regression larger than 5%")
+    assert process.stdout.startswith("### :white_check_mark: perflab: no regression (more than 1.05x slower)")
     assert "stored as runs" in process.stderr
     history = run_perflab("history", "bench.py", cwd=repo, env={**env, "COLUMNS": "200"})
     # Both sides are runs of builtin_sum at commit "more": no column is named after a revision.

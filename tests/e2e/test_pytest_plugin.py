@@ -1,6 +1,7 @@
 """perflab's pytest plugin, end to end: real pytest subprocesses on generated test files."""
 
 import json
+import re
 import subprocess
 import textwrap
 
@@ -95,7 +96,7 @@ def test_compare_times_interleaved_with_verdicts(tmp_path):
             assert outcomes["set"].ratio.high < 1 < outcomes["slow"].ratio.low
     """,
     )
-    run_pytest(
+    process = run_pytest(
         tmp_path,
         "--perflab",
         "--benchmark-max-time",
@@ -106,6 +107,8 @@ def test_compare_times_interleaved_with_verdicts(tmp_path):
         tmp_path / "out.json",
         check=True,
     )
+    # The time ratio to the first contender, written as every perflab output writes it.
+    assert re.search(r"\[set\]: .*; vs list: [\d.,]+x faster \[[\d.,]+x, [\d.,]+x\], verdict: faster", process.stdout)
     found = benchmarks_of(tmp_path / "out.json")
     assert set(found) == {"test_lookup::list", "test_lookup::set", "test_lookup::slow"}
     assert {b["group"] for b in found.values()} == {"test_lookup"}
@@ -218,6 +221,7 @@ def test_gate_against_a_file_fails_only_on_a_regression(tmp_path):
     slower = run_pytest(tmp_path, *gate, "--perflab-against", tmp_path / "base.json", env={"WORK_SECONDS": "0.0008"})
     assert slower.returncode == 1, slower.stdout[-2000:]
     assert "REGRESSION" in slower.stdout and "the session fails" in slower.stdout
+    assert re.search(r"[\d.]+x slower \[[\d.]+x, [\d.]+x\]: REGRESSION", slower.stdout)  # current vs baseline
 
 
 def test_gate_against_a_git_revision_reads_the_store(tmp_path):

@@ -48,7 +48,7 @@ def test_check_fails_on_a_one_percent_increase_in_instructions_against_a_revisio
         "check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK, cwd=project, env=env
     )
     assert process.returncode == 1, process.stdout + process.stderr
-    assert "in time or 0.50% in instructions" in process.stdout
+    assert "more than 1.05x slower or 0.50% more instructions" in process.stdout
     row = next(
         line for line in process.stdout.splitlines() if line.startswith("| LOOP | loop_sum |") and "REGRESSION" in line
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -57,7 +58,9 @@ def test_markdown_summary_is_a_table_and_escapes_user_text():
     baseline = synthetic_result(cases=("a|b",), processes=8, seed=1)
     current = slowed(synthetic_result(cases=("a|b",), processes=8, seed=2), "a|b", 1.5)
     text = render_check(check(baseline, current), "bench<x>", "`baseline.json`", "abc123 (this run)")
-    assert text.startswith("### :x: perflab: 1 regression(s) larger than 5%")
+    assert text.startswith("### :x: perflab: 1 regression(s), more than 1.05x slower,")
+    # The regression is the time ratio current/baseline, written as every output writes it.
+    assert re.search(r"\| 1\.[45]\dx slower \[1\.\d\dx, 1\.\d\dx\] \| \*\*REGRESSION\*\* \|", text)
     # The benchmark's name is inline code: shown literally, HTML included.
     assert "| a\\|b | base |" in text and "**REGRESSION**" in text and "in `bench<x>`" in text
     ok = render_check(check(baseline, baseline), "bench", "b", "c")
@@ -117,6 +120,6 @@ def test_instructions_and_time_that_disagree_are_called_out():
     current = slowed(synthetic_result(processes=8, seed=2), "SMALL", 3.0)  # 3x the time ...
     checked = check(baseline, current)
     gate.check_instructions(checked, [("SMALL", "base", counts(1000.0), counts(1001.0))], 0.005)  # ... same work
-    assert any("instructions x1.001 but wall time x3" in note for note in checked.notes)
+    assert any(re.search(r"instructions \+0\.10% but wall time [23]\.\d\dx slower", note) for note in checked.notes)
     text = render_check(checked, "bench", "b", "c")
     assert "| SMALL | base | 1,000.0 | 1,001.0 | +0.100% [+0.100%, +0.100%] |" in text

@@ -39,6 +39,7 @@ from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, Instructi
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult
 from perflab.results.quantities import SLOWER, Comparison, Interval
+from perflab.units import format_ratio_estimate
 
 REGRESSION = "REGRESSION"
 SLOWER_WITHIN_THRESHOLD = "slower, within threshold"
@@ -251,8 +252,8 @@ def check_instructions(
             disagreement = Disagreement(case, contender, after.value / before.value, time_ratio)
             if disagreement.factor > DISAGREEMENT_FACTOR:
                 checked.notes.append(
-                    f"{case}/{contender}: instructions x{disagreement.instruction_ratio:.3f} but wall time "
-                    f"x{time_ratio:.3f}: the difference is in what instructions do not see (I/O, system "
+                    f"{case}/{contender}: instructions {disagreement.instruction_ratio - 1:+.2%} but wall time "
+                    f"{format_ratio_estimate(time_ratio)}: the difference is in what instructions do not see (I/O, system "
                     "calls, waiting, cache misses)"
                 )
 

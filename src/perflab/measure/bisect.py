@@ -35,6 +35,7 @@ from perflab.measure.settings import Settings
 from perflab.measure.worktrees import repository_root
 from perflab.results.model import CaseComparison, RunResult, json_numbers
 from perflab.results.quantities import SLOWER
+from perflab.units import format_ratio_estimate
 
 
 class BisectError(Exception):
@@ -293,7 +294,9 @@ def _regressed_case(
     slower = _slower(result, bad)
     if not slower:
         found = (
-            "; ".join(f"{c.case}: x{c.comparison.ratio.value:.3f} ({c.verdict})" for c in result.comparisons)
+            "; ".join(
+                f"{c.case}: {format_ratio_estimate(c.comparison.ratio.value)} ({c.verdict})" for c in result.comparisons
+            )
             or "nothing measured"
         )
         raise BisectError(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 
 from perflab.results.model import INVALID, MUTATES_INPUT, NOT_EQUIVALENT, Cell, Equivalence, ProcessRun, RunResult
+from perflab.units import format_ratio_estimate
 
 # A steady-state speedup this many times the first-call speedup comes from repeating one input.
 REPEAT_ONLY_FACTOR = 3.0
@@ -53,7 +54,8 @@ def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
     if steady <= 1 or steady < REPEAT_ONLY_FACTOR * first:
         return None
     return (
-        f"repeat-only speed: x{steady:.3g} in the steady state but x{first:.3g} on a first call with a "
+        f"repeat-only speed: {format_ratio_estimate(ratio)} in the steady state but "
+        f"{format_ratio_estimate(1 / first)} on a first call with a "
         "fresh copy of the input (a memo cache or warmed lookup answers the timing loop's repeated "
         "input); varied inputs would see about the first-call figure"
     )

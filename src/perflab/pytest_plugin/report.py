@@ -212,7 +212,8 @@ def _cprofile_rows(profile) -> list[dict[str, Any]]:
 
 def summary_lines(records: list[Record]) -> list[str]:
     """One line per measured contender: median with its interval, values, outliers; verdicts."""
-    from perflab.units import format_time
+    from perflab.results.verdicts import show
+    from perflab.units import format_times
 
     lines = []
     for record in records:
@@ -224,21 +225,15 @@ def summary_lines(records: list[Record]) -> list[str]:
                 lines.append(f"{label}: not timed")
                 continue
             median = cell_estimates.median
-            interval = (
-                f"[{format_time(median.low)}, {format_time(median.high)}]"
-                if median.low > 0 and median.high < float("inf")
-                else "[no interval: too few values]"
-            )
             line = (
-                f"{label}: {format_time(median.value)} per call, 95% CI {interval}, "
+                f"{label}: {format_times(median.value, median.low, median.high)} per call (95% CI), "
                 f"{cell_estimates.values} values x {measured.loops} calls, {cell_estimates.outlier_values} outliers (kept)"
             )
             outcome = compared.get(measured.contender)
             if outcome is not None and outcome.comparison is not None:
-                ratio = outcome.comparison.ratio
-                line += (
-                    f"; x{ratio.value:.3f} of {record.contenders[0].contender} "
-                    f"[{ratio.low:.3f}, {ratio.high:.3f}]: {outcome.verdict}"
-                )
+                # Not equivalent outputs fail the test before this: only valid comparisons get here.
+                p_adjusted = 1.0 if outcome.p_adjusted is None else outcome.p_adjusted
+                shown = show(outcome.comparison.ratio, outcome.verdict or "", p_adjusted, None, None)
+                line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)
     return lines

@@ -134,7 +134,7 @@ class BenchmarkSession:
         return location(given) if given else default_path(test_file)
 
     def _gate(self, session: pytest.Session, against: str, runs: list, store_path: Path | str, gate) -> None:
-        from perflab.units import format_time
+        from perflab.units import format_ratio, format_time
 
         try:
             baseline = gate.baseline_runs(against, runs, store_path)
@@ -150,7 +150,7 @@ class BenchmarkSession:
             ratio = cell.comparison.ratio
             self.lines.append(
                 f"  {cell.case} [{cell.contender}]: {format_time(cell.baseline)} -> "
-                f"{format_time(cell.current)}, x{ratio.value:.3f} [{ratio.low:.3f}, {ratio.high:.3f}]: "
+                f"{format_time(cell.current)}, {format_ratio(ratio.value, ratio.low, ratio.high)}: "
                 f"{cell.verdict}"
             )
         self.lines += [f"  not in both: {name}" for name in checked.not_compared]

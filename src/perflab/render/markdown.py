@@ -2,41 +2,37 @@
 
 from __future__ import annotations
 
-import math
 import re
 
 from perflab.analysis.gate import REGRESSION, CheckResult
 from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
-from perflab.units import format_factor, format_percent, format_time
+from perflab.units import format_percent, format_ratio, format_time, format_times
 
 
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
     """``baseline``/``current``: one-line Markdown descriptions of the two runs (commit, source),
     user strings in them already escaped (see ``code``)."""
     regressions = len(check.regressions) + len(check.instruction_regressions)
-    thresholds = f"{check.threshold:.0%}" + (
-        f" in time or {check.instructions_threshold:.2%} in instructions" if check.instructions else ""
+    thresholds = f"{_threshold(check.threshold)} slower" + (
+        f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else ""
     )
     if regressions:
-        headline = f"### :x: perflab: {regressions} regression(s) larger than {thresholds} in {code(benchmark)}"
+        headline = f"### :x: perflab: {regressions} regression(s), more than {thresholds}, in {code(benchmark)}"
     else:
-        headline = f"### :white_check_mark: perflab: no regression larger than {thresholds} in {code(benchmark)}"
+        headline = f"### :white_check_mark: perflab: no regression (more than {thresholds}) in {code(benchmark)}"
     lines = [
         headline,
         "",
         f"Baseline: {baseline}  ",
         f"Current: {current}",
         "",
-        "| case | contender | baseline | current | change [95% CI] | verdict |",
+        "| case | contender | baseline | current | current vs baseline [95% CI] | verdict |",
         "|---|---|---:|---:|---:|---|",
     ]
     for cell in check.cells:
         ratio = cell.comparison.ratio
-        if math.isfinite(ratio.low) and math.isfinite(ratio.high):
-            change = f"{_signed(ratio.value)} [{_signed(ratio.low)}, {_signed(ratio.high)}]"
-        else:
-            change = f"{_signed(ratio.value)} [no interval]" if math.isfinite(ratio.value) else "?"
+        change = format_ratio(ratio.value, ratio.low, ratio.high)
         lines.append(
             f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
             f"{format_time(cell.current)} | {change} | {_verdict(cell.verdict)} |"
@@ -68,7 +64,8 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         else "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)"
     )
     lines.append(
-        f"<sub>{method}; a regression is a slowdown larger than {check.threshold:.0%} at a false "
+        f"<sub>{method}; a regression is the current code more than {_threshold(check.threshold)} slower "
+        f"than the baseline (time ratio current/baseline, 95% CI) at a false "
         f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
         + (
             f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' spread"
@@ -81,6 +78,11 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>"
     )
     return "\n".join(lines) + "\n"
+
+
+def _threshold(threshold: float) -> str:
+    """The slowdown factor a regression exceeds: 0.05 -> '1.05x', 0.005 -> '1.005x'."""
+    return f"{1 + threshold:.4g}x"
 
 
 def _verdict(verdict: str) -> str:
@@ -118,29 +120,26 @@ def render_result(result: RunResult) -> str:
     lines = [
         f"### perflab: {code(result.benchmark)}, sides vs {code(result.reference)}",
         "",
-        "| case | side | time/call | speedup [95% CI] | verdict |",
+        "| case | side | time/call [95% CI] | vs reference [95% CI] | verdict |",
         "|---|---|---:|---:|---|",
     ]
     comparisons = {(c.case, c.contender): c for c in result.comparisons}
     for cell in result.cells:
-        time = format_time(cell.estimates.median.value) if cell.estimates else (cell.skipped or "failed")
+        if cell.estimates is not None:
+            median = cell.estimates.median
+            time = format_times(median.value, median.low, median.high)
+        else:
+            time = _cell(cell.skipped or "failed")
         comparison = comparisons.get((cell.case, cell.contender))
         if comparison is None:
-            speedup, verdict = "", "reference" if cell.contender == result.reference else ""
+            ratio, verdict = "", "reference" if cell.contender == result.reference else ""
         else:
-            ratio = comparison.comparison.ratio
-            speedup = (
-                f"x{format_factor(1 / ratio.value)} [{format_factor(1 / ratio.high)}, {format_factor(1 / ratio.low)}]"
-                if math.isfinite(ratio.low) and math.isfinite(ratio.high)
-                else f"x{format_factor(1 / ratio.value)}"
-            )
-            verdict = comparison.verdict
-            if not comparison.valid:
-                reason = result.invalid_reason(cell.case, cell.contender) or "not equivalent"
-                speedup, verdict = f"~~{speedup}~~", f"**invalid: {reason}**"
-            elif comparison.caution:
-                speedup, verdict = f"~~{speedup}~~", f"**repeat-only**: {_cell(comparison.caution)}"
-        lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {time} | {speedup} | {verdict} |")
+            shown = result.shown(comparison)
+            ratio = f"~~{shown.ratio}~~" if shown.struck else shown.ratio
+            verdict = f"**{shown.verdict}**" if shown.struck else shown.verdict
+            if shown.detail:
+                verdict += f" ({_cell(shown.detail)})"
+        lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {time} | {ratio} | {verdict} |")
     lines.append("")
     for entry in result.equivalence:
         if entry.status in INVALID:
@@ -148,12 +147,10 @@ def render_result(result: RunResult) -> str:
                 f"- :x: **{entry.status}**: {code(entry.contender)} on {_cell(entry.case)}: "
                 f"{_cell(entry.difference or '')}"
             )
-    for name, mean in result.geometric_means.items():
+    for name in result.geometric_means:
+        mean = result.mean_shown(name)
         if mean is not None:
-            lines.append(
-                f"- geometric mean, {code(name)}: x{format_factor(1 / mean.value)} "
-                f"[{format_factor(1 / mean.high)}, {format_factor(1 / mean.low)}]"
-            )
+            lines.append(f"- geometric mean over cases, {code(name)}: {mean}")  # perflab's words only
     missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
     target = result.settings["precision"]
     lines.append(

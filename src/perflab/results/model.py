@@ -15,6 +15,9 @@ from typing import Any
 
 from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 from perflab.results.quantities import CellEstimates, Comparison, Interval
+from perflab.results.verdicts import INVALID as INVALID_VERDICT
+from perflab.results.verdicts import REPEAT_ONLY, Shown, show
+from perflab.units import format_ratio
 
 SCHEMA = "perflab.results/2"
 # Version 2 added the statuses "mutates input" and "shares output" (a reader of version 1 that
@@ -176,6 +179,38 @@ class RunResult:
                 return verdict.status if name == contender else f"reference {verdict.status}"
         return None
 
+    def shown(self, comparison: CaseComparison) -> Shown:
+        """The verdict of ``comparison`` and the strings every output shows for it."""
+        ratio = comparison.comparison.ratio
+        reason = None if comparison.valid else self.invalid_reason(comparison.case, comparison.contender)
+        invalid = None if comparison.valid else (reason or NOT_EQUIVALENT)
+        return show(ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution)
+
+    def struck(self) -> dict[str, str]:
+        """Contender -> "invalid" or "repeat-only": those whose ratio is struck out on some case
+        (or that differ on generated inputs). Their geometric mean says so, and no headline
+        names them fastest."""
+        found: dict[str, str] = {}
+        for comparison in self.comparisons:  # invalid is said before repeat-only, as in ``shown``
+            if not comparison.valid:
+                found[comparison.contender] = INVALID_VERDICT
+            elif comparison.caution:
+                found.setdefault(comparison.contender, REPEAT_ONLY)
+        for entry in self.equivalence:
+            if entry.contender != self.reference and self.invalid_reason(entry.case, entry.contender):
+                found[entry.contender] = INVALID_VERDICT
+        return found
+
+    def mean_shown(self, contender: str) -> str | None:
+        """The geometric mean of ``contender``'s ratios over cases as every output writes it,
+        qualified when some of those ratios are struck out; None when there is none."""
+        mean = self.geometric_means.get(contender)
+        if mean is None:
+            return None
+        text = format_ratio(mean.value, mean.low, mean.high)
+        struck = self.struck().get(contender)
+        return text if struck is None else f"{text} (includes {struck} cases: it does not count)"
+
     @property
     def failures(self) -> list[str]:
         """One line per thing that went wrong; a non-empty list means a non-zero exit code."""
@@ -204,8 +239,17 @@ class RunResult:
         reasons = {c.contender: c.skipped for c in self.cells if c.skipped}
         return [f"{contender}: {reason}" for contender, reason in reasons.items()]
 
-    def to_json(self) -> dict[str, Any]:
-        return json_numbers(asdict(self))
+    def to_json(self, shown: bool = True) -> dict[str, Any]:
+        """Every field, and beside each comparison and geometric mean what the outputs show for it
+        (``shown``, ``geometric_means_shown``: derived, ignored when read back; left out with
+        ``shown=False``, so that a stored run's hash does not change with how perflab words it)."""
+        data = asdict(self)
+        if not shown:
+            return json_numbers(data)
+        for entry, comparison in zip(data["comparisons"], self.comparisons):
+            entry["shown"] = self.shown(comparison).to_json()
+        data["geometric_means_shown"] = {name: self.mean_shown(name) for name in self.geometric_means}
+        return json_numbers(data)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
@@ -218,10 +262,15 @@ class RunResult:
                 f"(this perflab reads {' and '.join(READABLE_SCHEMAS)})"
             )
         data = {**data, "schema": SCHEMA}  # version 1 is version 2 without the new statuses and fields
+        data.pop("geometric_means_shown", None)  # derived from the rest, as ``shown`` below
         data["cells"] = [_cell_from_json(c) for c in data["cells"]]
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
         data["comparisons"] = [
-            CaseComparison(**{**c, "comparison": _comparison_from_json(c["comparison"])}) for c in data["comparisons"]
+            CaseComparison(
+                **{k: v for k, v in c.items() if k not in ("shown", "comparison")},
+                comparison=_comparison_from_json(c["comparison"]),
+            )
+            for c in data["comparisons"]
         ]
         data["geometric_means"] = {k: _interval(v) if v else None for k, v in data["geometric_means"].items()}
         return cls(**data)

@@ -216,7 +216,7 @@ class Store:
 
     def _insert(self, result: RunResult, source: str, uid: str | None, created: float | None, job: int | None) -> int:
         meta = result.metadata
-        data = result.to_json()
+        data = result.to_json(shown=False)  # what perflab says of it is derived when it is read
         # An imported run is dated when it ran, not when it was imported.
         when = created or (_started_at(meta) if source == "import" else None) or time.time()
         revision = meta.get("git") or {}
@@ -277,7 +277,7 @@ class Store:
 
     def find(self, result: RunResult) -> int | None:
         """The id of a stored run identical to ``result`` (the same file imported again), if any."""
-        return self.find_uid(run_uid(result.to_json()))
+        return self.find_uid(run_uid(result.to_json(shown=False)))
 
     def find_uid(self, uid: str) -> int | None:
         """The id of the stored run whose stable id is ``uid``, if any."""

@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from perflab import __version__
 from perflab.render.html.flamegraph import script_json
-from perflab.units import format_change, format_speedup_interval, format_time
+from perflab.units import format_ratio, format_time, format_times
 from perflab.web.catalog import ChangePoint, RunPoint, Series
 
 SPARK_WIDTH, SPARK_HEIGHT = 120, 24
@@ -80,19 +80,14 @@ class Links:
 
 
 def interval_text(value: float, low: float | None, high: float | None) -> str:
-    """'1.23 ms [1.21, 1.25]': a time per call with its 95% interval in the same unit."""
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-        return f"{format_time(value)} [no interval]"
-    return f"{format_time(value)} [{format_time(low, value).split()[0]}, {format_time(high, value)}]"
+    """'853 ns [846 ns, 1.84 us]': a time per call with its 95% interval, as every output writes it."""
+    return format_times(value, math.nan if low is None else low, math.nan if high is None else high)
 
 
 def change_text(change: ChangePoint) -> str:
-    """'slower +9.9% [+9.5%, +10.3%]', as ``perflab history`` says it."""
+    """'1.10x slower [1.09x, 1.10x]', as ``perflab history`` says it."""
     ratio = change.step.ratio
-    word = "slower" if ratio.value > 1 else "faster"
-    return f"{word} {format_change(ratio.value)} [{format_change(ratio.low)}, {format_change(ratio.high)}]" + (
-        " (tentative)" if change.step.tentative else ""
-    )
+    return format_ratio(ratio.value, ratio.low, ratio.high) + (" (tentative)" if change.step.tentative else "")
 
 
 def sparkline(points: list[RunPoint]) -> Markup:
@@ -127,7 +122,7 @@ def _environment() -> jinja2.Environment:
         interval=interval_text,
         change=change_text,
         when=when_text,
-        speedup=lambda i: format_speedup_interval(i.value, i.low, i.high),
+        ratio=lambda i: format_ratio(i.value, i.low, i.high),
         script_json=lambda data: Markup(script_json(data)),
     )
     env.globals.update(sparkline=sparkline, version=__version__, cell_id=cell_id)

@@ -28,11 +28,22 @@ from perflab.profile.frames import parse_frame
 from perflab.profile.side_profiles import CaseProfiles
 from perflab.render.html import flamegraph
 from perflab.render.html.flamegraph import script_json
-from perflab.results.model import EQUIVALENT, FUZZING_CASE, INVALID, NOT_EQUIVALENT, RunResult
-from perflab.results.quantities import FASTER, SLOWER
-from perflab.units import format_speedup_interval, format_time
+from perflab.results.model import FUZZING_CASE, INVALID, RunResult
+from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
+from perflab.results.verdicts import INVALID as INVALID_VERDICT
+from perflab.results.verdicts import REPEAT_ONLY, UNDECIDED
+from perflab.units import format_ratio, format_time, format_times
 
-_VERDICT_CLASS = {FASTER: "faster", SLOWER: "slower"}
+# The style of each verdict: invalid and repeat-only have colours of their own (never that of
+# "slower": a contender that computes something else is not slower, its ratio does not count).
+_VERDICT_CLASS = {
+    FASTER: "faster",
+    SLOWER: "slower",
+    NO_DIFFERENCE: "same",
+    UNDECIDED: "same",
+    INVALID_VERDICT: "invalid",
+    REPEAT_ONLY: "caution",
+}
 _CHART_WIDTH = 760
 
 
@@ -69,7 +80,7 @@ def render(sections: Sequence[Section], title: str, notes: Sequence[str] = ()) -
 def summary(sections: Sequence[Section]) -> str:
     """Each benchmark's headline at the top of a report of several (``perflab demo``): who is faster
     than the reference by how much (geometric mean over cases, with its interval), and which
-    contenders are not equivalent (their speedups do not count)."""
+    contenders' ratios are struck out (they do not count)."""
     items = []
     for index, section in enumerate(sections):
         result = section.result
@@ -78,27 +89,21 @@ def summary(sections: Sequence[Section]) -> str:
 
 
 def headline(result: RunResult) -> str:
-    """'orjson x9.6 [9.4–9.8] faster than json_stdlib (geometric mean over cases); not equivalent: ...'"""
-    invalid = sorted(
-        {c.contender for c in result.comparisons if not c.valid}
-        | {e.contender for e in result.equivalence if e.status == NOT_EQUIVALENT}
-        | {
-            e.contender
-            for e in result.equivalence
-            if e.status == EQUIVALENT and not result.equivalent(e.case, e.contender)
-        }
-    )
-    valid = {
+    """'orjson: 9.62x faster [9.41x, 9.83x] than json_stdlib, the fastest (geometric mean over cases);
+    invalid: ...'. It never says more than the table: a contender whose ratio is struck out there
+    (invalid, repeat-only) is named only as such."""
+    struck = result.struck()
+    counted = {
         name: mean
         for name, mean in result.geometric_means.items()
-        if mean is not None and math.isfinite(mean.low) and name not in invalid
+        if mean is not None and math.isfinite(mean.low) and math.isfinite(mean.high) and name not in struck
     }
     parts = []
-    if valid:
-        best, mean = min(valid.items(), key=lambda item: item[1].value)
-        speed = _e(format_speedup_interval(mean.value, mean.low, mean.high))
+    if counted:
+        best, mean = min(counted.items(), key=lambda item: item[1].value)
+        speed = _e(format_ratio(mean.value, mean.low, mean.high))
         if mean.high < 1:
-            parts.append(f"<strong>{_e(best)}</strong> is fastest: {speed} faster than {_e(result.reference)}")
+            parts.append(f"<strong>{_e(best)}</strong> is fastest: {speed} than {_e(result.reference)}")
         elif mean.low > 1:
             parts.append(
                 f"every contender is slower than {_e(result.reference)}; the closest, "
@@ -108,13 +113,14 @@ def headline(result: RunResult) -> str:
             parts.append(f"no detectable difference between {_e(best)} and {_e(result.reference)} ({speed})")
         parts[-1] += " (geometric mean over cases)"
     else:
-        parts.append("no equivalent contender was timed against the reference")
-    if invalid:
-        parts.append(
-            "<span class='slower'>not equivalent: "
-            + ", ".join(_e(name) for name in invalid)
-            + "</span> (their speedups do not count)"
-        )
+        parts.append("no contender whose ratio counts was timed against the reference")
+    for verdict, css in ((INVALID_VERDICT, "invalid"), (REPEAT_ONLY, "caution")):
+        names = sorted(name for name, why in struck.items() if why == verdict)
+        if names:
+            parts.append(
+                f"<span class='{css}'>{verdict}: {', '.join(_e(name) for name in names)}</span> "
+                "(their ratios are struck out and do not count)"
+            )
     return "; ".join(parts)
 
 
@@ -135,7 +141,7 @@ def render_section(index: int, section: Section) -> str:
         "<h3>Verdicts</h3>",
         _verdict_table(result),
         _geometric_means(result),
-        "<h3>Speedups per case (time of the reference / time of the side, 95% CI)</h3>",
+        "<h3>Each side against the reference per case (time ratio side / reference, 95% CI)</h3>",
         _ratio_chart(result),
         "<h3>Distributions (per-process median time per call; box: quartiles)</h3>",
         _distributions(result),
@@ -162,46 +168,32 @@ def _verdict_table(result: RunResult) -> str:
             time = f"failed: {cell.error}" if cell.error else "not measured"
         else:
             m = cell.estimates.median
-            time = f"{format_time(m.value)} [{format_time(m.low, m.value)}, {format_time(m.high, m.value)}]"
+            time = format_times(m.value, m.low, m.high)
         comparison = comparisons.get((cell.case, cell.contender))
-        ratio = verdict = ""
-        css = ""
+        ratio = verdict = ratio_css = css = ""
         if comparison is not None:
-            r = comparison.comparison.ratio
-            decided = math.isfinite(r.low) and math.isfinite(r.high)
-            ratio = format_speedup_interval(r.value, r.low, r.high)  # as the terminal says it: x14.1 [13.9–14.3]
-            if not comparison.valid:
-                verdict = f"invalid: {result.invalid_reason(cell.case, cell.contender) or 'not equivalent'}"
-                css = "invalid"
-            elif comparison.caution:
-                verdict, css = f"repeat-only: {comparison.caution}", "invalid"
-            elif not decided:
-                verdict, css = "undecided: too few rounds for an interval", "same"
-            else:
-                verdict = comparison.verdict + (
-                    "" if comparison.verdict in _VERDICT_CLASS else f" (p={comparison.p_adjusted:.2g})"
-                )
-                css = _VERDICT_CLASS.get(comparison.verdict, "same")
+            shown = result.shown(comparison)
+            ratio, verdict, css = shown.ratio, shown.text, _VERDICT_CLASS[shown.verdict]
+            ratio_css = "struck" if shown.struck else ""
         elif cell.contender == result.reference:
             verdict = "reference"
         rows.append(
             f"<tr><td>{_e(cell.case)}</td><td>{_e(cell.contender)}</td><td>{_e(time)}</td>"
-            f"<td>{_e(ratio)}</td><td class='{css}'>{_e(verdict)}</td>"
+            f"<td class='{ratio_css}'>{_e(ratio)}</td><td class='{css}'>{_e(verdict)}</td>"
             f"<td>{_e(result.equivalence_label(cell.case, cell.contender))}</td></tr>"
         )
     return (
         "<table class='verdicts'><thead><tr><th>case</th><th>side</th><th>time per call [95% CI]</th>"
-        f"<th>speedup vs {_e(result.reference)} [95% CI]</th><th>verdict</th><th>equivalence</th></tr></thead>"
+        f"<th>vs {_e(result.reference)} [95% CI]</th><th>verdict</th><th>equivalence</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
 
 def _geometric_means(result: RunResult) -> str:
     lines = [
-        f"geometric mean over cases, {_e(name)} vs {_e(result.reference)}: "
-        f"{_e(format_speedup_interval(mean.value, mean.low, mean.high))}"
-        for name, mean in result.geometric_means.items()
-        if mean is not None and math.isfinite(mean.low)
+        f"geometric mean over cases, {_e(name)} vs {_e(result.reference)}: {_e(result.mean_shown(name))}"
+        for name in result.geometric_means
+        if result.mean_shown(name) is not None
     ]
     settings = result.settings
     lines.append(
@@ -234,10 +226,12 @@ def _ratio_chart(result: RunResult) -> str:
         f"<line x1='{x(1):.1f}' y1='0' x2='{x(1):.1f}' y2='{height - 20}' class='one'/>",
     ]
     for tick in log_ticks(lo, hi, x):
-        svg.append(f"<text x='{x(tick):.1f}' y='{height - 5}' class='tick'>x{tick:g}</text>")
+        factor = tick if tick >= 1 else 1 / tick  # a factor of times is at least 1, its side says which way
+        svg.append(f"<text x='{x(tick):.1f}' y='{height - 5}' class='tick'>{factor:g}x</text>")
     for i, c in enumerate(rows):
         r, y = c.comparison.ratio, 14 + i * row
-        css = "invalid" if not c.valid else _VERDICT_CLASS.get(c.verdict, "same")
+        shown = result.shown(c)
+        css = _VERDICT_CLASS[shown.verdict]
         label = f"{c.case} / {c.contender}"
         svg.append(f"<text x='{left - 8}' y='{y + 4}' class='label'>{_e(label[:40])}</text>")
         if math.isfinite(r.low) and math.isfinite(r.high) and r.low > 0:
@@ -247,11 +241,14 @@ def _ratio_chart(result: RunResult) -> str:
             )
         svg.append(
             f"<circle cx='{x(1 / r.value):.1f}' cy='{y}' r='4' class='{css}'>"
-            f"<title>{_e(label)}: {_e(format_speedup_interval(r.value, r.low, r.high))}, {_e(c.verdict)}</title>"
+            f"<title>{_e(label)}: {_e(shown.ratio)}, {_e(shown.text)}</title>"
             "</circle>"
         )
     svg.append("</svg>")
-    return "".join(svg) + "<p class='note'>Right of x1: faster than the reference; left: slower (log scale).</p>"
+    return "".join(svg) + (
+        "<p class='note'>Right of 1x: faster than the reference by that factor; left: slower (log scale). "
+        "Struck-out ratios (invalid, repeat-only) do not count.</p>"
+    )
 
 
 MIN_TICK_GAP = 48  # pixels between tick labels, so that none overlaps its neighbour
@@ -316,7 +313,7 @@ def _distributions(result: RunResult) -> str:
 def _equivalence(result: RunResult) -> str:
     rows = []
     for e in result.equivalence:
-        css = "slower" if e.status in INVALID else ""
+        css = "invalid" if e.status in INVALID else ""
         case = "generated inputs and call patterns" if e.case == FUZZING_CASE else e.case
         rows.append(
             f"<tr><td>{_e(case)}</td><td>{_e(e.contender)}</td><td class='{css}'>{_e(e.status)}</td>"

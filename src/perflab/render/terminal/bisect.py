@@ -7,15 +7,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from perflab.measure.bisect import Outcome
+from perflab.units import format_ratio, format_ratio_estimate
 
 
 def render(outcome: Outcome, console: Console) -> None:
     value, low, high = outcome.confirmed_ratio
     console.print(
-        f"regression confirmed on case [bold]{escape(outcome.case)}[/]: bad/good = x{value:.3f} "
-        f"[{low:.3f}–{high:.3f}] (time ratio, 95% CI); {outcome.commits} commits to search"
+        f"regression confirmed on case [bold]{escape(outcome.case)}[/]: bad is {escape(format_ratio(value, low, high))} "
+        f"than good (time ratio, 95% CI); {outcome.commits} commits to search"
     )
-    table = Table("commit", "subject", "time vs good [95% CI]", "bad/good in the same run", "verdict")
+    table = Table("commit", "subject", "vs good [95% CI]", "bad vs good in the same run", "verdict")
     for step in outcome.steps:
         verdict = (
             ("check: " if step.check else "")
@@ -26,8 +27,8 @@ def render(outcome: Outcome, console: Console) -> None:
         table.add_row(
             step.commit[:12],
             escape(step.subject),
-            f"x{step.ratio:.3f} [{step.low:.3f}–{step.high:.3f}]",
-            f"x{step.regression:.3f}",
+            escape(format_ratio(step.ratio, step.low, step.high)),
+            format_ratio_estimate(step.regression),
             verdict,
         )
     if outcome.steps:

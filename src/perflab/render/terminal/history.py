@@ -8,7 +8,7 @@ terminal and CI log, and needs no extra dependency.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,8 @@ from rich.text import Text
 
 from perflab.analysis.changepoints import Changes, Point, Step
 from perflab.profile.frames import parse_frame
-from perflab.units import format_signed_time, format_time
+from perflab.results.quantities import Interval
+from perflab.units import format_ratio, format_ratio_estimate, format_signed_time, format_time, format_times
 
 if TYPE_CHECKING:
     from perflab.results.history import StepProfile
@@ -30,20 +31,58 @@ TOP_NODES = 4  # call paths listed under a step's differential profile
 
 @dataclass(frozen=True)
 class Scale:
-    """What a history's values are: the column's name, how one prints, what a step up or down
-    means, and the decimals of percentages (instruction counts repeat exactly: 0.3% matters)."""
+    """Instruction counts per call: a value, its range, and a change of level as a signed
+    percentage ('▲ more instructions +0.31%'): counts are not speed, and repeat exactly (0.3%
+    matters). Times are _TimeScale."""
 
-    column: str
-    format: Callable[[float], str]
-    up: str
-    down: str
-    decimals: int = 1
+    column: str = "instructions/call ± range"
+    decimals: int = 2
+
+    def format(self, value: float) -> str:
+        return f"{value:,.0f}"
+
+    def change(self, ratio: float) -> str:
+        return f"{ratio - 1:+.{self.decimals}%}" if math.isfinite(ratio) else "?"
+
+    def change_interval(self, ratio: Interval) -> str:
+        return f"{self.change(ratio.value)} [95% CI {self.change(ratio.low)}, {self.change(ratio.high)}]"
+
+    def step_words(self, slower: bool) -> str:
+        return "more instructions " if slower else "fewer instructions "
+
+    def value_text(self, point: Point) -> str:
+        if point.low is None or point.high is None:
+            return f"{self.format(point.value)} ± ?"
+        half = max(point.high - point.value, point.value - point.low) / point.value
+        return f"{self.format(point.value)} ± {half:.{self.decimals}%}"
 
 
-TIME = Scale("time/call ±95% CI", format_time, "slower", "faster")
-INSTRUCTIONS = Scale(
-    "instructions/call ± range", lambda value: f"{value:,.0f}", "more instructions", "fewer instructions", decimals=2
-)
+@dataclass(frozen=True)
+class _TimeScale(Scale):
+    """Times per call, and their changes as every output writes a time ratio: '1.10x slower'."""
+
+    column: str = "time/call [95% CI]"
+
+    def format(self, value: float) -> str:
+        return format_time(value)
+
+    def change(self, ratio: float) -> str:
+        return format_ratio_estimate(ratio)
+
+    def change_interval(self, ratio: Interval) -> str:
+        return format_ratio(ratio.value, ratio.low, ratio.high).replace(" [", " [95% CI ")
+
+    def step_words(self, slower: bool) -> str:
+        return ""  # "slower" / "faster" is in the ratio
+
+    def value_text(self, point: Point) -> str:  # an interval of times is not symmetric
+        if point.low is None or point.high is None:
+            return escape(f"{format_time(point.value)} [no interval]")
+        return escape(format_times(point.value, point.low, point.high))
+
+
+TIME = _TimeScale()
+INSTRUCTIONS = Scale()
 
 
 def render(
@@ -68,17 +107,17 @@ def render(
         step = steps_at.get(index)
         if step is not None:
             table.add_row("", "", "", _step_text(step, scale), end_section=False)
-        table.add_row(escape(point.label), date, _value_text(point, scale), _bar(point, low, high))
+        table.add_row(escape(point.label), date, scale.value_text(point), _bar(point, low, high))
     console.print(table)
     for step in changes.steps:
-        console.print(f"change point: {_describe(step, scale.decimals)}", highlight=False)
+        console.print(f"change point: {_describe(step, scale)}", highlight=False)
         if profiles and step.index in profiles:
             _profile_lines(console, profiles[step.index])
     if not changes.steps:
         console.print("no change point: the series is consistent with one level", highlight=False)
     for transient in changes.transients:
         console.print(
-            f"[dim]transient (not a change point): {_signed(transient.ratio, scale.decimals)} from "
+            f"[dim]transient (not a change point): {scale.change(transient.ratio)} from "
             f"{escape(transient.first)} "
             f"to {escape(transient.last)}, then back to the previous level[/]",
             highlight=False,
@@ -87,14 +126,9 @@ def render(
         console.print(f"[dim]{escape(note)}[/]", highlight=False)
 
 
-def _describe(step: Step, decimals: int = 1) -> str:
+def _describe(step: Step, scale: Scale) -> str:
     tentative = " (tentative: too few runs at the new level to confirm it yet)" if step.tentative else ""
-    ratio = step.ratio
-    return (
-        f"{_signed(ratio.value, decimals)} [95% CI {_signed(ratio.low, decimals)}, "
-        f"{_signed(ratio.high, decimals)}] "
-        f"after {escape(step.before)}, at or before {escape(step.after)}{tentative}"
-    )
+    return f"{escape(scale.change_interval(step.ratio))} after {escape(step.before)}, at or before {escape(step.after)}{tentative}"
 
 
 def _profile_lines(console: Console, found: StepProfile) -> None:
@@ -118,23 +152,10 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
 
 def _step_text(step: Step, scale: Scale = TIME) -> Text:
     """A short marker between the rows; the full description follows the table."""
-    slower, d = step.ratio.value > 1, scale.decimals
-    text = (
-        f"{'▲ ' + scale.up if slower else '▼ ' + scale.down} {_signed(step.ratio.value, d)} "
-        f"[{_signed(step.ratio.low, d)}, {_signed(step.ratio.high, d)}]{' ?' if step.tentative else ''}"
-    )
-    return Text(text, style="bold red" if slower else "bold green")
-
-
-def _signed(ratio: float, decimals: int = 1) -> str:
-    return f"{ratio - 1:+.{decimals}%}"
-
-
-def _value_text(point: Point, scale: Scale = TIME) -> str:
-    if point.low is None or point.high is None:
-        return f"{scale.format(point.value)} ± ?"
-    half = max(point.high - point.value, point.value - point.low) / point.value
-    return f"{scale.format(point.value)} ± {half:.{scale.decimals}%}"
+    slower = step.ratio.value > 1
+    change = scale.change_interval(step.ratio).replace("95% CI ", "")
+    text = f"{'▲' if slower else '▼'} {scale.step_words(slower)}{change}"
+    return Text(text + (" ?" if step.tentative else ""), style="bold red" if slower else "bold green")
 
 
 def _axis(points: Sequence[Point]) -> tuple[float, float]:

@@ -11,7 +11,7 @@ from rich.table import Table
 from perflab.bench.commands import INNER, MAX_RSS, SYSTEM, USER
 from perflab.results.model import RunResult
 from perflab.results.quantities import Interval
-from perflab.units import format_speedup_interval, format_time
+from perflab.units import format_ratio, format_times
 
 _COLUMNS = {USER: "user CPU/run", SYSTEM: "system CPU/run", MAX_RSS: "peak RSS", INNER: "inner phase/run"}
 
@@ -37,18 +37,14 @@ def render(result: RunResult, console: Console) -> None:
             cells[shown.index(MAX_RSS)] = f"<= {row.medians[MAX_RSS].value / 2**20:.3g} MiB (the worker's peak)"
         if INNER in shown:
             ratio = row.inner_ratio
-            cells.append(format_speedup_interval(ratio.value, ratio.low, ratio.high) if ratio else "")
+            cells.append(escape(format_ratio(ratio.value, ratio.low, ratio.high)) if ratio else "")
         table.add_row(escape(row.case), escape(row.contender), *cells)
     console.print(table)
 
 
 def _format(metric: str, interval: Interval) -> str:
+    if metric != MAX_RSS:
+        return escape(format_times(interval.value, interval.low, interval.high))
     if not (math.isfinite(interval.low) and math.isfinite(interval.high)):
-        bounds = "[no interval]"
-    elif metric == MAX_RSS:
-        bounds = f"[{interval.low / 2**20:.3g}–{interval.high / 2**20:.3g}]"
-    else:
-        scale = interval.high or 1.0
-        bounds = f"[{format_time(interval.low, scale)}–{format_time(interval.high, scale)}]"
-    shown = f"{interval.value / 2**20:.3g} MiB" if metric == MAX_RSS else format_time(interval.value)
-    return f"{shown} {bounds}"
+        return escape(f"{interval.value / 2**20:.3g} MiB [no interval]")
+    return f"{interval.value / 2**20:.3g} MiB [{interval.low / 2**20:.3g}, {interval.high / 2**20:.3g}]"

@@ -15,7 +15,7 @@ from perflab.profile.model import Profile, describe_sampling
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import format_time
+from perflab.units import format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -107,8 +107,9 @@ def what_if_line(what_if: WhatIf) -> str:
     )
     factor = "removed" if math.isinf(what_if.factor) else f"{what_if.factor:g}x faster"
     speedup = what_if.speedup
-    high = "∞" if math.isinf(speedup.high) else f"{speedup.high:.3g}"
+    high = "∞x" if math.isinf(speedup.high) else format_times_factor(speedup.high)
     return (
         f"[bold]what if[/] {escape(what_if.pattern)} ({escape(frames)}; self share {format_share(what_if.share)}) "
-        f"were {factor}: the operation would be [bold]x{speedup.value:.3g}[/] faster [95% CI {speedup.low:.3g}–{high}]"
+        f"were {factor}: the operation would be [bold]{format_times_factor(speedup.value)} faster[/] "
+        f"[95% CI {format_times_factor(speedup.low)}, {high}]"
     )

@@ -11,12 +11,18 @@ from rich.table import Table
 from perflab.measure.timing_verdicts import floor_of, floor_warning
 from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
-from perflab.results.quantities import FASTER, SLOWER
-from perflab.units import format_percent, format_rate, format_speedup, format_time
+from perflab.results.quantities import FASTER, SLOWER, Interval
+from perflab.results.verdicts import INVALID as INVALID_VERDICT
+from perflab.results.verdicts import REPEAT_ONLY, UNDECIDED
+from perflab.units import format_percent, format_rate, format_time, format_times
 
-_VERDICT_STYLE = {FASTER: "green", SLOWER: "red"}
-# Below this many rounds, an interval wider than the value itself says only that there is too little data.
-_ENOUGH_ROUNDS = 5
+_VERDICT_STYLE = {
+    FASTER: "green",
+    SLOWER: "red",
+    INVALID_VERDICT: "bold magenta",
+    REPEAT_ONLY: "yellow",
+    UNDECIDED: "dim",
+}
 
 
 def render(result: RunResult, console: Console) -> None:
@@ -24,9 +30,9 @@ def render(result: RunResult, console: Console) -> None:
     for column in (
         "case",
         "contender",
-        "time/call ±95% CI",
-        "throughput",
-        f"speedup vs {result.reference} [95% CI]",
+        "time/call [95% CI]",
+        "throughput [95% CI]",
+        f"vs {result.reference} [95% CI]",
         "verdict",
         "equivalence",
     ):
@@ -37,7 +43,7 @@ def render(result: RunResult, console: Console) -> None:
         table.add_row(
             escape(cell.case) if cell.case != previous_case else "",
             escape(cell.contender),
-            _time(cell),
+            _time(cell, result.settings["precision"]),
             _throughput(cell, result.work.get(cell.case)),
             *_comparison(result, comparisons.get((cell.case, cell.contender))),
             _equivalence(result, cell),
@@ -50,20 +56,22 @@ def render(result: RunResult, console: Console) -> None:
         console.print(line, highlight=False)
 
 
-def _time(cell: Cell) -> str:
+def _time(cell: Cell, precision: float) -> str:
     if cell.skipped:
         return "[dim]skipped[/]"
     if cell.estimates is None:
         return "[red]failed[/]" if cell.error else "[dim]not measured[/]"
     median = cell.estimates.median
-    if median.relative_half_width > 1 and len(cell.measured_runs()) < _ENOUGH_ROUNDS:
-        text = f"{format_time(median.value)} [yellow](not enough rounds for an interval)[/]"
-    else:
-        text = f"{format_time(median.value)} ± {format_percent(median.relative_half_width)}"
+    text = escape(format_times(median.value, median.low, median.high))
     floor = floor_of(cell)
     if floor is not None:
         text += f" [dim](floor {format_time(floor)})[/]"
-    return text if cell.target_reached else f"{text} [yellow]![/]"
+    return _mark_imprecise(text, median, precision)
+
+
+def _mark_imprecise(text: str, interval: Interval, precision: float) -> str:
+    """'!' beside every interval wider than the precision target, whatever the stopping rule watched."""
+    return text if interval.relative_half_width <= precision else f"{text} [yellow]![/]"
 
 
 def _throughput(cell: Cell, work: list | None) -> str:
@@ -71,32 +79,27 @@ def _throughput(cell: Cell, work: list | None) -> str:
         return ""
     unit, amount = work
     median = cell.estimates.median
-    return f"{format_rate(amount / median.value, unit)} ± {format_percent(median.relative_half_width)}"
+    # A rate is the reciprocal of the time: the time's high bound is the rate's low bound.
+    rate = lambda seconds: format_rate(amount / seconds, unit) if seconds > 0 and math.isfinite(seconds) else "?"
+    if not (math.isfinite(median.low) and math.isfinite(median.high)) or median.low <= 0:
+        return escape(f"{rate(median.value)} [no interval]")
+    return escape(f"{rate(median.value)} [{rate(median.high)}, {rate(median.low)}]")
 
 
 def _comparison(result: RunResult, comparison: CaseComparison | None) -> tuple[str, str]:
     if comparison is None:
         return "", ""
-    ratio = comparison.comparison.ratio
-    if not math.isfinite(ratio.low) or not math.isfinite(ratio.high):
-        text, undecided = f"{format_speedup(ratio.value)} (too few rounds for an interval)", "[dim]undecided[/]"
+    shown = result.shown(comparison)
+    ratio = escape(shown.ratio)
+    if shown.struck:
+        ratio = f"[dim strike]{ratio}[/]"
     else:
-        text, undecided = (
-            f"{format_speedup(ratio.value)} [{format_speedup(ratio.high, True)}–{format_speedup(ratio.low, True)}]",
-            None,
-        )
-    if not comparison.valid:
-        reason = result.invalid_reason(comparison.case, comparison.contender) or "not equivalent"
-        return f"[dim strike]{text}[/]", f"[bold red]invalid: {escape(reason)}[/]"
-    if comparison.caution:
-        return f"[dim strike]{text}[/]", "[yellow]repeat-only (see note)[/]"
-    if undecided:
-        return text, undecided
-    style = _VERDICT_STYLE.get(comparison.verdict, "")
-    if style:
-        return text, f"[{style}]{comparison.verdict}[/]"
-    # Say why: not significant after FDR correction, or smaller than the minimum effect.
-    return text, f"{comparison.verdict} [dim](p={comparison.p_adjusted:.2g})[/]"
+        ratio = _mark_imprecise(ratio, comparison.comparison.ratio, result.settings["precision"])
+    style = _VERDICT_STYLE.get(shown.verdict, "")
+    if shown.verdict == REPEAT_ONLY:  # the caution is long: it is written under the table
+        return ratio, f"[{style}]{shown.verdict} (see note)[/]"
+    verdict = f"[{style}]{escape(shown.verdict)}[/]" if style else escape(shown.verdict)
+    return ratio, verdict + (f" [dim]({escape(shown.detail)})[/]" if shown.detail else "")
 
 
 def _equivalence(result: RunResult, cell: Cell) -> str:
@@ -148,13 +151,11 @@ def _notes(result: RunResult) -> list[str]:
                 f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
                 f"{escape(comparison.caution)} (its steady-state speedup is struck out)"
             )
-    for contender, mean in result.geometric_means.items():
+    for contender in result.geometric_means:
+        mean = result.mean_shown(contender)
         if mean is not None:
-            invalid = any(not c.valid for c in result.comparisons if c.contender == contender)
             lines.append(
-                f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: "
-                f"{format_speedup(mean.value)} [{format_speedup(mean.high, True)}–{format_speedup(mean.low, True)}]"
-                + (" [red](includes cases where it is not equivalent)[/]" if invalid else "")
+                f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: {escape(mean)}"
             )
     lines.append(_precision_line(result))
     for path in result.metadata.get("changed_during_run", []):
@@ -200,9 +201,15 @@ def _precision_line(result: RunResult) -> str:
         )
         return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
-        return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
+        wider = any(c.estimates and c.estimates.median.relative_half_width > target for c in measured)
+        return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})" + (
+            "; the stopping rule watches ratios to the reference, [yellow]![/] marks the times it left wider"
+            if wider
+            else ""
+        )
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
     return (
         f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
-        f"{result.settings['max_time']:g} s; raise --max-time or relax --precision) [yellow]![/] marks them"
+        f"{result.settings['max_time']:g} s; raise --max-time or relax --precision); [yellow]![/] marks every "
+        "interval wider than the target"
     )

@@ -1,0 +1,61 @@
+"""What one comparison says, decided once: its verdict, why, and the strings every output shows.
+
+The terminal, Markdown, the HTML report, the web pages and ``--json`` lay these out and decide
+nothing themselves (the order below was written once per renderer before, and drifted). A
+comparison of a contender with the reference reads, first match wins:
+
+1. invalid: the contender, or the reference's timing, does not do what the reference does;
+2. repeat-only: outputs agree, but the ratio holds only for repeated calls (a memo cache);
+3. undecided: too few rounds for an interval;
+4. its verdict: faster, slower, or no detectable difference (after the false discovery rate
+   correction and the minimum effect).
+
+The ratio of the first two is struck out: it does not count, and a headline never names such a
+contender fastest. The ratio itself is always written the same way (perflab.units.format_ratio).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER, Interval
+from perflab.units import format_ratio
+
+INVALID, REPEAT_ONLY, UNDECIDED = "invalid", "repeat-only", "undecided"
+# Every verdict a comparison can show, in the order above (renderers style them by these names).
+VERDICTS = (INVALID, REPEAT_ONLY, UNDECIDED, FASTER, SLOWER, NO_DIFFERENCE)
+TOO_FEW_ROUNDS = "too few rounds for an interval"
+
+
+@dataclass(frozen=True)
+class Shown:
+    verdict: str  # one of VERDICTS
+    detail: str | None  # why: the invalid status, the caution, the missing interval, or the adjusted p-value
+    ratio: str  # the quantity as every output writes it: '1.39x faster [1.35x, 1.43x]'
+    struck: bool  # the ratio does not count (invalid, repeat-only)
+
+    @property
+    def text(self) -> str:
+        """'faster', 'invalid (not equivalent)', 'no detectable difference (p=0.31)'."""
+        return self.verdict if self.detail is None else f"{self.verdict} ({self.detail})"
+
+    def to_json(self) -> dict[str, object]:
+        return {"verdict": self.verdict, "detail": self.detail, "ratio": self.ratio, "struck": self.struck}
+
+
+def show(ratio: Interval, verdict: str, p_adjusted: float, invalid_reason: str | None, caution: str | None) -> Shown:
+    """What a comparison of times says. ``ratio``: time of the contender / time of the reference;
+    ``verdict``: perflab.analysis.estimates.verdict's; ``invalid_reason``: the status that makes the
+    ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing)."""
+    text = format_ratio(ratio.value, ratio.low, ratio.high)
+    if invalid_reason is not None:
+        return Shown(INVALID, invalid_reason, text, True)
+    if caution:
+        return Shown(REPEAT_ONLY, caution, text, True)
+    if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
+        return Shown(UNDECIDED, TOO_FEW_ROUNDS, text, False)
+    if verdict in (FASTER, SLOWER):
+        return Shown(verdict, None, text, False)
+    # Say why there is none: not significant after the correction, or smaller than the minimum effect.
+    return Shown(verdict, f"p={p_adjusted:.2g}", text, False)
