@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from perflab.analysis import gate
+    from perflab.bench.spec import Benchmark
     from perflab.results.model import RunResult
 
 
@@ -110,6 +112,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     baseline = _baseline(args, path, benchmark.name, counting)
     cases = select(args.case, benchmark.cases, "case", str(path)) if args.case else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
+    target = _Target(path, benchmark, args, err)
     checked, stored, failed, first_runs = None, True, False, []
     for attempt in range(args.confirm + 1):  # re-measure what looks regressed before failing
         if checked is not None:
@@ -120,9 +123,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
                 markup=False,
             )
         # Other metrics are measured once: instruction counts do not change when measured again.
-        runs, again = baseline.measure(
-            path, benchmark, cases, contenders, args, err, wanted_metrics if attempt == 0 else []
-        )
+        runs, again = baseline.measure(target, cases, contenders, wanted_metrics if attempt == 0 else [])
         if any(measured.interrupted for measured in runs):
             return EXIT_INTERRUPTED
         for measured in runs:
@@ -166,6 +167,16 @@ def _metric_errors(run: RunResult) -> list[str]:
     return measured.errors if measured else []
 
 
+@dataclass
+class _Target:
+    """What every attempt measures, whichever the baseline: the benchmark, and the command's options."""
+
+    path: Path
+    benchmark: Benchmark
+    args: argparse.Namespace
+    err: Console
+
+
 class _ResultsFileBaseline:
     """``--against FILE``: a run measured before; only the code under test is measured now."""
 
@@ -175,21 +186,16 @@ class _ResultsFileBaseline:
         self.result, self.description = result, code(str(file))
 
     def measure(
-        self,
-        path: Path,
-        benchmark,
-        cases: list[str] | None,
-        contenders: list[str],
-        args: argparse.Namespace,
-        err: Console,
-        wanted_metrics: list[str],
+        self, target: _Target, cases: list[str] | None, contenders: list[str], wanted_metrics: list[str]
     ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab.analysis import gate
 
-        settings = timing_settings(args)
-        run = measure(path, benchmark, cases or list(benchmark.cases), contenders, settings, err)
-        measure_metrics(run, wanted_metrics, settings.timeout, err)
-        return [run], gate.check(self.result, run, args.threshold, settings.alpha, settings.min_effect)
+        settings = timing_settings(target.args)
+        run = measure(
+            target.path, target.benchmark, cases or list(target.benchmark.cases), contenders, settings, target.err
+        )
+        measure_metrics(run, wanted_metrics, settings.timeout, target.err)
+        return [run], gate.check(self.result, run, target.args.threshold, settings.alpha, settings.min_effect)
 
     def instruction_counts(self, runs: list[RunResult]) -> list[tuple]:
         """(case, contender, baseline count, current count) for cells counted in both."""
@@ -219,30 +225,30 @@ class _RevisionBaseline:
         self.description = f"{code(revision)} at {commit[:8]}, measured now in a worktree, interleaved"
 
     def measure(
-        self,
-        path: Path,
-        benchmark,
-        cases: list[str] | None,
-        contenders: list[str],
-        args: argparse.Namespace,
-        err: Console,
-        wanted_metrics: list[str],
+        self, target: _Target, cases: list[str] | None, contenders: list[str], wanted_metrics: list[str]
     ) -> tuple[list[RunResult], gate.CheckResult]:
         from perflab.analysis import gate
         from perflab.measure import ab_test
         from perflab.measure.worktrees import CURRENT
         from perflab.render.terminal.progress import LiveProgress
 
-        settings = timing_settings(args)
+        settings = timing_settings(target.args)
         runs, missing = [], []
         for contender in contenders:
             request = ab_test.Request(
-                path, settings, cases=cases, revisions=[self.revision, CURRENT], contender=contender, fuzz_examples=0
+                target.path,
+                settings,
+                cases=cases,
+                revisions=[self.revision, CURRENT],
+                contender=contender,
+                fuzz_examples=0,
             )
             # Counted while the revision's worktree still exists.
-            request.after_timing = functools.partial(_count_while_checked_out, wanted_metrics, settings.timeout, err)
+            request.after_timing = functools.partial(
+                _count_while_checked_out, wanted_metrics, settings.timeout, target.err
+            )
             try:
-                with LiveProgress(err, settings.max_time, settings.precision) as progress:
+                with LiveProgress(target.err, settings.max_time, settings.precision) as progress:
                     runs.append(ab_test.compare(request, progress))
             except ab_test.MissingContender:
                 missing.append(contender)
@@ -250,13 +256,15 @@ class _RevisionBaseline:
                 raise UsageError(str(error)) from None
             if runs and runs[-1].interrupted:
                 break
-        checked = gate.check_paired(runs, args.threshold, settings.alpha, settings.min_effect)
+        checked = gate.check_paired(runs, target.args.threshold, settings.alpha, settings.min_effect)
         measured_cases = {cell.case for run in runs for cell in run.cells}
         checked.not_compared += [
-            f"{case}/*" for case in benchmark.cases if case not in measured_cases and (cases is None or case in cases)
+            f"{case}/*"
+            for case in target.benchmark.cases
+            if case not in measured_cases and (cases is None or case in cases)
         ]
         checked.not_compared += [f"*/{contender}" for contender in missing]
-        if missing or len(measured_cases) < len(cases or benchmark.cases):
+        if missing or len(measured_cases) < len(cases or target.benchmark.cases):
             checked.notes.append(f"cases and contenders marked * are not declared at {self.revision}")
         return runs, checked
 

@@ -152,9 +152,7 @@ def timing_options(
     )
     # For perflab's own end-to-end tests (as pyperf's --debug-single-value): fewer rounds than the
     # stopping rule's minimum, so that a test run takes 2 rounds instead of 5. Not for measuring.
-    parser.add_argument(
-        "--debug-min-rounds", type=whole_number(1, 1000), default=Settings.min_rounds, help=argparse.SUPPRESS
-    )
+    parser.add_argument("--debug-min-rounds", type=whole_number(1, 1000), help=argparse.SUPPRESS)
 
 
 def allow_skipped_option(parser: argparse.ArgumentParser) -> None:
@@ -168,7 +166,7 @@ def allow_skipped_option(parser: argparse.ArgumentParser) -> None:
 def timing_settings(args: argparse.Namespace) -> Settings:
     from perflab.measure.settings import Settings
 
-    return Settings(
+    settings = Settings(
         precision=args.precision,
         max_time=args.max_time,
         timeout=args.timeout,
@@ -176,8 +174,10 @@ def timing_settings(args: argparse.Namespace) -> Settings:
         alpha=args.alpha,
         values=args.values,
         value_time=args.value_time,
-        min_rounds=args.debug_min_rounds,
     )
+    if args.debug_min_rounds is not None:  # (the default lives in Settings: --help imports no measuring module)
+        settings.min_rounds = args.debug_min_rounds
+    return settings
 
 
 # ---- the results store --------------------------------------------------------------------------

@@ -52,5 +52,24 @@ class Database(Protocol):
         ...
 
 
+class SqlConnection:
+    """What both backends do alike with their driver's connection: a transaction is ended and the
+    connection closed by the same SQL and call; each backend adds what differs (placeholders,
+    DDL types, how a transaction begins, the driver's errors)."""
+
+    def __init__(self, name: str, connection: Any) -> None:
+        self.name = name
+        self._db = connection
+
+    def commit(self) -> None:
+        self._db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._db.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self._db.close()
+
+
 # A migration step: upgrades a database by one schema version inside the caller's transaction.
 Migration = Callable[[Database], None]

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from perflab.results.backends.common import Migration, Rows, StoreError
+from perflab.results.backends.common import Migration, Rows, SqlConnection, StoreError
 
 # pg_advisory_lock's key for schema upgrades ("PFLB", as the SQLite application id).
 MIGRATION_LOCK = 0x50464C42
@@ -41,13 +41,12 @@ def _placeholders(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
-class PostgresDatabase:
+class PostgresDatabase(SqlConnection):
     def __init__(self, url: str, connection: Any) -> None:
         import psycopg
 
-        self.name = safe_url(url)
+        super().__init__(safe_url(url), connection)
         self.integrity_errors: tuple[type[Exception], ...] = (psycopg.errors.IntegrityError,)
-        self._db = connection
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Rows:
         return self._db.execute(_placeholders(sql), args)
@@ -70,15 +69,6 @@ class PostgresDatabase:
         # A read snapshot must be REPEATABLE READ: under the default READ COMMITTED each query
         # would see what was committed meanwhile.
         self._db.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
-
-    def commit(self) -> None:
-        self._db.execute("COMMIT")
-
-    def rollback(self) -> None:
-        self._db.execute("ROLLBACK")
-
-    def close(self) -> None:
-        self._db.close()
 
     @contextmanager
     def errors(self) -> Iterator[None]:

@@ -16,19 +16,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from perflab.results.backends.common import Migration, Rows, StoreError
+from perflab.results.backends.common import Migration, Rows, SqlConnection, StoreError
 
 # Identifies a perflab database in the SQLite header ("PFLB"), so foreign files are recognised.
 APPLICATION_ID = 0x50464C42
 BUSY_TIMEOUT_MS = 30_000
 
 
-class SqliteDatabase:
+class SqliteDatabase(SqlConnection):
     integrity_errors: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
+    _db: sqlite3.Connection
 
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
-        self.name = str(path)
-        self._db = connection
+        super().__init__(str(path), connection)
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Rows:
         return self._db.execute(sql, args)
@@ -50,15 +50,6 @@ class SqliteDatabase:
     def begin(self, write: bool) -> None:
         # BEGIN IMMEDIATE takes the write lock first: writers queue instead of failing on upgrade.
         self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-
-    def commit(self) -> None:
-        self._db.execute("COMMIT")
-
-    def rollback(self) -> None:
-        self._db.execute("ROLLBACK")
-
-    def close(self) -> None:
-        self._db.close()
 
     @contextmanager
     def errors(self) -> Iterator[None]:
