@@ -47,9 +47,20 @@ from compare_revisions import add_trial_kinds, revisions
 
 NAME = "check_gate"
 # The gate's Markdown row: | case | contender | baseline | current | change [95% CI] | verdict |
+# A row of check's Markdown table: the time ratio current/baseline as every output writes it,
+# "1.22x slower [1.18x, 1.26x]" (a factor >= 1 and a direction; docs/statistics.md).
 ROW = re.compile(
-    r"^\| NESTED \| encode \| .*? \| .*? \| ([+-][\d.]+)% \[([+-][\d.]+)%, ([+-][\d.]+)%\] \| (.*?) \|$", re.MULTILINE
+    r"^\| NESTED \| encode \| .*? \| .*? \| ([\d.,]+)x (faster|slower) \[([\d.,]+)x, ([\d.,]+)x\] \| (.*?) \|$",
+    re.MULTILINE,
 )
+
+
+def time_ratio(factor: str, direction: str, low: str, high: str) -> tuple[float, float, float]:
+    """The time ratio current/baseline and its interval, from the factor and direction shown."""
+    shown = [float(text.replace(",", "")) for text in (factor, low, high)]
+    if direction == "slower":
+        return shown[0], shown[1], shown[2]
+    return 1 / shown[0], 1 / shown[2], 1 / shown[1]
 
 
 def run_check(repo: Path, other: str, timing: list[str]) -> dict:
@@ -74,13 +85,14 @@ def run_check(repo: Path, other: str, timing: list[str]) -> dict:
             f"{' '.join(command)} failed (exit {completed.returncode}): "
             f"{(completed.stdout + completed.stderr).strip()[-500:]}"
         )
-    change, low, high, verdict = rows[-1]
+    factor, direction, low_shown, high_shown, verdict = rows[-1]
+    ratio, low, high = time_ratio(factor, direction, low_shown, high_shown)
     return {
         "kind": "A/A" if other == "v1-docs" else "slowdown",
         "exit": completed.returncode,
         "verdict": verdict.strip("*"),
-        "change": float(change) / 100,
-        "change_ci": [float(low) / 100, float(high) / 100],
+        "change": ratio - 1,
+        "change_ci": [low - 1, high - 1],
         "re_measured": "measuring again to confirm" in completed.stderr,
         "wall_s": round(wall, 2),
         "load_average": conditions()["load_average"],
