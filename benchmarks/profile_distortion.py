@@ -42,6 +42,7 @@ import _cli
 from _common import chosen, conditions, sampler_figure, second_cpu_bound_process
 
 from perflab import builtins
+from perflab.bench.protocol import profile_job
 from perflab.measure.launcher import WorkerProcess
 from perflab.profile.sampler import PySpyRecording, find_py_spy
 from perflab.profile.session import sampling_cpus
@@ -66,15 +67,9 @@ def _seconds(event: dict | None) -> float:
 
 
 def measure(native: bool, rate: int, nonblocking: bool, pairs: int, window: float, pin: bool) -> dict:
-    job = {
-        "mode": "profile",
-        "file": str(builtins.path_of("json_dumps")),
-        "case": "NESTED",
-        "contender": "json_stdlib",
-        "value_time": 0.005,
-        "duration": window,
-        "inprocess": None,
-    }
+    job = profile_job(
+        str(builtins.path_of("json_dumps")), "json_stdlib", [], "NESTED", 0.005, window, inprocess=None, cpu=None
+    )
     worker = WorkerProcess(job, timeout=60 + window)
     ready = worker.wait_for("ready")
     if ready is None:

@@ -38,6 +38,7 @@ import _cli
 from _common import conditions, format_load, machine, quantiles
 
 from perflab import builtins
+from perflab.bench.protocol import describe_job
 from perflab.measure.launcher import run_job
 from perflab.measure.sides import contender_sides
 from perflab.profile.pairing import profile_group
@@ -87,7 +88,7 @@ def main() -> None:
     arguments.add_argument("--samples", type=int, default=2000, help="samples per side (default 2000)")
     args = _cli.parse(arguments, case=["NESTED"], samples=100)
     file = str(builtins.path_of(args.benchmark))
-    described = run_job({"mode": "describe", "file": file}, 60).of("describe")[0]
+    described = run_job(describe_job(file, []), 60).of("describe")[0]
     contenders = [described["reference"]] + [c for c in described["contenders"] if c != described["reference"]]
     sides = contender_sides(file, contenders, sys.executable)
     figure = {

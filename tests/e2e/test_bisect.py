@@ -43,7 +43,18 @@ def history(tmp_path):
 def test_bisect_finds_the_first_slow_commit(history, tmp_path):
     out = tmp_path / "bisect.json"
     result = run_perflab(
-        "bisect", "--good", "HEAD~7", "--bad", "HEAD", history / "bench.py", *QUICK, "--json", out, timeout=600
+        "bisect",
+        "--good",
+        "HEAD~7",
+        "--bad",
+        "HEAD",
+        history / "bench.py",
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+        "--json",
+        out,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "first bad commit" in result.stdout and "commit 5" in result.stdout.split("first bad commit")[1]
@@ -66,7 +77,18 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
 
 
 def test_no_regression_means_nothing_to_bisect(history):
-    result = run_perflab("bisect", "--good", "HEAD~7", "--bad", "HEAD~4", history / "bench.py", *QUICK, timeout=300)
+    result = run_perflab(
+        "bisect",
+        "--good",
+        "HEAD~7",
+        "--bad",
+        "HEAD~4",
+        history / "bench.py",
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+        timeout=300,
+    )
     assert result.returncode == 2
     assert "no statistically supported slowdown" in result.stderr and "nothing to bisect" in result.stderr
     assert "in 3 measurement(s)" in result.stderr  # re-measured twice, with doubled budgets, before giving up

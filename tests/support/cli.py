@@ -22,14 +22,15 @@ QUICK = [
 
 
 def run_perflab(*args, timeout=300, env=None, **kwargs) -> subprocess.CompletedProcess:
-    """``perflab ARGS`` in a real subprocess (``env``: variables to set or change; ``cwd`` etc. as
-    for subprocess.run)."""
+    """``perflab ARGS`` in a real subprocess (``env``: variables to set or change, None to unset
+    one; ``cwd`` etc. as for subprocess.run)."""
+    environment = {**os.environ, "COLUMNS": "200", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "perflab", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        env={name: value for name, value in environment.items() if value is not None},
         **kwargs,
     )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import textwrap
 
@@ -49,7 +48,7 @@ def repo(tmp_path_factory):
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "dev@example.com")
     git(repo, "config", "user.name", "dev")
-    env = {k: v for k, v in os.environ.items() if k != "PERFLAB_DB"}  # the default location
+    env = {"PERFLAB_DB": None}  # unset: the default location, in the repository
     commits = {}
     for branch, work, message in (
         ("main", 200, "first"),
