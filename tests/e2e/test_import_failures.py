@@ -4,7 +4,7 @@ ImportError is an error with its file:line; pyperf scripts import from their own
 
 import json
 
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 
 HEAD = """
 import perflab

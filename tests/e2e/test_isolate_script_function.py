@@ -6,7 +6,7 @@ import inspect
 import shutil
 import sys
 
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 
 from perflab.bench.loading import load_benchmark
 

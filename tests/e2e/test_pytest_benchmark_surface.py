@@ -6,7 +6,7 @@ import json
 import textwrap
 
 import pytest
-from _pytest_plugin_helpers import FAST, run_pytest
+from support.pytest_runs import FAST, run_pytest
 
 STATS_TEST = """
 import pytest

@@ -100,7 +100,7 @@ def test_compare_times_interleaved_with_verdicts(tmp_path):
         tmp_path,
         "--perflab",
         "--benchmark-max-time",
-        "0.3",
+        "2",  # enough rounds for a verdict on a loaded machine; a quiet one stops at the precision
         "--perflab-precision",
         "5",
         "--benchmark-json",

@@ -1,6 +1,6 @@
 """``perflab run`` fuzzes as ``compare`` does: "equivalent" means the same in both verbs."""
 
-from conftest import QUICK, load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 
 # Declared case of sorted small ints: set iteration order happens to be sorted there.
 UNIQUE_BENCH = """

@@ -24,8 +24,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import git_repository, run_perflab
-from postgres_server import BIN_DIRS
+from support.cli import run_perflab
+from support.git_repos import git_repository
+from support.postgres_server import BIN_DIRS
 
 # Contenders whose calls last a fixed time on the clock whatever the CPU's speed, so that their
 # ratio converges in the default minimum of rounds on a quiet machine. The timing verbs' contenders
