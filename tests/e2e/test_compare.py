@@ -46,7 +46,17 @@ def test_fuzzing_catches_a_cache_keyed_by_identity(bench_file, tmp_path):
 def test_contenders_compare_with_verdicts_and_markdown(tmp_path):
     summary = tmp_path / "s.md"
     result = run_perflab(
-        "compare", "json_dumps", "--contenders", "orjson", "--case", "NESTED", *QUICK, "--markdown", summary
+        "compare",
+        "json_dumps",
+        "--contenders",
+        "orjson",
+        "--case",
+        "NESTED",
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+        "--markdown",
+        summary,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "faster" in result.stdout
@@ -57,7 +67,19 @@ def test_contenders_compare_with_verdicts_and_markdown(tmp_path):
 def test_revisions_each_in_their_own_worktree(repository, tmp_path):
     out = tmp_path / "r.json"
     result = run_perflab(
-        "compare", repository / "bench.py", "--rev", "HEAD~2", "--rev", "HEAD~1", "--rev", "HEAD", *QUICK, "--json", out
+        "compare",
+        repository / "bench.py",
+        "--rev",
+        "HEAD~2",
+        "--rev",
+        "HEAD~1",
+        "--rev",
+        "HEAD",
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+        "--json",
+        out,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     verdicts = {c["contender"]: c["verdict"] for c in load_json(out)["comparisons"]}
@@ -71,7 +93,17 @@ def test_uncommitted_changes_are_the_worktree_revision(repository, tmp_path):
     (repository / "mylib.py").write_text(SLOW_LIB.format(extra="0"))  # undo the slowdown, uncommitted
     out = tmp_path / "r.json"
     result = run_perflab(
-        "compare", repository / "bench.py", "--rev", "HEAD", "--rev", "WORKTREE", *QUICK, "--json", out
+        "compare",
+        repository / "bench.py",
+        "--rev",
+        "HEAD",
+        "--rev",
+        "WORKTREE",
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+        "--json",
+        out,
     )
     assert result.returncode == 0, result.stderr
     assert load_json(out)["comparisons"][0]["verdict"] == "faster"

@@ -53,7 +53,20 @@ def _processes_running(argv: list[str]) -> list[str]:
 def test_commands_without_a_file_are_timed_interleaved_with_process_metrics(linecount, lines_file, tmp_path):
     out = tmp_path / "r.json"
     commands = [f"{linecount} {{input}}", f"{linecount}"]  # no {input}: the file comes on standard input
-    done = _run_commands(commands, lines_file, out, "--name", "by-path", "--name", "by-stdin", "--warmup", "1", *QUICK)
+    done = _run_commands(
+        commands,
+        lines_file,
+        out,
+        "--name",
+        "by-path",
+        "--name",
+        "by-stdin",
+        "--warmup",
+        "1",
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+    )
     assert done.returncode == 0, done.stderr
     result = load_json(out)
     assert [c["contender"] for c in result["cells"]] == ["by-path", "by-stdin"]

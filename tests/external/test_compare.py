@@ -48,7 +48,17 @@ def test_the_same_benchmark_under_two_interpreters(repository, tmp_path):
     out = tmp_path / "r.json"
     first, second = _interpreters()
     result = run_perflab(
-        "compare", repository / "bench.py", "--python", first, "--python", second, *QUICK, "--json", out
+        "compare",
+        repository / "bench.py",
+        "--python",
+        first,
+        "--python",
+        second,
+        *QUICK,
+        "--debug-min-rounds",
+        "5",
+        "--json",
+        out,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     data = load_json(out)
