@@ -1,19 +1,14 @@
 """The rules of the code's layout, checked rather than trusted: no import cycles, no module reaching
 into another module's private names, and README's layout map true to the tree. (ruff, mypy and the
-import-linter contracts run before the tests, as the README's test command says.)"""
+import-linter contracts run before the tests, as the README's test command says; `python -m perflab
+--help` itself is run by e2e/test_verbs_at_defaults.py.)"""
 
 import ast
-import subprocess
-import sys
 
 import grimp
 from support.paths import ROOT
 
 SOURCES = [path for path in (ROOT / "src" / "perflab").rglob("*.py") if "builtins" not in path.parts]
-
-
-def run(*command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 def test_no_import_cycles():
@@ -63,11 +58,6 @@ def test_no_module_uses_another_modules_private_names():
             ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: uses {node.value.id}.{node.attr}")
     assert found == []
-
-
-def test_python_dash_m_perflab_works():
-    result = run(sys.executable, "-m", "perflab", "--help")
-    assert result.returncode == 0 and "commands:" in result.stdout, result.stderr
 
 
 def test_the_readme_layout_names_every_package_and_module():
