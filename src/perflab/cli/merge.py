@@ -34,9 +34,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile, merge_profiles
     from perflab.profile.session import ProfileOutcome
 
+    views = Views.from_args(args)
     check_outputs(args, *OUTPUTS, inputs=args.files)
     try:
         merged = merge_profiles([(name, load_profile(name)) for name in args.files])
     except (ProfileFileError, IncomparableProfiles) as error:
         raise UsageError(str(error)) from error
-    return report(ProfileOutcome(merged), Views.from_args(args), err)
+    return report(ProfileOutcome(merged), views, err)

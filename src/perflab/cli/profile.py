@@ -152,14 +152,15 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
+    views = Views.from_args(args)  # its option errors come before anything is measured
     if args.native_command:
         if args.benchmark or program_profile.is_program(args):
             raise UsageError("--native-command: give one thing to profile (not also a benchmark, --pid or -- COMMAND)")
         check_outputs(args, *OUTPUTS)
-        return report(native_profile.profile_command_line(args, err), Views.from_args(args), err)
+        return report(native_profile.profile_command_line(args, err), views, err)
     if program_profile.is_program(args):
         check_outputs(args, *OUTPUTS, inputs=program_profile.inputs_of(args.command))
-        return program_profile.run(args, err, lambda outcome, console: report(outcome, Views.from_args(args), console))
+        return program_profile.run(args, err, lambda outcome, console: report(outcome, views, console))
     if args.benchmark is None:
         raise UsageError(
             "nothing to profile: give a benchmark, --pid N, -- COMMAND (py-spy) or --native-command CMD (Linux perf)"
@@ -171,7 +172,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     check_outputs(args, *OUTPUTS, inputs=(path,))
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
-        return report(outcome, Views.from_args(args), err)
+        return report(outcome, views, err)
     say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
@@ -183,7 +184,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
     )
-    return report(outcome, Views.from_args(args), err)
+    return report(outcome, views, err)
 
 
 def _one(requested: str | None, declared: dict, kind: str, path: Path, default: str | None) -> str:

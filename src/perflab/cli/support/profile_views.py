@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from perflab.profile.model import Profile
+    from perflab.profile.offload import Device, Offload, Work
     from perflab.profile.session import ProfileOutcome
     from perflab.profile.shares import FrameShare
     from perflab.profile.whatif import WhatIf
@@ -43,6 +44,31 @@ def view_options(parser: argparse.ArgumentParser) -> None:
         help="predict the operation's speedup if FRAME's self time were K times faster "
         "(a function name or a pattern such as '*escape*'; repeatable)",
     )
+    parser.add_argument(
+        "--offload",
+        metavar="FRAME",
+        help="predict the operation's speedup if FRAME and its callees ran on --device, with the data "
+        "of --transfer moved to it and back (docs/what-if.md)",
+    )
+    parser.add_argument(
+        "--device",
+        type=_device,
+        metavar="SPEC",
+        help="the --offload device: pcie3x1 (default), pcie4x16, on-core, ..., then key=value changes: "
+        "link=8Gb/s, latency=1us, clock=1GHz, per-cycle=1, depth=15, fixed=512",
+    )
+    parser.add_argument(
+        "--transfer",
+        type=_transfer,
+        metavar="IN[,OUT]",
+        help="bytes per call moved to the --offload device and back (OUT defaults to IN), e.g. 32KiB",
+    )
+    parser.add_argument(
+        "--units",
+        type=_units,
+        metavar="N",
+        help="units of work per call for the --offload device's per-cycle throughput (default: the bytes of IN)",
+    )
     parser.add_argument("--html", metavar="FILE", help="write an interactive flame graph (one offline HTML file)")
     parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
     parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
@@ -62,6 +88,59 @@ def _what_if(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(str(error).removeprefix(f"--what-if {text!r}: ")) from None
 
 
+def _device(text: str) -> Device:
+    from perflab.profile.offload import OffloadError, parse_device
+
+    try:
+        return parse_device(text)
+    except OffloadError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--device {text!r}: ")) from None
+
+
+def _transfer(text: str) -> tuple[float, float]:
+    from perflab.profile.offload import OffloadError, parse_size
+
+    sizes_in, _, sizes_out = text.partition(",")
+    try:
+        moved_in = parse_size(sizes_in)
+        return moved_in, parse_size(sizes_out) if sizes_out else moved_in
+    except OffloadError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _units(text: str) -> float:
+    from perflab.profile.offload import OffloadError, parse_size
+
+    try:
+        return parse_size(text)
+    except OffloadError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of units (e.g. 8192, 32Ki)") from None
+
+
+@dataclass(frozen=True)
+class Offloading:
+    """An --offload request: which frames go to which device with how much data and work per call."""
+
+    pattern: str
+    device: Device
+    work: Work
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Offloading | None:
+        from perflab.profile.offload import PRESETS, Work
+
+        given = [name for name in ("device", "transfer", "units") if getattr(args, name) is not None]
+        if args.offload is None:
+            if given:
+                raise UsageError(f"--{given[0]} describes an --offload: give --offload FRAME too")
+            return None
+        device = args.device or PRESETS["pcie3x1"]
+        if args.transfer is None and device.bandwidth is not None:
+            raise UsageError(f"--offload over a link ({device.name}) needs --transfer BYTES (moved per call)")
+        moved_in, moved_out = args.transfer or (0.0, 0.0)
+        return cls(args.offload, device, Work(moved_in, moved_out, moved_in if args.units is None else args.units))
+
+
 @dataclass(frozen=True)
 class Views:
     """What to show and write of a profile: the terminal tables' rows, what-if predictions and the
@@ -69,6 +148,7 @@ class Views:
 
     top: int = 10
     what_if: Sequence[tuple[str, float]] = ()
+    offload: Offloading | None = None
     html: str | None = None
     folded: str | None = None
     speedscope: str | None = None
@@ -76,7 +156,9 @@ class Views:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Views:
-        return cls(args.top, args.what_if, args.html, args.folded, args.speedscope, args.json)
+        return cls(
+            args.top, args.what_if, Offloading.from_args(args), args.html, args.folded, args.speedscope, args.json
+        )
 
 
 def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
@@ -88,8 +170,10 @@ def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
     profile = outcome.profile
     shares = frame_shares(profile.runs)
     what_ifs, what_if_error = _what_ifs(profile, views.what_if)
+    offload, offload_error = _offload(profile, views.offload)
+    what_if_error = what_if_error or offload_error
     if profile.runs:
-        profile_terminal.render(profile, stdout_console(), what_ifs, outcome.notes, views.top, shares)
+        profile_terminal.render(profile, stdout_console(), what_ifs, outcome.notes, views.top, shares, offload)
         _write(profile, views, err, shares)
     else:
         for note in outcome.notes:
@@ -116,6 +200,18 @@ def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[
         except WhatIfError as error:
             return results, str(error)
     return results, None
+
+
+def _offload(profile: Profile, request: Offloading | None) -> tuple[Offload | None, str | None]:
+    from perflab.profile.offload import OffloadError, predict
+
+    if request is None or not profile.runs:
+        return None, None
+    per_call = [info["time_per_call"] for info in profile.metadata.get("run_info", []) if info.get("time_per_call")]
+    try:
+        return predict(profile.runs, per_call, request.pattern, request.device, request.work), None
+    except OffloadError as error:
+        return None, str(error)
 
 
 def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare]) -> None:

@@ -12,10 +12,11 @@ from rich.table import Table
 from perflab.profile.calltree import build_tree, hottest_path
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile, describe_sampling
+from perflab.profile.offload import Offload
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import format_time, format_times_factor
+from perflab.units import format_ratio, format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -27,6 +28,7 @@ def render(
     notes: Sequence[str] = (),
     top: int = DEFAULT_TOP,
     shares: list[FrameShare] | None = None,
+    offload: Offload | None = None,
 ) -> None:
     shares = frame_shares(profile.runs) if shares is None else shares
     console.print(_header(profile), highlight=False)
@@ -41,6 +43,9 @@ def render(
         console.print(_hottest_path(profile))
     for what_if in what_ifs:
         console.print(what_if_line(what_if), highlight=False)
+    if offload is not None:
+        console.print(offload_lines(offload), highlight=False)
+        console.print(_size_table(offload))
     for note in notes:
         console.print(f"[yellow]note[/] {escape(note)}", highlight=False)
 
@@ -113,3 +118,45 @@ def what_if_line(what_if: WhatIf) -> str:
         f"were {factor}: the operation would be [bold]{format_times_factor(speedup.value)} faster[/] "
         f"[95% CI {format_times_factor(speedup.low)}, {high}]"
     )
+
+
+def offload_lines(offload: Offload) -> str:
+    """The offload prediction as a sentence: what moves, its share, the device's time, the verdict."""
+    frames = ", ".join(parse_frame(f).name for f in offload.frames[:3]) + (
+        f" and {len(offload.frames) - 3} more" if len(offload.frames) > 3 else ""
+    )
+    time, share = offload.time_per_call, offload.share
+    in_software = share.value * time.value
+    amdahl = offload.amdahl
+    break_even = (
+        "it does not pay at any size (the link's time per byte exceeds the software's)"
+        if offload.break_even is None
+        else f"it pays from {offload.break_even:.3g}x this call's size on"
+    )
+    return "\n".join(
+        [
+            f"[bold]offload[/] {escape(offload.pattern)} ({escape(frames)}; with callees "
+            f"{format_share(share)} of the operation) to {escape(offload.device.describe())}:",
+            f"  per call {format_time(time.value)} [{format_time(time.low)}, {format_time(time.high)}] while "
+            f"profiled; the offloaded part {format_time(in_software)} in software, "
+            f"{format_time(offload.device_time)} on the device ({format_time(offload.transfer_time)} of it moving "
+            f"{offload.work.bytes_in + offload.work.bytes_out:,.0f} bytes)",
+            f"  the operation would be [bold]{_speedup(offload.speedup)}[/]; Amdahl's bound (an infinitely fast "
+            f"device, a free link) {_speedup(amdahl)}; {break_even}",
+        ]
+    )
+
+
+def _speedup(speedup: Interval) -> str:
+    """A predicted speedup in the one convention for ratios: the time ratio after/before."""
+    return format_ratio(1 / speedup.value, 1 / speedup.high, 1 / speedup.low)
+
+
+def _size_table(offload: Offload) -> Table:
+    table = Table(title="offload by input size (the operation, data and work scaled alike)", title_justify="left")
+    table.add_column("size", justify="right")
+    table.add_column("operation after offloading [95% CI]", justify="left")
+    for point in offload.sizes:
+        size = f"{point.factor:g}x" if point.factor >= 1 else f"1/{1 / point.factor:g}x"
+        table.add_row(size, _speedup(point.speedup))
+    return table
