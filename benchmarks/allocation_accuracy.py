@@ -8,9 +8,8 @@ finds a leak of one small object per call.
    ``perflab profile BENCH --memory`` runs: memray in DEFAULT_MEMORY_RUNS fresh workers, calls
    calibrated to 20 ms untracked), its 95% interval across processes, and the error against the
    known amount. Target: within 1% or 64 bytes.
-   memray counts one frame object per Python call that an untracked run does not allocate (its
-   profile hook makes CPython 3.11+ create it); the error is printed beside the size of the
-   contender's frame object (``sys.getsizeof`` of it), which it should equal.
+   memray's profile hook makes CPython 3.11+ create a frame object per Python call, which an
+   untracked call does not allocate; perflab counts and subtracts them (printed per call).
 2. A leak: a contender that keeps one ``object()`` per call (16 bytes and a list slot), and one that
    keeps nothing, at the default budget. Found = the 95% interval of bytes still held per call
    lies above 1 byte (memory held in proportion to the calls; what a first call caches once is
@@ -30,13 +29,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _cli
 from _common import conditions, machine
 
-from perflab.bench.loading import load_benchmark
 from perflab.profile.allocations import AllocationSettings, per_call, profile_allocations
 from perflab.profile.settings import DEFAULT_MEMORY_RUNS
 
@@ -86,30 +83,18 @@ def known_bytes(contender: str, size: int) -> int:
     return sys.getsizeof(made)
 
 
-def frame_object_size(path: Path, contender: str, size: int) -> int:
-    """sys.getsizeof of the contender's frame object, created as a profile hook makes CPython create it."""
-    function = load_benchmark(path).contenders[contender].build()
-    sizes = []
-
-    def hook(frame: Any, event: str, _: Any) -> None:
-        if event == "call" and frame.f_code is function.__code__:
-            sizes.append(sys.getsizeof(frame))
-
-    sys.setprofile(hook)
-    try:
-        function(size)
-    finally:
-        sys.setprofile(None)
-    return sizes[0]
-
-
 def measure(path: Path, case: str, contender: str, runs: int) -> dict:
     started = time.monotonic()
     outcome = profile_allocations(str(path), case, contender, AllocationSettings(runs=runs))
     if outcome.error:
         raise RuntimeError(f"{case}/{contender}: {outcome.error}")
     figures = per_call(outcome.profile)
+    infos = outcome.profile.metadata["run_info"]
     return {
+        "frame_objects": sum(info["frame_objects"]["bytes"] for info in infos) / sum(info["loops"] for info in infos),
+        "not_subtracted": sorted(
+            {str(i["frame_objects"]["not_subtracted"]) for i in infos if i["frame_objects"]["not_subtracted"]}
+        ),
         "calls": outcome.profile.metadata["run_info"][0]["loops"],
         "processes": len(outcome.profile.runs),
         **{name: [figures[name].value, figures[name].low, figures[name].high] for name in ("allocated", "held")},
@@ -136,14 +121,13 @@ def main() -> None:
             error = cell["allocated"][0] - known
             cell.update(contender=contender, size=size, known=known, error=error)
             cell["within_target"] = abs(error) <= max(TARGET_FRACTION * known, TARGET_BYTES)
-            cell["frame_object"] = frame_object_size(path, contender, size)
             accuracy.append(cell)
             value, low, high = cell["allocated"]
             print(
                 f"{contender} n={size:,}: {value:,.1f} B/call [95% CI {low:,.1f}, {high:,.1f}] over "
                 f"{cell['processes']} processes of {cell['calls']:,} calls; known {known:,} B; error {error:+,.1f} B "
                 f"({error / known:+.3%}); within 1% or 64 B: {'yes' if cell['within_target'] else 'NO'}; "
-                f"the contender's frame object: {cell['frame_object']} B"
+                f"frame objects subtracted: {cell['frame_objects']:,.1f} B/call"
             )
     leaks = {}
     for contender in ("leaks_one_object", "keeps_nothing"):

@@ -7,7 +7,7 @@ from collections import Counter
 
 from rich.console import Console
 
-from perflab.profile.allocations import per_call
+from perflab.profile.allocations import frame_objects_note, per_call
 from perflab.profile.model import Profile, describe_sampling, weight_unit
 from perflab.render import speedscope
 from perflab.render.html import flamegraph
@@ -81,3 +81,21 @@ def test_speedscope_and_flame_graph_weigh_in_bytes():
     data = flamegraph.page_data(_memory_profile(), "t", [])
     assert data["unit"] == "bytes"
     assert data["meta"][0].startswith("3,000,024 bytes of the operation in 3 runs")
+
+
+def test_the_note_on_frame_objects_says_per_call_and_whether_they_were_subtracted():
+    infos = [
+        {"loops": 100, "frame_objects": {"bytes": 16_800, "count": 100, "not_subtracted": None}},
+        {"loops": 100, "frame_objects": {"bytes": 16_800, "count": 100, "not_subtracted": None}},
+    ]
+    (note,) = frame_objects_note(_memory_profile(infos=[{**info, **FIGURES} for info in infos]))
+    assert note.startswith("memray's profile hook made CPython create 1 frame objects per call (168 bytes)")
+    assert note.endswith("subtracted from bytes allocated and allocations (not from the peak)")
+    infos[1]["frame_objects"]["not_subtracted"] = "g is a generator or coroutine"
+    (note,) = frame_objects_note(_memory_profile(infos=[{**info, **FIGURES} for info in infos]))
+    assert note.endswith("counted at the calling function, not subtracted (g is a generator or coroutine)")
+    no_frames = {"loops": 100, "frame_objects": {"bytes": 0, "count": 0, "not_subtracted": None}, **FIGURES}
+    assert frame_objects_note(_memory_profile(infos=[no_frames])) == []
+
+
+FIGURES = {"allocated": 1000, "allocations": 10, "peak": 100, "held": 0}

@@ -422,6 +422,12 @@ class CountEvent(TypedDict):
     traced: TracedMemory | None
 
 
+class FrameObjects(TypedDict):
+    bytes: int  # of the frame objects memray's profile hook made CPython create, over all the calls
+    count: int
+    not_subtracted: str | None  # why they are still in the views (None: subtracted)
+
+
 class AllocationsEvent(TypedDict):
     event: str  # "allocations"
     loops: int
@@ -429,6 +435,7 @@ class AllocationsEvent(TypedDict):
     paths: dict[str, str]  # sysconfig.get_paths()
     # view ("allocated", "allocations", "peak", "held") -> [[frames, outermost first], bytes or count]
     views: dict[str, list[Any]]
+    frame_objects: FrameObjects
 
 
 class _ErrorEvent(TypedDict):

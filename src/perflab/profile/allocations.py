@@ -35,14 +35,6 @@ MEMORY = "memray"  # the profile's "sampler"
 WARMUP_CALLS = 20
 # Calls per run: as many as take this long untracked (memray slows them several times).
 VALUE_TIME = 0.02
-# memray follows Python calls with a profile hook, and CPython 3.11+ creates the frame object of
-# every call it reports (untracked, frames live on a stack and get no object unless asked for):
-# benchmarks/allocation_accuracy.py measures exactly sys.getsizeof(frame) more per Python call.
-FRAME_OBJECTS = (
-    "memray's profile hook makes CPython 3.11+ create a frame object at each Python function call "
-    "(sys.getsizeof of the frame, ~150-170 bytes, and one allocation, counted at the caller), which "
-    "an untracked run does not allocate"
-)
 PER_CALL_VIEWS = ("allocated", "allocations", "held")  # divided by the calls; the peak is a moment's
 
 
@@ -101,20 +93,30 @@ def profile_allocations(
             profile.runs.append(views[settings.view])
             profile.metadata["sampler_version"] = f"memray {event['memray']}"
             info: dict[str, Any] = {name: sum(view.values()) for name, view in views.items()}
-            profile.metadata.setdefault("run_info", []).append({**info, "loops": loops, "outside_operation": outside})
+            info.update(loops=loops, outside_operation=outside, frame_objects=event["frame_objects"])
+            profile.metadata.setdefault("run_info", []).append(info)
             on_run(f"run {len(profile.runs)}: {loops} calls, {info['allocations']} allocations")
     except KeyboardInterrupt:
         outcome.interrupted = True
     profile.metadata.update(runs=len(profile.runs), samples=profile.samples)
-    if _version(profile.metadata) >= (3, 11):
-        outcome.notes.append(FRAME_OBJECTS)
+    outcome.notes += frame_objects_note(profile)
     return outcome
 
 
-def _version(metadata: dict[str, Any]) -> tuple[int, ...]:
-    """The measured interpreter's (major, minor), or () when unknown."""
-    version = str((metadata.get("python") or {}).get("version", ""))
-    return tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
+def frame_objects_note(profile: Profile) -> list[str]:
+    """What the profile says of the frame objects memray made CPython create (none: nothing)."""
+    counted = [info["frame_objects"] for info in profile.metadata.get("run_info", []) if info.get("frame_objects")]
+    calls = sum(info["loops"] for info in profile.metadata.get("run_info", []) if info.get("frame_objects"))
+    if not calls or not any(frames["count"] for frames in counted):
+        return []
+    made = (
+        f"memray's profile hook made CPython create {sum(f['count'] for f in counted) / calls:,.3g} frame objects "
+        f"per call ({sum(f['bytes'] for f in counted) / calls:,.4g} bytes), which an untracked call does not allocate"
+    )
+    reasons = sorted({frames["not_subtracted"] for frames in counted if frames["not_subtracted"]})
+    if not reasons:
+        return [f"{made}: subtracted from bytes allocated and allocations (not from the peak)"]
+    return [f"{made}: counted at the calling function, not subtracted ({'; '.join(reasons)})"]
 
 
 def _stacks(pairs: list[Any]) -> Counter[Stack]:

@@ -11,15 +11,19 @@ so the parent keeps what is below ``measured_region`` (perflab.profile.processor
 from __future__ import annotations
 
 import gc
+import inspect
 import os
 import shutil
+import sys
 import sysconfig
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterable
+from types import FrameType
 from typing import Any
 
-from perflab.bench.protocol import AllocationsEvent, AllocationsJob
+from perflab.bench.protocol import AllocationsEvent, AllocationsJob, FrameObjects
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.region import calibrate, measured_region
 from perflab.bench.worker.user_code import UserCodeError, load_case
@@ -27,6 +31,11 @@ from perflab.bench.worker.user_code import UserCodeError, load_case
 # memray's AllocatorType values that release memory: PYMALLOC_FREE, FREE, MUNMAP (no stack, no size).
 _RELEASES = {1, 5, 15}
 _MAX_LOOPS = 10**5  # every allocation is a record in the capture file: keep it to seconds to read
+# The loop's own allocations (its iterator, the clock's floats: ~80 bytes) are shared by the calls:
+# at least this many keep them under 10 bytes per call, also when a loaded machine makes
+# calibration settle on one call.
+_MIN_LOOPS = 10
+_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 class ToolMissing(Exception):
@@ -48,10 +57,14 @@ def run_allocations(job: AllocationsJob, events: EventStream) -> None:
         try:
             operation = contender.build()
             measured_region(operation, argument, job["warmups"])
-            loops = job["loops"] or min(_MAX_LOOPS, calibrate(operation, argument, job["value_time"]))
+            loops = job["loops"] or max(_MIN_LOOPS, min(_MAX_LOOPS, calibrate(operation, argument, job["value_time"])))
             gc.collect()  # garbage of the set-up is not freed inside the tracked calls
             capture = os.path.join(directory, "capture.bin")
-            _tracked(memray, capture, job["native"], operation, argument, loops)
+            tracker = memray.Tracker(capture, native_traces=job["native"], trace_python_allocators=True)
+            _calls(tracker, operation, argument, loops)
+            frames = _FrameObjects()
+            if not job["native"]:  # the same calls again, untracked, counting the frame objects
+                _calls(frames, operation, argument, loops)
         except Exception as error:
             raise UserCodeError("contender", contender.name, error, job["file"]) from error
         with memray.FileReader(capture) as reader:
@@ -65,6 +78,7 @@ def run_allocations(job: AllocationsJob, events: EventStream) -> None:
                 stack = stacks.of(record)
                 allocated[stack] += record.size
                 count[stack] += record.n_allocations
+            subtracted = frames.subtract_from(allocated, count) if not job["native"] else "native frames were collected"
             views = {
                 "allocated": allocated,
                 "allocations": count,
@@ -78,16 +92,80 @@ def run_allocations(job: AllocationsJob, events: EventStream) -> None:
                 memray=str(getattr(memray, "__version__", "?")),
                 paths=sysconfig.get_paths(),
                 views={name: [[list(stack), value] for stack, value in view.items()] for name, view in views.items()},
+                frame_objects=FrameObjects(
+                    bytes=sum(frames.bytes.values()),
+                    count=sum(frames.count.values()),
+                    not_subtracted=subtracted,
+                ),
             )
         )
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _tracked(memray: Any, capture: str, native: bool, operation: Any, argument: Any, loops: int) -> None:
-    """The calls under the Tracker: its stacks start at this frame, above ``measured_region``."""
-    with memray.Tracker(capture, native_traces=native, trace_python_allocators=True):
+def _calls(around: Any, operation: Any, argument: Any, loops: int) -> None:
+    """The calls inside ``around`` (memray's Tracker, or _FrameObjects): both see stacks starting at this frame."""
+    with around:
         measured_region(operation, argument, loops)
+
+
+class _FrameObjects:
+    """The frame objects memray's profile hook makes CPython 3.11+ create, one per Python function
+    call (an untracked call keeps its frame on the interpreter's stack, with no object), counted by
+    a profile hook of its own over the same calls: by calling stack, in memray's labels, with
+    ``sys.getsizeof`` of each frame, which is what memray records for it. Subtracted from the
+    tracked calls' allocations, so that a profile shows what the operation allocates untracked.
+
+    The hook sees what memray's sees only for plain functions in the calling thread: a generator or
+    coroutine's frame object is made once and kept, and other threads are followed by
+    threading.setprofile only from their start. Then, or when a count finds fewer allocations than
+    frames at a stack (calls that differ between the two passes), nothing is subtracted.
+    """
+
+    def __init__(self) -> None:
+        self.bytes: Counter[tuple[str, ...]] = Counter()
+        self.count: Counter[tuple[str, ...]] = Counter()
+        self.unsure: str | None = None
+
+    def __enter__(self) -> None:
+        threading.setprofile(self._hook)
+        sys.setprofile(self._hook)
+
+    def __exit__(self, *_: object) -> None:
+        sys.setprofile(None)
+        threading.setprofile(None)
+
+    def _hook(self, frame: FrameType, event: str, _: Any) -> None:
+        if event != "call" or frame.f_code is _FrameObjects.__exit__.__code__:  # (memray's Tracker is C code)
+            return
+        if frame.f_code.co_flags & _RESUMABLE:
+            self.unsure = f"{frame.f_code.co_name} is a generator or coroutine"
+        elif threading.current_thread() is not threading.main_thread():
+            self.unsure = "the operation runs Python code in other threads"
+        labels = []
+        caller: FrameType | None = frame.f_back
+        while caller is not None:  # up to the frame memray's stacks start at
+            labels.append(_label(caller.f_code.co_name, caller.f_code.co_filename, caller.f_lineno))
+            if caller.f_code is _calls.__code__:
+                break
+            caller = caller.f_back
+        stack = tuple(reversed(labels))
+        self.bytes[stack] += sys.getsizeof(frame)
+        self.count[stack] += 1
+
+    def subtract_from(self, allocated: Counter[tuple[str, ...]], allocations: Counter[tuple[str, ...]]) -> str | None:
+        """Subtract the frame objects from the tracked calls' views; None when done, else why not."""
+        if self.unsure:
+            return self.unsure
+        for stack, size in self.bytes.items():
+            if allocated[stack] < size or allocations[stack] < self.count[stack]:
+                return "the calls differed between the tracked pass and the count of their frames"
+        allocated.subtract(self.bytes)
+        allocations.subtract(self.count)
+        for view in (allocated, allocations):
+            for stack in [stack for stack, value in view.items() if value == 0]:
+                del view[stack]
+        return None
 
 
 def _sizes(stacks: _StackLabels, records: Iterable[Any]) -> Counter[tuple[str, ...]]:
