@@ -1,4 +1,4 @@
-"""Human units for times and throughputs."""
+"""Human units for times, throughputs and memory."""
 
 from __future__ import annotations
 
@@ -98,3 +98,11 @@ def format_ratio(value: float, low: float, high: float) -> str:
         return f"{text} [no interval]"
     near, far = (1 / b if faster else b for b in bounds)
     return f"{text} [{format_times_factor(near)}, {format_times_factor(far)}]"
+
+
+def format_bytes(value: float) -> str:
+    """Memory in binary units with 3 significant digits: ``1.21 KiB``, ``48 B``."""
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.3g} B"

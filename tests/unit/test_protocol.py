@@ -58,6 +58,11 @@ WHERE = ("b.py", "fast", ["/rev"])  # file, contender, sys_path
             '{"mode": "count", "file": "b.py", "contender": "fast", "sys_path": ["/rev"], "case": "small", '
             '"loops": 100, "warmups": 8, "memory": true}',
         ),
+        (
+            protocol.allocations_job(*WHERE, "small", None, 0.02, 20, True),
+            '{"mode": "allocations", "file": "b.py", "contender": "fast", "sys_path": ["/rev"], "case": "small", '
+            '"loops": null, "value_time": 0.02, "warmups": 20, "native": true}',
+        ),
     ],
     ids=lambda value: value["mode"] if isinstance(value, dict) else "",
 )

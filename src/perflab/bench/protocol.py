@@ -46,6 +46,11 @@ Jobs (mode: what the worker does; the module that runs it, under perflab.bench.w
              with "loops" calls, each between two region markers, and report the peak RSS before and
              after and, with "memory", tracemalloc's view of a further "loops" calls. Event: "count".
              (counting)
+  allocations  for perflab.profile.allocations: warm up ("warmups" calls), then call
+             ``measured_region`` "loops" times (None: calibrated to "value_time" seconds) under
+             memray's Tracker (Python and, with "native", C frames; memray imported only here),
+             and report per call path the bytes allocated, the allocations, the bytes live at the
+             peak and the bytes still held after the calls. Event: "allocations". (allocations)
 
 Standard library only, and no typing feature newer than Python 3.8: the worker imports this
 module under every interpreter perflab supports (tests/test_worker_boundary.py).
@@ -134,8 +139,18 @@ class CountJob(_OnContender):
     memory: bool
 
 
+class AllocationsJob(_OnContender):
+    case: str
+    loops: int | None  # None: calibrate to value_time
+    value_time: float
+    warmups: int
+    native: bool
+
+
 # Union, not |: aliases are evaluated when the module is imported, under Python 3.8 too.
-Job = Union[CheckJob, OutputJob, SeedJob, FuzzJob, DescribeJob, PackagesJob, TimeJob, ProfileJob, CountJob]  # noqa: UP007
+Job = Union[  # noqa: UP007
+    CheckJob, OutputJob, SeedJob, FuzzJob, DescribeJob, PackagesJob, TimeJob, ProfileJob, CountJob, AllocationsJob
+]
 
 
 class Command(TypedDict):
@@ -262,6 +277,29 @@ def count_job(
     )
 
 
+def allocations_job(
+    file: str,
+    contender: str,
+    sys_path: list[str],
+    case: str,
+    loops: int | None,
+    value_time: float,
+    warmups: int,
+    native: bool,
+) -> AllocationsJob:
+    return AllocationsJob(
+        mode="allocations",
+        file=file,
+        contender=contender,
+        sys_path=sys_path,
+        case=case,
+        loops=loops,
+        value_time=value_time,
+        warmups=warmups,
+        native=native,
+    )
+
+
 # Events. The fields a job's events carry, as the worker sends them.
 
 
@@ -384,9 +422,25 @@ class CountEvent(TypedDict):
     traced: TracedMemory | None
 
 
+class FrameObjects(TypedDict):
+    bytes: int  # of the frame objects memray's profile hook made CPython create, over all the calls
+    count: int
+    not_subtracted: str | None  # why they are still in the views (None: subtracted)
+
+
+class AllocationsEvent(TypedDict):
+    event: str  # "allocations"
+    loops: int
+    memray: str  # memray's version
+    paths: dict[str, str]  # sysconfig.get_paths()
+    # view ("allocated", "allocations", "peak", "held") -> [[frames, outermost first], bytes or count]
+    views: dict[str, list[Any]]
+    frame_objects: FrameObjects
+
+
 class _ErrorEvent(TypedDict):
     event: str  # "error"
-    kind: str  # "file", "case", "reference", "contender", "exit", or a fuzzing culprit
+    kind: str  # "file", "case", "reference", "contender", "exit", "tool" (not installed), or a fuzzing culprit
     message: str
 
 
@@ -415,6 +469,7 @@ Event = Union[  # noqa: UP007 - as Job
     ProfileReadyEvent,
     ProfileEvent,
     CountEvent,
+    AllocationsEvent,
     ErrorEvent,
     DoneEvent,
 ]

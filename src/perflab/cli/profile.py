@@ -24,10 +24,12 @@ from perflab.cli.support.profile_views import OUTPUTS, Views, report, view_optio
 from perflab.option_types import seconds, whole_number
 from perflab.profile.settings import (
     AUTO,
+    DEFAULT_MEMORY_RUNS,
     DEFAULT_RATE,
     DEFAULT_RUNS,
     DEFAULT_SAMPLES,
     INPROCESS,
+    MEMORY_VIEWS,
     NATIVE,
     OWN_CPU,
     PERF_RUNS,
@@ -56,6 +58,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab profile --html app.html --json app.json -- python app.py --input data.json",
         "perflab profile --pid 4242 --duration 30 --mode wall",
         "perflab profile --native-command './scanner twitter.json' --html scanner.html   (Linux perf)",
+        "perflab profile bench.py --case SMALL --memory --native --html allocations.html   (memray)",
+        "perflab profile bench.py --case SMALL --memory --memory-view held   (what the calls keep)",
     )
     program_profile.takes_command(profile)
     profile.usage = "perflab profile [OPTIONS] (BENCHMARK | --pid N | -- COMMAND ... | --native-command CMD)"
@@ -63,6 +67,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
     profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
     _sampling_options(profile)
+    _memory_options(profile)
     native_profile.add_options(profile)  # --native-command, --call-graph: programs, with perf
     view_options(profile)
     program_profile.program_options(profile)
@@ -147,11 +152,44 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _memory_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="profile where the operation allocates memory instead of where it spends time (memray: "
+        f"pip install 'perflab[memory]'), in {DEFAULT_MEMORY_RUNS} runs unless --runs; with --native, C frames too",
+    )
+    parser.add_argument(
+        "--memory-view",
+        choices=tuple(MEMORY_VIEWS),
+        default="allocated",
+        help="what weighs a call path in --memory's shares and flame graph: "
+        + ", ".join(f"{name} ({meaning})" for name, meaning in MEMORY_VIEWS.items())
+        + "; default allocated. The figures per call of all four are shown either way",
+    )
+
+
+# Options of time profiles, with their defaults: --memory refuses them rather than ignore them.
+_TIME_ONLY: dict[str, object] = {
+    "samples": None,
+    "rate": None,
+    "sampler": AUTO,
+    "blocking": False,
+    "mode": "cpu",
+    "what_if": [],
+    "offload": None,
+}
+
+
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.bench.loading import load_benchmark
     from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
+    if args.memory and (args.native_command or program_profile.is_program(args) or args.benchmark is None):
+        raise UsageError("--memory profiles a benchmark's operation: give a benchmark file or built-in")
+    if args.memory_view != "allocated" and not args.memory:
+        raise UsageError("--memory-view chooses a view of an allocation profile: add --memory")
     views = Views.from_args(args)  # its option errors come before anything is measured
     if args.native_command:
         if args.benchmark or program_profile.is_program(args):
@@ -170,6 +208,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *OUTPUTS, inputs=(path,))
+    if args.memory:
+        return _profile_memory(
+            args, views, path, benchmark.name, case, contender, is_command(benchmark, contender), err
+        )
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return report(outcome, views, err)
@@ -184,6 +226,37 @@ def run(args: argparse.Namespace, err: Console) -> int:
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
     )
+    return report(outcome, views, err)
+
+
+def _profile_memory(
+    args: argparse.Namespace,
+    views: Views,
+    path: Path,
+    name: str,
+    case: str,
+    contender: str,
+    command: bool,
+    err: Console,
+) -> int:
+    """``profile --memory``: an allocation profile (perflab.profile.allocations), refused before
+    anything runs when it cannot be made."""
+    import importlib.util
+
+    from perflab.profile.allocations import AllocationSettings, profile_allocations
+
+    for option, default in _TIME_ONLY.items():
+        if getattr(args, option) != default:
+            raise UsageError(f"--{option.replace('_', '-')} applies to time profiles, not to --memory")
+    if command:
+        raise UsageError(f"--memory: contender {contender!r} is a command; memray sees Python processes only")
+    if importlib.util.find_spec("memray") is None:
+        raise UsageError("--memory needs memray, which is not installed: pip install 'perflab[memory]'")
+    say(err, f"profiling the allocations of {name} / {case} / {contender} ...")
+    settings = AllocationSettings(
+        view=args.memory_view, native=args.native, runs=args.runs or DEFAULT_MEMORY_RUNS, timeout=args.timeout
+    )
+    outcome = profile_allocations(str(path), case, contender, settings, name, lambda message: say(err, f"  {message}"))
     return report(outcome, views, err)
 
 

@@ -29,6 +29,7 @@ from typing import Any, Literal, Protocol, overload
 
 import perflab
 from perflab.bench.protocol import (
+    AllocationsEvent,
     CheckEvent,
     Command,
     CountEvent,
@@ -78,6 +79,8 @@ class JobOutcome:
     def of(self, kind: Literal["profile"]) -> list[ProfileEvent]: ...
     @overload
     def of(self, kind: Literal["count"]) -> list[CountEvent]: ...
+    @overload
+    def of(self, kind: Literal["allocations"]) -> list[AllocationsEvent]: ...
     @overload
     def of(self, kind: Literal["error"]) -> list[ErrorEvent]: ...
     def of(self, kind: str) -> list[Any]:

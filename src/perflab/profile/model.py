@@ -23,6 +23,7 @@ from perflab.profile.processors import (
     trim_to_operation,
     without_operation_frame,
 )
+from perflab.profile.settings import MEMORY_VIEWS
 
 SCHEMA = "perflab.profile/1"
 # Metadata that must agree for two profiles to be merged or compared: a profile with native frames
@@ -106,13 +107,33 @@ def load_profile(path: str | Path) -> Profile:
     return Profile([without_operation_frame(normalize_stacks(stacks, roots))], {"source": "folded"})
 
 
+def subject(file: str, case: str, contender: str, benchmark: str = "") -> dict[str, str]:
+    """What a profile of a benchmark's operation is of: the first keys of its metadata."""
+    return {"benchmark": benchmark or Path(file).stem, "benchmark_file": file, "case": case, "contender": contender}
+
+
 def describe_sampling(metadata: dict[str, Any]) -> str:
-    """One line on how the samples were taken: 'py-spy 0.4.3 --nonblocking, cpu time, 200 Hz, Python frames'."""
+    """One line on how the samples were taken: 'py-spy 0.4.3 --nonblocking, cpu time, 200 Hz, Python frames',
+    or for an allocation profile 'memray 1.19.1, bytes allocated, Python frames'."""
     sampler = str(metadata.get("sampler_version") or metadata.get("sampler", "?"))
     if metadata.get("nonblocking"):
         sampler += " --nonblocking"
     frames = "Python + native frames" if metadata.get("native") else "Python frames"
+    if is_allocation_profile(metadata):
+        return f"{sampler}, {MEMORY_VIEWS.get(metadata.get('mode', ''), '?')}, {frames}"
     return f"{sampler}, {metadata.get('mode', '?')} time, {metadata.get('rate', '?')} Hz, {frames}"
+
+
+def is_allocation_profile(metadata: dict[str, Any]) -> bool:
+    """Whether the profile's weights are memory (perflab.profile.allocations), not time samples."""
+    return metadata.get("sampler") == "memray"
+
+
+def weight_unit(metadata: dict[str, Any]) -> str:
+    """What one unit of a stack's weight is: "samples", "bytes" or "allocations"."""
+    if not is_allocation_profile(metadata):
+        return "samples"
+    return "allocations" if metadata.get("mode") == "allocations" else "bytes"
 
 
 class IncomparableProfiles(Exception):

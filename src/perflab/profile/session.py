@@ -15,14 +15,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from perflab.bench.protocol import InProcessSampling, profile_job
 from perflab.measure import metadata
 from perflab.measure.launcher import Worker, WorkerProcess
 from perflab.profile.folded import Stack
-from perflab.profile.model import Profile
+from perflab.profile.model import Profile, subject
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
 from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY, ProfileSettings
@@ -90,10 +89,7 @@ def profile_operation(
     rate = settings.rate_for(sampler) if sampler else None
     profile = Profile(
         metadata={
-            "benchmark": benchmark or Path(file).stem,
-            "benchmark_file": file,
-            "case": case,
-            "contender": contender,
+            **subject(file, case, contender, benchmark),
             "mode": settings.mode,
             "rate": rate,
             "native": settings.native,

@@ -36,6 +36,15 @@ MAX_ROUNDS_FACTOR = 3
 # 8 runs, whose intervals from sampling alone stay further below it (up to ~1.7 x the floor).
 PRECISION_SLACK = 2.25
 Z95 = 1.959964  # the normal quantile of a 95% interval (perflab.analysis.intervals.Z, without scipy at start-up)
+# The views of an allocation profile (perflab profile --memory, perflab.profile.allocations): what a
+# call path's weight is. Per call except the peak, which is the most memory held at one moment.
+MEMORY_VIEWS = {
+    "allocated": "bytes allocated",
+    "allocations": "allocations",
+    "peak": "bytes live at the peak",
+    "held": "bytes still held after the calls",
+}
+DEFAULT_MEMORY_RUNS = 5  # runs (fresh processes) of an allocation profile: the unit of its per-call intervals
 INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
 
 

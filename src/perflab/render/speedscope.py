@@ -7,7 +7,7 @@ from typing import Any
 
 from perflab import __version__
 from perflab.profile.frames import parse_frame
-from perflab.profile.model import Profile
+from perflab.profile.model import Profile, weight_unit
 from perflab.profile.processors import with_operation_frame
 
 SCHEMA_URL = "https://www.speedscope.app/file-format-schema.json"
@@ -40,7 +40,7 @@ def _document(profile: Profile, name: str = "perflab profile") -> dict[str, Any]
             {
                 "type": "sampled",
                 "name": name,
-                "unit": "none",
+                "unit": "bytes" if weight_unit(profile.metadata) == "bytes" else "none",
                 "startValue": 0,
                 "endValue": sum(weights),
                 "samples": samples,

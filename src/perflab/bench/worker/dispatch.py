@@ -19,6 +19,7 @@ from perflab.bench.commands import remove_written_inputs
 from perflab.bench.protocol import DoneEvent, ErrorEvent
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker import fuzz
+from perflab.bench.worker.allocations import ToolMissing, run_allocations
 from perflab.bench.worker.checks import run_check, run_fuzz, run_output, run_seed
 from perflab.bench.worker.counting import run_count
 from perflab.bench.worker.describe import run_describe, run_packages
@@ -59,6 +60,8 @@ def _run_job(commands: TextIO, events: EventStream) -> ErrorEvent | None:
         return ErrorEvent(event="error", kind="file", message=str(error))
     except _UnknownJob as error:
         return ErrorEvent(event="error", kind="job", message=str(error))
+    except ToolMissing as error:
+        return ErrorEvent(event="error", kind="tool", message=str(error))
     except fuzz.FuzzError as error:
         return ErrorEvent(event="error", kind=error.kind, message=str(error))
     except UserCodeError as error:
@@ -95,6 +98,7 @@ _ONE_SHOT: dict[str, Callable[[Any, EventStream], None]] = {
     "describe": run_describe,
     "packages": run_packages,
     "count": run_count,
+    "allocations": run_allocations,
 }
 # These read the commands that follow the job, until {"do": "exit"}.
 _COMMANDED: dict[str, Callable[[Any, EventStream, TextIO], None]] = {"time": run_timing, "profile": run_profile}

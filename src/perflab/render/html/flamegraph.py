@@ -21,7 +21,7 @@ from typing import Any
 from perflab import __version__
 from perflab.profile.calltree import flame_columns
 from perflab.profile.frames import parse_frame
-from perflab.profile.model import Profile, describe_sampling
+from perflab.profile.model import Profile, describe_sampling, weight_unit
 from perflab.profile.shares import FrameShare, frame_shares
 
 ROOT_LABEL = "measured_region (the operation)"
@@ -93,6 +93,7 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
         "title": title,
         "meta": _meta_lines(profile),
         "runs": len(profile.runs),
+        "unit": weight_unit(profile.metadata),
         "frames": {"name": names, "file": files, "line": lines, "kind": kinds},
         "stats": stats,
         "nodes": {"frame": node_frame, "depth": columns.depth, "total": columns.total, "self": columns.self},
@@ -117,7 +118,7 @@ def _meta_lines(profile: Profile) -> list[str]:
     m = profile.metadata
     python = m.get("python") or {}
     lines = [
-        f"{profile.samples:,} samples of the operation in {len(profile.runs)} runs (fresh processes); "
+        f"{profile.samples:,} {weight_unit(m)} of the operation in {len(profile.runs)} runs (fresh processes); "
         "intervals are 95% across runs",
         f"sampler {describe_sampling(m)}",
         f"Python {python.get('version', '?')} {python.get('implementation', '')}: {python.get('build', '')}",

@@ -12,6 +12,7 @@ from perflab.analysis.counts import DISAGREEMENT_FACTOR
 from perflab.metrics import Measured
 from perflab.metrics.counters import HARDWARE
 from perflab.results.model import RunResult
+from perflab.units import format_bytes
 
 
 def render(result: RunResult, console: Console, measured: Measured) -> None:
@@ -144,9 +145,4 @@ def _count(value: float | None) -> str:
 
 
 def _bytes(value: float | None) -> str:
-    if value is None:
-        return ""
-    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.3g} B"
+    return "" if value is None else format_bytes(value)

@@ -9,14 +9,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from perflab.profile.allocations import per_call
 from perflab.profile.calltree import build_tree, hottest_path
 from perflab.profile.frames import parse_frame
-from perflab.profile.model import Profile, describe_sampling
+from perflab.profile.model import Profile, describe_sampling, is_allocation_profile, weight_unit
 from perflab.profile.offload import Offload
+from perflab.profile.settings import MEMORY_VIEWS
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import format_ratio, format_time, format_times_factor
+from perflab.units import format_bytes, format_ratio, format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -33,12 +35,15 @@ def render(
     shares = frame_shares(profile.runs) if shares is None else shares
     console.print(_header(profile), highlight=False)
     if not shares:
-        console.print("[yellow]no samples of the operation[/]")
+        console.print(f"[yellow]no {weight_unit(profile.metadata)} of the operation[/]")
     else:
+        what = _what(profile)
         by_self = sorted(shares, key=lambda s: (-s.self_samples, s.frame))
-        console.print(_table(f"top {min(top, len(shares))} by self share (time in the function itself)", by_self[:top]))
         console.print(
-            _table(f"top {min(top, len(shares))} by total share (time in the function and its callees)", shares[:top])
+            _table(f"top {min(top, len(shares))} by self share ({what} in the function itself)", by_self[:top])
+        )
+        console.print(
+            _table(f"top {min(top, len(shares))} by total share ({what} in the function and its callees)", shares[:top])
         )
         console.print(_hottest_path(profile))
     for what_if in what_ifs:
@@ -59,18 +64,57 @@ def _header(profile: Profile) -> str:
         f"  sampler {escape(describe_sampling(m))}; Python {escape(str(python.get('version', '?')))} "
         f"({escape(str(python.get('implementation', '')))}{', debug build' if python.get('debug_build') else ''}"
         f"{', free-threaded' if python.get('free_threaded') else ''})",
-        f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)",
     ]
+    if is_allocation_profile(m):
+        lines += _memory_lines(profile)
+    else:
+        lines.append(f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)")
     if m.get("sampler_reason"):
         lines.append(f"  [yellow]fallback sampler[/] because {escape(str(m['sampler_reason']))}")
-    per_call = [info["time_per_call"] for info in m.get("run_info", []) if info.get("time_per_call")]
+    times = [info["time_per_call"] for info in m.get("run_info", []) if info.get("time_per_call")]
     outside = sum(info.get("outside_operation", 0) for info in m.get("run_info", []))
-    if per_call:
+    if times:
         lines.append(
-            f"  {format_time(sorted(per_call)[len(per_call) // 2])} per call while profiled (not a timing: "
+            f"  {format_time(sorted(times)[len(times) // 2])} per call while profiled (not a timing: "
             f"use perflab run); {outside} samples outside the operation dropped"
         )
     return "\n".join(lines)
+
+
+def _what(profile: Profile) -> str:
+    """What a share is a share of."""
+    if is_allocation_profile(profile.metadata):
+        return MEMORY_VIEWS.get(profile.metadata.get("mode", ""), "memory")
+    return "time"
+
+
+def _memory_lines(profile: Profile) -> list[str]:
+    """An allocation profile's calls and its figures per call, each with its interval across runs."""
+    infos = profile.metadata.get("run_info", [])
+    calls = sorted(info["loops"] for info in infos if info.get("loops"))
+    lines = [f"  {len(profile.runs)} runs (fresh processes) of {calls[len(calls) // 2] if calls else '?'} calls each"]
+    for name, interval in per_call(profile).items():
+        show = _count if name == "allocations" else format_bytes
+        bounds = (
+            f"[95% CI {show(interval.low)}, {show(interval.high)}]"
+            if math.isfinite(interval.low) and math.isfinite(interval.high)
+            else "[no interval: one run]"
+        )
+        lines.append(f"  {_FIGURES[name]}: {escape(f'{show(interval.value)} {bounds}')}")
+    return lines
+
+
+# The figures above an allocation profile's tables (perflab.profile.allocations.per_call), by view.
+_FIGURES = {
+    "allocated": "bytes allocated per call",
+    "allocations": "allocations per call",
+    "peak": "bytes live at the peak (the most held at once during the calls)",
+    "held": "bytes still held after the calls, per call",
+}
+
+
+def _count(value: float) -> str:
+    return f"{value:,.3g}"
 
 
 def _table(title: str, shares: Sequence[FrameShare]) -> Table:

@@ -150,7 +150,7 @@
     const parts = [line("name", FRAMES.name[f])];
     if (where(f)) parts.push(line("where", where(f)));
     const ofView = t.total[i] / (t.total[view.zoom] || 1);
-    parts.push(line("", `this box: ${t.total[i].toLocaleString()} samples, ${pct(t.total[i] / (t.total[0] || 1))} of ${view === app.main ? "the operation" : "this view"}` +
+    parts.push(line("", `this box: ${t.total[i].toLocaleString()} ${DATA.unit || "samples"}, ${pct(t.total[i] / (t.total[0] || 1))} of ${view === app.main ? "the operation" : "this view"}` +
       (view.zoom !== 0 ? `, ${pct(ofView)} of the zoomed frame` : "") + ` (self ${t.self[i].toLocaleString()})`));
     parts.push(line("", `function, all calls: self ${pct(STATS[s])} ${range(STATS[s + 1], STATS[s + 2])}, ` +
       `total ${pct(STATS[s + 3])} ${range(STATS[s + 4], STATS[s + 5])} (95% CI over ${DATA.runs} runs)`));
@@ -265,7 +265,7 @@
     searchTimer = setTimeout(() => {
       const hit = searchFrames(search.value.trim());
       app.main.highlight = hit;
-      matched.textContent = hit ? "matched: " + pct(matchedShare(MAIN, hit)) + " of samples" : "";
+      matched.textContent = hit ? "matched: " + pct(matchedShare(MAIN, hit)) + " of " + (DATA.unit || "samples") : "";
       app.main.render();
     }, 120);
   });

@@ -1,0 +1,75 @@
+"""``perflab profile --memory`` end to end: real workers under real memray, every output, and the
+options it refuses before anything runs."""
+
+import json
+import re
+
+import pytest
+from support.cli import run_perflab
+
+BENCH = """
+import perflab
+bench = perflab.Benchmark("allocating")
+
+@bench.case
+def N():
+    return 50_000
+
+def make_block(n):
+    return bytearray(n)
+
+@bench.contender
+def block(n):
+    make_block(n)
+    return n
+"""
+
+
+@pytest.fixture
+def bench(tmp_path):
+    path = tmp_path / "bench.py"
+    path.write_text(BENCH)
+    return path
+
+
+def test_memory_profile_shows_figures_per_call_and_writes_every_output(bench, tmp_path):
+    outputs = {"--json": "p.json", "--folded": "p.folded", "--speedscope": "p.speedscope.json", "--html": "p.html"}
+    options = [item for option, name in outputs.items() for item in (option, tmp_path / name)]
+    result = run_perflab("profile", bench, "--memory", "--runs", "2", *options)
+    assert result.returncode == 0, result.stderr
+    # 50,000 bytes and the bytearray's header (the frame objects memray makes CPython create are subtracted)
+    allocated = re.search(r"bytes allocated per call: ([\d.]+) KiB \[95% CI", result.stdout)
+    assert allocated and float(allocated[1]) == 48.9, result.stdout
+    assert "bytes still held after the calls, per call: " in result.stdout
+    assert "by self share (bytes allocated in the function itself)" in result.stdout
+    assert "memray's profile hook made CPython create 2 frame objects per call" in result.stdout
+    assert "does not allocate: subtracted" in result.stdout
+    saved = json.loads((tmp_path / "p.json").read_text())
+    assert saved["metadata"]["sampler"] == "memray" and len(saved["runs"]) == 2
+    folded = (tmp_path / "p.folded").read_text()
+    assert any(line.startswith("block (") and "make_block (" in line for line in folded.splitlines())
+    assert json.loads((tmp_path / "p.speedscope.json").read_text())["profiles"][0]["unit"] == "bytes"
+    assert '"unit":"bytes"' in (tmp_path / "p.html").read_text()
+    merged = run_perflab("merge", tmp_path / "p.json", tmp_path / "p.json")
+    assert merged.returncode == 0, merged.stderr
+    assert f"bytes allocated per call: {allocated[1]} KiB" in merged.stdout  # the figures per call survive a merge
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rate", "100"], "--rate applies to time profiles, not to --memory"),
+        (["--what-if", "make_block=2x"], "--what-if applies to time profiles, not to --memory"),
+        (["--memory-view", "nope"], "invalid choice: 'nope'"),
+    ],
+)
+def test_options_of_time_profiles_are_refused(bench, args, message):
+    result = run_perflab("profile", bench, "--memory", *args)
+    assert result.returncode == 2
+    assert message in result.stderr.strip().splitlines()[-1]
+
+
+def test_whole_programs_are_refused_in_one_line(tmp_path):
+    result = run_perflab("profile", "--memory", "--", "python", "-c", "pass")
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "--memory profiles a benchmark's operation" in result.stderr
