@@ -174,8 +174,10 @@ def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] 
             "median": [p.median for p in points],
             "low": [p.low for p in points],
             "high": [p.high for p in points],
+            "struck": [p.struck for p in points],
             "href": [links.run(p.run_id) for p in points],
         },
+        "checks_left_out": series.checks,
         "changes": [change_payload(c, points.index(c.before), points.index(c.after)) for c in series.changes],
         "metrics": metrics or {},
     }
