@@ -218,7 +218,8 @@ def _copy_rows(store: Store, saved: int, copies: int) -> None:
     db = store._db  # a benchmark's shortcut: the store has no bulk-load API, nor should it
     columns = (
         "benchmark, file, created, source, git_commit, git_branch, git_dirty, commit_time, machine_id, cpu_model, "
-        "cpu_count, os, kernel, python_id, python_version, python_build, packages, result, git_subject, job_id"
+        "cpu_count, os, kernel, python_id, python_version, python_build, packages, result, git_subject, job_id, "
+        "commit_generation"
     )
     db.begin(write=True)
     for copy in range(1, copies + 1):
@@ -229,7 +230,7 @@ def _copy_rows(store: Store, saved: int, copies: int) -> None:
             [shift, f"-copy{copy}", copy, saved],
         )
         db.execute(
-            "INSERT INTO measurements SELECT run_id + ?, case_name, contender, median, low, high, processes "
+            "INSERT INTO measurements SELECT run_id + ?, case_name, contender, median, low, high, processes, struck "
             "FROM measurements WHERE run_id <= ?",
             [shift, saved],
         )

@@ -52,8 +52,8 @@ def resolve_commit(directory: str | Path, revision: str) -> str | None:
 
 
 def head(directory: str | Path) -> dict[str, object] | None:
-    """Commit, branch, dirty flag and the commit's subject (shown beside it in histories) of the
-    repository holding ``directory``; None outside git."""
+    """Commit, branch, dirty flag, the commit's subject (shown beside it in histories), its time
+    and generation (which order histories) of the repository holding ``directory``; None outside git."""
     commit = answer(directory, "rev-parse", "HEAD")
     if commit is None:
         return None
@@ -62,6 +62,8 @@ def head(directory: str | Path) -> dict[str, object] | None:
         "branch": answer(directory, "rev-parse", "--abbrev-ref", "HEAD"),
         "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no")),
         "subject": subject(directory, commit),
+        "commit_time": commit_time(directory, commit),
+        "generation": generation(directory, commit),
     }
 
 
@@ -69,6 +71,16 @@ def commit_time(directory: str | Path, commit: str) -> float | None:
     """Committer time of a commit (hash), in seconds since the epoch."""
     text = answer(directory, "show", "-s", "--format=%ct", commit)
     return float(text) if text else None
+
+
+def generation(directory: str | Path, commit: str) -> int | None:
+    """How many commits a commit (hash) has in its history, itself included: larger in each of its
+    descendants, so it orders commits made in one second (a rebase, a scripted series) as git's
+    graph does. None in a shallow clone, which does not hold the whole history."""
+    if answer(directory, "rev-parse", "--is-shallow-repository") != "false":
+        return None
+    text = answer(directory, "rev-list", "--count", commit)
+    return int(text) if text else None
 
 
 def subject(directory: str | Path, commit: str) -> str:

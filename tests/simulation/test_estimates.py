@@ -37,3 +37,19 @@ def test_geometric_mean_interval_covers_the_true_mean_ratio():
         comparisons = [estimates.compare_paired(*paired_rounds(rng, 6, r)) for r in ratios]
         covered += estimates.geometric_mean(comparisons).contains(true_geomean)
     assert 0.92 <= covered / trials <= 0.99
+
+
+@pytest.mark.parametrize("processes", [3, 6, 20])
+def test_the_ratio_of_two_runs_medians_covers_the_truth_and_rarely_calls_like_runs_different(processes):
+    """The web's comparison of two runs measured at different times (``ratio_of_medians``)."""
+    rng = np.random.default_rng(100 + processes)
+    trials = 300
+    covered = called_different = 0
+    for trial in range(trials):
+        before = hierarchical_processes(rng, processes, 20)
+        after = hierarchical_processes(rng, processes, 20, centre=1.25e-6)
+        alike = hierarchical_processes(rng, processes, 20)
+        covered += estimates.ratio_of_medians(before, after, seed=trial, resamples=800).ratio.contains(1.25)
+        called_different += estimates.ratio_of_medians(before, alike, seed=trial, resamples=800).p_value <= 0.05
+    assert 0.91 <= covered / trials <= 0.99
+    assert called_different / trials <= 0.08

@@ -4,7 +4,9 @@ Random results (fixed seed; valid, invalid, repeat-only, undecided, no detectabl
 infinite and asymmetric intervals, ratios from 1/5000 to 50) are rendered by the terminal,
 Markdown, the HTML report, ``--json`` and the web's run page (through a real store); each output is
 parsed back and must say, for every comparison, the verdict the results model decided and numbers
-that round from the raw ones. A headline never names a struck-out contender fastest.
+that round from the raw ones. A headline never names a struck-out contender fastest. The web's
+comparison of two stored runs is parsed back the same way, over random pairs of runs: its verdicts
+are those of the model, and each ratio it shows is the ratio of the medians it shows.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pytest
 from rich.console import Console
+from support.comparison_page import comparison_rows
 
 from perflab.analysis import estimates
 from perflab.render import markdown
@@ -42,6 +45,7 @@ from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, VERDICTS
 from perflab.units import format_ratio, format_times
 from perflab.web import pages
+from perflab.web.run_pair import compare_runs
 from perflab.web.site import Links
 
 RESULTS, CASES, CONTENDERS = 40, 3, 10  # 1,200 comparisons
@@ -296,3 +300,60 @@ def test_how_a_run_is_worded_does_not_change_its_stored_id(results, tmp_path):
         run_id = store.save(result)
         assert store.find(result) == run_id
         assert store.find_uid(run_uid(json_numbers(asdict(results[0])))) == run_id  # the fields alone
+
+
+PAIRS = 30  # pairs of runs for the web comparison page: 240 comparisons
+
+
+def random_run_pair(rng: np.random.Generator, index: int) -> tuple[RunResult, RunResult]:
+    """Two runs of one benchmark at different times: per cell, processes of noisy values, some of
+    them slowed by load; the later run's level a random ratio of the earlier's; one process only
+    (no interval), cells measured in one run only, contenders not equivalent in one run."""
+    runs = []
+    for _ in range(2):
+        result = RunResult(f"pair{index}", "b.py", "ref", {}, {}, {})
+        result.metadata["git"] = {"commit": f"{len(runs)}" * 40, "branch": "main", "dirty": False}
+        runs.append(result)
+    for case in ("case0", "case1"):
+        for name in ("ref", "c0", "c1", "c2"):
+            time, ratio = 10.0 ** rng.uniform(-8, 0), 10.0 ** rng.choice([rng.uniform(-1, 1), rng.uniform(-0.01, 0.01)])
+            for result, level in zip(runs, (time, time * ratio)):
+                if rng.random() < 0.05:
+                    continue  # not measured in this run
+                cell = Cell(case, name)
+                processes = 1 if rng.random() < 0.1 else int(rng.integers(2, 9))
+                for r in range(processes):
+                    load = 1.7 if rng.random() < 0.2 else 1.0
+                    values = level * load * np.exp(rng.normal(0, rng.uniform(0.001, 0.1), 5))
+                    cell.runs.append(ProcessRun(r + 1, 10, [], list(values)))
+                cell.estimates = estimates.estimate_cell(cell.process_values())
+                result.cells.append(cell)
+                status = REFERENCE if name == "ref" else EQUIVALENT if rng.random() < 0.85 else str(rng.choice(INVALID))
+                result.equivalence.append(Equivalence(case, name, status))
+    return runs[0], runs[1]
+
+
+def test_the_web_comparison_page_states_the_model_and_the_ratio_of_what_it_shows(tmp_path):
+    rng = np.random.default_rng(SEED)
+    seen, rows = set(), 0
+    with Store.open(location(str(tmp_path / "store.db"))) as store:
+        for index in range(PAIRS):
+            a, b = (store.save(run) for run in random_run_pair(rng, index))
+            compared = compare_runs(store, a, b)
+            said = comparison_rows(pages.comparison(Links(), store, compared))
+            for cell in compared.cells:
+                row, where = said[cell.case, cell.contender], f"runs {a} and {b}: {cell.case} {cell.contender}"
+                for text, median in ((row.a, cell.a), (row.b, cell.b)):
+                    if median is not None:
+                        check_times(text, median)
+                if cell.shown is None:
+                    assert row.ratio == "" and row.verdict == "not measured in both runs", where
+                    continue
+                seen.add(cell.shown.verdict)
+                rows += 1
+                assert _verdict_label(row.verdict) == cell.shown.verdict and row.verdict == cell.shown.text, where
+                assert row.ratio == cell.shown.ratio and row.struck == cell.shown.struck, where
+                check_ratio(row.ratio, cell.ratio)  # type: ignore[arg-type]
+                # Unpaired: the ratio is that of the medians shown, so no row needs a note.
+                assert row.note == "" and cell.ratio.value == pytest.approx(cell.b.value / cell.a.value), where  # type: ignore[union-attr]
+    assert rows >= 200 and seen == set(VERDICTS) - {REPEAT_ONLY}  # repeat-only: no cautions across runs

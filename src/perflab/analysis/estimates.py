@@ -12,6 +12,8 @@ moment, so they are not independent; the process is the unit of independence.
   time-adjacent pairs. A round's log ratio is the median of its pairs' log ratios; the ratio of
   times is the exponential of the mean over rounds, with a t interval: changes of the machine's
   speed within and between rounds cancel out.
+- Two runs measured at different times (no rounds in common): the ratio of their medians, with a
+  cluster-bootstrap interval of each run resampled on its own.
 - Many comparisons: Benjamini-Hochberg adjusted p-values control the false discovery rate.
 - Across cases: the geometric mean of ratios, with an interval from the per-case standard errors.
 
@@ -33,26 +35,22 @@ from perflab.results.quantities import CONFIDENCE, FASTER, NO_DIFFERENCE, SLOWER
 BOOTSTRAP_RESAMPLES = 2000
 
 
-def _small_sample_factor(clusters: int) -> float:
-    """Widening of a bootstrap interval so that it has t-interval coverage with few clusters."""
-    return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters - 1) / Z
+def _small_sample_factor(clusters: int, degrees_of_freedom: float | None = None) -> float:
+    """Widening of a bootstrap interval so that it has t-interval coverage with few clusters
+    (``degrees_of_freedom``: of the t quantile, when not ``clusters - 1``)."""
+    df = clusters - 1 if degrees_of_freedom is None else degrees_of_freedom
+    return math.sqrt(clusters / (clusters - 1)) * t_quantile(df) / Z
 
 
 def estimate_cell(
     processes: Sequence[Sequence[float]], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES
 ) -> CellEstimates:
     """Median and mean over all values, with 95% cluster-bootstrap intervals."""
-    processes = [list(p) for p in processes if len(p)]
-    if not processes:
-        raise ValueError("no values to estimate from")
-    width = max(len(p) for p in processes)
-    matrix = np.full((len(processes), width), np.nan)
-    for row, values in zip(matrix, processes):
-        row[: len(values)] = values
+    matrix = _process_matrix(processes)
     all_values = matrix[~np.isnan(matrix)]
     median = float(np.median(all_values))
     mean = float(np.mean(all_values))
-    k = len(processes)
+    k = len(matrix)
     if k < 2:
         no_interval = (-math.inf, math.inf)
         return CellEstimates(
@@ -76,6 +74,56 @@ def estimate_cell(
     return CellEstimates(
         intervals[0], intervals[1], k, all_values.size, _far_out(all_values), _far_out(process_medians)
     )
+
+
+def _process_matrix(processes: Sequence[Sequence[float]]) -> np.ndarray:
+    """One row per process with values, padded with NaN to the longest (resampled whole)."""
+    processes = [list(p) for p in processes if len(p)]
+    if not processes:
+        raise ValueError("no values to estimate from")
+    matrix = np.full((len(processes), max(len(p) for p in processes)), np.nan)
+    for row, values in zip(matrix, processes):
+        row[: len(values)] = values
+    return matrix
+
+
+def ratio_of_medians(
+    before: Sequence[Sequence[float]],
+    after: Sequence[Sequence[float]],
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> Comparison:
+    """Ratio after/before of the medians of all values (the medians ``estimate_cell`` reports, so
+    the ratio is the ratio of the times shown), for two runs measured at different times.
+
+    The interval: each run's processes resampled on their own (a cluster bootstrap per run), the
+    log ratio's percentile interval widened as ``estimate_cell`` widens its own (by the run with
+    fewer processes, with the degrees of freedom of both). The p-value of "no change" is read from the same widened distribution (the
+    share of replicates beyond 1, both sides), so that verdict and interval agree. A median moves little when a minority of
+    processes ran slow (a loaded machine), where a mean of process medians follows them. Drift of
+    the machine between the two runs is not cancelled: only interleaved rounds do that."""
+    old, new = _process_matrix(before), _process_matrix(after)
+    value = float(np.median(new[~np.isnan(new)])) / float(np.median(old[~np.isnan(old)]))
+    k = min(len(old), len(new))
+    if k < 2:
+        return Comparison(Interval(value, -math.inf, math.inf), 1.0, k, math.inf)
+    centre = math.log(value)
+    rng = np.random.default_rng(seed)
+
+    def medians(matrix: np.ndarray) -> np.ndarray:
+        picks = matrix[rng.integers(0, len(matrix), size=(resamples, len(matrix)))].reshape(resamples, -1)
+        return np.nanmedian(picks, axis=1)
+
+    # Both runs' processes make the spread of the ratio: the t quantile has the degrees of freedom of both.
+    factor = _small_sample_factor(k, len(old) + len(new) - 2)
+    replicates = centre + factor * (np.log(medians(new) / medians(old)) - centre)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(replicates, [tail, 100 - tail])
+    beyond = min(np.sum(replicates <= 0), np.sum(replicates >= 0))
+    p_value = min(1.0, 2 * (beyond + 1) / (resamples + 1))
+    # Bounds that rounding put a hair past the estimate (every replicate equal to it) are the estimate.
+    ratio = Interval(value, min(value, math.exp(float(low))), max(value, math.exp(float(high))))
+    return Comparison(ratio, p_value, k, float(np.std(replicates, ddof=1)))
 
 
 def _far_out(values: np.ndarray) -> int:

@@ -95,6 +95,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.analysis import gate
     from perflab.bench.loading import load_benchmark
     from perflab.render import markdown
+    from perflab.results.store import CHECK_SOURCE
 
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         if any(measured.interrupted for measured in runs):
             return EXIT_INTERRUPTED
         for measured in runs:
-            stored = bool(save_run(measured, path, args, err, source="check")) and stored
+            stored = bool(save_run(measured, path, args, err, source=CHECK_SOURCE)) and stored
         failed = failed or any(baseline.problems(measured) or _metric_errors(measured) for measured in runs)
         skips = [] if args.allow_skipped else [line for measured in runs for line in measured.skips]
         if skips:

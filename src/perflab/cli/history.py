@@ -68,6 +68,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
                     f"{series.hidden} run(s) on other machines or interpreters not shown "
                     "(--any-machine / --any-python to include them)"
                 )
+            if series.checks:
+                notes.append(
+                    f"{series.checks} run(s) of perflab check not shown: a baseline and a working tree "
+                    "measured side by side for the gate are no points of a history"
+                )
             changes = changepoints.detect(series.points, min_step=series.min_step)
             timed = series.metric == history.TIME  # profiles show where time went, at time steps
             history_terminal.render(

@@ -2,7 +2,8 @@
 
 Timings from another machine or another interpreter build differ for reasons that are not the
 code, so a series holds only runs with the same machine and interpreter fingerprints as the most
-recent run (unless told otherwise); the others are counted, not mixed in.
+recent run (unless told otherwise); the others are counted, not mixed in. perflab check's runs are
+counted and left out too (``store.CHECK_SOURCE``). Runs are in commit order (``store.history_order``).
 
 Where a series steps, the profiles stored with the runs on either side of the step (``perflab
 run --profile``) are diffed, to show where in the call tree the time went.
@@ -19,7 +20,7 @@ from perflab.metrics import INSTRUCTIONS, TIME
 from perflab.profile.diff import ProfileDiff, diff_profiles
 from perflab.profile.model import IncomparableProfiles
 from perflab.results.quantities import Interval
-from perflab.results.store import Measurement, Store, StoredRun
+from perflab.results.store import CHECK_SOURCE, Measurement, Store, StoredRun
 
 
 class HistoryError(Exception):
@@ -34,6 +35,7 @@ class Series:
     measurements: list[Measurement]
     hidden: int = 0  # runs left out: other machine or interpreter
     metric: str = TIME  # what the points are: time per call, or INSTRUCTIONS per call
+    checks: int = 0  # runs of perflab check left out (store.CHECK_SOURCE)
 
     @property
     def min_step(self) -> float:
@@ -83,7 +85,13 @@ def series(
         )
     contender = contender or store.result(runs[-1].id).reference
     measured = instruction_measurements if metric == INSTRUCTIONS else Store.measurements
-    measurements = measured(store, benchmark, case, contender)
+    every = measured(store, benchmark, case, contender)
+    measurements = [m for m in every if m.run.source != CHECK_SOURCE]
+    if every and not measurements:
+        raise HistoryError(
+            f"{store.path}: the only stored runs of {benchmark} case {case or '*'!r}, contender {contender!r} "
+            "are perflab check's, which are not histories; `perflab run` at each commit stores one"
+        )
     if not measurements:
         cells = sorted({(m.case, m.contender) for m in measured(store, benchmark)})
         known = ", ".join(f"{c}/{k}" for c, k in cells) or "none: `perflab run --metric instructions` counts them"
@@ -111,6 +119,7 @@ def series(
             [m for m in comparable if m.case == name],
             hidden=sum(1 for m in measurements if m.case == name) - sum(1 for m in comparable if m.case == name),
             metric=metric,
+            checks=sum(1 for m in every if m.case == name and m.run.source == CHECK_SOURCE),
         )
         for name in cases
     ]

@@ -201,6 +201,15 @@ class RunResult:
                 found[entry.contender] = INVALID_VERDICT
         return found
 
+    def struck_cell(self, case: str, contender: str) -> str | None:
+        """INVALID or REPEAT_ONLY when the speed of ``contender`` on ``case`` does not count (the
+        report strikes its ratio out), None when it counts; the reference's own cell counts."""
+        for comparison in self.comparisons:
+            if (comparison.case, comparison.contender) == (case, contender):
+                shown = self.shown(comparison)
+                return shown.verdict if shown.struck else None
+        return INVALID_VERDICT if contender != self.reference and self.invalid_reason(case, contender) else None
+
     def mean_shown(self, contender: str) -> str | None:
         """The geometric mean of ``contender``'s ratios over cases as every output writes it,
         qualified when some of those ratios are struck out; None when there is none."""

@@ -2,7 +2,8 @@
 
 Version 1: runs and their (case, contender) rows. 2: profiles kept with runs. 3: other metrics per
 call (instructions, memory) and change-point marks. 4: stable run ids, machines, and the outcome
-of queued jobs. ``MIGRATIONS[i]`` upgrades a database at version i to version i + 1.
+of queued jobs. 5: commit generations, which order histories, and the cells whose speed does not
+count (not equivalent, repeat-only). ``MIGRATIONS[i]`` upgrades a database at version i to version i + 1.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import statistics
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perflab.results.backends.common import Database, Migration
 from perflab.results.fingerprints import machine_fingerprint
+
+if TYPE_CHECKING:
+    from perflab.results.model import RunResult
 
 # Rows derived from a run's JSON: written when a run is saved, and by the migrations that added them.
 
@@ -63,6 +67,16 @@ def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, floa
         if use.get("peak_traced") is not None:
             rows.append((use["case"], use["contender"], "memory", float(use["peak_traced"]), None, None, 1))
     return rows
+
+
+def struck_rows(result: RunResult) -> list[tuple[str, str, str]]:
+    """(case, contender, verdict) of the measured cells of ``result`` whose speed does not count:
+    verdict "invalid" (not equivalent) or "repeat-only", as the report strikes them."""
+    return [
+        (cell.case, cell.contender, verdict)
+        for cell in result.cells
+        if cell.estimates is not None and (verdict := result.struck_cell(cell.case, cell.contender))
+    ]
 
 
 def _migrate_to_1(db: Database) -> None:
@@ -209,8 +223,31 @@ def _migrate_to_4(db: Database) -> None:
     )
 
 
+def _migrate_to_5(db: Database) -> None:
+    # runs.commit_generation: how many commits the run's commit has in its history (git rev-list
+    # --count); with the commit time, it orders histories as git's graph does, commits made in
+    # one second included. Runs stored before it have none (NULL): they tie as before.
+    # measurements.struck: the cells whose speed does not count (the dashboard marks them apart).
+    db.script(
+        """
+        ALTER TABLE runs ADD COLUMN commit_generation INTEGER;
+        ALTER TABLE measurements ADD COLUMN struck TEXT
+    """,
+    )
+    from perflab.results.model import RunResult
+
+    for run_id, text in db.execute("SELECT id, result FROM runs").fetchall():
+        db.executemany(
+            "UPDATE measurements SET struck = ? WHERE run_id = ? AND case_name = ? AND contender = ?",
+            [
+                (verdict, run_id, case, contender)
+                for case, contender, verdict in struck_rows(RunResult.from_json(json.loads(text)))
+            ],
+        )
+
+
 # MIGRATIONS[i] upgrades a database at version i to version i + 1. Append, never edit.
-MIGRATIONS: list[Migration] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4]
+MIGRATIONS: list[Migration] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5]
 
 
 def schema_version() -> int:

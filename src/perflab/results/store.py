@@ -39,7 +39,7 @@ from perflab.results.backends.common import Database, StoreError, is_url
 from perflab.results.backends.postgres import open_postgres
 from perflab.results.backends.sqlite import open_sqlite
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
-from perflab.results.schema import MIGRATIONS, metric_rows, record_machine, run_uid
+from perflab.results.schema import MIGRATIONS, metric_rows, record_machine, run_uid, struck_rows
 
 if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI imports this module
     from perflab.profile.model import Profile
@@ -48,6 +48,13 @@ if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI i
 ENV_VAR = "PERFLAB_DB"
 DEFAULT_RELATIVE_PATH = Path(".perflab") / "perflab.db"
 __all__ = ["StoreError", "Store"]  # StoreError is the backends', raised for both
+
+# A stored run's ``source``: 'run', 'check', 'import', 'job' or 'pytest'. perflab check's runs (its
+# baseline revision and the working tree, measured now side by side for the gate) are kept, but are
+# no points of a history: a baseline commit measured today would sit beside that commit's own
+# earlier runs, and a working tree is no commit. Histories and the dashboard leave them out, and
+# say how many.
+CHECK_SOURCE = "check"
 
 # Where a store is: a SQLite file, or a PostgreSQL URL (postgresql://user@host/dbname).
 Location = Path | str
@@ -233,6 +240,8 @@ class Store:
             "git_dirty": int(bool(revision.get("dirty"))) if commit else None,
             "commit_time": revision.get("commit_time")
             or (git.commit_time(Path(result.file).resolve().parent, commit) if commit else None),
+            "commit_generation": revision.get("generation")
+            or (git.generation(Path(result.file).resolve().parent, commit) if commit else None),
             "machine_id": machine_fingerprint(machine),
             "cpu_model": machine.get("cpu_model"),
             "cpu_count": machine.get("cpu_count"),
@@ -249,11 +258,12 @@ class Store:
         if revision.get("subject"):  # recorded since schema 3; NULL when unknown
             row["git_subject"] = revision["subject"]
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
+        struck = {(case, contender): verdict for case, contender, verdict in struck_rows(result)}
         run_id = self._db.insert(
             f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
         )
         self._db.executemany(
-            "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     run_id,
@@ -263,6 +273,7 @@ class Store:
                     _finite_or_none(e.median.low),
                     _finite_or_none(e.median.high),
                     e.processes,
+                    struck.get((case, contender)),
                 )
                 for case, contender, e in cells
             ],
@@ -320,11 +331,11 @@ class Store:
             return {row[0]: (row[1], row[2]) for row in self._db.execute("SELECT id, uid, created FROM runs")}
 
     def runs(self, benchmark: str | None = None) -> list[StoredRun]:
-        """Stored runs, oldest commit first (runs outside git by the time they were saved)."""
+        """Stored runs in history order (``history_order``)."""
         where, args = ("WHERE benchmark = ?", [benchmark]) if benchmark else ("", [])
         with self._errors():
             rows = self._db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY coalesce(commit_time, created), created, id", args
+                f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY {history_order('')}", args
             ).fetchall()
         return [_stored_run(row) for row in rows]
 
@@ -366,13 +377,15 @@ class Store:
     def all_measurements(self) -> list[tuple]:
         """Every stored time estimate with its run's series columns, in history order: (benchmark,
         case, contender, machine_id, python_id, run_id, git_commit, git_dirty, commit_time, created,
-        median, low, high, cpu_model, python_version, git_subject). One query, for an overview of every series."""
+        median, low, high, cpu_model, python_version, git_subject, source, struck). One query, for an
+        overview of every series."""
         with self._errors():
             return self._db.execute(
                 "SELECT r.benchmark, m.case_name, m.contender, r.machine_id, r.python_id, r.id, r.git_commit, "
-                "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version, r.git_subject "
+                "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version, "
+                "r.git_subject, r.source, m.struck "
                 "FROM measurements m JOIN runs r ON r.id = m.run_id "
-                "ORDER BY coalesce(r.commit_time, r.created), r.created, r.id"
+                f"ORDER BY {history_order('r.')}"
             ).fetchall()
 
     def version(self) -> tuple[int, int, int]:
@@ -480,6 +493,16 @@ class Store:
                 [run_id, case, contender],
             ).fetchone()
         return Profile.from_json(json.loads(row[0])) if row else None
+
+
+def history_order(prefix: str) -> str:
+    """The ORDER BY of histories, for the runs table's columns under ``prefix`` ('' or 'r.'): by
+    commit time, and commits of one second by their generation (git's graph: a parent before its
+    children, what a rebase or a scripted series needs); runs outside git by the time they were
+    saved, and runs of one commit too. Commit times follow the graph (git writes a child's after
+    its parent's) unless a clock was set back."""
+    p = prefix
+    return f"coalesce({p}commit_time, {p}created), coalesce({p}commit_generation, 0), {p}created, {p}id"
 
 
 _RUN_COLUMNS = (

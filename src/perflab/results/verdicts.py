@@ -44,17 +44,25 @@ class Shown:
         return {"verdict": self.verdict, "detail": self.detail, "ratio": self.ratio, "struck": self.struck}
 
 
-def show(ratio: Interval, verdict: str, p_adjusted: float, invalid_reason: str | None, caution: str | None) -> Shown:
+def show(
+    ratio: Interval,
+    verdict: str,
+    p_adjusted: float,
+    invalid_reason: str | None,
+    caution: str | None,
+    no_interval: str = TOO_FEW_ROUNDS,
+) -> Shown:
     """What a comparison of times says. ``ratio``: time of the contender / time of the reference;
     ``verdict``: perflab.analysis.estimates.verdict's; ``invalid_reason``: the status that makes the
-    ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing)."""
+    ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing);
+    ``no_interval``: why a ratio without an interval has none (it is then undecided)."""
     text = format_ratio(ratio.value, ratio.low, ratio.high)
     if invalid_reason is not None:
         return Shown(INVALID, invalid_reason, text, True)
     if caution:
         return Shown(REPEAT_ONLY, caution, text, True)
     if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
-        return Shown(UNDECIDED, TOO_FEW_ROUNDS, text, False)
+        return Shown(UNDECIDED, no_interval, text, False)
     if verdict in (FASTER, SLOWER):
         return Shown(verdict, None, text, False)
     # Say why there is none: not significant after the correction, or smaller than the minimum effect.

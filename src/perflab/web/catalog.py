@@ -1,8 +1,9 @@
 """Every series in the store, with its change points: what the web view's pages are made of.
 
 A series is one (benchmark, case, contender) measured on one machine with one interpreter (the
-store's fingerprints): timings from elsewhere are another series, never mixed in. Its change
-points come from ``perflab.analysis.changepoints`` exactly as ``perflab history`` finds them.
+store's fingerprints): timings from elsewhere are another series, never mixed in, and so are
+perflab check's runs (counted, left out). Its runs are in commit order and its change points come
+from ``perflab.analysis.changepoints``, exactly as ``perflab history`` orders and finds them.
 
 Detecting change points costs tens of milliseconds per thousand runs, so a ``Catalog`` keeps each
 series' result until the series itself changes (a new run of it); the store is re-read only when
@@ -15,10 +16,11 @@ import hashlib
 import json
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from perflab.analysis.changepoints import MIN_STEP, Changes, Point, Step, detect
-from perflab.results.store import ChangeMark, Store
+from perflab.results.store import CHECK_SOURCE, ChangeMark, Store
 
 SPARKLINE_POINTS = 60  # the last runs drawn in an overview row
 
@@ -50,6 +52,7 @@ class RunPoint:
     median: float
     low: float | None
     high: float | None
+    struck: str | None = None  # "invalid" or "repeat-only": the contender's speed does not count in this run
 
 
 @dataclass(frozen=True)
@@ -78,10 +81,17 @@ class Series:
     python: str  # interpreter version
     points: list[RunPoint]
     changes: list[ChangePoint] = field(default_factory=list)
+    checks: int = 0  # runs of perflab check left out (store.CHECK_SOURCE)
 
     @property
     def latest(self) -> RunPoint:
         return self.points[-1]
+
+    @property
+    def struck(self) -> list[RunPoint]:
+        """The runs in which this contender's speed does not count (not equivalent, repeat-only):
+        its times are real, but it is no alternative to the reference there."""
+        return [p for p in self.points if p.struck]
 
     @property
     def latest_change(self) -> ChangePoint | None:
@@ -118,6 +128,7 @@ class Catalog:
 
     def _refresh(self, store: Store) -> None:
         grouped: dict[SeriesKey, Series] = {}
+        checks: Counter[SeriesKey] = Counter()
         for (
             benchmark,
             case,
@@ -135,18 +146,26 @@ class Catalog:
             cpu_model,
             python_version,
             subject,
+            source,
+            struck,
         ) in store.all_measurements():
             key = SeriesKey(benchmark, case, contender, machine_id, python_id)
+            if source == CHECK_SOURCE:
+                checks[key] += 1
+                continue
             series = grouped.get(key)
             if series is None:
                 series = grouped[key] = Series(key, cpu_model or "unknown CPU", python_version or "?", [])
             label = f"{commit[:8]}{'+' if dirty else ''}" if commit else f"run {run_id}"
-            series.points.append(RunPoint(run_id, label, commit, subject, commit_time or created, median, low, high))
+            series.points.append(
+                RunPoint(run_id, label, commit, subject, commit_time or created, median, low, high, struck)
+            )
         marks = {
             (m.benchmark, m.case, m.contender, m.machine_id, m.python_id, m.after): m for m in store.change_marks()
         }
         changes = {}
         for key, series in grouped.items():
+            series.checks = checks[key]
             signature = (len(series.points), series.points[0].run_id, series.points[-1].run_id)
             cached = self._changes.get(key)
             found = (

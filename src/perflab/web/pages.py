@@ -58,6 +58,7 @@ def summary(links: Links, series: Series) -> dict[str, Any]:
             "low": latest.low,
             "high": latest.high,
             "text": interval_text(latest.median, latest.low, latest.high),
+            "struck": latest.struck,
         },
         "latest_change": change_payload(change) if change else None,
         "regressed": series.regressed,

@@ -4,38 +4,77 @@ and what differs in their environment.
 Paired or unpaired, and said so:
 - *paired*: both runs come from one ``perflab compare --rev/--python`` invocation (stored as one
   run per side, with the same start time and command), so their rounds were interleaved: the
-  ratio is the paired one over rounds (``estimates.compare_paired``), which cancels machine drift;
-- *unpaired*: runs measured at different times. The ratio comes from the per-process medians of
-  each run (Yuen-Welch, as ``perflab check`` against a results file does); drift between the two
-  runs is not cancelled, so a small difference may be the machine.
+  ratio is the paired one over rounds (``estimates.compare_paired``), which cancels machine drift.
+  It is not the ratio of the two medians shown, and the page says so;
+- *unpaired*: runs measured at different times. The ratio is that of the two medians shown
+  (``estimates.ratio_of_medians``), with an interval from each run's processes resampled on their
+  own; drift between the two runs is not cancelled, so a small difference may be the machine.
 
-Verdicts use Benjamini-Hochberg across the compared cells and the same minimum effect as a run.
+Every row is checked against what it shows: a ratio outside the ratios the two medians' intervals
+allow (B's low over A's high to B's high over A's low) is said plainly beside it.
+
+Verdicts use Benjamini-Hochberg across the compared cells and the same minimum effect as a run,
+and read as everywhere else (``perflab.results.verdicts``): a contender that is not equivalent in
+either run is struck out, as the report strikes it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from perflab.analysis import estimates
-from perflab.analysis.gate import compare_unpaired
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.results.model import Cell, RunResult
-from perflab.results.quantities import Interval
+from perflab.results.quantities import NO_DIFFERENCE, Interval
 from perflab.results.store import Store, StoredRun
+from perflab.results.verdicts import TOO_FEW_ROUNDS, Shown, show
+from perflab.units import format_ratio
 
 ALPHA = 0.05
 MIN_EFFECT = 0.01
+NO_VALUES = "no per-process values stored for an interval"
+TOO_FEW_PROCESSES = "too few processes for an interval"
 
 
 @dataclass(frozen=True)
 class CellComparison:
     case: str
     contender: str
-    a: estimates.Interval | None  # median time per call and its 95% interval in run A
-    b: estimates.Interval | None
-    ratio: estimates.Interval | None  # time in B / time in A
-    verdict: str  # faster / slower / no detectable difference (B relative to A), or why none
+    a: Interval | None  # median time per call and its 95% interval in run A, as the page shows it
+    b: Interval | None
+    ratio: Interval | None  # time in B / time in A; None: not measured in both runs
+    shown: Shown | None = None  # its verdict and display strings, as every output writes them
+    paired: bool = False  # the ratio is over interleaved rounds, not the ratio of the medians
+
+    @property
+    def allowed(self) -> Interval | None:
+        """The ratios the two medians shown allow: B / A, from B's low over A's high to B's high
+        over A's low; None without both intervals."""
+        if self.a is None or self.b is None:
+            return None
+        bounds = (self.b.low / self.a.high, self.b.high / self.a.low)
+        if not all(math.isfinite(x) and x > 0 for x in bounds):
+            return None
+        return Interval(self.b.value / self.a.value, *bounds)
+
+    @property
+    def note(self) -> str:
+        """Why the row has no ratio, or why its ratio is not what the medians shown allow; '' when
+        the ratio is theirs."""
+        if self.ratio is None:
+            return "not measured in both runs"
+        allowed = self.allowed
+        if allowed is None or allowed.contains(self.ratio.value):
+            return ""
+        allows = format_ratio(allowed.value, allowed.low, allowed.high)
+        why = (
+            "the paired ratio is over time-adjacent values of interleaved rounds, which cancels drift that "
+            "the medians include"
+            if self.paired
+            else "the stored medians are not those of the stored values"
+        )
+        return f"not the ratio of the medians shown, which allow {allows}: {why}"
 
 
 @dataclass(frozen=True)
@@ -58,11 +97,11 @@ class RunComparison:
         if self.paired:
             return (
                 "paired: both runs come from one perflab compare, measured in interleaved rounds; "
-                "the ratio is over rounds"
+                "the ratio is over rounds of time-adjacent values, not the ratio of the medians shown"
             )
         return (
-            "unpaired: the runs were measured at different times; ratios come from each run's "
-            "per-process medians and do not cancel machine drift between them"
+            "unpaired: the runs were measured at different times; the ratio is that of the medians shown, "
+            "and does not cancel machine drift between the runs"
         )
 
 
@@ -81,45 +120,47 @@ def compare_runs(store: Store, a_id: int, b_id: int) -> RunComparison:
             "only runs of one benchmark compare"
         )
     a, b = store.result(a_id), store.result(b_id)
-    paired = a_id != b_id and one_invocation(a, b)
-    comparison = RunComparison(run_a, run_b, paired)
-    measured = []
+    comparison = RunComparison(run_a, run_b, a_id != b_id and one_invocation(a, b))
+    comparison.cells = compare_results(a, b, comparison.paired)
+    comparison.differences = environment_differences(store, run_a, run_b, a, b)
+    return comparison
+
+
+def compare_results(a: RunResult, b: RunResult, paired: bool) -> list[CellComparison]:
+    """Every (case, contender) of run ``a`` that run ``b`` has: B relative to A, with its verdict."""
+    rows: list[CellComparison] = []
+    tests: list[tuple[int, Interval, float]] = []  # (row index, ratio, p-value) of rows with values on both sides
     b_cells = {(c.case, c.contender): c for c in b.cells}
     for cell_a in a.cells:
         cell_b = b_cells.get((cell_a.case, cell_a.contender))
         if cell_b is None:
             continue
-        if not cell_a.process_values() or not cell_b.process_values():
-            a_median, b_median = _median(cell_a), _median(cell_b)
-            if a_median is None or b_median is None:
-                comparison.cells.append(
-                    CellComparison(cell_a.case, cell_a.contender, a_median, b_median, None, "not measured in both runs")
-                )
-            else:  # e.g. runs imported with estimates only: the ratio of medians, without an interval
-                comparison.cells.append(
-                    CellComparison(
-                        cell_a.case,
-                        cell_a.contender,
-                        a_median,
-                        b_median,
-                        Interval(b_median.value / a_median.value, -math.inf, math.inf),
-                        "undecided: no per-process values stored for an interval",
-                    )
-                )
-            continue
-        ratio, p_value = _paired(cell_a, cell_b) if paired else _unpaired(cell_a, cell_b)
-        measured.append((len(comparison.cells), ratio, p_value))
-        comparison.cells.append(
-            CellComparison(cell_a.case, cell_a.contender, _median(cell_a), _median(cell_b), ratio, "")
+        row = CellComparison(cell_a.case, cell_a.contender, _median(cell_a), _median(cell_b), None, paired=paired)
+        if cell_a.process_values() and cell_b.process_values():
+            if paired:
+                measured = estimates.compare_paired(_rounds(cell_a), _rounds(cell_b))
+            else:
+                measured = estimates.ratio_of_medians(cell_a.process_values(), cell_b.process_values())
+            tests.append((len(rows), measured.ratio, measured.p_value))
+        elif row.a is not None and row.b is not None:  # runs imported with estimates only: no interval
+            ratio = Interval(row.b.value / row.a.value, -math.inf, math.inf)
+            row = replace(row, ratio=ratio, shown=_shown(a, b, row, ratio, NO_DIFFERENCE, 1.0, NO_VALUES))
+        rows.append(row)
+    no_interval = TOO_FEW_ROUNDS if paired else TOO_FEW_PROCESSES
+    for (index, ratio, _), adjusted in zip(tests, benjamini_hochberg([p for _, _, p in tests])):
+        verdict = estimates.verdict(ratio.value, adjusted, ALPHA, MIN_EFFECT)
+        rows[index] = replace(
+            rows[index], ratio=ratio, shown=_shown(a, b, rows[index], ratio, verdict, adjusted, no_interval)
         )
-    adjusted = benjamini_hochberg([p for _, _, p in measured])
-    for (index, ratio, _), p in zip(measured, adjusted):
-        decided = math.isfinite(ratio.low) and math.isfinite(ratio.high)
-        verdict = estimates.verdict(ratio.value, p, ALPHA, MIN_EFFECT) if decided else "undecided: too few processes"
-        old = comparison.cells[index]
-        comparison.cells[index] = CellComparison(old.case, old.contender, old.a, old.b, ratio, verdict)
-    comparison.differences = environment_differences(store, run_a, run_b, a, b)
-    return comparison
+    return rows
+
+
+def _shown(
+    a: RunResult, b: RunResult, row: CellComparison, ratio: Interval, verdict: str, p: float, no_interval: str
+) -> Shown:
+    """A contender that does not do what the reference does, in either run, is struck out."""
+    invalid = a.invalid_reason(row.case, row.contender) or b.invalid_reason(row.case, row.contender)
+    return show(ratio, verdict, p, invalid, None, no_interval)
 
 
 def one_invocation(a: RunResult, b: RunResult) -> bool:
@@ -132,22 +173,12 @@ def one_invocation(a: RunResult, b: RunResult) -> bool:
     )
 
 
-def _median(cell: Cell | None) -> estimates.Interval | None:
+def _median(cell: Cell | None) -> Interval | None:
     return cell.estimates.median if cell is not None and cell.estimates is not None else None
 
 
 def _rounds(cell: Cell) -> dict[int, list[float]]:
     return {run.round: run.values for run in cell.runs if not run.calibration and run.values and not run.error}
-
-
-def _paired(a: Cell, b: Cell) -> tuple[estimates.Interval, float]:
-    paired = estimates.compare_paired(_rounds(a), _rounds(b))
-    return paired.ratio, paired.p_value
-
-
-def _unpaired(a: Cell, b: Cell) -> tuple[estimates.Interval, float]:
-    unpaired = compare_unpaired(a.process_values(), b.process_values(), threshold=0.0)
-    return unpaired.ratio, unpaired.p_change
 
 
 def environment_differences(

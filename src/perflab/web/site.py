@@ -24,6 +24,7 @@ from markupsafe import Markup
 
 from perflab import __version__
 from perflab.render.html.flamegraph import script_json
+from perflab.render.html.report import VERDICT_CLASS
 from perflab.units import format_ratio, format_time, format_times
 from perflab.web.catalog import ChangePoint, RunPoint, Series
 
@@ -122,7 +123,7 @@ def _environment() -> jinja2.Environment:
         interval=interval_text,
         change=change_text,
         when=when_text,
-        ratio=lambda i: format_ratio(i.value, i.low, i.high),
+        verdict_class=VERDICT_CLASS.get,
         script_json=lambda data: Markup(script_json(data)),
     )
     env.globals.update(sparkline=sparkline, version=__version__, cell_id=cell_id)
@@ -173,8 +174,10 @@ def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] 
             "median": [p.median for p in points],
             "low": [p.low for p in points],
             "high": [p.high for p in points],
+            "struck": [p.struck for p in points],
             "href": [links.run(p.run_id) for p in points],
         },
+        "checks_left_out": series.checks,
         "changes": [change_payload(c, points.index(c.before), points.index(c.after)) for c in series.changes],
         "metrics": metrics or {},
     }
@@ -256,7 +259,8 @@ def run_payload(run, result, series_ids: list[str], profiles: list[tuple[str, st
 
 
 def comparison_payload(comparison) -> dict[str, Any]:
-    """``/api/compare/A/B``: B relative to A per (case, contender), and what differs."""
+    """``/api/compare/A/B``: B relative to A per (case, contender), what the page says of it
+    (``shown``, and ``note`` where the ratio is not that of the medians), and what differs."""
 
     def interval(i):
         return None if i is None else {"value": i.value, "low": _finite(i.low), "high": _finite(i.high)}
@@ -274,7 +278,9 @@ def comparison_payload(comparison) -> dict[str, Any]:
                 "a": interval(c.a),
                 "b": interval(c.b),
                 "ratio_b_over_a": interval(c.ratio),
-                "verdict": c.verdict,
+                "verdict": c.shown.verdict if c.shown else None,
+                "shown": c.shown.to_json() if c.shown else None,
+                "note": c.note,
             }
             for c in comparison.cells
         ],

@@ -36,7 +36,7 @@ from perflab.units import format_ratio, format_time, format_times
 
 # The style of each verdict: invalid and repeat-only have colours of their own (never that of
 # "slower": a contender that computes something else is not slower, its ratio does not count).
-_VERDICT_CLASS = {
+VERDICT_CLASS = {
     FASTER: "faster",
     SLOWER: "slower",
     NO_DIFFERENCE: "same",
@@ -173,7 +173,7 @@ def _verdict_table(result: RunResult) -> str:
         ratio = verdict = ratio_css = css = ""
         if comparison is not None:
             shown = result.shown(comparison)
-            ratio, verdict, css = shown.ratio, shown.text, _VERDICT_CLASS[shown.verdict]
+            ratio, verdict, css = shown.ratio, shown.text, VERDICT_CLASS[shown.verdict]
             ratio_css = "struck" if shown.struck else ""
         elif cell.contender == result.reference:
             verdict = "reference"
@@ -231,7 +231,7 @@ def _ratio_chart(result: RunResult) -> str:
     for i, c in enumerate(rows):
         r, y = c.comparison.ratio, 14 + i * row
         shown = result.shown(c)
-        css = _VERDICT_CLASS[shown.verdict]
+        css = VERDICT_CLASS[shown.verdict]
         label = f"{c.case} / {c.contender}"
         svg.append(f"<text x='{left - 8}' y='{y + 4}' class='label'>{_e(label[:40])}</text>")
         if math.isfinite(r.low) and math.isfinite(r.high) and r.low > 0:

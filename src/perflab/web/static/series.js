@@ -57,6 +57,25 @@
     };
   }
 
+  // runs in which the contender's speed does not count (not equivalent, repeat-only): ringed in
+  // the colour the report gives "invalid", never that of "slower"
+  function struckRings(series) {
+    return (u) => {
+      if (!series.struck) return;
+      const ctx = u.ctx;
+      ctx.save();
+      ctx.strokeStyle = "#7a3fa0";
+      ctx.lineWidth = 2 * u.pxRatio;
+      for (let i = 0; i < series.struck.length; i++) {
+        if (!series.struck[i]) continue;
+        ctx.beginPath();
+        ctx.arc(u.valToPos(i, "x", true), u.valToPos(series.median[i], "y", true), 6 * u.pxRatio, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+      ctx.restore();
+    };
+  }
+
   // change points as translucent boxes over the plot (elements in uPlot's overlay, placed after each draw)
   function bands(u) {
     if (!u.bandBoxes) {
@@ -94,7 +113,7 @@
       cursor: { drag: { x: false, y: false }, points: { size: 9 } },
       legend: { show: false },
       hooks: {
-        draw: withBands ? [bands, whiskers(series.low, series.high)] : [whiskers(series.low, series.high)],
+        draw: withBands ? [bands, whiskers(series.low, series.high), struckRings(series)] : [whiskers(series.low, series.high)],
         setCursor: [(u) => {
           const i = u.cursor.idx;
           if (i == null) { tooltip.hidden = true; return; }
@@ -102,7 +121,8 @@
             el("strong", series.label[i]),
             el("div", fmt(series.median[i]) + " [" + fmt(series.low[i]) + ", " + fmt(series.high[i]) + "]"),
             el("div", series.when ? fmtDate(series.when[i]) : ""),
-            el("div", series.subject ? (series.subject[i] || "") : "", "subject"));
+            el("div", series.subject ? (series.subject[i] || "") : "", "subject"),
+            el("div", series.struck && series.struck[i] ? series.struck[i] + " in this run: its speed does not count" : "", "invalid"));
           tooltip.hidden = false;
           const left = u.cursor.left, w = u.over.clientWidth;
           tooltip.style.left = (left > w - 240 ? left - 230 : left + 14) + "px";
