@@ -130,6 +130,12 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)",
     )
     parser.add_argument(
+        "--python",
+        metavar="PYTHON",
+        help="the interpreter to profile the benchmark under (default: perflab's own; perflab need not be "
+        "installed there)",
+    )
+    parser.add_argument(
         "--blocking",
         action="store_true",
         help="pause the target for each sample (exact stacks, more slowdown; always so with "
@@ -152,6 +158,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
+    if args.python and (args.native_command or program_profile.is_program(args)):
+        raise UsageError(
+            "--python profiles a benchmark's operation under that interpreter; a program runs as it is "
+            "given (-- /path/to/python3.12 app.py)"
+        )
     if args.native_command:
         if args.benchmark or program_profile.is_program(args):
             raise UsageError("--native-command: give one thing to profile (not also a benchmark, --pid or -- COMMAND)")
@@ -169,6 +180,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *OUTPUTS, inputs=(path,))
+    if is_command(benchmark, contender) and args.python:
+        raise UsageError(f"--python: {contender} is a command contender; it runs the program it names")
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return report(outcome, Views.from_args(args), err)
@@ -179,11 +192,26 @@ def run(args: argparse.Namespace, err: Console) -> int:
         min_runs=args.runs or DEFAULT_RUNS,
         max_time=args.max_time,
         timeout=args.timeout,
+        python=_interpreter(args.python),
     )
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
     )
     return report(outcome, Views.from_args(args), err)
+
+
+def _interpreter(python: str | None) -> str:
+    """The executable behind ``--python`` (perflab's own interpreter without it)."""
+    import sys
+
+    from perflab.measure.ab_test import CompareError, resolve_python
+
+    if python is None:
+        return sys.executable
+    try:
+        return resolve_python(python)
+    except CompareError as error:
+        raise UsageError(str(error)) from None
 
 
 def _one(requested: str | None, declared: dict, kind: str, path: Path, default: str | None) -> str:
