@@ -10,7 +10,7 @@ import time
 import pytest
 from support.cli import run_perflab
 from support.external import other_python
-from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench  # noqa: F401 - fixtures are found by name
+from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench, check_line_profile  # noqa: F401 - fixtures are found by name
 
 from perflab.profile.sampler import find_py_spy
 
@@ -102,6 +102,11 @@ def test_python_profiles_the_operation_under_another_interpreter(tmp_path):
     assert f"Python {version}" in result.stdout
     # its standard library is <stdlib>, as perflab's own would be
     assert any(label.startswith("dumps (<stdlib>/json/__init__.py:") for label in profile["frames"])
+
+
+@needs_py_spy
+def test_lines_profiles_shares_per_source_line_with_py_spy(bench):
+    check_line_profile(bench, "--sampler", "py-spy")
 
 
 def test_fallback_sampler_when_py_spy_cannot_be_run(bench, tmp_path):

@@ -130,6 +130,12 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)",
     )
     parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="sample the line each Python frame is running: shares per source line (a line heat map) "
+        "in the tables, flame graph and exports, instead of per function",
+    )
+    parser.add_argument(
         "--python",
         metavar="PYTHON",
         help="the interpreter to profile the benchmark under (default: perflab's own; perflab need not be "
@@ -163,6 +169,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
             "--python profiles a benchmark's operation under that interpreter; a program runs as it is "
             "given (-- /path/to/python3.12 app.py)"
         )
+    if args.lines and (args.native_command or program_profile.is_program(args)):
+        raise UsageError("--lines profiles a benchmark's operation by line; programs are profiled by function")
     if args.native_command:
         if args.benchmark or program_profile.is_program(args):
             raise UsageError("--native-command: give one thing to profile (not also a benchmark, --pid or -- COMMAND)")
@@ -180,8 +188,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     case = _one(args.case, benchmark.cases, "case", path, default=None)
     contender = _one(args.contender, benchmark.contenders, "contender", path, default=benchmark.reference.name)
     check_outputs(args, *OUTPUTS, inputs=(path,))
-    if is_command(benchmark, contender) and args.python:
-        raise UsageError(f"--python: {contender} is a command contender; it runs the program it names")
+    if is_command(benchmark, contender) and (args.python or args.lines):
+        option = "--python" if args.python else "--lines"
+        raise UsageError(f"{option}: {contender} is a command contender, profiled by perf as the program it names")
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return report(outcome, Views.from_args(args), err)
@@ -193,6 +202,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         max_time=args.max_time,
         timeout=args.timeout,
         python=_interpreter(args.python),
+        lines=args.lines,
     )
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")

@@ -26,8 +26,8 @@ from perflab.profile.processors import (
 
 SCHEMA = "perflab.profile/1"
 # Metadata that must agree for two profiles to be merged or compared: a profile with native frames
-# and one without, or CPU and wall-clock samples, describe different things.
-COMPARABLE_KEYS = ("sampler", "mode", "native", "benchmark", "case", "contender")
+# and one without, CPU and wall-clock samples, or frames by line and by function describe different things.
+COMPARABLE_KEYS = ("sampler", "mode", "native", "lines", "benchmark", "case", "contender")
 
 
 class ProfileFileError(Exception):
@@ -112,6 +112,8 @@ def describe_sampling(metadata: dict[str, Any]) -> str:
     if metadata.get("nonblocking"):
         sampler += " --nonblocking"
     frames = "Python + native frames" if metadata.get("native") else "Python frames"
+    if metadata.get("lines"):
+        frames += " by line"
     return f"{sampler}, {metadata.get('mode', '?')} time, {metadata.get('rate', '?')} Hz, {frames}"
 
 

@@ -34,10 +34,11 @@ def render(
         console.print("[yellow]no samples of the operation[/]")
     else:
         by_self = sorted(shares, key=lambda s: (-s.self_samples, s.frame))
-        console.print(_table(f"top {min(top, len(shares))} by self share (time in the function itself)", by_self[:top]))
-        console.print(
-            _table(f"top {min(top, len(shares))} by total share (time in the function and its callees)", shares[:top])
-        )
+        # sampled by line (--lines), a frame is a line of a function: the tables are the line heat map
+        what = "line" if profile.metadata.get("lines") else "function"
+        shown = f"top {min(top, len(shares))}{' lines' if what == 'line' else ''}"
+        console.print(_table(f"{shown} by self share (time in the {what} itself)", by_self[:top]))
+        console.print(_table(f"{shown} by total share (time in the {what} and its callees)", shares[:top]))
         console.print(_hottest_path(profile))
     for what_if in what_ifs:
         console.print(what_if_line(what_if), highlight=False)
