@@ -53,6 +53,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
         "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
+        "perflab profile bench.py --case SMALL --lines --python python3.12   (each line's share, under 3.12)",
         "perflab profile --html app.html --json app.json -- python app.py --input data.json",
         "perflab profile --pid 4242 --duration 30 --mode wall",
         "perflab profile --native-command './scanner twitter.json' --html scanner.html   (Linux perf)",
