@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 from support.cli import run_perflab
-from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench  # noqa: F401 - fixtures are found by name
+from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench, check_line_profile  # noqa: F401 - fixtures are found by name
 
 EVIL_BENCH = """
     import perflab
@@ -150,3 +150,14 @@ def test_names_from_user_code_are_escaped_in_every_output(tmp_path):
     assert any("</script>:x y (<project>/evil.py:" in line for line in folded)
     names = [frame["name"] for frame in json.loads((tmp_path / "p.json").read_text())["shared"]["frames"]]
     assert "[bold]</script><script>window.pwned=1</script>;x\ny" in names
+
+
+def test_python_is_refused_where_it_cannot_apply():
+    program = run_perflab("profile", "--python", "python3", "--", "python", "-c", "pass")
+    assert program.returncode == 2 and "--python profiles a benchmark's operation" in program.stderr
+    unknown = run_perflab("profile", "json_dumps", "--case", "SIMPLE", "--python", "no-such-python3")
+    assert unknown.returncode == 2 and "--python no-such-python3: interpreter not found" in unknown.stderr
+
+
+def test_lines_profiles_shares_per_source_line(bench):
+    check_line_profile(bench, "--sampler", "inprocess")  # py-spy: tests/external

@@ -9,7 +9,8 @@ import time
 
 import pytest
 from support.cli import run_perflab
-from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench  # noqa: F401 - fixtures are found by name
+from support.external import other_python
+from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench, check_line_profile  # noqa: F401 - fixtures are found by name
 
 from perflab.profile.sampler import find_py_spy
 
@@ -85,6 +86,27 @@ def test_native_frames_show_c_functions_under_the_operation(tmp_path):
     assert "Python + native frames" in result.stdout
     assert "encoder_call (_json.c)" in (tmp_path / "f").read_text()
     assert "encoder_call" in result.stdout
+
+
+@needs_py_spy
+def test_python_profiles_the_operation_under_another_interpreter(tmp_path):
+    other = other_python("3.12") or other_python("3.13")
+    if other is None:
+        pytest.skip("no CPython 3.12 or 3.13 from pyenv here (pyenv install 3.12)")
+    out = tmp_path / "p.json"
+    result = run_perflab("profile", "json_dumps", "--case", "NESTED", "--python", other, *PROFILE_QUICK, "--json", out)
+    assert result.returncode == 0, result.stderr
+    profile = json.loads(out.read_text())
+    version = profile["metadata"]["python"]["version"]
+    assert other.endswith(f"python{'.'.join(version.split('.')[:2])}")  # the interpreter asked for, not perflab's
+    assert f"Python {version}" in result.stdout
+    # its standard library is <stdlib>, as perflab's own would be
+    assert any(label.startswith("dumps (<stdlib>/json/__init__.py:") for label in profile["frames"])
+
+
+@needs_py_spy
+def test_lines_profiles_shares_per_source_line_with_py_spy(bench):
+    check_line_profile(bench, "--sampler", "py-spy")
 
 
 def test_fallback_sampler_when_py_spy_cannot_be_run(bench, tmp_path):

@@ -1,7 +1,6 @@
 """Whole programs: `perflab profile -- python app.py`, `--pid`, `perflab isolate`, suggestions, and
 the loop from a real program (tests/programs/twitter_report) to verdicts with equivalence."""
 
-import glob
 import os
 import shutil
 import subprocess
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import load_json, run_perflab
+from support.external import other_python
 from support.paths import TESTS
 from support.program_profile_shared import EXITS
 
@@ -26,13 +26,6 @@ REPORT = TESTS / "programs" / "twitter_report" / "report.py"
 TWITTER = Path(perflab.__file__).parent / "builtins" / "data" / "twitter.json"
 
 needs_py_spy = pytest.mark.skipif(find_py_spy() is None, reason="py-spy is not installed")
-
-
-def other_python(version: str) -> str | None:
-    """pyenv's python``version`` if it is installed here (the shims run only the selected version)."""
-    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    found = sorted(glob.glob(f"{pyenv}/versions/{version}.*/bin/python{version}"))
-    return found[-1] if found else None
 
 
 THIS = f"{sys.version_info.major}.{sys.version_info.minor}"

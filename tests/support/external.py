@@ -7,6 +7,7 @@ step say so with ``skip_anywhere``.
 
 from __future__ import annotations
 
+import glob
 import os
 
 import pytest
@@ -31,3 +32,10 @@ def fail_skip_in_ci(report: pytest.TestReport) -> None:
         return
     report.outcome = "failed"
     report.longrepr = f"skipped, but {REQUIRE_ALL}=1 requires every external tool: {reason}"
+
+
+def other_python(version: str) -> str | None:
+    """pyenv's python``version`` if it is installed here (the shims run only the selected version)."""
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found = sorted(glob.glob(f"{pyenv}/versions/{version}.*/bin/python{version}"))
+    return found[-1] if found else None

@@ -4,6 +4,10 @@ import textwrap
 
 import pytest
 
+from perflab.profile.model import Profile
+from perflab.profile.shares import frame_shares
+from support.cli import run_perflab
+
 BENCH = '''
     import os, time
     import perflab
@@ -26,7 +30,8 @@ BENCH = '''
 
     @bench.contender
     def work(n):
-        return heavy(n) + light(n)
+        total = heavy(n)  # two lines in a known proportion, for profiles by line (--lines)
+        return total + light(n)
 
     _started = []
 
@@ -48,3 +53,25 @@ def bench(tmp_path):
     path = tmp_path / "bench.py"
     path.write_text(textwrap.dedent(BENCH))
     return path
+
+
+HEAVY_LINE, LIGHT_LINE = (
+    next(
+        number for number, line in enumerate(textwrap.dedent(BENCH).splitlines(), 1) if line.lstrip().startswith(start)
+    )
+    for start in ("total = heavy(n)", "return total + light(n)")
+)
+
+
+def check_line_profile(bench_file, *options) -> None:
+    """``perflab profile --lines`` of BENCH's work: its two lines as frames, the heavy one hotter, tables by line."""
+    out = bench_file.with_name("lines.json")
+    result = run_perflab("profile", bench_file, "--case", "SMALL", "--lines", *options, *PROFILE_QUICK, "--json", out)
+    assert result.returncode == 0, result.stderr
+    profile = Profile.load(out)
+    assert profile.metadata["lines"] is True
+    totals = {share.frame: share.total.value for share in frame_shares(profile.runs)}
+    heavy, light = (totals[f"work (<project>/{bench_file.name}:{line})"] for line in (HEAVY_LINE, LIGHT_LINE))
+    assert heavy > light > 0
+    assert "lines by self share (time in the line itself)" in result.stdout
+    assert "Python frames by line" in result.stdout

@@ -49,9 +49,11 @@ WHERE = ("b.py", "fast", ["/rev"])  # file, contender, sys_path
             '"loops": null, "cpu": 1, "value_time": 0.005, "reference": "slow"}',
         ),
         (
-            protocol.profile_job(*WHERE, "small", 0.005, 2.0, protocol.InProcessSampling(rate=200.0, mode="cpu"), None),
+            protocol.profile_job(
+                *WHERE, "small", 0.005, 2.0, protocol.InProcessSampling(rate=200.0, mode="cpu", lines=False), None
+            ),
             '{"mode": "profile", "file": "b.py", "case": "small", "contender": "fast", "sys_path": ["/rev"], '
-            '"value_time": 0.005, "duration": 2.0, "inprocess": {"rate": 200.0, "mode": "cpu"}, "cpu": null}',
+            '"value_time": 0.005, "duration": 2.0, "inprocess": {"rate": 200.0, "mode": "cpu", "lines": false}, "cpu": null}',
         ),
         (
             protocol.count_job(*WHERE, "small", 100, 8, True),

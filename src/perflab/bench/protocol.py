@@ -122,6 +122,7 @@ class TimeJob(_OnContender):
 class InProcessSampling(TypedDict):
     rate: float
     mode: str
+    lines: bool  # label frames by the line running (ProfileSettings.lines)
 
 
 class ProfileJob(_OnContender):

@@ -55,6 +55,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab profile json_dumps --case NESTED --contender json_stdlib --native",
         "perflab profile bench.py --case SMALL --html flame.html --speedscope small.speedscope.json",
         "perflab profile bench.py --case SMALL --what-if 'encode*=2x' --json small.profile.json",
+        "perflab profile bench.py --case SMALL --lines --python python3.12   (each line's share, under 3.12)",
         "perflab profile --html app.html --json app.json -- python app.py --input data.json",
         "perflab profile --pid 4242 --duration 30 --mode wall",
         "perflab profile --native-command './scanner twitter.json' --html scanner.html   (Linux perf)",
@@ -135,6 +136,18 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)",
     )
     parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="sample the line each Python frame is running: shares per source line (a line heat map) "
+        "in the tables, flame graph and exports, instead of per function",
+    )
+    parser.add_argument(
+        "--python",
+        metavar="PYTHON",
+        help="the interpreter to profile the benchmark under (default: perflab's own; perflab need not be "
+        "installed there)",
+    )
+    parser.add_argument(
         "--blocking",
         action="store_true",
         help="pause the target for each sample (exact stacks, more slowdown; always so with "
@@ -178,6 +191,8 @@ _TIME_ONLY: dict[str, object] = {
     "mode": "cpu",
     "what_if": [],
     "offload": None,
+    "lines": False,
+    "python": None,
 }
 
 
@@ -190,6 +205,13 @@ def run(args: argparse.Namespace, err: Console) -> int:
         raise UsageError("--memory profiles a benchmark's operation: give a benchmark file or built-in")
     if args.memory_view != "allocated" and not args.memory:
         raise UsageError("--memory-view chooses a view of an allocation profile: add --memory")
+    if args.python and (args.native_command or program_profile.is_program(args)):
+        raise UsageError(
+            "--python profiles a benchmark's operation under that interpreter; a program runs as it is "
+            "given (-- /path/to/python3.12 app.py)"
+        )
+    if args.lines and (args.native_command or program_profile.is_program(args)):
+        raise UsageError("--lines profiles a benchmark's operation by line; programs are profiled by function")
     views = Views.from_args(args)  # its option errors come before anything is measured
     if args.native_command:
         if args.benchmark or program_profile.is_program(args):
@@ -212,6 +234,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
         return _profile_memory(
             args, views, path, benchmark.name, case, contender, is_command(benchmark, contender), err
         )
+    if is_command(benchmark, contender) and (args.python or args.lines):
+        option = "--python" if args.python else "--lines"
+        raise UsageError(f"{option}: {contender} is a command contender, profiled by perf as the program it names")
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return report(outcome, views, err)
@@ -222,6 +247,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         min_runs=args.runs or DEFAULT_RUNS,
         max_time=args.max_time,
         timeout=args.timeout,
+        python=_interpreter(args.python),
+        lines=args.lines,
     )
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
@@ -258,6 +285,20 @@ def _profile_memory(
     )
     outcome = profile_allocations(str(path), case, contender, settings, name, lambda message: say(err, f"  {message}"))
     return report(outcome, views, err)
+
+
+def _interpreter(python: str | None) -> str:
+    """The executable behind ``--python`` (perflab's own interpreter without it)."""
+    import sys
+
+    from perflab.measure.ab_test import CompareError, resolve_python
+
+    if python is None:
+        return sys.executable
+    try:
+        return resolve_python(python)
+    except CompareError as error:
+        raise UsageError(str(error)) from None
 
 
 def _one(requested: str | None, declared: dict, kind: str, path: Path, default: str | None) -> str:

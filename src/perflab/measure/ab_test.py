@@ -107,7 +107,7 @@ def _sides(request: Request) -> Iterator[list[Side]]:
             raise CompareError("--python needs two or more interpreters, e.g. --python python3.11 --python python3.12")
         contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
         yield [
-            Side(label, str(path), contender, _resolve_python(name))
+            Side(label, str(path), contender, resolve_python(name))
             for label, name in zip(_short_names(request.pythons), request.pythons)
         ]
     else:
@@ -146,7 +146,7 @@ def _short_names(pythons: list[str]) -> list[str]:
     return short if len(set(short)) == len(short) else list(pythons)
 
 
-def _resolve_python(name: str) -> str:
+def resolve_python(name: str) -> str:
     """The real executable behind a name such as python3.12 (pyenv shims resolved)."""
     found = shutil.which(name) or (name if Path(name).is_file() else None)
     if found is None:

@@ -128,11 +128,16 @@ class ProfileDiff:
 
 def check_comparable(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B")) -> None:
     """Raise IncomparableProfiles (one line) when the instruments differ: sampler, mode, frames, interpreter."""
-    for key, what in (("sampler", "sampler"), ("mode", "sampling mode"), ("native", "frames collected")):
-        if a.metadata.get(key) != b.metadata.get(key):
+    for key, what, default in (
+        ("sampler", "sampler", None),
+        ("mode", "sampling mode", None),
+        ("native", "frames collected", None),
+        ("lines", "frames by line", False),  # profiles saved before --lines say nothing: by function
+    ):
+        if a.metadata.get(key, default) != b.metadata.get(key, default):
             raise IncomparableProfiles(
-                f"the profiles differ in {what} ({names[0]}: {a.metadata.get(key)!r}, {names[1]}: "
-                f"{b.metadata.get(key)!r}); refusing to diff them (--allow-mismatch to diff anyway)"
+                f"the profiles differ in {what} ({names[0]}: {a.metadata.get(key, default)!r}, {names[1]}: "
+                f"{b.metadata.get(key, default)!r}); refusing to diff them (--allow-mismatch to diff anyway)"
             )
     pa, pb = _interpreter(a), _interpreter(b)
     if pa != pb:

@@ -27,8 +27,8 @@ from perflab.profile.settings import MEMORY_VIEWS
 
 SCHEMA = "perflab.profile/1"
 # Metadata that must agree for two profiles to be merged or compared: a profile with native frames
-# and one without, or CPU and wall-clock samples, describe different things.
-COMPARABLE_KEYS = ("sampler", "mode", "native", "benchmark", "case", "contender")
+# and one without, CPU and wall-clock samples, or frames by line and by function describe different things.
+COMPARABLE_KEYS = ("sampler", "mode", "native", "lines", "benchmark", "case", "contender")
 
 
 class ProfileFileError(Exception):
@@ -119,6 +119,8 @@ def describe_sampling(metadata: dict[str, Any]) -> str:
     if metadata.get("nonblocking"):
         sampler += " --nonblocking"
     frames = "Python + native frames" if metadata.get("native") else "Python frames"
+    if metadata.get("lines"):
+        frames += " by line"
     if is_allocation_profile(metadata):
         return f"{sampler}, {MEMORY_VIEWS.get(metadata.get('mode', ''), '?')}, {frames}"
     return f"{sampler}, {metadata.get('mode', '?')} time, {metadata.get('rate', '?')} Hz, {frames}"

@@ -66,8 +66,10 @@ class PySpyRecording:
         nonblocking: bool,
         cpu: int | None = None,
         extra_options: tuple[str, ...] = (),  # e.g. --subprocesses
+        lines: bool = False,
     ):
-        """``cpu``: the CPU py-spy runs on (another than the target's: sampling then takes no time from it)."""
+        """``cpu``: the CPU py-spy runs on (another than the target's: sampling then takes no time from it);
+        ``lines``: Python frames labelled by the line running, not by the function's first line."""
         self._output = tempfile.NamedTemporaryFile(prefix="perflab-py-spy-", suffix=".txt", delete=False)  # noqa: SIM115 - closed at once; py-spy writes it
         self._output.close()
         command = [
@@ -81,7 +83,7 @@ class PySpyRecording:
             self._output.name,
             "--rate",
             str(rate),
-            "--function",
+            *([] if lines else ["--function"]),
             "--full-filenames",
         ]
         if native:

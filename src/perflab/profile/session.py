@@ -93,6 +93,7 @@ def profile_operation(
             "mode": settings.mode,
             "rate": rate,
             "native": settings.native,
+            "lines": settings.lines,
             "sample_budget": settings.effective_samples,
             **(metadata.collect(file, settings.python) if collect_metadata else {}),
         }
@@ -239,6 +240,7 @@ def _one_run(
                 settings.mode,
                 nonblocking=not settings.blocking,
                 cpu=sampler_cpu,
+                lines=settings.lines,
             )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
@@ -282,7 +284,9 @@ def _start_worker(
         case,
         settings.value_time,
         seconds,
-        InProcessSampling(rate=settings.rate_for(sampler), mode=settings.mode) if sampler == INPROCESS else None,
+        InProcessSampling(rate=settings.rate_for(sampler), mode=settings.mode, lines=settings.lines)
+        if sampler == INPROCESS
+        else None,
         sampling_cpus(_nonblocking(settings, sampler))[1],
     )
     return WorkerProcess(job, settings.timeout + seconds, settings.python)

@@ -54,6 +54,7 @@ class ProfileSettings:
     rate: int | None = None  # samples per second; None: DEFAULT_RATE for how samples are taken (rate_for)
     native: bool = False  # also collect C frames (py-spy only)
     mode: str = "cpu"  # "cpu": running threads only; "wall": waiting threads too
+    lines: bool = False  # Python frames labelled by the line running (a line heat map), not the function's first line
     sampler: str = AUTO  # AUTO: py-spy, falling back to INPROCESS when it cannot attach
     # py-spy pauses the target for each sample unless --nonblocking (Python frames only: it cannot
     # unwind native stacks of a running process). Not pausing slows the target less and was as

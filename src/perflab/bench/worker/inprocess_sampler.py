@@ -4,7 +4,8 @@ A timer signal (SIGPROF for CPU time, SIGALRM for wall-clock time) interrupts th
 ``rate`` times a second; the handler receives the interrupted Python frame and counts its stack.
 Only Python frames are seen: time in C code is charged to the Python function that called it,
 exactly as py-spy does without ``--native``. Frame labels use py-spy's ``--function`` format,
-``name (file:first line)``, so both samplers' profiles go through the same processors.
+``name (file:first line)``, so both samplers' profiles go through the same processors; with
+``lines``, py-spy's default ``name (file:line running)``.
 
 Standard library only: this module runs in the worker, under the measured interpreter.
 """
@@ -20,8 +21,9 @@ _TIMERS = {"cpu": (signal.ITIMER_PROF, signal.SIGPROF), "wall": (signal.ITIMER_R
 
 
 class InProcessSampler:
-    def __init__(self, rate: float, mode: str = "cpu"):
+    def __init__(self, rate: float, mode: str = "cpu", lines: bool = False):
         self.interval = 1.0 / rate
+        self.lines = lines
         self.timer, self.signal = _TIMERS[mode]
         self.stacks: Counter[tuple[str, ...]] = Counter()
         self._previous_handler: Any = None  # whatever signal.signal returned: restored on stop
@@ -42,6 +44,7 @@ class InProcessSampler:
         while frame is not None:
             code = frame.f_code
             name = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python >= 3.11
-            labels.append(f"{name} ({code.co_filename}:{code.co_firstlineno})")
+            line = frame.f_lineno if self.lines else code.co_firstlineno
+            labels.append(f"{name} ({code.co_filename}:{line})")
             frame = frame.f_back
         self.stacks[tuple(reversed(labels))] += 1

@@ -34,7 +34,7 @@ def run_profile(job: ProfileJob, events: EventStream, commands: TextIO) -> None:
             if inprocess:
                 from perflab.bench.worker.inprocess_sampler import InProcessSampler
 
-                sampler = InProcessSampler(inprocess["rate"], inprocess["mode"])
+                sampler = InProcessSampler(inprocess["rate"], inprocess["mode"], inprocess.get("lines", False))
                 sampler.start()
             values = []
             deadline = time.perf_counter() + job["duration"]

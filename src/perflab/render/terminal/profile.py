@@ -39,12 +39,11 @@ def render(
     else:
         what = _what(profile)
         by_self = sorted(shares, key=lambda s: (-s.self_samples, s.frame))
-        console.print(
-            _table(f"top {min(top, len(shares))} by self share ({what} in the function itself)", by_self[:top])
-        )
-        console.print(
-            _table(f"top {min(top, len(shares))} by total share ({what} in the function and its callees)", shares[:top])
-        )
+        # sampled by line (--lines), a frame is a line of a function: the tables are the line heat map
+        level = "line" if profile.metadata.get("lines") else "function"
+        shown = f"top {min(top, len(shares))}{' lines' if level == 'line' else ''}"
+        console.print(_table(f"{shown} by self share ({what} in the {level} itself)", by_self[:top]))
+        console.print(_table(f"{shown} by total share ({what} in the {level} and its callees)", shares[:top]))
         console.print(_hottest_path(profile))
     for what_if in what_ifs:
         console.print(what_if_line(what_if), highlight=False)
