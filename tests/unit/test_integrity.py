@@ -143,6 +143,9 @@ def test_tuples_of_like_items_are_reversed_and_lists_reordered_and_others_are_no
     assert reordered_inputs.reversed_arguments(("port", 80)) is None  # unlike items: another input
     assert reordered_inputs.reorderings([1]) == reordered_inputs.reorderings((1, 2)) == []
     assert reordered_inputs.reversed_arguments([1, 2]) is None
+    words = tuple("abcdef")  # a longer tuple is data, like a list
+    assert reordered_inputs.reversed_arguments(words) is None
+    assert reordered_inputs.reorderings(words) == [tuple("fedcba"), tuple("bacdef")]
 
 
 def test_the_first_call_is_timed_on_the_input_after_one_untimed_call_on_a_variant():
