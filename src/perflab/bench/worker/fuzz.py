@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import math
 import os
 import sys
 import time
@@ -84,7 +83,6 @@ _NEAR_ONE_IN = 5  # one generated input in this many is changed a little (perfla
 _REORDER_ONE_IN = (
     4  # one generated sequence of like items in this many is reordered (perflab.bench.worker.reordered_inputs)
 )
-_TARGETED = True  # steer the search with hypothesis.target (benchmarks/broken_optimizations.py: with and without)
 _ERROR_CALLS = 2  # calls on each input the reference rejects: a cache of failures answers the second
 
 
@@ -216,7 +214,6 @@ class _Fuzzer:
         self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
         self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
         self.last_output: Any = None  # the contender's output of the last call compared
-        self.last_expected: Any = None  # the reference's output of the last input both agreed on
         self.held = _HeldOutputs()
 
     # --- the primitives: one reference output, one contender call compared with it ----------
@@ -259,7 +256,6 @@ class _Fuzzer:
         if difference:
             return None, difference
         self.held.hold(expected, self.last_output)
-        self.last_expected = expected
         mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
         return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
 
@@ -342,12 +338,7 @@ class _Fuzzer:
             database=None,
             deadline=None,
             suppress_health_check=list(hypothesis.HealthCheck),
-            phases=[
-                hypothesis.Phase.explicit,
-                hypothesis.Phase.generate,
-                hypothesis.Phase.target,
-                hypothesis.Phase.shrink,
-            ],
+            phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate, hypothesis.Phase.shrink],
             report_multiple_bugs=False,
             verbosity=hypothesis.Verbosity.quiet,
             print_blob=False,
@@ -373,8 +364,6 @@ class _Fuzzer:
                 value, kind = data.draw(st.sampled_from(variants)), NEAR_MISS
             if not compare(value, kind, near):
                 hypothesis.reject()
-            if _TARGETED:
-                _steer(hypothesis, self.last_expected, self.last_output)
             swapped = reordered_inputs.reversed_arguments(value)
             if swapped is not None:
                 compare(swapped, REORDERED, near)
@@ -669,20 +658,6 @@ class _HeldOutputs:
                     "contender reuses"
                 )
         return None
-
-
-def _steer(hypothesis: Any, expected: Any, actual: Any) -> None:
-    """Guide Hypothesis (``hypothesis.target``), for numbers, towards outputs that agree less
-    closely: a difference past the comparator's tolerance often grows from a near miss."""
-    numbers = (int, float)
-    if isinstance(expected, numbers) and isinstance(actual, numbers) and not isinstance(expected, bool):
-        try:
-            scale = max(abs(expected), abs(actual))
-            distance = float(abs(expected - actual) / scale) if scale else 0.0
-        except OverflowError:  # an int past the float range beside a float
-            return
-        if math.isfinite(distance):
-            hypothesis.target(distance, label="relative distance of the outputs")
 
 
 def json_values(st: Any, allow_nan: bool) -> Any:
