@@ -1,7 +1,8 @@
 """Issue 12 through the real command line: the five ways a contender fooled the equivalence
 checks are flagged with a one-line explanation and their speedups struck out; correct
 optimizations (controls) are not. Example files: tests/equivalence_examples/ and, shared with
-benchmarks/broken_optimizations.py, benchmarks/broken/."""
+benchmarks/broken_optimizations.py and benchmarks/repeat_only_cautions.py, benchmarks/broken/ and
+benchmarks/repeat_only/."""
 
 import re
 
@@ -11,6 +12,7 @@ from support.paths import ROOT, TESTS
 
 EXAMPLES = TESTS / "equivalence_examples"
 BROKEN = ROOT / "benchmarks" / "broken"
+REPEAT_ONLY = ROOT / "benchmarks" / "repeat_only"
 # Enough rounds for the first-call caution (3 processes per side); loose precision ends them.
 SHORT = [
     "--precision",
@@ -29,7 +31,7 @@ SHORT = [
 
 def compare(tmp_path, name):
     json_path, markdown_path = tmp_path / "result.json", tmp_path / "result.md"
-    path = EXAMPLES / f"{name}.py" if (EXAMPLES / f"{name}.py").exists() else BROKEN / f"{name}.py"
+    path = next(folder / f"{name}.py" for folder in (EXAMPLES, BROKEN, REPEAT_ONLY) if (folder / f"{name}.py").exists())
     process = run_perflab("compare", path, *SHORT, "--json", json_path, "--markdown", markdown_path, timeout=300)
     return process, load_json(json_path), markdown_path.read_text()
 
@@ -112,7 +114,7 @@ def test_at_a_one_second_budget_a_memo_speedup_is_never_passed_off_as_checked(tm
     memo cache's speedup, whatever the loaded machine timed in a second, the run says either
     nothing (not timed), repeat-only (judged), or unchecked (too few processes to judge)."""
     json_path = tmp_path / "result.json"
-    process = run_perflab("run", EXAMPLES / "content_memo.py", *QUICK, "--max-time", "1", "--json", json_path)
+    process = run_perflab("run", REPEAT_ONLY / "content_memo.py", *QUICK, "--max-time", "1", "--json", json_path)
     said = words(process.stdout + process.stderr)
     result = load_json(json_path)
     fuzzed = status(result, "fuzzing", "memoized")
