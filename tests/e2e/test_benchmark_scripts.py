@@ -72,6 +72,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "program_profile": (r"profiling overhead: program wall time x[\d.]+", ("py-spy",)),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
     "sampler_pause": (r"stopped: slowdown +[+-][\d.]+%", ("py-spy",)),
+    "repeat_only_cautions": (r"false cautions \(genuine contenders\): \d+/\d+ faster comparisons", ()),
     "startup": (r"perflab --help / pyperf: x[\d.]+", ()),
     "store_load": (r"4 writers x 20 runs .* integrity_check=ok", ()),
     "team_scale": (r"writes, postgresql: 8 writers x 3 saves", ("PostgreSQL",)),

@@ -1,16 +1,18 @@
 """Issue 12 through the real command line: the five ways a contender fooled the equivalence
 checks are flagged with a one-line explanation and their speedups struck out; correct
 optimizations (controls) are not. Example files: tests/equivalence_examples/ and, shared with
-benchmarks/broken_optimizations.py, benchmarks/broken/."""
+benchmarks/broken_optimizations.py and benchmarks/repeat_only_cautions.py, benchmarks/broken/ and
+benchmarks/repeat_only/."""
 
 import re
 
 import pytest
-from support.cli import load_json, run_perflab
+from support.cli import QUICK, load_json, run_perflab
 from support.paths import ROOT, TESTS
 
 EXAMPLES = TESTS / "equivalence_examples"
 BROKEN = ROOT / "benchmarks" / "broken"
+REPEAT_ONLY = ROOT / "benchmarks" / "repeat_only"
 # Enough rounds for the first-call caution (3 processes per side); loose precision ends them.
 SHORT = [
     "--precision",
@@ -29,7 +31,7 @@ SHORT = [
 
 def compare(tmp_path, name):
     json_path, markdown_path = tmp_path / "result.json", tmp_path / "result.md"
-    path = EXAMPLES / f"{name}.py" if (EXAMPLES / f"{name}.py").exists() else BROKEN / f"{name}.py"
+    path = next(folder / f"{name}.py" for folder in (EXAMPLES, BROKEN, REPEAT_ONLY) if (folder / f"{name}.py").exists())
     process = run_perflab("compare", path, *SHORT, "--json", json_path, "--markdown", markdown_path, timeout=300)
     return process, load_json(json_path), markdown_path.read_text()
 
@@ -105,6 +107,29 @@ def test_a_memo_cache_keeps_its_status_but_its_speedup_is_struck_out_with_a_note
     assert "repeat-only WORDS/memoized: repeat-only speed" in words(process.stdout)
     row = next(line for line in markdown.splitlines() if line.startswith("| WORDS | memoized |"))
     assert re.search(r"~~[\d.,]+x faster \[", row) and "**repeat-only**" in row
+
+
+def test_at_a_one_second_budget_a_memo_speedup_is_never_passed_off_as_checked(tmp_path):
+    """--max-time 1 bounds the timing only: fuzzing still runs and says what it exercised. Of the
+    memo cache's speedup, whatever the loaded machine timed in a second, the run says either
+    nothing (not timed), repeat-only (judged), or unchecked (too few processes to judge)."""
+    json_path = tmp_path / "result.json"
+    process = run_perflab("run", REPEAT_ONLY / "content_memo.py", *QUICK, "--max-time", "1", "--json", json_path)
+    said = words(process.stdout + process.stderr)
+    result = load_json(json_path)
+    fuzzed = status(result, "fuzzing", "memoized")
+    evidence, kinds = fuzzed["evidence"], fuzzed["evidence"]["generated_kinds"]
+    assert fuzzed["status"] == "equivalent" and sum(kinds.values()) == evidence["generated_inputs"] > 0, fuzzed
+    assert f"equivalent on {evidence['generated_inputs'] + evidence['stateful_calls']} inputs" in said
+    memo = [c for c in result["comparisons"] if c["contender"] == "memoized"]
+    unchecked = result["metadata"].get("unchecked", [])
+    if not memo:
+        assert "WORDS/memoized: not timed" in said and "ran out before a measured round" in said, said
+    elif memo[0]["caution"] is None:
+        assert any(line.startswith("WORDS/memoized: not checked for repeat-only speed") for line in unchecked)
+        assert "unchecked WORDS/memoized: not checked for repeat-only speed" in said
+    else:
+        assert not unchecked and "repeat-only WORDS/memoized" in said
 
 
 @pytest.mark.parametrize("name", ["divisor_tuples", "sort_in_place"])

@@ -2,13 +2,15 @@
 error-behaviour and hash-seed checks in real worker processes."""
 
 import functools
+import math
 
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 from support.integrity_shared import shapes
 
-from perflab.bench.worker import derived_strategies, integrity
+from perflab.bench.worker import derived_strategies, integrity, reordered_inputs, timing_checks
 from perflab.measure.timing_verdicts import caution, floor_warning
 from perflab.results.model import Cell, ProcessRun
 from perflab.results.quantities import CellEstimates, Interval
@@ -109,6 +111,50 @@ def test_lists_of_floats_include_a_large_offset_with_a_tiny_spread():
         settings=settings(database=None, max_examples=2000),
     )
     assert len(found) == 3
+
+
+def test_generated_floats_reach_far_past_the_declared_ones_but_never_overflow_a_square():
+    """A square of 2**512 is inf: every formula but exact arithmetic then gives inf or NaN, a limit
+    of floating point that made a correct variance (statistics_fast.shifted) look broken."""
+    floats = lambda v: [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, float)]
+    found = find(
+        shapes([[1.5, 2.25]]), lambda v: any(abs(x) > 1e5 for x in floats(v)), settings=settings(database=None)
+    )
+    assert found
+    with pytest.raises(NoSuchExample):
+        find(
+            shapes([[1.5, 2.25], 3.0]),
+            lambda v: any(math.isinf(x * x) for x in floats(v)),
+            settings=settings(database=None, max_examples=1000),
+        )
+
+
+def test_declared_infinities_keep_the_whole_float_range():
+    found = find(
+        shapes([[1.5, float("inf")]]),
+        lambda v: isinstance(v, list) and any(isinstance(x, float) and abs(x) > 1e300 for x in v),
+    )
+    assert found
+
+
+def test_tuples_of_like_items_are_reversed_and_lists_reordered_and_others_are_not():
+    assert reordered_inputs.reversed_arguments(("\u00df", "SS")) == ("SS", "\u00df")
+    assert reordered_inputs.reorderings([1, 2, 3]) == [[3, 2, 1], [2, 1, 3]]
+    assert reordered_inputs.reversed_arguments(("port", 80)) is None  # unlike items: another input
+    assert reordered_inputs.reorderings([1]) == reordered_inputs.reorderings((1, 2)) == []
+    assert reordered_inputs.reversed_arguments([1, 2]) is None
+    words = tuple("abcdef")  # a longer tuple is data, like a list
+    assert reordered_inputs.reversed_arguments(words) is None
+    assert reordered_inputs.reorderings(words) == [tuple("fedcba"), tuple("bacdef")]
+
+
+def test_the_first_call_is_timed_on_the_input_after_one_untimed_call_on_a_variant():
+    """What a process does once (a lazy import, building an encoder) is paid on the variant; a
+    cache of the input's value or identity still misses on the timed call."""
+    seen = []
+    argument = ["a", "b", "c"]
+    timing_checks.first_call(lambda words: seen.append(list(words)), argument)
+    assert len(seen) == 2 and seen[1] == argument and seen[0] != argument, seen
 
 
 def test_integers_inside_data_reach_the_machine_width_limits():

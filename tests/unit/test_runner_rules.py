@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from perflab.analysis import estimates
 from perflab.measure import runner
@@ -20,6 +21,7 @@ from perflab.measure.launcher import JobOutcome
 from perflab.measure.runner import CALIBRATION_ROUNDS, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import contender_sides
+from perflab.render.terminal.results import render
 from perflab.results.model import Cell, RunResult
 
 LOOPS = 1000  # the loop count every scripted worker calibrates to
@@ -253,3 +255,40 @@ def test_ctrl_c_mid_run_keeps_what_was_measured_and_closes_every_worker():
     cell = result.cell("x", "a")
     assert measured_rounds(cell) == 3 and len(cell.runs[-1].values) == 5  # the interrupted round's values too
     assert result.comparisons and result.comparisons[0].comparison.ratio.value == pytest.approx(2.0, rel=0.2)
+
+
+def test_a_run_too_short_to_check_for_repeat_only_speed_says_so_beside_the_speedup():
+    """Fewer than 3 processes per side with a first call: a memo cache would pass unjudged."""
+    lab = Lab(noisy(0.5, times={"a": 2e-6}))  # b is twice as fast; never precise at 1%
+    # 0.1 fake seconds: the calibration round (~0.05) and part of one measured round
+    short = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.1, **QUICK), ["x"], ["a", "b"])
+    assert [len(short.cell("x", c).runs) for c in ("a", "b")] == [2, 2]
+    assert short.comparisons[0].valid and short.comparisons[0].caution is None
+    assert short.metadata["unchecked"] == [
+        "x/b: not checked for repeat-only speed (a memo cache answering the timing loop's repeated input): "
+        "first calls of 2 processes on a side, 3 needed; raise --max-time"
+    ]
+    long_enough = Lab(noisy(0.5, times={"a": 2e-6})).run(
+        Settings(precision=0.01, min_rounds=1, max_time=0.2, **QUICK), ["x"], ["a", "b"]
+    )
+    assert min(len(long_enough.cell("x", c).runs) for c in ("a", "b")) >= 3
+    assert "unchecked" not in long_enough.metadata
+    assert "unchecked x/b: not checked for repeat-only speed" in shown(short)
+
+
+def test_a_budget_spent_before_a_measured_round_is_named_as_the_reason_nothing_was_timed():
+    lab = Lab(noisy(0.5))
+    result = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.04, **QUICK), ["x"], ["a", "b"])
+    assert not any(cell.measured_runs() for cell in result.cells)
+    assert (
+        "nothing was timed (the time budget (--max-time 0.04 s) ran out before a measured round; the first "
+        "round only calibrates: raise --max-time)" in shown(result)
+    )
+
+
+def shown(result: RunResult) -> str:
+    """What the terminal shows of ``result`` (on a machine that is not busy)."""
+    result.metadata.update(machine={"cpu_count": 2}, load_average_at_start=0.0)
+    console = Console(record=True, width=300)
+    render(result, console)
+    return " ".join(console.export_text().split())

@@ -244,3 +244,35 @@ def test_declaring_a_strategy_does_not_import_hypothesis(bench_file):
         "assert b.input_strategy.__name__ == 'titles'; assert 'hypothesis' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+
+
+ONE_SIDED_PAIRS = """
+import perflab
+
+bench = perflab.Benchmark("same_name", description="caseless equality of two names")
+
+@bench.case
+def NAMES():
+    return ("Ada", "ADA")
+
+@bench.strategy
+def with_upper_case(st):  # builds (name, its upper case) only: the special letter is always first
+    return st.text(alphabet="ab\\u00df", max_size=6).map(lambda name: (name, name.upper()))
+
+@bench.contender
+def ref(pair):
+    return pair[0].casefold() == pair[1].casefold()
+
+@bench.contender
+def first_ascii_fast_path(pair):  # decided on the first name only: ("SS", "\\u00df") takes it
+    if pair[0].isascii():
+        return pair[0].lower() == pair[1].lower()
+    return ref(pair)
+"""
+
+
+def test_a_pair_built_in_one_order_is_also_tried_in_the_other(bench_file):
+    result = fuzz(bench_file(ONE_SIDED_PAIRS), "first_ascii_fast_path", examples=100)
+    assert result.status == "not equivalent", result
+    first, second = eval(result.counterexample)
+    assert first.isascii() and not second.isascii(), result.counterexample

@@ -41,3 +41,8 @@ def test_an_equivalent_fuzzing_verdict_carries_its_evidence(bench_file):
     assert evidence["unrun_lines"] == branch  # the large-input path never ran
     assert f"contender lines {branch[0]}-{branch[-1]} never ran" in verdict.note
     assert verdict.note.startswith("equivalent on ")
+    # How each generated input was made, adding up to the count: what the word rests on.
+    kinds = evidence["generated_kinds"]
+    assert sum(kinds.values()) == evidence["generated_inputs"], kinds
+    assert kinds["drawn"] and kinds["declared at full size"] and kinds["reordered"] and kinds["near-miss"], kinds
+    assert f"({evidence['generated_inputs']} generated: {kinds['drawn']} drawn, " in verdict.note

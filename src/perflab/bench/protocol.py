@@ -346,6 +346,7 @@ class FuzzEvent(TypedDict):
     largest_input: int  # items of the largest input compared
     declared_largest: int  # items of the largest declared case input
     unrun_lines: list[int]  # lines of the contender no checked input executed
+    kinds: dict[str, int]  # of examples_run, how many were made each way (perflab.bench.worker.fuzz.GENERATED_KINDS)
     notes: list[str]
 
 

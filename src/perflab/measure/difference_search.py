@@ -16,7 +16,7 @@ from typing import Any
 
 from perflab.bench.protocol import Job, fuzz_job
 from perflab.bench.worker import contender_lines
-from perflab.bench.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
+from perflab.bench.worker.fuzz import GENERATED_KINDS, PATTERNS, STATEFUL_PATTERNS
 from perflab.measure.equivalence import not_installed
 from perflab.measure.launcher import JobOutcome, run_job
 from perflab.measure.parallel_checks import side_by_side
@@ -41,6 +41,7 @@ class FuzzResult:
     largest_input: int = 0  # items (characters, keys) of the largest input compared
     declared_largest: int = 0  # items of the largest declared case input
     unrun_lines: list[int] = field(default_factory=list)  # contender lines no checked input executed
+    kinds: dict[str, int] = field(default_factory=dict)  # of examples_run, how many were made each way
 
     def evidence(self) -> dict[str, Any]:
         """What an "equivalent" from fuzzing rests on, for the results (Equivalence.evidence)."""
@@ -51,13 +52,15 @@ class FuzzResult:
             "largest_input": self.largest_input,
             "declared_largest": self.declared_largest,
             "unrun_lines": self.unrun_lines,
+            "generated_kinds": self.kinds,
         }
 
     def summary(self) -> str:
         """The evidence in words: "equivalent on 400 inputs, 31 rejected; ...; lines 12-14 never ran"."""
+        made = ", ".join(f"{self.kinds[kind]} {kind}" for kind in GENERATED_KINDS if self.kinds.get(kind))
         text = (
-            f"equivalent on {self.examples_run + self.calls} inputs ({self.examples_run} generated, "
-            f"{self.calls} stateful calls), {self.rejected_compared} rejected"
+            f"equivalent on {self.examples_run + self.calls} inputs ({self.examples_run} generated"
+            f"{f': {made}' if made else ''}; {self.calls} stateful calls), {self.rejected_compared} rejected"
             f"; largest {self.largest_input} items (declared cases up to {self.declared_largest})"
         )
         if self.unrun_lines:
@@ -114,6 +117,7 @@ def fuzz_contender(
         report["largest_input"],
         report["declared_largest"],
         report["unrun_lines"],
+        report["kinds"],
     )
 
 

@@ -32,7 +32,7 @@ from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, StartWorker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
-from perflab.measure.timing_verdicts import caution, record_timing_checks
+from perflab.measure.timing_verdicts import caution, record_timing_checks, repeat_only_unchecked
 from perflab.results.model import (
     EQUIVALENT,
     FUZZING_CASE,
@@ -408,6 +408,8 @@ def _finish(result: RunResult, settings: Settings) -> None:
             pending.append((cell, comparison))
     adjusted = benjamini_hochberg([comparison.p_value for _, comparison in pending])
     for (cell, comparison), p_adjusted in zip(pending, adjusted):
+        reference = result.cell(cell.case, result.reference)
+        valid = result.equivalent(cell.case, cell.contender)
         result.comparisons.append(
             CaseComparison(
                 cell.case,
@@ -416,10 +418,13 @@ def _finish(result: RunResult, settings: Settings) -> None:
                 comparison,
                 p_adjusted,
                 estimates.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
-                valid=result.equivalent(cell.case, cell.contender),
-                caution=caution(result.cell(cell.case, result.reference), cell, comparison.ratio.value),
+                valid=valid,
+                caution=caution(reference, cell, comparison.ratio.value),
             )
         )
+        unchecked = repeat_only_unchecked(reference, cell, comparison.ratio.value) if valid else None
+        if unchecked:  # a short run: said, so that a memo cache's speedup is not taken for checked
+            result.metadata.setdefault("unchecked", []).append(unchecked)
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = estimates.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender]

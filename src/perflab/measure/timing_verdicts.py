@@ -47,7 +47,7 @@ def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
     The fastest first call of at least MIN_FIRST_CALLS processes stands for each side: one call
     is easily stretched by another process, never shortened.
     """
-    firsts = [[r.first_call for r in c.runs if r.first_call] for c in (reference, cell)]
+    firsts = _first_calls(reference, cell)
     if min(len(calls) for calls in firsts) < MIN_FIRST_CALLS:
         return None
     steady, first = 1 / ratio, min(firsts[0]) / min(firsts[1])
@@ -59,6 +59,27 @@ def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
         "fresh copy of the input (a memo cache or warmed lookup answers the timing loop's repeated "
         "input); varied inputs would see about the first-call figure"
     )
+
+
+def repeat_only_unchecked(reference: Cell, cell: Cell, ratio: float) -> str | None:
+    """Why ``caution`` could not judge a steady-state speedup (too few processes timed a first
+    call: a small --max-time), or None. Said beside the ratio, so that a short run never passes a
+    memo cache's speedup off as checked."""
+    if ratio >= 1:
+        return None
+    fewest = min(len(calls) for calls in _first_calls(reference, cell))
+    if fewest >= MIN_FIRST_CALLS:
+        return None
+    return (
+        f"{cell.case}/{cell.contender}: not checked for repeat-only speed (a memo cache answering the "
+        f"timing loop's repeated input): first calls of {fewest} process{'es' * (fewest != 1)} on a side, "
+        f"{MIN_FIRST_CALLS} needed; raise --max-time"
+    )
+
+
+def _first_calls(reference: Cell, cell: Cell) -> list[list[float]]:
+    """The first-call times of every process of each side (perflab.bench.worker.timing_checks)."""
+    return [[r.first_call for r in c.runs if r.first_call] for c in (reference, cell)]
 
 
 def floor_of(cell: Cell) -> float | None:

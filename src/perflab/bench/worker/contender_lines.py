@@ -26,6 +26,9 @@ class LineRecorder:
     def __init__(self, function: Callable) -> None:
         self.function = function
         self.codes = _code_objects(getattr(function, "__code__", None))
+        first = min((code.co_firstlineno for code in self.codes), default=0)
+        lines = {line for code in self.codes for _, line in dis.findlinestarts(code) if line is not None}
+        self.lines = {line for line in lines if line > first}  # the def line runs at import
         self.ran: set[int] = set()
         self.tool: int | None = None
         self.monitoring = getattr(sys, "monitoring", None)  # Python 3.12+
@@ -33,8 +36,9 @@ class LineRecorder:
             self.tool = _start_monitoring(self.monitoring, self.codes, self.ran)
 
     def __call__(self, argument: Any) -> Any:
-        if not self.codes or self.tool is not None:
-            return self.function(argument)  # sys.monitoring sees every call already
+        if not self.codes or self.tool is not None or self.lines <= self.ran:
+            # sys.monitoring sees every call already; once every line has run, tracing learns nothing
+            return self.function(argument)
         previous = sys.gettrace()
         sys.settrace(self._trace_call)
         try:
@@ -55,9 +59,7 @@ class LineRecorder:
 
     def unrun(self) -> list[int]:
         """The contender's lines (in its source file) that no call executed, in order."""
-        lines = {line for code in self.codes for _, line in dis.findlinestarts(code) if line is not None}
-        first = min((code.co_firstlineno for code in self.codes), default=0)
-        return sorted(line for line in lines - self.ran if line > first)  # the def line runs at import
+        return sorted(self.lines - self.ran)
 
     def stop(self) -> None:
         if self.tool is not None and self.monitoring is not None:

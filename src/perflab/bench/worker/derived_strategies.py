@@ -6,7 +6,8 @@ outside the domain for 200 kept). Here each declared input's shape becomes a Hyp
 its type, nesting, element types and sizes (a list of floats gives lists of floats, a str gives
 text, bytes give binary, a dict with a few str keys gives dicts with those keys). Sizes are
 capped so that generated inputs stay quick to check (perflab.bench.worker.declared_variants
-varies the declared inputs at full size). Integers inside containers are also drawn at the
+varies the declared inputs at full size). Floats reach a million times the declared magnitude,
+not the edge of the float range. Integers inside containers are also drawn at the
 machine-width limits, and lists of floats also with a large offset and a tiny spread. One input in ten is made invalid on
 purpose (None, or a container holding an element of a foreign type), so that the error
 behaviour of perflab.bench.worker.integrity is exercised.
@@ -28,6 +29,7 @@ _MAX_POWER_TEXT = 256  # longest text drawn at a power-of-two length
 _SAMPLE = 200  # items of a declared container looked at for its element types
 _FIXED_KEYS = 20  # dicts with at most this many str keys keep them (records)
 _INVALID_ONE_IN = 10  # one generated input in this many is invalid on purpose
+_FLOAT_REACH = 1e6  # generated floats reach this many times the declared floats' magnitude
 
 
 @dataclass
@@ -108,9 +110,15 @@ def _elements(st: Any, items: list[Any]) -> Any:
 
 
 def _floats(st: Any, samples: list[float]) -> Any:
-    nan = any(math.isnan(x) for x in samples)
-    infinite = any(math.isinf(x) for x in samples)
-    return st.floats(allow_nan=nan, allow_infinity=infinite)
+    """Floats up to _FLOAT_REACH times the samples' magnitude (both signs, subnormals included):
+    far past the declared values, but not at the edge of the float range, where a square or a
+    sum of a few items overflows to inf (2**512 squared) and every formula other than exact
+    arithmetic gives inf or NaN: a limit of floating point, not a broken optimization. Declared
+    NaN or infinities say the whole range is the domain."""
+    if any(math.isnan(x) or math.isinf(x) for x in samples):
+        return st.floats(allow_nan=any(math.isnan(x) for x in samples), allow_infinity=True)
+    bound = _FLOAT_REACH * max(max(abs(x) for x in samples), 1.0)
+    return st.floats(-bound, bound)
 
 
 def _power_lengths(st: Any, text: Any, declared: int) -> Any:

@@ -50,7 +50,14 @@ from typing import Any
 
 from perflab.bench.arrays import is_array
 from perflab.bench.comparators import Comparator, ExactComparator
-from perflab.bench.worker import contender_lines, declared_variants, derived_strategies, integrity, rejected_inputs
+from perflab.bench.worker import (
+    contender_lines,
+    declared_variants,
+    derived_strategies,
+    integrity,
+    rejected_inputs,
+    reordered_inputs,
+)
 
 PATTERNS = {
     "in-turn": "each input called once, in turn, in one process",
@@ -61,6 +68,10 @@ PATTERNS = {
     "overwritten": "an earlier output changed by a later call",  # checked during "in-turn"
 }
 STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
+# How a generated input was made, in the evidence: drawn from the strategy (or derived from the
+# declared cases), a declared input changed at its full size, reordered, or a near-miss.
+DRAWN, FULL_SIZE, REORDERED, NEAR_MISS = "drawn", "declared at full size", "reordered", "near-miss"
+GENERATED_KINDS = (DRAWN, FULL_SIZE, REORDERED, NEAR_MISS)
 _REPR_LIMIT = 300  # characters of an input shown in a counterexample
 _STATEFUL_GENERATED = 4  # generated inputs added to the declared ones for the stateful patterns
 _INTERLEAVED_PAIRS = 3
@@ -69,6 +80,9 @@ _QUICK_CHECK = 0.05  # seconds: inputs slower to check than this are left to "in
 _ID_REUSE_ROUNDS = 2
 _FULL_SIZE_ONE_IN = 4  # one generated input in this many is a declared one changed at full size
 _NEAR_ONE_IN = 5  # one generated input in this many is changed a little (perflab.bench.worker.rejected_inputs)
+_REORDER_ONE_IN = (
+    4  # one generated sequence of like items in this many is reordered (perflab.bench.worker.reordered_inputs)
+)
 _ERROR_CALLS = 2  # calls on each input the reference rejects: a cache of failures answers the second
 
 
@@ -96,6 +110,8 @@ class Report:
     largest_input: int = 0  # items (characters, keys) of the largest input compared
     declared_largest: int = 0  # items of the largest declared case input
     unrun_lines: list[int] = field(default_factory=list)  # lines of the contender no checked input executed
+    # Of examples_run, how each generated input was made (GENERATED_KINDS): what "equivalent" rests on.
+    kinds: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def to_event(self) -> dict[str, Any]:
@@ -311,8 +327,9 @@ class _Fuzzer:
             return None
         # Hypothesis caches (e.g. Unicode tables) in ./.hypothesis by default: not in the user's project.
         hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
-        strategy = self._at_declared_sizes(st, self._strategy(st, strategy_function))
-        failures: list[tuple[Any, str, str]] = []
+        strategy = self._strategy(st, strategy_function)
+        around = self._around_declared(st)
+        failures: list[tuple[Any, str, str | None]] = []
         rejections: list[str] = []
         strategy_errors: list[str] = []
 
@@ -329,31 +346,47 @@ class _Fuzzer:
         @hypothesis.seed(seed)
         @hypothesis.given(st.data())
         def same_output(data):
+            full_size = around is not None and data.draw(st.integers(0, _FULL_SIZE_ONE_IN - 1)) == 0
+            kind = FULL_SIZE if full_size else DRAWN
             try:
-                value = data.draw(strategy)
+                value = data.draw(around if full_size else strategy)
             except hypothesis.errors.HypothesisException:
                 raise
             except Exception as error:
                 strategy_errors.append(f"{type(error).__name__}: {error}")
                 raise
+            orders = reordered_inputs.reorderings(value)
+            if orders and data.draw(st.integers(0, _REORDER_ONE_IN - 1)) == 0:
+                value, kind = data.draw(st.sampled_from(orders)), REORDERED
             variants = rejected_inputs.near_variants(value)
             near = bool(variants) and data.draw(st.integers(0, _NEAR_ONE_IN - 1)) == 0
             if near:
-                value = data.draw(st.sampled_from(variants))
+                value, kind = data.draw(st.sampled_from(variants)), NEAR_MISS
+            if not compare(value, kind, near):
+                hypothesis.reject()
+            swapped = reordered_inputs.reversed_arguments(value)
+            if swapped is not None:
+                compare(swapped, REORDERED, near)
+
+        def compare(value: Any, kind: str, near: bool) -> bool:
+            """Check ``value``: False where the reference rejects it and the contender failed
+            alike; _Different (for Hypothesis to shrink) where they differ."""
             self.keep(value)
             try:
                 status, difference = self.check_fresh(value, near=near)
             except _OutsideDomain as error:
                 rejections.append(str(error))
-                hypothesis.reject()
+                return False
             except _ErrorBehaviour as error:
                 failures.append((value, str(error), None))
                 raise _Different(str(error)) from None
             self.report.examples_run += 1
+            self.report.kinds[kind] = self.report.kinds.get(kind, 0) + 1
             accepted.append(value)
             if difference:
                 failures.append((value, difference, status))
                 raise _Different(difference)
+            return True
 
         try:
             same_output()
@@ -400,14 +433,13 @@ class _Fuzzer:
             )
         return None
 
-    def _at_declared_sizes(self, st: Any, strategy: Any) -> Any:
-        """``strategy``, and one input in _FULL_SIZE_ONE_IN a declared input changed at its full
-        size (perflab.bench.worker.declared_variants): generated inputs are small."""
+    def _around_declared(self, st: Any) -> Any | None:
+        """The declared inputs changed at their full size (perflab.bench.worker.declared_variants),
+        one generated input in _FULL_SIZE_ONE_IN: generated inputs are small. None: nothing to vary."""
         around = declared_variants.around_declared(st, list(self.declared.values()), variant)
-        if around is None:
-            return strategy
-        self.note("and the declared inputs changed at their full size (an item, a cut at 2**k +- 1, an extension)")
-        return st.integers(0, _FULL_SIZE_ONE_IN - 1).flatmap(lambda draw: around if draw == 0 else strategy)
+        if around is not None:
+            self.note("and the declared inputs changed at their full size (an item, a cut at 2**k +- 1, an extension)")
+        return around
 
     def _strategy(self, st: Any, strategy_function: Callable | None) -> Any:
         if strategy_function is None:
@@ -678,7 +710,10 @@ def _rebuilt(value: Any) -> Any:
 
 
 def variant(value: Any) -> Any:
-    """A different value of the same type and about the same size, or None if there is none."""
+    """A different value of the same type and about the same size, or None if there is none
+    (an array: a copy reversed along its first axis, which only a palindrome leaves equal)."""
+    if is_array(value):
+        return value[::-1].copy() if value.ndim and len(value) > 1 else None
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):

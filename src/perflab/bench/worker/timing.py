@@ -63,9 +63,10 @@ def _child_processes() -> list[str]:
 def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
     """Set up, report "ready", then measure one warmup or value per command until "exit".
 
-    Beside the values (perflab.bench.worker.timing_checks): the first call of the process on a fresh copy of
-    the input, the harness's floor, and after the last value whether the input changed and
-    whether the contender still gives the reference's output.
+    Beside the values (perflab.bench.worker.timing_checks): the first call on a fresh copy of the
+    input (after one on a variant of it, which pays the process's one-time set-up), the harness's
+    floor, and after the last value whether the input changed and whether the contender still
+    gives the reference's output.
     """
     pin(job["cpu"])
     modules_before = set(sys.modules)

@@ -1,8 +1,9 @@
 """What a timing worker checks beside its values, always outside the timed region.
 
-- **first call**: the first call of the process, on a fresh copy of the input, before any other
-  call: a memo cache or a warmed lookup answers it at full cost and the steady state cheaply,
-  so a steady state far faster than the first call says the speed comes from repeating one input.
+- **first call**: the first call on the input, on a fresh copy of it, after one untimed call on
+  a variant of it (one item changed) that pays what the process does once: a memo cache or a
+  warmed lookup answers it at full cost and the steady state cheaply, so a steady state far
+  faster than the first call says the speed comes from repeating one input.
 - **floor**: the harness's own loop around the cheapest call there is (``type(argument)``), with
   the loop the values use: the part of a time per call that is perflab's, not the contender's.
 - **after the values**: whether the input still has the digest it had before the first call (a
@@ -15,13 +16,14 @@ Standard library only: this module runs in worker processes.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import time
 from collections.abc import Callable
 from typing import Any
 
 from perflab.bench.protocol import IntegrityChecks
-from perflab.bench.worker import integrity
+from perflab.bench.worker import fuzz, integrity
 
 FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutates_input benchmark may hold
 _OBJECT_OVERHEAD = 4  # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
@@ -30,7 +32,17 @@ _FLOOR_REPEATS = 3  # the fastest of these many is the floor
 
 
 def first_call(operation: Callable[[Any], Any], argument: Any) -> float:
-    """Seconds of one call of ``operation`` on ``argument`` (the process's first)."""
+    """Seconds of one call of ``operation`` on ``argument``, the first on any input equal to it.
+
+    One call on a variant of ``argument`` (another input of its type and size, one item changed:
+    perflab.bench.worker.fuzz.variant) comes first, untimed: what a process does once, whatever the
+    input (a lazy import, building an encoder or a table, NumPy's first call), is then not taken
+    for repeat-only speed, while a cache keyed by the input's value or identity still misses.
+    Without a variant (an input of a type with none), the first call of the process is timed."""
+    warm_up = fuzz.variant(fuzz.fresh_copy(argument))  # a tuple's variant shares its other items: not the argument's
+    if warm_up is not None:
+        with contextlib.suppress(Exception):  # the variant may lie outside the domain: the set-up ran anyway
+            operation(warm_up)
     timer = time.perf_counter
     start = timer()
     operation(argument)

@@ -151,6 +151,8 @@ def _notes(result: RunResult) -> list[str]:
                 f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
                 f"{escape(comparison.caution)} (its steady-state speedup is struck out)"
             )
+    for unchecked in result.metadata.get("unchecked", []):
+        lines.append(f"[yellow]unchecked[/] {escape(unchecked)}")
     for contender in result.geometric_means:
         mean = result.mean_shown(contender)
         if mean is not None:
@@ -184,6 +186,16 @@ def _busy_machine(result: RunResult) -> str | None:
     )
 
 
+def _why_nothing_timed(result: RunResult) -> str:
+    """The budget ran out before a measured round (round 0 only calibrates), or no cell could run."""
+    if any(not cell.error and not cell.skipped for cell in result.cells):
+        return (
+            f"the time budget (--max-time {result.settings['max_time']:g} s) ran out before a measured "
+            "round; the first round only calibrates: raise --max-time"
+        )
+    return "no contender could be timed"
+
+
 def _precision_line(result: RunResult) -> str:
     target = result.settings["precision"]
     measured = [c for c in result.cells if c.measured_runs()]
@@ -197,7 +209,7 @@ def _precision_line(result: RunResult) -> str:
         why = (
             "interrupted"
             if result.interrupted
-            else escape(result.metadata.get("over_budget") or "no contender could be timed")
+            else escape(result.metadata.get("over_budget") or _why_nothing_timed(result))
         )
         return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
