@@ -49,8 +49,13 @@ def measured_region_fresh(operation: Callable[[Any], Any], arguments: list[Any])
 
 
 def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
-    """The number of calls that makes one value last about ``value_time`` seconds."""
-    return calibrate_region(lambda loops: measured_region(operation, argument, loops), value_time, _MAX_LOOPS)
+    """The number of calls that makes one value last about ``value_time`` seconds, at most the
+    operation's ``max_loops(argument)`` when it has one (an asv benchmark's ``number``)."""
+    limit = getattr(operation, "max_loops", None)
+    max_loops = (limit(argument) if limit is not None else None) or _MAX_LOOPS
+    if max_loops == 1:
+        return 1  # nothing to size (and a call may be a whole process: asv's timeraw_)
+    return calibrate_region(lambda loops: measured_region(operation, argument, loops), value_time, max_loops)
 
 
 def calibrate_region(region: Callable[[int], float], value_time: float, max_loops: int) -> int:
