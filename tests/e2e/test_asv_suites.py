@@ -133,3 +133,13 @@ def test_an_asv_conf_json_with_a_missing_benchmark_dir_is_one_line(tmp_path):
     result = run_perflab("run", tmp_path / "asv.conf.json", "--no-store")
     assert result.returncode == 2
     assert result.stderr.strip().endswith("is not a directory") and result.stderr.count("\n") == 1
+
+
+def test_asv_results_import_into_the_history_of_the_suite(tmp_path):
+    results = TESTS / "data" / "asv_results" / "laptop" / "0123abcd-existing-py_usr_bin_python3.json"
+    imported = run_perflab("import", results, "--db", tmp_path / "db")
+    assert imported.returncode == 0 and "stored as run 1 (benchmarks)" in imported.stderr, imported.stderr
+    history = run_perflab("history", "benchmarks", "--db", tmp_path / "db")
+    assert history.returncode == 0, history.stderr
+    assert "benchmarks / suite.TimeSuite.time_upper(1, 'a') / asv" in history.stdout
+    assert "0123abcd" in history.stdout and "150 ns" in history.stdout
