@@ -41,7 +41,7 @@ def test_run_times_every_case_named_as_asv_names_them_and_says_what_it_skipped(t
     cells = {cell["case"]: cell for cell in data["cells"]}
     assert len(cells) == 15 and "sub.nested.TimeNested.time_join(2, 'x' (1))" in cells
     assert cells[SKIPPED]["skipped"]
-    measured = [case for case, cell in cells.items() if cell["runs"]]
+    measured = [case for case, cell in cells.items() if cell["estimates"]]
     assert sorted(measured) == sorted(set(cells) - {SKIPPED})  # timeraw_ and number=1 included
     assert "not timed (asv's mem_, peakmem_ and track_ record sizes and numbers): suite.mem_list" in result.stderr
     assert "suite.track_answer" in data["metadata"]["benchmark"]["notes"][0]
@@ -84,23 +84,10 @@ def asv_repository(tmp_path):
 
 def test_compare_revisions_gives_a_verdict_on_an_asv_benchmark(asv_repository, tmp_path):
     out = tmp_path / "r.json"
-    result = run_perflab(
-        "compare",
-        asv_repository / "asv.conf.json",
-        "--rev",
-        "HEAD~1",
-        "--rev",
-        "HEAD",
-        "-b",
-        "time_work",
-        *QUICK,
-        "--debug-min-rounds",
-        "5",
-        "--json",
-        out,
-        "--no-store",
-        cwd=asv_repository,  # the project importable, as asv's suites expect it installed
-    )
+    revisions = ["--rev", "HEAD~1", "--rev", "HEAD", "-b", "time_work"]
+    timing = [*QUICK, "--debug-min-rounds", "5", "--json", out, "--no-store"]
+    # cwd: the project importable, as asv's suites expect it installed
+    result = run_perflab("compare", asv_repository / "asv.conf.json", *revisions, *timing, cwd=asv_repository)
     assert result.returncode == 0, result.stdout + result.stderr
     comparisons = load_json(out)["comparisons"]
     assert [(c["case"], c["contender"], c["verdict"]) for c in comparisons] == [

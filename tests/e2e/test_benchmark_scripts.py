@@ -50,6 +50,7 @@ TOOLS: dict[str, tuple[Callable[[], object], str]] = {
 # script: (a pattern of the line that states its figure, the tools it needs)
 SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "aa_false_positives": (r"difference declared: \d+/1 ", ()),
+    "asv_side_by_side": (r"asv's median inside perflab's 95% interval for \d+ of \d+ cases with an interval", ()),
     "bisect_cost": (r"right commit found: \d+/1 ", ()),
     "broken_optimizations": (r"median\.sort_in_place", ()),
     "case_studies": (r"Headline figures", ()),

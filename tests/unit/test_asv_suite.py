@@ -271,3 +271,16 @@ def test_case_options_keep_the_commas_of_an_asv_name_together():
         "suite.time_sum",
         "x([1, 2], 3)",
     ]
+
+
+def test_timeraw_code_runs_where_no_module_is_loaded_that_a_fresh_python_would_not_have(tmp_path):
+    directory = suite(
+        tmp_path,
+        """
+        def timeraw_fresh():
+            return "pass", "import sys\\nassert 'json' not in sys.modules, 'json was imported before the code'"
+        """,
+    )
+    benchmark = load_benchmark(directory)
+    run = benchmark.contenders[CONTENDER].build()
+    assert run.times_itself(build(benchmark, "bench_mod.timeraw_fresh"), 1) > 0

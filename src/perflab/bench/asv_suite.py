@@ -44,7 +44,6 @@ import importlib
 import importlib.util
 import inspect
 import itertools
-import json
 import pkgutil
 import re
 import subprocess
@@ -73,12 +72,10 @@ KINDS = {
     "track": re.compile("^(Track[A-Z_].+)|(track_.+)$"),
 }
 _ADDRESS = re.compile(r"^(<.*) at (0x[\da-fA-F]*)(>)$")
-# What a timeraw_ benchmark's fresh interpreter runs, as asv_runner's _SeparateProcessTimer.
-_RAW_TIMER = (
-    "import json, sys, timeit\n"
-    "stmt, setup, number = json.load(sys.stdin)\n"
-    "print(repr(timeit.timeit(stmt, setup, number=number)))\n"
-)
+# A timeraw_ benchmark's fresh interpreter runs the code it is sent, which imports only what asv's
+# does (timeit): the timed statement finds no module loaded that a fresh ``python`` would not have.
+_RAW_INTERPRETER = "import sys; exec(sys.stdin.read())"
+_RAW_TIMER = "from timeit import timeit, default_timer\nprint(repr(timeit({}, {}, number={}, timer=default_timer)))\n"
 
 
 def is_asv_suite(path: Path) -> bool:
@@ -341,9 +338,9 @@ def _raw_seconds(prepared: Prepared, number: int) -> float:
     """A timeraw_ benchmark's code, ``number`` times in a fresh interpreter: the seconds it reports."""
     code = prepared.benchmark.function(*prepared.arguments)
     statement, setup = code if isinstance(code, tuple) else (code, "")
-    request = json.dumps([textwrap.dedent(statement), textwrap.dedent(setup), number])
+    request = _RAW_TIMER.format(repr(textwrap.dedent(statement)), repr(textwrap.dedent(setup)), number)
     done = subprocess.run(
-        [sys.executable, "-c", _RAW_TIMER], input=request, capture_output=True, text=True, check=False
+        [sys.executable, "-c", _RAW_INTERPRETER], input=request, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise RuntimeError(f"{prepared.benchmark.name}: the timed interpreter failed: {done.stderr.strip()}")
