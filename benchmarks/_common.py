@@ -248,6 +248,14 @@ def format_load(state: dict[str, Any]) -> str:
     return " ".join(f"{x:.2f}" for x in state["load_average"])
 
 
+def machine_line(figure: dict[str, Any]) -> str:
+    """The machine and the load average at a figure's start and end, on one line."""
+    return (
+        f"machine: {figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs; load average "
+        f"start {format_load(figure['start'])}, end {format_load(figure['end'])}"
+    )
+
+
 # Groups of trials by how far apart the two contenders' calibrated loop counts were (the
 # contenders of these figures run at about the same speed, so their loop counts should match).
 LOOPS_RATIO_GROUPS = ((1.0, 1.1), (1.1, 2.0), (2.0, math.inf))

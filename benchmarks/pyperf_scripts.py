@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 import _cli
-from _common import conditions, finish, format_load, new_figure, run_perflab, run_pyperf_runner, save_progress
+from _common import conditions, finish, machine_line, new_figure, run_perflab, run_pyperf_runner, save_progress
 
 from perflab import pyperformance_benchmarks
 from perflab.analysis import estimates
@@ -115,10 +115,7 @@ def main() -> int:
 
 def show(figure: dict) -> None:
     print(f"{NAME}: {figure['settings']['pyperf_command']}  vs  {figure['settings']['perflab_command']}")
-    print(
-        f"machine: {figure['machine']['cpu_model']}, {figure['machine']['cpu_count']} CPUs; load average "
-        f"start {format_load(figure['start'])}, end {format_load(figure['end'])}"
-    )
+    print(machine_line(figure))
     for trial in figure["trials"]:
         print(
             f"\n{trial['benchmark']} (trial {trial['trial'] + 1}): wall time pyperf {trial['pyperf_wall_s']:.1f} s, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 
 
@@ -57,3 +58,23 @@ def _finite(text: str, message: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
     return value
+
+
+def regex(text: str) -> re.Pattern[str]:
+    """A Python regular expression (asv's ``-b`` filter), compiled."""
+    try:
+        return re.compile(text)
+    except re.error as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {error}") from None
+
+
+def matching(names: list[str], patterns: list[re.Pattern[str]] | None) -> list[str]:
+    """The case names any of ``patterns`` finds (``re.search``, as asv's ``-b``); all of them
+    without patterns. None found is a ValueError naming the patterns and a few names."""
+    if not patterns:
+        return names
+    found = [name for name in names if any(pattern.search(name) for pattern in patterns)]
+    if not found:
+        shown = " ".join(f"-b {pattern.pattern!r}" for pattern in patterns)
+        raise ValueError(f"no case matches {shown} (cases: {', '.join(names[:5])}{', ...' * (len(names) > 5)})")
+    return found

@@ -51,6 +51,7 @@ TOOLS: dict[str, tuple[Callable[[], object], str]] = {
 SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "aa_false_positives": (r"difference declared: \d+/1 ", ()),
     "allocation_accuracy": (r"accuracy: \d+/2 cells within 1% or 64 bytes", ()),
+    "asv_side_by_side": (r"asv's median inside perflab's 95% interval for \d+ of \d+ cases with an interval", ()),
     "bisect_cost": (r"right commit found: \d+/1 ", ()),
     "broken_optimizations": (r"median\.sort_in_place", ()),
     "case_studies": (r"Headline figures", ()),

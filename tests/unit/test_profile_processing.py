@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 from support.profile_processing_shared import WORKER
 
-from perflab.bench import pyperf_script
+from perflab.bench import asv_suite, pyperf_script
 from perflab.bench.worker import region
 from perflab.profile.calltree import build_tree, flame_columns, hottest_path
 from perflab.profile.folded import FoldedFormatError, format_folded, parse_folded
@@ -63,9 +63,10 @@ def test_the_harness_is_recognised_where_measured_region_is_defined():
     assert trim_to_operation(raw).stacks == Counter({("op (/b.py:3)",): 3})
 
 
-def test_the_pyperf_recorder_is_harness_where_it_is_defined():
-    """A pyperf script's function runs below perflab's recorder: its frames are trimmed too."""
-    recorder = f"bench_func ({inspect.getsourcefile(pyperf_script)}:1)"
+@pytest.mark.parametrize(("module", "function"), [(pyperf_script, "bench_func"), (asv_suite, "times_itself")])
+def test_the_pyperf_and_asv_recorders_are_harness_where_they_are_defined(module, function):
+    """A pyperf script's function, or an asv suite's, runs below perflab's recorder: its frames are trimmed too."""
+    recorder = f"{function} ({inspect.getsourcefile(module)}:1)"
     where = f"measured_region ({inspect.getsourcefile(region.measured_region)}:1)"
     raw = Counter({("main (/w.py:1)", where, recorder, "encode (/b.py:3)"): 3})
     assert trim_to_operation(raw).stacks == Counter({("encode (/b.py:3)",): 3})

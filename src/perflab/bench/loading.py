@@ -1,5 +1,6 @@
-"""Loading a benchmark file: import it (or run it, for a pyperf script) and find its one
-``Benchmark``; every failure of the user's code becomes a ``BenchmarkFileError`` naming the file.
+"""Loading a benchmark file: import it (or run it, for a pyperf script; or discover an asv
+benchmark directory) and find its one ``Benchmark``; every failure of the user's code becomes a
+``BenchmarkFileError`` naming the file.
 
 Standard library only: worker processes load benchmark files under the measured interpreter.
 """
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perflab.bench import pyperf_script
+from perflab.bench import asv_suite, pyperf_script
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 
@@ -23,6 +24,8 @@ def load_benchmark(path: str | Path) -> Benchmark:
     Every failure becomes a ``BenchmarkFileError`` whose message names the file.
     """
     path = Path(path).resolve()
+    if asv_suite.is_asv_suite(path):
+        return _run_user_code(path, "importing the asv suite", lambda: asv_suite.load(path))
     if not path.is_file():
         raise BenchmarkFileError(f"{path}: no such benchmark file")
     if pyperf_script.is_pyperf_script(path):
@@ -53,20 +56,22 @@ def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:
     try:
         return run()
     except SyntaxError as error:
-        raise BenchmarkFileError(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
+        raise BenchmarkFileError(f"{error.filename or path}:{error.lineno}: syntax error: {error.msg}") from None
     except BenchmarkFileError as error:
         raise BenchmarkFileError(error if str(error).startswith(str(path)) else f"{path}: {error}") from None
     except BaseException as error:
-        line = _user_line(error, path)
-        raise BenchmarkFileError(f"{path}{line}: {type(error).__name__} while {doing}: {error}") from None
+        where = _user_line(error, path)
+        raise BenchmarkFileError(f"{where}: {type(error).__name__} while {doing}: {error}") from None
 
 
 def _user_line(error: BaseException, path: Path) -> str:
-    """':LINE' of the deepest traceback frame inside the benchmark file, or ''."""
-    line = ""
+    """'FILE:LINE' of the deepest traceback frame inside the benchmark file (or the asv benchmark
+    directory), else the path alone."""
+    where = str(path)
     tb = error.__traceback__
     while tb is not None:
-        if Path(tb.tb_frame.f_code.co_filename).resolve() == path:
-            line = f":{tb.tb_lineno}"
+        frame_file = Path(tb.tb_frame.f_code.co_filename).resolve()
+        if frame_file == path or path in frame_file.parents:
+            where = f"{frame_file}:{tb.tb_lineno}"
         tb = tb.tb_next
-    return line
+    return where

@@ -36,6 +36,11 @@ class NotInstalled(Exception):
     """A program a contender's set-up needs (a compiler) is not installed here."""
 
 
+class Skipped(Exception):
+    """The benchmark itself declares that a case does not apply here: an asv benchmark's setup
+    raised NotImplementedError, or its parameters are in ``skip_params`` (perflab.bench.asv_suite)."""
+
+
 def missing_dependency(error: BaseException) -> str | None:
     """What is not installed, when ``error`` is a declared optional dependency missing; else None."""
     if not _raised_in_setup(error.__traceback__):

@@ -451,6 +451,7 @@ class ErrorEvent(_ErrorEvent, total=False):
     exception: str  # the user code's exception's type
     detail: str
     missing: str | None  # a declared optional dependency not installed here (perflab.bench.optional)
+    skipped: str | None  # why the benchmark itself skips this case (perflab.bench.optional.Skipped)
 
 
 class DoneEvent(TypedDict):

@@ -103,6 +103,9 @@ class Benchmark:
     mutates_input: bool = False  # True: the operation changes its argument on purpose
     shares_output: bool = False  # True: outputs may be shared objects (e.g. a cache of lists)
     errors: str = ERRORS_SAME  # where the reference raises: "same" | "any" | "ignore"
+    notes: list[str] = field(
+        default_factory=list
+    )  # what loading found worth saying (an asv suite's untimed benchmarks)
     comparator: Comparator = field(init=False)
     # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.bench.worker.fuzz's JSON-like default.
     input_strategy: Callable[[Any], Any] | None = field(default=None, init=False)

@@ -20,11 +20,13 @@ from perflab.cli.support.options import (
     UsageError,
     add_verb,
     allow_skipped_option,
+    bench_option,
     check_outputs,
     db_path,
     resolve_benchmark,
     say,
     select,
+    select_matching,
     store_errors_are_bad_input,
     store_options,
     timing_options,
@@ -50,7 +52,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab check bench.py --against main --metric instructions --instructions-threshold 0.2",
         "perflab check bench.py --against baseline.json --threshold 3",
     )
-    parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in")
+    parser.add_argument(
+        "benchmark", help="a benchmark file, an asv suite (its benchmark directory or asv.conf.json), or a built-in"
+    )
     parser.add_argument(
         "--against",
         required=True,
@@ -66,6 +70,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="smallest slowdown that fails the check (default 5%%)",
     )
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases")
+    bench_option(parser)
     parser.add_argument("--contender", action="append", metavar="NAME", help="only these contenders")
     parser.add_argument("--markdown", metavar="FILE", help="also write the Markdown summary to FILE")
     parser.add_argument(
@@ -99,6 +104,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
+    for note in benchmark.notes:
+        say(err, f"perflab check: {note}")
     wanted_metrics = metric_names(args.metric)  # before measuring: fail fast
     counting = metrics.INSTRUCTIONS in wanted_metrics
     check_outputs(
@@ -111,7 +118,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         ),
     )
     baseline = _baseline(args, path, benchmark.name, counting)
-    cases = select(args.case, benchmark.cases, "case", str(path)) if args.case else None
+    chosen = select(args.case, benchmark.cases, "case", str(path)) if args.case or args.bench else None
+    cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
     target = _Target(path, benchmark, args, err)
     checked, stored, failed, first_runs = None, True, False, []

@@ -27,6 +27,7 @@ from perflab.cli.support.options import (
     UsageError,
     add_verb,
     allow_skipped_option,
+    bench_option,
     check_outputs,
     db_path,
     exit_code,
@@ -60,7 +61,11 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab compare bench.py --markdown summary.md --json results.json",
         "perflab compare json_dumps --html report.html   # with flame graphs and differential profiles",
     )
-    parser.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
+    parser.add_argument(
+        "benchmark",
+        nargs="?",
+        help="a benchmark file, an asv suite (its benchmark directory or asv.conf.json), or a built-in's name",
+    )
     command_options.add_options(parser)  # or --command CMD ...: programs, without a file
     parser.add_argument(
         "--contenders", metavar="A,B,...", help="contenders to compare with the reference (default all)"
@@ -78,6 +83,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="with --rev/--python: the contender to run on each side (default the reference)",
     )
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
+    bench_option(parser)
     fuzz_option(parser)
     timing_options(parser)
     allow_skipped_option(parser)
@@ -133,6 +139,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         path,
         settings,
         cases=names(args.case) or None,
+        case_patterns=args.bench,
         contenders=names([args.contenders]) if args.contenders else None,
         revisions=args.rev,
         pythons=args.python,

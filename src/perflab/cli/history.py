@@ -89,11 +89,18 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
 
 def benchmark_name(text: str) -> tuple[str, Path | None]:
-    """A benchmark file (or built-in) gives its declared name; anything else is a stored name."""
+    """A benchmark file (or built-in, or asv suite) gives its declared name; anything else is a
+    stored name (a directory that is no asv suite, e.g. ``benchmarks`` of imported asv results)."""
     from perflab.bench.loading import load_benchmark
+    from perflab.bench.spec import BenchmarkFileError
 
     try:
         path = resolve_benchmark(text)
     except UsageError:
         return text, None
-    return load_benchmark(path).name, path
+    try:
+        return load_benchmark(path).name, path
+    except BenchmarkFileError:
+        if path.is_dir():
+            return text, None
+        raise

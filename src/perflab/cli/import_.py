@@ -1,4 +1,4 @@
-"""``perflab import``: results files (perflab's JSON, pyperf JSON, Google Benchmark, criterion.rs) and
+"""``perflab import``: results files (perflab's JSON, pyperf JSON, Google Benchmark, criterion.rs, asv) and
 other perflab stores (SQLite files) into the results database."""
 
 from __future__ import annotations
@@ -24,19 +24,21 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser = add_verb(
         verbs,
         "import",
-        "load perflab results, pyperf JSON, Google Benchmark JSON, criterion.rs results or other perflab stores "
-        "into the database",
+        "load perflab results, pyperf JSON, Google Benchmark JSON, criterion.rs or asv results, or other perflab "
+        "stores into the database",
         "perflab import results.json",
         "perflab import laptop.db ci-artifact.db --db postgresql://perf@db.example.org/perflab",
         "perflab import pyperf-out/orjson.json --benchmark json_dumps",
         "perflab import gbench.json --benchmark find   (from --benchmark_format=json --benchmark_repetitions=10)",
         "perflab import target/criterion/find_byte     (criterion.rs: every benchmark below the directory)",
+        "perflab import .asv/results/MACHINE/*-*.json  (asv: one run per commit; benchmarks.json is read beside)",
     )
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument(
         "--benchmark",
         metavar="NAME",
-        help="benchmark name for pyperf, Google Benchmark or criterion results (default: file or group name)",
+        help="benchmark name for pyperf, Google Benchmark, criterion or asv results (default: file or group "
+        "name; for asv, 'benchmarks', as perflab run names a suite in asv's default benchmark_dir)",
     )
     parser.add_argument("--contender", metavar="NAME", help="contender name for pyperf files (default: file name)")
     store_options(parser, saves=False)

@@ -23,11 +23,14 @@ from perflab.cli.support.options import (
     EXIT_OK,
     add_verb,
     allow_skipped_option,
+    bench_option,
     check_outputs,
     db_path,
     exit_code,
     fuzz_option,
+    say,
     select,
+    select_matching,
     store_options,
     timing_options,
     timing_settings,
@@ -47,10 +50,16 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab run json_dumps --case NESTED --contender json_stdlib,orjson",
         "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
         "perflab run bench.py --pyperf pyperf-out/  &&  pyperf compare_to pyperf-out/a.json pyperf-out/b.json",
+        "perflab run asv.conf.json -b 'TimeSuite.time_keys'    # an asv suite, unchanged",
     )
-    parser.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
+    parser.add_argument(
+        "benchmark",
+        nargs="?",
+        help="a benchmark file, an asv suite (its benchmark directory or asv.conf.json), or a built-in's name",
+    )
     command_options.add_options(parser)  # or --command CMD ...: programs, without a file
     parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
+    bench_option(parser)
     parser.add_argument(
         "--contender",
         action="append",
@@ -77,7 +86,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     path = command_options.benchmark_path(args)
     benchmark = load_benchmark(path)
-    cases = select(args.case, benchmark.cases, "case", str(path))
+    for note in benchmark.notes:
+        say(err, f"perflab run: {note}")
+    cases = select_matching(select(args.case, benchmark.cases, "case", str(path)), args.bench, str(path))
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
     if benchmark.reference.name not in contenders:  # everything is measured against it
         contenders.insert(0, benchmark.reference.name)

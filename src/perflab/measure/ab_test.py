@@ -10,6 +10,7 @@ everything interleaved.
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import subprocess
 import time
@@ -24,6 +25,7 @@ from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots
+from perflab.option_types import matching
 from perflab.results.model import RunResult
 
 
@@ -40,6 +42,7 @@ class Request:
     benchmark: Path
     settings: Settings
     cases: list[str] | None = None
+    case_patterns: list[re.Pattern[str]] | None = None  # -b: only the cases these find
     contenders: list[str] | None = None  # contenders mode: these against the reference
     revisions: list[str] | None = None  # revisions mode
     pythons: list[str] | None = None  # interpreters mode
@@ -56,7 +59,10 @@ def compare(request: Request, listener: Listener) -> RunResult:
         raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
     with _sides(request) as sides:
         names = {side.name: _describe(side, request.settings) for side in sides}
-        cases = _common_cases(request.cases, names)[: request.case_limit]
+        try:
+            cases = matching(_common_cases(request.cases, names), request.case_patterns)[: request.case_limit]
+        except ValueError as error:
+            raise CompareError(str(error)) from None
         fuzz_started = time.monotonic()
         prior = (
             difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples)

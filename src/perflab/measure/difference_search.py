@@ -17,7 +17,7 @@ from typing import Any
 from perflab.bench.protocol import Job, fuzz_job
 from perflab.bench.worker import contender_lines
 from perflab.bench.worker.fuzz import GENERATED_KINDS, PATTERNS, STATEFUL_PATTERNS
-from perflab.measure.equivalence import not_installed
+from perflab.measure.equivalence import skip_reason
 from perflab.measure.launcher import JobOutcome, run_job
 from perflab.measure.parallel_checks import side_by_side
 from perflab.measure.sides import Side
@@ -98,7 +98,7 @@ def fuzz_contender(
         raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; choose from {', '.join(STATEFUL_PATTERNS)}")
     outcome = run_job(fuzz_job(str(file), contender, sys_path or [], reference, examples, seed, patterns))
     if not outcome.ok:
-        skipped = not_installed(outcome)
+        skipped = skip_reason(outcome)
         if skipped:
             return FuzzResult(contender, SKIPPED, skipped)
         where = f" ({outcome.location})" if outcome.location else ""

@@ -133,7 +133,7 @@ def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivale
 
 def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> Equivalence:
     if not outcome.ok:
-        skipped = not_installed(outcome)
+        skipped = skip_reason(outcome)
         status = SKIPPED if skipped else ERROR
         where = f" ({outcome.location})" if outcome.location and not skipped else ""
         return Equivalence(case, name, status, (skipped or outcome.error or "") + where)
@@ -158,10 +158,13 @@ def _verdict(case: str, name: str, is_reference: bool, outcome: JobOutcome) -> E
     return Equivalence(case, name, REFERENCE if is_reference else EQUIVALENT, note=check["note"], comparator=comparator)
 
 
-def not_installed(outcome: JobOutcome) -> str | None:
+def skip_reason(outcome: JobOutcome) -> str | None:
     """ "skipped: not installed (...)" when the contender's set-up found a declared optional
-    dependency missing (perflab.bench.optional); else None: any other ImportError is an error."""
+    dependency missing (perflab.bench.optional), "skipped: ..." when the benchmark itself skips the
+    case (an asv setup's NotImplementedError); else None: any other ImportError is an error."""
     errors = outcome.of("error")
     if errors and errors[0].get("missing"):
         return f"skipped: not installed ({errors[0]['detail']})"
+    if errors and errors[0].get("skipped"):
+        return f"skipped: {errors[0]['skipped']}"
     return None

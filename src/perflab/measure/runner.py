@@ -101,6 +101,8 @@ def benchmark_metadata(benchmark: Benchmark, cases: list[str]) -> dict[str, Any]
     described: dict[str, Any] = {}
     if benchmark.description:
         described["description"] = benchmark.description
+    if benchmark.notes:
+        described["notes"] = benchmark.notes
     case_metadata = {name: benchmark.cases[name].metadata for name in cases if benchmark.cases[name].metadata}
     if case_metadata:
         described["cases"] = case_metadata
@@ -177,10 +179,15 @@ def run_sides(
 
 
 def _file_hash(path: str) -> str | None:
+    """The benchmark file's hash, or of every Python file of an asv suite's directory."""
+    files = sorted(Path(path).rglob("*.py")) if Path(path).is_dir() else [Path(path)]
+    digest = hashlib.sha256()
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        for file in files:
+            digest.update(file.read_bytes())
     except OSError:
         return None
+    return digest.hexdigest()
 
 
 def _mark_unmeasurable(result: RunResult) -> None:

@@ -58,7 +58,7 @@ def checkouts(benchmark: Path, revisions: list[str]) -> Iterator[dict[str, Path]
                 raise RevisionError(f"revision {revision!r}: {error}") from None
             created.append(directory)
             files[revision] = directory / relative
-            if not files[revision].is_file():
+            if not files[revision].exists():  # a file, or an asv suite's benchmark directory
                 raise RevisionError(f"{relative} does not exist at revision {revision!r}")
         yield files
     finally:  # Ctrl-C and errors included

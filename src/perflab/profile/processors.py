@@ -32,9 +32,13 @@ _WORKER_FILES = tuple(
     os.path.join("perflab", *parts)
     for parts in (("bench", "worker", "region.py"), ("bench", "worker", "jobs.py"), ("worker.py",))
 )
-# perflab's own frames that a pyperf script's benchmark runs under (its Runner-compatible recorder):
-# harness, not operation, like the worker's loop.
-_RECORDER_FILES = (os.path.join("perflab", "bench", "pyperf_script.py"), os.path.join("perflab", "pyperf_script.py"))
+# perflab's own frames that a pyperf script's benchmark (its Runner-compatible recorder) or an asv
+# suite's runs under: harness, not operation, like the worker's loop.
+_RECORDER_FILES = (
+    os.path.join("perflab", "bench", "pyperf_script.py"),
+    os.path.join("perflab", "pyperf_script.py"),
+    os.path.join("perflab", "bench", "asv_suite.py"),
+)
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 

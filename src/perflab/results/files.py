@@ -1,5 +1,6 @@
 """Results files in and out of the store: perflab's own JSON, and pyperf JSON (perflab.results.pyperf);
-in only: Google Benchmark JSON and criterion.rs directories (perflab.results.import_gbench, import_criterion)."""
+in only: Google Benchmark JSON, criterion.rs directories and asv results (perflab.results.import_gbench,
+import_criterion, import_asv)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from perflab.results import import_criterion, import_gbench, pyperf
+from perflab.asv_config import DEFAULT_BENCHMARK_DIR
+from perflab.results import import_asv, import_criterion, import_gbench, pyperf
 from perflab.results.model import SCHEMA, RunResult
 
 
@@ -38,6 +40,11 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
             raise ResultsFileError(
                 f"{path}: not a valid perflab results file (a field has the wrong type or value: {error})"
             ) from None
+    if import_asv.is_asv_results(data):
+        try:
+            return import_asv.load(path, data, benchmark or DEFAULT_BENCHMARK_DIR)
+        except (import_asv.NotAsvResults, KeyError, TypeError, ValueError) as error:
+            raise ResultsFileError(f"{path}: not asv results perflab can read ({error})") from None
     if import_gbench.is_gbench(data):
         try:
             return import_gbench.from_json(data, benchmark or path.stem, str(path))

@@ -244,9 +244,17 @@ class RunResult:
 
     @property
     def skips(self) -> list[str]:
-        """One line per contender not measured because something it needs is not installed here."""
-        reasons = {c.contender: c.skipped for c in self.cells if c.skipped}
-        return [f"{contender}: {reason}" for contender, reason in reasons.items()]
+        """One line per contender and reason it was not measured (something it needs is not
+        installed here, or the benchmark skips a case), naming the cases unless it is all of them."""
+        cases: dict[tuple[str, str], list[str]] = {}
+        for cell in self.cells:
+            if cell.skipped:
+                cases.setdefault((cell.contender, cell.skipped), []).append(cell.case)
+        every = len({cell.case for cell in self.cells})
+        return [
+            f"{contender}{'' if len(skipped) == every else ' on ' + ', '.join(skipped)}: {reason}"
+            for (contender, reason), skipped in cases.items()
+        ]
 
     def to_json(self, shown: bool = True) -> dict[str, Any]:
         """Every field, and beside each comparison and geometric mean what the outputs show for it

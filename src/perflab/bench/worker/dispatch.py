@@ -73,6 +73,7 @@ def _run_job(commands: TextIO, events: EventStream) -> ErrorEvent | None:
             exception=type(error.error).__name__,
             detail=str(error.error),
             missing=error.missing,
+            skipped=error.skipped,
         )
     except SystemExit as error:  # only user code calls it in here
         return ErrorEvent(

@@ -49,8 +49,18 @@ def measured_region_fresh(operation: Callable[[Any], Any], arguments: list[Any])
 
 
 def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:
-    """The number of calls that makes one value last about ``value_time`` seconds."""
-    return calibrate_region(lambda loops: measured_region(operation, argument, loops), value_time, _MAX_LOOPS)
+    """The number of calls that makes one value last about ``value_time`` seconds, at most ``max_loops``."""
+    limit = max_loops(operation, argument)
+    if limit == 1:
+        return 1  # nothing to size (and a call may be a whole process: asv's timeraw_)
+    return calibrate_region(lambda loops: measured_region(operation, argument, loops), value_time, limit)
+
+
+def max_loops(operation: Callable[[Any], Any], argument: Any) -> int:
+    """The most calls one value may make: the operation's ``max_loops(argument)`` when it has one
+    (an asv benchmark's ``number``: calls that may share what its setup built), else no limit."""
+    limit = getattr(operation, "max_loops", None)
+    return (limit(argument) if limit is not None else None) or _MAX_LOOPS
 
 
 def calibrate_region(region: Callable[[int], float], value_time: float, max_loops: int) -> int:

@@ -13,7 +13,7 @@ from typing import TextIO
 from perflab.bench.protocol import IntegrityEvent, TimeJob, TimingReadyEvent, ValueEvent
 from perflab.bench.worker import integrity, timing_checks
 from perflab.bench.worker.events import EventStream
-from perflab.bench.worker.region import calibrate, calibrate_region, measured_region, measured_region_fresh
+from perflab.bench.worker.region import calibrate, calibrate_region, max_loops, measured_region, measured_region_fresh
 from perflab.bench.worker.user_code import UserCodeError, fresh_input, load_case
 
 # CPU time used outside the timed thread beyond this share of the elapsed time (plus a little for
@@ -92,7 +92,10 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
             def value(loops: int) -> float:
                 return measured_region(operation, argument, loops)
 
-            loops = job.get("loops") or calibrate(operation, argument, job["value_time"])
+            # The parent re-sizes loops from the last round's values; the operation's limit still holds.
+            loops = min(
+                max_loops(operation, argument), job.get("loops") or calibrate(operation, argument, job["value_time"])
+            )
         floor = timing_checks.floor(
             lambda function, calls: (
                 measured_region_fresh(function, [argument] * calls)

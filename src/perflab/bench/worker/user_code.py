@@ -9,7 +9,7 @@ import traceback
 from typing import Any
 
 from perflab.bench.loading import load_benchmark
-from perflab.bench.optional import missing_dependency
+from perflab.bench.optional import Skipped, missing_dependency
 from perflab.bench.spec import Benchmark, Case, Contender
 from perflab.bench.worker import integrity
 
@@ -22,6 +22,7 @@ class UserCodeError(Exception):
         # A program's failure (perflab.bench.commands) is not at a line of Python.
         self.location = None if getattr(error, "without_location", False) else location_in(error, path)
         self.missing = missing_dependency(error)  # a declared optional dependency not installed here
+        self.skipped = str(error) if isinstance(error, Skipped) else None  # the benchmark skips this case
         super().__init__(f"{role} {name!r} raised {type(error).__name__}: {error}")
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import re
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab.option_types import percentage, seconds, whole_number
+from perflab.option_types import matching, percentage, regex, seconds, whole_number
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -50,9 +51,13 @@ def examples_text(*lines: str) -> str:
     return "examples:\n" + textwrap.indent("\n".join(lines), "  ")
 
 
+# A comma before a closing bracket is inside one name: an asv case, ``module.time_x(10, 'a')``.
+_NAME_SEPARATOR = re.compile(r",(?![^()\[\]]*[)\]])")
+
+
 def names(items: Iterable[str] | None) -> list[str]:
     """Names given as repeated and/or comma-separated options, in order, without blanks."""
-    return [name.strip() for item in items or [] for name in item.split(",") if name.strip()]
+    return [name.strip() for item in items or [] for name in _NAME_SEPARATOR.split(item) if name.strip()]
 
 
 def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, where: str) -> list[str]:
@@ -71,11 +76,18 @@ def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, 
 
 
 def resolve_benchmark(name_or_path: str) -> Path:
-    """A path to a benchmark file (or pyperf script), ``pyperformance:NAME``, or a built-in's name."""
-    from perflab import builtins, pyperformance_benchmarks
+    """A path to a benchmark file (or pyperf script), an asv suite (its benchmark directory, its
+    asv.conf.json, or the directory holding that), ``pyperformance:NAME``, or a built-in's name."""
+    from perflab import asv_config, builtins, pyperformance_benchmarks
 
     path = Path(name_or_path)
-    if path.is_file():
+    config = path / asv_config.CONFIG_NAME if path.is_dir() else path
+    if config.is_file() and config.suffix == ".json":
+        try:
+            return asv_config.benchmark_dir(config)
+        except asv_config.AsvConfigError as error:
+            raise UsageError(str(error)) from None
+    if path.is_file() or path.is_dir():
         return path.resolve()
     if name_or_path.startswith(pyperformance_benchmarks.PREFIX):  # a script of the installed suite
         return pyperformance_benchmarks.path_of(name_or_path, UsageError)
@@ -85,6 +97,25 @@ def resolve_benchmark(name_or_path: str) -> Path:
     raise UsageError(
         f"{name_or_path}: no such benchmark file or built-in benchmark (built-ins: {', '.join(builtins.names())})"
     )
+
+
+def bench_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-b",
+        "--bench",
+        action="append",
+        type=regex,
+        metavar="REGEX",
+        help="only the cases whose name matches REGEX (re.search, as asv's -b; repeat: any of them)",
+    )
+
+
+def select_matching(cases: list[str], patterns: list[re.Pattern[str]] | None, where: str) -> list[str]:
+    """The cases ``-b`` selects; none is a usage error."""
+    try:
+        return matching(cases, patterns)
+    except ValueError as error:
+        raise UsageError(f"{where}: {error}") from None
 
 
 # ---- timing -------------------------------------------------------------------------------------
