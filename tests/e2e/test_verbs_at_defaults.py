@@ -169,6 +169,7 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
     lab.start("run", "run", "bench.py", db=lab.store)
     lab.start("compare", "compare", "bench.py")
     lab.start("check", "check", "bench.py", "--against", "HEAD", cwd=lab.repo)
+    lab.start("qualify", "qualify", "bench.py")
     lab.start("bisect", "bisect", "bench.py", "--good", "HEAD~1", "--bad", "HEAD", cwd=lab.repo)
     # demo's default trio takes minutes on a loaded machine; one named built-in, every option at its default.
     lab.start("demo", "demo", "http_parse")
@@ -257,6 +258,10 @@ def test_compare(lab):
 
 def test_check(lab):
     clean(lab.result("check"), 0, "HEAD")
+
+
+def test_qualify(lab):
+    clean(lab.result("qualify"), 0, "what this runner can detect: hold")
 
 
 def test_bisect(lab):

@@ -63,3 +63,14 @@ def repo(tmp_path_factory):
         assert process.returncode == 0, process.stderr
         assert "stored as run" in process.stderr
     return repo, commits, env
+
+
+def committed_project(path):
+    """A fresh git repository at ``path`` holding the benchmark in one commit (a working tree equal to it)."""
+    from support.git_repos import git_repository
+
+    git = git_repository(path)
+    (path / "bench.py").write_text(textwrap.dedent(BENCH.format(work=200, message="first")))
+    git("add", "bench.py")
+    git("commit", "-q", "-m", "benchmark")
+    return path

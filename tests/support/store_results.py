@@ -54,6 +54,7 @@ def synthetic_result(
 # What each schema version added, undone: a store written by this perflab, turned into the store an
 # older perflab (schema ``version``) would have written, for the migration tests.
 _ADDED_BY_VERSION = {
+    6: ["DROP INDEX qualifications_by_machine", "DROP TABLE qualifications"],
     5: ["ALTER TABLE runs DROP COLUMN commit_generation", "ALTER TABLE measurements DROP COLUMN struck"],
     4: [
         "DROP INDEX runs_by_uid",

@@ -36,6 +36,7 @@ import numpy as np
 
 from perflab.analysis import estimates, intervals
 from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
+from perflab.analysis.detectable import Qualification
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult
 from perflab.results.quantities import SLOWER, Comparison, Interval
@@ -103,6 +104,9 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)  # e.g. different machines
     instructions: list[InstructionCheck] = field(default_factory=list)  # with --metric instructions
     instructions_threshold: float = 0.0
+    # What this machine can detect (perflab qualify), said beside every "no detectable difference"
+    # of a paired check; None: not qualified, or an unpaired check (the floor is the paired gate's).
+    qualification: Qualification | None = None
 
     @property
     def regressions(self) -> list[CellCheck]:
@@ -206,22 +210,21 @@ def paired_comparison(comparison: Comparison, threshold: float) -> GateCompariso
     return GateComparison(comparison.ratio, comparison.p_value, test.p_above(math.log1p(threshold)), (n, n))
 
 
+def decide(comparisons: Sequence[GateComparison], alpha: float, min_effect: float) -> list[str]:
+    """The gate's verdicts of compared cells, with the Benjamini-Hochberg correction across all of them."""
+    p_changes = intervals.benjamini_hochberg([c.p_change for c in comparisons])
+    p_regressions = intervals.benjamini_hochberg([c.p_regression for c in comparisons])
+    return [
+        _verdict(comparison, p_change, p_regression, alpha, min_effect)
+        for comparison, p_change, p_regression in zip(comparisons, p_changes, p_regressions)
+    ]
+
+
 def _decide(result: CheckResult, rows: list[tuple[str, str, Cell, Cell, GateComparison]], min_effect: float) -> None:
-    """Verdicts for (case, contender, baseline cell, current cell, comparison) rows, with the
-    Benjamini-Hochberg correction across all of them."""
-    p_changes = intervals.benjamini_hochberg([row[4].p_change for row in rows])
-    p_regressions = intervals.benjamini_hochberg([row[4].p_regression for row in rows])
-    for (case, contender, before, after, comparison), p_change, p_regression in zip(rows, p_changes, p_regressions):
-        result.cells.append(
-            CellCheck(
-                case,
-                contender,
-                _median(before),
-                _median(after),
-                comparison,
-                _verdict(comparison, p_change, p_regression, result.alpha, min_effect),
-            )
-        )
+    """Verdicts for (case, contender, baseline cell, current cell, comparison) rows."""
+    verdicts = decide([row[4] for row in rows], result.alpha, min_effect)
+    for (case, contender, before, after, comparison), verdict in zip(rows, verdicts):
+        result.cells.append(CellCheck(case, contender, _median(before), _median(after), comparison, verdict))
 
 
 def check_instructions(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from perflab.analysis import gate
+    from perflab.analysis.detectable import Qualification
     from perflab.bench.spec import Benchmark
+    from perflab.github import PullRequest
     from perflab.results.model import RunResult
 
 
@@ -73,6 +76,18 @@ def register(verbs: argparse._SubParsersAction) -> None:
     bench_option(parser)
     parser.add_argument("--contender", action="append", metavar="NAME", help="only these contenders")
     parser.add_argument("--markdown", metavar="FILE", help="also write the Markdown summary to FILE")
+    parser.add_argument(
+        "--comment",
+        choices=["github"],
+        help="also post the summary as the pull request's perflab comment, one per benchmark, updated on "
+        "every push (GITHUB_TOKEN, GITHUB_REPOSITORY and the pull request of GITHUB_EVENT_PATH, as Actions sets them)",
+    )
+    parser.add_argument(
+        "--pr",
+        type=whole_number(1, 10**12),
+        metavar="NUMBER",
+        help="with --comment github: the pull request (default: the one of the workflow's event)",
+    )
     parser.add_argument(
         "--confirm",
         type=whole_number(0, 100),
@@ -117,6 +132,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             None if args.no_store else db_path(args, path),
         ),
     )
+    pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
     baseline = _baseline(args, path, benchmark.name, counting)
     chosen = select(args.case, benchmark.cases, "case", str(path)) if args.case or args.bench else None
     cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
@@ -154,6 +170,17 @@ def run(args: argparse.Namespace, err: Console) -> int:
         if not checked.regressions:
             break
     assert checked is not None  # the loop measures at least once
+    if checked.paired:
+        checked.qualification = qualified = _qualification(args, path, benchmark.name, runs)
+        if qualified and (qualified.max_time, qualified.alpha, qualified.min_effect) != (
+            args.max_time,
+            args.alpha,
+            args.min_effect,
+        ):
+            checked.notes.append(
+                f"this runner was qualified at --max-time {qualified.max_time:g} --alpha {qualified.alpha:.2%} "
+                f"--min-effect {qualified.min_effect:.2%}, not this check's: what it detects is said for those"
+            )
     if counting:
         gate.check_instructions(checked, baseline.instruction_counts(first_runs), args.instructions_threshold)
     summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
@@ -164,9 +191,61 @@ def run(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(
             f"{args.against}: no (case, contender) in common with this run of {benchmark.name}; nothing to compare"
         )
+    if pull_request is not None:
+        _comment(pull_request, checked, benchmark.name, baseline.description, baseline.current(runs), err)
     if checked.regressions or checked.instruction_regressions or failed:
         return EXIT_FAILURES
     return EXIT_OK if stored else EXIT_BAD_INPUT
+
+
+def _pull_request(args: argparse.Namespace) -> PullRequest | None:
+    """Where ``--comment github`` posts; None without it."""
+    from perflab.github import GitHubError, PullRequest
+
+    if args.pr is not None and args.comment is None:
+        raise UsageError("--pr is for --comment github; add --comment github")
+    if args.comment is None:
+        return None
+    try:
+        return PullRequest.from_environment(args.pr)
+    except GitHubError as error:
+        raise UsageError(str(error)) from None
+
+
+def _comment(
+    pull_request: PullRequest, checked: gate.CheckResult, name: str, baseline: str, current: str, err: Console
+) -> None:
+    """The pull request's comment for this benchmark, created or updated, linking to this workflow run."""
+    from rich.markup import escape
+
+    from perflab.github import GitHubError
+    from perflab.render import markdown
+
+    links = {}
+    server, run_id = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_RUN_ID")
+    if server and run_id:
+        links["this workflow run: its summary and artifacts"] = (
+            f"{server}/{pull_request.repository}/actions/runs/{run_id}"
+        )
+    body = markdown.render_comment(checked, name, baseline, current, links)
+    try:
+        url = pull_request.upsert_comment(markdown.comment_marker(name), body)
+    except GitHubError as error:  # (the runs are stored and the summary written already)
+        raise UsageError(str(error)) from None
+    err.print(f"[dim]pull request comment: {escape(url)}[/]")
+
+
+def _qualification(args: argparse.Namespace, path: Path, name: str, runs: list[RunResult]) -> Qualification | None:
+    """What ``perflab qualify`` stored for this benchmark on this machine, if it did."""
+    from perflab.results.store import Store, StoreError
+
+    if not runs:
+        return None
+    try:  # (a store that cannot be used was reported when the runs were saved)
+        with Store.open(db_path(args, path), create=False) as store:
+            return store.qualification(name, runs[0].metadata.get("machine") or {})
+    except StoreError:
+        return None
 
 
 def _metric_errors(run: RunResult) -> list[str]:

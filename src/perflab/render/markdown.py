@@ -2,17 +2,60 @@
 
 from __future__ import annotations
 
+import hashlib
+import math
 import re
 
-from perflab.analysis.gate import REGRESSION, CheckResult
+from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
 from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
+from perflab.results.quantities import NO_DIFFERENCE
 from perflab.units import format_percent, format_ratio, format_time, format_times
 
 
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
     """``baseline``/``current``: one-line Markdown descriptions of the two runs (commit, source),
     user strings in them already escaped (see ``code``)."""
+    return "\n".join(_check_lines(check, benchmark, baseline, current, check.cells, [])) + "\n"
+
+
+# The rows a pull-request comment shows open; the rest are folded (a suite has hundreds of cells).
+COMMENT_ROWS = 10
+
+
+def comment_marker(benchmark: str) -> str:
+    """The hidden line that finds a benchmark's comment again on every push (the name hashed: a
+    name holding ``-->`` must not end the HTML comment)."""
+    return f"<!-- perflab check {hashlib.sha256(benchmark.encode()).hexdigest()[:16]} -->"
+
+
+def render_comment(
+    check: CheckResult, benchmark: str, baseline: str, current: str, links: dict[str, str], rows: int = COMMENT_ROWS
+) -> str:
+    """The sticky pull-request comment: the check's summary with regressions, then the largest
+    changes, first; beyond ``rows`` cells the rest folded; ``links``: text -> address (the workflow
+    run, its artifacts)."""
+    order = sorted(check.cells, key=lambda cell: (cell.verdict != REGRESSION, -_size(cell.comparison.ratio.value)))
+    lines = [comment_marker(benchmark), *_check_lines(check, benchmark, baseline, current, order[:rows], order[rows:])]
+    if links:
+        lines.append("")
+        lines.append(" · ".join(f"[{_cell(text)}]({_address(url)})" for text, url in links.items()))
+    return "\n".join(lines) + "\n"
+
+
+def _size(ratio: float) -> float:
+    """How large a change is, either direction (0: none measured)."""
+    return abs(math.log(ratio)) if math.isfinite(ratio) and ratio > 0 else 0.0
+
+
+def _address(url: str) -> str:
+    """A link target that cannot end the link or hold a space."""
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+
+
+def _check_lines(
+    check: CheckResult, benchmark: str, baseline: str, current: str, shown: list[CellCheck], folded: list[CellCheck]
+) -> list[str]:
     regressions = len(check.regressions) + len(check.instruction_regressions)
     thresholds = f"{_threshold(check.threshold)} slower" + (
         f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else ""
@@ -21,23 +64,25 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         headline = f"### :x: perflab: {regressions} regression(s), more than {thresholds}, in {code(benchmark)}"
     else:
         headline = f"### :white_check_mark: perflab: no regression (more than {thresholds}) in {code(benchmark)}"
-    lines = [
-        headline,
-        "",
-        f"Baseline: {baseline}  ",
-        f"Current: {current}",
-        "",
-        "| case | contender | baseline | current | current vs baseline [95% CI] | verdict |",
-        "|---|---|---:|---:|---:|---|",
-    ]
-    for cell in check.cells:
-        ratio = cell.comparison.ratio
-        change = format_ratio(ratio.value, ratio.low, ratio.high)
-        lines.append(
-            f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
-            f"{format_time(cell.current)} | {change} | {_verdict(cell.verdict)} |"
-        )
-    lines.append("")
+    lines = [headline, "", f"Baseline: {baseline}  ", f"Current: {current}", "", *_time_table(check, shown), ""]
+    if folded:
+        lines += [
+            f"<details><summary>{len(folded)} more cell(s), smaller changes</summary>",
+            "",
+            *_time_table(check, folded),
+            "",
+            "</details>",
+            "",
+        ]
+    unqualified = check.paired and any(
+        cell.verdict == NO_DIFFERENCE and _detects(check, cell) is None for cell in check.cells
+    )
+    if unqualified:
+        lines += [
+            "What this runner can detect is not known for every cell: `perflab qualify` with this benchmark, "
+            'on this runner, says it beside every "no detectable difference".',
+            "",
+        ]
     if check.instructions:
         lines += [
             "Instructions per call (valgrind callgrind; range over the counted processes):",
@@ -77,7 +122,30 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         + ("the per-round ratios" if check.paired else "the per-process medians")
         + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>"
     )
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _time_table(check: CheckResult, cells: list[CellCheck]) -> list[str]:
+    lines = [
+        "| case | contender | baseline | current | current vs baseline [95% CI] | verdict |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for cell in cells:
+        ratio = cell.comparison.ratio
+        detects = _detects(check, cell) if cell.verdict == NO_DIFFERENCE else None
+        lines.append(
+            f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
+            f"{format_time(cell.current)} | {format_ratio(ratio.value, ratio.low, ratio.high)} | "
+            f"{_verdict(cell.verdict)}{f'; {detects}' if detects else ''} |"
+        )
+    return lines
+
+
+def _detects(check: CheckResult, cell: CellCheck) -> str | None:
+    """What this runner detects on the cell (paired checks only: the floor is the paired gate's)."""
+    if not check.paired or check.qualification is None:
+        return None
+    return check.qualification.detects(cell.case, cell.contender)
 
 
 def _threshold(threshold: float) -> str:

@@ -3,7 +3,8 @@
 Version 1: runs and their (case, contender) rows. 2: profiles kept with runs. 3: other metrics per
 call (instructions, memory) and change-point marks. 4: stable run ids, machines, and the outcome
 of queued jobs. 5: commit generations, which order histories, and the cells whose speed does not
-count (not equivalent, repeat-only). ``MIGRATIONS[i]`` upgrades a database at version i to version i + 1.
+count (not equivalent, repeat-only). 6: what each machine can detect (``perflab qualify``).
+``MIGRATIONS[i]`` upgrades a database at version i to version i + 1.
 """
 
 from __future__ import annotations
@@ -246,8 +247,26 @@ def _migrate_to_5(db: Database) -> None:
         )
 
 
+def _migrate_to_6(db: Database) -> None:
+    # What a machine can detect (perflab qualify): the floors of an A/A run of one benchmark,
+    # looked up by `perflab check` on the same machine. Not runs: an A/A is no point of a history.
+    db.script(
+        """
+        CREATE TABLE qualifications (
+            id              INTEGER PRIMARY KEY,
+            benchmark       TEXT NOT NULL,
+            machine_id      TEXT NOT NULL,       -- fingerprint of the machine it was measured on
+            created         REAL NOT NULL,       -- unix time
+            qualification   TEXT NOT NULL,       -- JSON: budget, settings, per (case, contender) noise and floor
+            run             TEXT NOT NULL        -- JSON: the A/A runs it was computed from
+        );
+        CREATE INDEX qualifications_by_machine ON qualifications (benchmark, machine_id, created)
+    """,
+    )
+
+
 # MIGRATIONS[i] upgrades a database at version i to version i + 1. Append, never edit.
-MIGRATIONS: list[Migration] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5]
+MIGRATIONS: list[Migration] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6]
 
 
 def schema_version() -> int:

@@ -20,6 +20,9 @@ no run's JSON, and keeps the marks (acknowledged / ignored) that people put on c
 Schema version 4 gives every run a stable id (``uid``, the hash of its result), so that merging
 stores never stores a run twice, lists the machines that ran them, by fingerprint, and keeps the
 outcome of queued jobs (``perflab submit``): one result per job, and why attempts failed.
+Schema version 5 orders histories by commit generation and marks the cells whose speed does not
+count; version 6 keeps what each machine can detect (``perflab qualify``), apart from the runs: an
+A/A run is no point of a benchmark's history.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.schema import MIGRATIONS, metric_rows, record_machine, run_uid, struck_rows
 
 if TYPE_CHECKING:  # imported when needed: results pulls in scipy, and the CLI imports this module
+    from perflab.analysis.detectable import Qualification
     from perflab.profile.model import Profile
     from perflab.results.model import RunResult
 
@@ -438,6 +442,33 @@ class Store:
         with self._errors():
             rows = self._db.execute("SELECT * FROM change_marks ORDER BY marked").fetchall()
         return [ChangeMark(*row) for row in rows]
+
+    def save_qualification(self, qualification: Qualification, runs: list[RunResult]) -> None:
+        """Keep what this machine can detect on a benchmark, with the A/A runs it comes from."""
+        row = [
+            qualification.benchmark,
+            machine_fingerprint(qualification.machine),
+            qualification.created or time.time(),
+            json.dumps(qualification.to_json()),
+            json.dumps([run.to_json(shown=False) for run in runs]),
+        ]
+        with self._writing():
+            self._db.insert(
+                "INSERT INTO qualifications (benchmark, machine_id, created, qualification, run) VALUES (?, ?, ?, ?, ?)",
+                row,
+            )
+
+    def qualification(self, benchmark: str, machine: dict) -> Qualification | None:
+        """The latest qualification of ``benchmark`` on the machine of ``machine`` (a run's metadata), if any."""
+        from perflab.analysis.detectable import Qualification
+
+        with self._errors():
+            row = self._db.execute(
+                "SELECT qualification, created FROM qualifications WHERE benchmark = ? AND machine_id = ? "
+                "ORDER BY created DESC, id DESC",
+                [benchmark, machine_fingerprint(machine)],
+            ).fetchone()
+        return Qualification.from_json(json.loads(row[0]), row[1]) if row else None
 
     def profiles_of_run(self, run_id: int) -> list[tuple[str, str]]:
         """(case, contender) of every profile stored with run ``run_id``."""

@@ -1,0 +1,116 @@
+"""The floor ``perflab qualify`` states, checked by simulation with fixed seeds: one trial is an A/A
+run (the qualification) and then a paired gate run with a slowdown injected relative to the floor
+that A/A stated, both through perflab's own estimates, stopping rule and gate verdicts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from perflab.analysis import detectable, estimates, gate
+from perflab.results.quantities import Comparison
+
+ALPHA, MIN_EFFECT, THRESHOLD, PRECISION = 0.01, 0.01, 0.05, 0.01  # perflab check's defaults
+VALUES = 20  # values per worker and round, as the runner asks for
+MIN_ROUNDS = 5
+
+Noise = Callable[[np.random.Generator], float]
+# A slowdown is detected when the gate calls it slower: within the threshold, or beyond it.
+DETECTED = (gate.SLOWER_WITHIN_THRESHOLD, gate.REGRESSION)
+
+
+def gaussian(sigma: float) -> Noise:
+    return lambda rng: sigma * rng.normal()
+
+
+def heavy_tailed(sigma: float) -> Noise:
+    """Student t with 3 degrees of freedom scaled to standard deviation ``sigma``: now and then a
+    round whose two workers landed on very different states of the machine."""
+    return lambda rng: sigma * rng.standard_t(3) / math.sqrt(3)
+
+
+def measured(rng: np.random.Generator, log_change: float, noise: Noise, max_rounds: int) -> Comparison:
+    """One paired run of one cell: rounds of time-adjacent values (the machine's speed drifts between
+    rounds and moves both sides alike), until the ratio's interval is within PRECISION after
+    MIN_ROUNDS rounds, or the budget's ``max_rounds`` rounds are spent (the runner's stopping rule)."""
+    reference: dict[int, list[float]] = {}
+    contender: dict[int, list[float]] = {}
+    for round_number in range(max_rounds):
+        speed = 1e-5 * math.exp(rng.normal(0, 0.2))
+        pairs = speed * np.exp(rng.normal(0, 0.01, VALUES))
+        shift = log_change + noise(rng)  # this round's processes: layout, hash seed, CPU state
+        reference[round_number] = list(pairs * np.exp(rng.normal(0, 0.005, VALUES)))
+        contender[round_number] = list(pairs * math.exp(shift) * np.exp(rng.normal(0, 0.005, VALUES)))
+        if round_number + 1 >= MIN_ROUNDS and precise(estimates.compare_paired(reference, contender)):
+            break
+    return estimates.compare_paired(reference, contender)
+
+
+def precise(comparison: Comparison) -> bool:
+    return comparison.ratio.relative_half_width <= PRECISION
+
+
+def gate_verdicts(rng: np.random.Generator, log_changes: list[float], noise: Noise, max_rounds: int) -> list[str]:
+    """The gate over several cells measured now, one of them perhaps changed."""
+    compared = [gate.paired_comparison(measured(rng, change, noise, max_rounds), THRESHOLD) for change in log_changes]
+    return gate.decide(compared, ALPHA, MIN_EFFECT)
+
+
+def floor_of(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: int) -> float:
+    """What ``perflab qualify`` states after one A/A run: the smallest ratio detected with 80% power."""
+    aa = measured(rng, 0.0, noise, max_rounds)
+    return detectable.floor_of("C", "x", aa, ALPHA, MIN_EFFECT, cells).change
+
+
+def detection_rate(
+    noise: Noise, max_rounds: int, scale: float, trials: int, seed: int, cells: int = 1
+) -> tuple[float, float]:
+    """Share of trials whose gate calls a slowdown of ``floor ** scale`` (on a log scale: 1.05 is
+    5% beyond the floor) "slower", the floor taken from the trial's own A/A run; and the median floor."""
+    rng = np.random.default_rng(seed)
+    detected, floors = 0, []
+    for _ in range(trials):
+        floor = floor_of(rng, noise, max_rounds, cells)
+        floors.append(floor)
+        changes = [scale * math.log(floor)] + [0.0] * (cells - 1)
+        detected += gate_verdicts(rng, changes, noise, max_rounds)[0] in DETECTED
+    return detected / trials, float(np.median(floors))
+
+
+SCENARIOS = {
+    # 2% per round, a budget of 10 rounds: the budget, not the precision, stops the runs.
+    "noisy, budget-bound": (gaussian(0.02), 10, 1),
+    # 0.8% per round: the 1% precision is reached after 5-8 rounds.
+    "quiet, precision-bound": (gaussian(0.008), 40, 1),
+    # Heavy-tailed rounds, 20 of them, and a gate of two cells (the floor is for one change among them).
+    "heavy tails, two cells": (heavy_tailed(0.015), 20, 2),
+}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_slowdown_just_above_the_stated_floor_is_detected_at_least_80_percent_of_the_time(scenario):
+    noise, max_rounds, cells = SCENARIOS[scenario]
+    rate, floor = detection_rate(noise, max_rounds, 1.05, trials=200, seed=11, cells=cells)
+    assert floor > 1 + MIN_EFFECT  # the floor says something beyond the minimum effect
+    # Asking for 80% of the observed trials (not the binomial bound below a true 80%) holds the
+    # floor to what it promises.
+    assert rate >= 0.80, f"{scenario}: detected {rate:.0%} just above the floor (median floor {floor:.4f})"
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_floor_is_not_a_loose_bound_half_of_it_is_missed_often(scenario):
+    noise, max_rounds, cells = SCENARIOS[scenario]
+    rate, _ = detection_rate(noise, max_rounds, 0.5, trials=100, seed=12, cells=cells)
+    assert rate < 0.80, f"{scenario}: detected {rate:.0%} at half the floor"
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_identical_code_fails_the_gate_at_most_one_percent_of_the_time(scenario):
+    noise, max_rounds, cells = SCENARIOS[scenario]
+    rng = np.random.default_rng(13)
+    trials = 200
+    failed = sum(gate.REGRESSION in gate_verdicts(rng, [0.0] * cells, noise, max_rounds) for _ in range(trials))
+    assert failed / trials <= 0.01
