@@ -17,6 +17,7 @@ from typing import Any
 from perflab.bench.protocol import Job, fuzz_job
 from perflab.bench.worker import contender_lines
 from perflab.bench.worker.fuzz import PATTERNS, STATEFUL_PATTERNS
+from perflab.measure.budget import Budget
 from perflab.measure.equivalence import not_installed
 from perflab.measure.launcher import JobOutcome, run_job
 from perflab.measure.parallel_checks import side_by_side
@@ -117,10 +118,12 @@ def fuzz_contender(
     )
 
 
-def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES) -> list[Equivalence]:
+def fuzz_sides(
+    sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES, budget: Budget | None = None
+) -> list[Equivalence]:
     """Fuzz every contender of ``sides`` (contenders of one file; ``sides[0]`` is the reference)
-    side by side, one worker each: the verdicts, under case FUZZING_CASE, that ``run`` and
-    ``compare`` put beside the declared cases'."""
+    side by side, one worker each, within the run's ``budget``: the verdicts, under case
+    FUZZING_CASE, that ``run`` and ``compare`` put beside the declared cases'."""
     reference = sides[0]
     fuzzed = side_by_side(
         [
@@ -129,7 +132,7 @@ def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPL
                 side.file,
                 side.contender,
                 reference.contender,
-                functools.partial(_run_on, side, timeout),
+                functools.partial(_run_on, side, timeout, budget),
                 examples=examples,
             )
             for side in sides[1:]
@@ -149,5 +152,5 @@ def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPL
     return verdicts
 
 
-def _run_on(side: Side, timeout: float, job: Job) -> JobOutcome:
-    return run_job(job, timeout, side.python)
+def _run_on(side: Side, timeout: float, budget: Budget | None, job: Job) -> JobOutcome:
+    return run_job(job, timeout, side.python, budget=budget)

@@ -8,9 +8,10 @@ a CPU changes by tens of percent over a fraction of a second; see benchmarks/REA
 
 Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
 once the 95% interval of every ratio to the reference (or, alone, of its median) is within
-``precision``; the whole run stops when all cases have, or when ``max_time`` (counted from the
-first timing round) is spent: then at once, within one value (one call, for calls longer than a
-value), keeping what was measured.
+``precision``; the whole run stops when all cases have, or when ``max_time`` (the run's budget,
+counted from its start: checks and fuzzing use it too) is spent: then at once, keeping what was
+measured. A worker still busy then (a contender that hangs, in any phase) is stopped; its values
+are kept (perflab.measure.budget).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
 from perflab.measure import difference_search, metadata
+from perflab.measure.budget import Budget
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, StartWorker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
@@ -84,11 +86,9 @@ def run_benchmark(
     reference = benchmark.reference.name
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
     sides = contender_sides(file, ordered, settings.python)
-    fuzz_started = time.monotonic()
-    prior = difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples) if len(sides) > 1 else []
-    fuzz_seconds = time.monotonic() - fuzz_started
-    result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior)
-    result.equivalence_seconds += fuzz_seconds
+    budget = Budget.starting_now(settings.max_time)
+    prior = difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples, budget) if len(sides) > 1 else []
+    result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior, budget=budget)
     described = benchmark_metadata(benchmark, cases)
     if described:
         result.metadata["benchmark"] = described
@@ -116,13 +116,15 @@ def run_sides(
     prior_equivalence: Sequence[Equivalence] = (),
     start: StartWorker = WorkerProcess,
     clock: Callable[[], float] = time.monotonic,
+    budget: Budget | None = None,
 ) -> RunResult:
     """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
 
     ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
     there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
-    ``start`` starts the workers and ``clock`` (seconds) bounds the run by ``settings.max_time``:
-    the real ones but in tests of the runner's own rules (tests/unit/test_runner_rules.py).
+    ``budget``: the run's (``settings.max_time``), started before the fuzzing; None: it starts
+    here. ``start`` starts the workers and ``clock`` (seconds) bounds the rounds by what is left of
+    it: the real ones but in tests of the runner's own rules (tests/unit/test_runner_rules.py).
     """
     reference = sides[0]
     result = RunResult(
@@ -139,12 +141,13 @@ def run_sides(
     if any(not side.shares_process_with(reference) for side in sides):
         result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
-    started = clock()
+    budget = budget or Budget.starting_now(settings.max_time)
+    started = clock() - budget.spent()  # when the budget started (before the fuzzing), on ``clock``
     # Every worker loads the file afresh, so an edit during the run would mix two versions.
     hashes = {side.file: _file_hash(side.file) for side in sides}
 
     def job(spec: Job, side: Side, hash_seed: str | None) -> JobOutcome:
-        return run_job(spec, settings.timeout, side.python, hash_seed, start)
+        return run_job(spec, settings.timeout, side.python, hash_seed, start, budget)
 
     imported: dict[str, set[str]] = {}  # side -> top-level modules its timing workers imported
 
@@ -158,10 +161,11 @@ def run_sides(
         status.current = "hash seed"
         listener.update(status)
         check_hash_seed(sides, outputs, result.equivalence, job)
-        result.equivalence_seconds += clock() - started
+        result.equivalence_seconds = clock() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
-        rounds = _Rounds(result, {side.name: side for side in sides}, settings, start, clock, imported)
+        by_name = {side.name: side for side in sides}
+        rounds = _Rounds(result, by_name, settings, start, clock, imported, budget, started + settings.max_time)
         rounds.run(cases, listener, status)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -195,8 +199,8 @@ def _mark_unmeasurable(result: RunResult) -> None:
 
 
 class _Rounds:
-    """The timing phase: rounds of interleaved values until every case is precise or the budget,
-    counted from its start on ``clock``, is spent."""
+    """The timing phase: rounds of interleaved values until every case is precise or the budget
+    is spent (at ``deadline`` on ``clock``; its workers are stopped at ``budget``'s end)."""
 
     def __init__(
         self,
@@ -206,10 +210,12 @@ class _Rounds:
         start: StartWorker,
         clock: Callable[[], float],
         imported: dict[str, set[str]],
+        budget: Budget,
+        deadline: float,
     ):
         self.result, self.sides, self.settings = result, sides, settings
         self.start, self.clock, self.imported = start, clock, imported
-        self.deadline = clock() + settings.max_time
+        self.budget, self.deadline = budget, deadline
 
     def run(self, cases: list[str], listener: Listener, status: Status) -> None:
         result, settings = self.result, self.settings
@@ -268,7 +274,7 @@ class _Rounds:
                     value_time=settings.value_time,
                     reference=reference.contender if side.shares_process_with(reference) else None,
                 )
-                worker = self.start(job, settings.timeout, side.python, None)
+                worker = self.start(job, settings.timeout, side.python, None, self.budget)
                 run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
                 # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
                 workers.append((cell, worker, run))
@@ -300,7 +306,9 @@ class _Rounds:
                     cell.runs.append(run)
                 if run.values:
                     cell.loops = _loops_for(run, settings.value_time)
-                if outcome.error:
+                # The budget running out during a value or a set-up ends the timing, as it does
+                # between values; only a contender that never gave a value within it has failed.
+                if outcome.error and not (outcome.over_budget and cell.measured_runs()):
                     cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
 
 

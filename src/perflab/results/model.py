@@ -227,6 +227,13 @@ class RunResult:
             for e in self.equivalence
             if e.status in INVALID
         ]
+        # Fuzzing that could not finish (its worker crashed, hung, or was stopped by --max-time)
+        # checked nothing: the contender is not shown to do what the reference does.
+        lines += [
+            f"{e.case}/{e.contender}: {e.difference}"
+            for e in self.equivalence
+            if e.case == FUZZING_CASE and e.status == ERROR
+        ]
         lines += [
             f"{path} changed during the run: its rounds mix two versions; run again"
             for path in self.metadata.get("changed_during_run", [])
