@@ -13,6 +13,7 @@ from perflab.cli.support.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
+    output_option,
     say,
     write_output,
     writing,
@@ -43,14 +44,10 @@ def view_options(parser: argparse.ArgumentParser) -> None:
         help="predict the operation's speedup if FRAME's self time were K times faster "
         "(a function name or a pattern such as '*escape*'; repeatable)",
     )
-    parser.add_argument("--html", metavar="FILE", help="write an interactive flame graph (one offline HTML file)")
+    output_option(parser, "--html", "an interactive flame graph")
     parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
     parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
-    parser.add_argument(
-        "--json",
-        metavar="FILE",
-        help="write the profile with its runs and metadata (perflab.profile/1; input of perflab merge)",
-    )
+    output_option(parser, "--json", "perflab.profile/1: the profile with its runs and metadata; input of perflab merge")
 
 
 def _what_if(text: str) -> tuple[str, float]:

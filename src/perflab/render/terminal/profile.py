@@ -15,7 +15,7 @@ from perflab.profile.model import Profile, describe_sampling
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import format_time, format_times_factor
+from perflab.units import counted, format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -54,7 +54,7 @@ def _header(profile: Profile) -> str:
         f"  sampler {escape(describe_sampling(m))}; Python {escape(str(python.get('version', '?')))} "
         f"({escape(str(python.get('implementation', '')))}{', debug build' if python.get('debug_build') else ''}"
         f"{', free-threaded' if python.get('free_threaded') else ''})",
-        f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)",
+        f"  {counted(profile.samples, 'sample')} of the operation in {counted(len(profile.runs), 'run')} (fresh processes)",
     ]
     if m.get("sampler_reason"):
         lines.append(f"  [yellow]fallback sampler[/] because {escape(str(m['sampler_reason']))}")
