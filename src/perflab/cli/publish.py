@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, store_options
-from perflab.units import counted
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,6 +43,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if path is None:
         return EXIT_BAD_INPUT
     from perflab.results.store import StoreError
+    from perflab.units import counted
     from perflab.web.publish import PublishError, publish
 
     try:
