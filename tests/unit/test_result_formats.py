@@ -54,3 +54,23 @@ def test_a_check_outcome_as_json_carries_each_ratio_its_interval_and_what_every_
     assert cell["verdict"] == REGRESSION
     assert checked.to_json("b", "a", "c")["passed"] is False
     assert CheckResult(threshold=0.05, alpha=0.01).to_json("b", "a", "c")["passed"] is True
+
+
+def test_run_writes_its_result_as_markdown_and_html_as_compare_does(tmp_path):
+    import io
+    from argparse import Namespace
+
+    from rich.console import Console
+    from support.store_results import synthetic_result
+
+    from perflab.cli.support.measuring import result_writes
+    from perflab.cli.support.options import write_outputs
+
+    result = synthetic_result(benchmark="sums")
+    result.settings.update(alpha=0.01, min_effect=0.01)  # as a run records them
+    args = Namespace(json=None, markdown=str(tmp_path / "s.md"), html=str(tmp_path / "r.html"))
+    failed = write_outputs(result_writes(result, args, Console(file=io.StringIO()), "run", [], ["not profiled"]))
+    assert failed == {}
+    assert markdown.render_result(result) == (tmp_path / "s.md").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert "<title>perflab run: sums</title>" in page and "not profiled" in page
