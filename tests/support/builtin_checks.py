@@ -1,7 +1,7 @@
 """Helpers for the built-in case-study tests: run them through the real `perflab run` command.
 
 The equivalence checks are what these tests look at, through the results file a user would get.
---max-time bounds the whole run, checks included, so the budget is generous and the timing after
+No check or fuzzing job may outlast --max-time, so the budget is generous and the timing after
 the checks as short as the runner allows (two rounds of two short values, a 50% target).
 """
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from perflab.bench.protocol import DescribeEvent, describe_job
 from perflab.measure import difference_search, metadata
-from perflab.measure.budget import Budget
 from perflab.measure.launcher import run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
@@ -54,15 +54,17 @@ class Request:
 def compare(request: Request, listener: Listener) -> RunResult:
     if request.revisions and request.pythons:
         raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
-    budget = Budget.starting_now(request.settings.max_time)  # from here: a file that hangs on import counts
+    budget = request.settings.max_time  # no job outlasts it: a file that hangs on import included
     with _sides(request) as sides:
         names = {side.name: _describe(side, request.settings, budget) for side in sides}
         cases = _common_cases(request.cases, names)[: request.case_limit]
+        fuzz_started = time.monotonic()
         prior = (
             difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples, budget)
             if _fuzzable(request)
             else []
         )
+        fuzz_seconds = time.monotonic() - fuzz_started
         result = run_sides(
             next(iter(names.values()))["name"],
             sides,
@@ -70,8 +72,8 @@ def compare(request: Request, listener: Listener) -> RunResult:
             request.settings,
             listener,
             prior_equivalence=prior,
-            budget=budget,
         )
+        result.equivalence_seconds += fuzz_seconds
         if request.revisions:  # the user's file, not a temporary worktree that is gone afterwards
             result.file = str(request.benchmark)
         if request.after_timing is not None and not result.interrupted:
@@ -128,7 +130,7 @@ def _sides(request: Request) -> Iterator[list[Side]]:
         yield contender_sides(str(path), ordered, settings.python)
 
 
-def _describe(side: Side, settings: Settings, budget: Budget | None = None) -> DescribeEvent:
+def _describe(side: Side, settings: Settings, budget: float | None = None) -> DescribeEvent:
     """The benchmark as this side sees it; a file that does not load is a one-line error."""
     outcome = run_job(describe_job(side.file, side.sys_path), settings.timeout, side.python, budget=budget)
     if not outcome.ok:

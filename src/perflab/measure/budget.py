@@ -1,8 +1,10 @@
-"""The run's time budget (``--max-time``) as one deadline that every wait on a worker ends by, in
-every phase: loading the file, equivalence checks, fuzzing, set-up and timing.
+"""The run's time budget (``--max-time``) as a deadline a wait on a worker ends by, in every phase:
+no job of loading the file, an equivalence check or fuzzing may outlast the whole budget, and the
+timing phase's workers (set-up and values) are stopped when its budget runs out.
 
-A contender that hangs is then stopped when the budget runs out (not after ``--timeout``, which
-bounds one wait and defaults to a minute), and the message names what it was doing.
+A contender that hangs is then stopped within the budget of the phase it hangs in (not after
+``--timeout``, which bounds one wait and defaults to a minute), and the message names what it was
+doing. A check is never cut short for budget otherwise: one that finishes within it runs in full.
 """
 
 from __future__ import annotations
@@ -20,14 +22,6 @@ class Budget:
     def starting_now(cls, seconds: float) -> Budget:
         return cls(seconds, time.monotonic() + seconds)
 
-    def spent(self) -> float:
-        """Seconds of the budget used so far."""
-        return self.seconds - (self.ends - time.monotonic())
-
     def ran_out(self, doing: str) -> str:
         """The one line a worker stopped by the budget reports."""
-        return f"stopped while {doing}: the run's time budget (--max-time {self.seconds:g} s) ran out"
-
-    def ran_out_before(self, doing: str) -> str:
-        """The one line of a job not begun because the budget was spent already (by another)."""
-        return f"not begun ({doing}): the run's time budget (--max-time {self.seconds:g} s) ran out before"
+        return f"stopped while {doing}: it outlasted the time budget (--max-time {self.seconds:g} s)"

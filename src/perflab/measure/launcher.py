@@ -296,14 +296,12 @@ def run_job(
     python: str = sys.executable,
     hash_seed: str | None = None,
     start: StartWorker = WorkerProcess,
-    budget: Budget | None = None,
+    budget: float | None = None,
 ) -> JobOutcome:
     """Run a one-shot job (such as an equivalence check) to completion in a worker from ``start``;
-    ``hash_seed``: the worker's PYTHONHASHSEED (None: inherited); ``budget``: the run's, which the
-    job may not outlast."""
-    if budget is not None and budget.spent() >= budget.seconds:
-        return JobOutcome(error=budget.ran_out_before(_DOING[job["mode"]]), over_budget=True)
-    worker = start(job, timeout, python, hash_seed, budget)
+    ``hash_seed``: the worker's PYTHONHASHSEED (None: inherited); ``budget``: the run's --max-time,
+    which the job may not outlast (None: only ``timeout`` bounds it)."""
+    worker = start(job, timeout, python, hash_seed, None if budget is None else Budget.starting_now(budget))
     try:
         worker.wait_for("done")
     finally:  # also on Ctrl-C: never leave a worker behind

@@ -8,10 +8,10 @@ a CPU changes by tens of percent over a fraction of a second; see benchmarks/REA
 
 Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
 once the 95% interval of every ratio to the reference (or, alone, of its median) is within
-``precision``; the whole run stops when all cases have, or when ``max_time`` (the run's budget,
-counted from its start: checks and fuzzing use it too) is spent: then at once, keeping what was
-measured. A worker still busy then (a contender that hangs, in any phase) is stopped; its values
-are kept (perflab.measure.budget).
+``precision``; the whole run stops when all cases have, or when ``max_time`` (counted from the
+first timing round) is spent: then at once, keeping what was measured; a timing worker still busy
+then is stopped. No job before it (a check, fuzzing) may outlast ``max_time`` either, so a
+contender that hangs is stopped within the budget in whichever phase (perflab.measure.budget).
 """
 
 from __future__ import annotations
@@ -86,9 +86,15 @@ def run_benchmark(
     reference = benchmark.reference.name
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
     sides = contender_sides(file, ordered, settings.python)
-    budget = Budget.starting_now(settings.max_time)
-    prior = difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples, budget) if len(sides) > 1 else []
-    result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior, budget=budget)
+    fuzz_started = time.monotonic()
+    prior = (
+        difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples, settings.max_time)
+        if len(sides) > 1
+        else []
+    )
+    fuzz_seconds = time.monotonic() - fuzz_started
+    result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior)
+    result.equivalence_seconds += fuzz_seconds
     described = benchmark_metadata(benchmark, cases)
     if described:
         result.metadata["benchmark"] = described
@@ -116,15 +122,14 @@ def run_sides(
     prior_equivalence: Sequence[Equivalence] = (),
     start: StartWorker = WorkerProcess,
     clock: Callable[[], float] = time.monotonic,
-    budget: Budget | None = None,
 ) -> RunResult:
     """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
 
     ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
     there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
-    ``budget``: the run's (``settings.max_time``), started before the fuzzing; None: it starts
-    here. ``start`` starts the workers and ``clock`` (seconds) bounds the rounds by what is left of
-    it: the real ones but in tests of the runner's own rules (tests/unit/test_runner_rules.py).
+    No check job may outlast ``settings.max_time``. ``start`` starts the workers and ``clock``
+    (seconds) bounds the rounds by ``settings.max_time``: the real ones but in tests of the
+    runner's own rules (tests/unit/test_runner_rules.py).
     """
     reference = sides[0]
     result = RunResult(
@@ -141,13 +146,12 @@ def run_sides(
     if any(not side.shares_process_with(reference) for side in sides):
         result.metadata["sides"] = {side.name: metadata.side_info(side.file, side.python) for side in sides}
     status = Status("checking equivalence")
-    budget = budget or Budget.starting_now(settings.max_time)
-    started = clock() - budget.spent()  # when the budget started (before the fuzzing), on ``clock``
+    started = clock()
     # Every worker loads the file afresh, so an edit during the run would mix two versions.
     hashes = {side.file: _file_hash(side.file) for side in sides}
 
     def job(spec: Job, side: Side, hash_seed: str | None) -> JobOutcome:
-        return run_job(spec, settings.timeout, side.python, hash_seed, start, budget)
+        return run_job(spec, settings.timeout, side.python, hash_seed, start, settings.max_time)
 
     imported: dict[str, set[str]] = {}  # side -> top-level modules its timing workers imported
 
@@ -161,11 +165,10 @@ def run_sides(
         status.current = "hash seed"
         listener.update(status)
         check_hash_seed(sides, outputs, result.equivalence, job)
-        result.equivalence_seconds = clock() - started
+        result.equivalence_seconds += clock() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
-        by_name = {side.name: side for side in sides}
-        rounds = _Rounds(result, by_name, settings, start, clock, imported, budget, started + settings.max_time)
+        rounds = _Rounds(result, {side.name: side for side in sides}, settings, start, clock, imported)
         rounds.run(cases, listener, status)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -199,8 +202,8 @@ def _mark_unmeasurable(result: RunResult) -> None:
 
 
 class _Rounds:
-    """The timing phase: rounds of interleaved values until every case is precise or the budget
-    is spent (at ``deadline`` on ``clock``; its workers are stopped at ``budget``'s end)."""
+    """The timing phase: rounds of interleaved values until every case is precise or the budget,
+    counted from its start on ``clock``, is spent; a worker still busy then is stopped."""
 
     def __init__(
         self,
@@ -210,12 +213,11 @@ class _Rounds:
         start: StartWorker,
         clock: Callable[[], float],
         imported: dict[str, set[str]],
-        budget: Budget,
-        deadline: float,
     ):
         self.result, self.sides, self.settings = result, sides, settings
         self.start, self.clock, self.imported = start, clock, imported
-        self.budget, self.deadline = budget, deadline
+        self.deadline = clock() + settings.max_time
+        self.budget = Budget.starting_now(settings.max_time)  # the same deadline, for the workers
 
     def run(self, cases: list[str], listener: Listener, status: Status) -> None:
         result, settings = self.result, self.settings

@@ -96,8 +96,8 @@ def deprecated_alias(parser: argparse.ArgumentParser, old: str, new: str) -> Non
         action=Renamed,
         dest=target.dest,
         nargs=target.nargs,
-        type=target.type,
         choices=target.choices,
+        type=target.type or str,
         default=argparse.SUPPRESS,
         help=argparse.SUPPRESS,
     )
@@ -261,7 +261,7 @@ def timing_options(
         type=seconds,
         default=max_time,
         metavar="SECONDS",
-        help=MAX_TIME_HELP + f" (the checks, fuzzing, set-up and timing all count; default {max_time:g})",
+        help=MAX_TIME_HELP + f" ({TIMED_PHASES}; default {max_time:g})",
     )
     timeout_option(parser)
     parser.add_argument(
@@ -298,6 +298,8 @@ def timing_options(
 
 
 MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
+# What --max-time bounds in the verbs that time: the timing phase, and every job before it.
+TIMED_PHASES = "timing stops when it is spent, and no equivalence check, fuzzing or set-up may outlast it"
 
 
 def timeout_option(parser: argparse.ArgumentParser) -> None:
