@@ -308,9 +308,10 @@ class _Rounds:
                     cell.runs.append(run)
                 if run.values:
                     cell.loops = _loops_for(run, settings.value_time)
-                # The budget running out during a value or a set-up ends the timing, as it does
-                # between values; only a contender that never gave a value within it has failed.
-                if outcome.error and not (outcome.over_budget and cell.measured_runs()):
+                # The budget running out during a set-up or a value ends the timing as it does
+                # between values: not an error of the contender (a hang and a slow set-up look
+                # alike); the run keeps what stopped it, for the "not timed" line (RunResult.failures).
+                if outcome.error and not outcome.over_budget:
                     cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
 
 

@@ -217,8 +217,12 @@ class RunResult:
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
         if not self.interrupted:
             lines += [
-                f"{c.case}/{c.contender}: not timed: the time budget (--max-time "
-                f"{self.settings.get('max_time', 0):g} s) ran out first"
+                f"{c.case}/{c.contender}: "
+                + (
+                    c.runs[-1].error  # a worker the budget stopped: what it was doing
+                    if c.runs and c.runs[-1].error
+                    else f"not timed: the time budget (--max-time {self.settings.get('max_time', 0):g} s) ran out first"
+                )
                 for c in self.cells
                 if not c.error and not c.skipped and not c.measured_runs()
             ]
