@@ -46,7 +46,7 @@ def main() -> int:
     _cli.add_timing(arguments, 120.0, precision=False)
     arguments.add_argument("--hyperfine", default=shutil.which("hyperfine"), help="the hyperfine program")
     _cli.add_report(arguments)
-    args = _cli.parse(arguments, trials=1, work=0.005, max_time=2.0)
+    args = _cli.parse(arguments, trials=1, work=0.005, max_time=5.0)  # a round 0 the budget cuts has no ratio
     if args.report:
         return report_again(NAME, _summarize, _print)
     if not args.hyperfine:
