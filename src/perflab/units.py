@@ -8,6 +8,11 @@ _TIME_UNITS = ((1e-9, "ns"), (1e-6, "us"), (1e-3, "ms"), (1.0, "s"))
 _RATE_PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """A count and its noun, singular for one: '1 run', '3 runs', '1 process', '2 processes'."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def time_unit(seconds: float) -> tuple[float, str]:
     """The scale and name that show ``seconds`` with 1 to 3 digits before the point."""
     for scale, name in reversed(_TIME_UNITS):

@@ -48,7 +48,7 @@ def test_contenders_compare_with_verdicts_and_markdown(tmp_path):
     result = run_perflab(
         "compare",
         "json_dumps",
-        "--contenders",
+        "--contender",
         "orjson",
         "--case",
         "NESTED",

@@ -37,7 +37,7 @@ def pipeline(n):
     return parse(n) + render(n)
 """
 
-TINY = ["--max-time", "2", "--precision", "50", "--values", "5", "--value-time", "0.002"]
+TINY = ["--max-time", "10", "--precision", "50", "--values", "5", "--value-time", "0.002"]
 
 
 def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(tmp_path):
@@ -49,7 +49,7 @@ def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(t
         git("commit", "-q", "-m", f"commit {number}")
         # Profiles at the first and last commit only (profiling is the slow part): the step between
         # the 2nd and 3rd commits is explained by the closest profiled runs on each side.
-        profile = ["--profile-samples", "60"] if number in (0, 3) else []
+        profile = ["--samples", "60"] if number in (0, 3) else []
         process = run_perflab("run", "bench.py", *TINY, *profile, "--db", db, cwd=project)
         assert process.returncode == 0, process.stderr
         assert ("profile stored with run" in process.stderr) == bool(profile)

@@ -188,19 +188,18 @@ def test_nan_inf_and_huge_options_are_one_line_errors(tmp_path, option):
     assert "Traceback" not in process.stderr and option.split()[0] in process.stderr
 
 
-def test_the_time_budget_is_a_bound_and_a_call_longer_than_it_is_named(tmp_path):
+def test_the_time_budget_is_a_bound_and_what_it_stopped_is_named(tmp_path):
     calls = tmp_path / "calls.txt"
     counted = f"    open({str(calls)!r}, 'a').write(f'{{__import__(\"os\").getpid()}}\\n')\n    return x\n"
     (tmp_path / "bench.py").write_text(SLOW_CALL.replace("SECONDS", "1.5").replace("    return x\n", counted))
     process = perflab(tmp_path, "run bench.py --max-time 2 --db store.db")
     assert process.returncode == 1
-    pids = calls.read_text().split()
-    timing_calls = [pid for pid in pids if pid == pids[-1]]  # the timing worker; earlier ones checked equivalence
-    # Before: ~20 values and 2 warmups per round, two rounds. Now the budget stops it within one call
-    # of the deadline: its first call on a fresh copy and the calibration call, no value, no check after.
-    assert 1 <= len(timing_calls) <= 2, pids
-    assert "one call takes too long for the time budget (--max-time 2 s)" in process.stdout
-    assert "ONE/slow (1.5 s per call)" in process.stdout
+    # No phase outlasts the budget (issue 25): the equivalence check, which calls the 1.5 s
+    # contender more than once, is stopped when it is spent; nothing is timed after it.
+    pids = calls.read_text().split() if calls.exists() else []
+    assert len(pids) <= 1, pids  # at most its first call returned: the check worker was stopped in the next
+    said = "ONE/slow: stopped while checking its output against the reference's: it outlasted the time budget (--max-time 2 s)"
+    assert said in " ".join(process.stdout.split()) and said in " ".join(process.stderr.split())
     assert "precision target" not in process.stdout
 
 
@@ -328,7 +327,7 @@ def test_escape_sequences_and_markdown_in_names_are_shown_not_obeyed(tmp_path):
 
 def test_small_precisions_progress_lines_and_revision_titles(tmp_path):
     _repository_with_two_commits(tmp_path, SORTS)
-    tiny = "--precision 0.01 --max-time 3 --values 4 --value-time 0.002"
+    tiny = "--precision 0.01 --max-time 10 --values 4 --value-time 0.002"
     process = perflab(tmp_path, f"compare bench.py --db store.db {tiny}", *REVISIONS)
     assert process.returncode == 0, process.stderr
     assert "precision target ±0.01% NOT reached" in process.stdout

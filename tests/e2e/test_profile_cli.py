@@ -113,7 +113,7 @@ def test_run_with_profile_profiles_after_timing_in_separate_workers(bench, tmp_p
         "50",
         "--profile-dir",
         tmp_path / "profiles",
-        "--profile-samples",
+        "--samples",
         "200",
         "--no-store",
         cwd=tmp_path,

@@ -66,7 +66,7 @@ def start_worker(url: str, name: str, cache: Path, log: Path) -> subprocess.Pope
             "quiet",
             "--heartbeat",
             HEARTBEAT,
-            "--name",
+            "--worker-name",
             name,
             "--cache",
             str(cache),

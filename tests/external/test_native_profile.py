@@ -86,7 +86,7 @@ def test_a_command_contender_of_a_benchmark_is_profiled_with_perf(split, tmp_pat
 def test_run_profile_samples_command_contenders_with_perf(split, tmp_path, bench_file):
     path = bench_file(SPLIT_BENCH.format(program=str(split)))
     profiles = tmp_path / "profiles"
-    done = run_perflab("run", path, *QUICK, "--profile-dir", profiles, "--profile-samples", "50")
+    done = run_perflab("run", path, *QUICK, "--profile-dir", profiles, "--samples", "50")
     assert done.returncode == 0, done.stderr
     assert Profile.load(profiles / "SMALL-split.profile.json").metadata["sampler"] == "perf"
 

@@ -142,15 +142,21 @@ def _verdict_label(text: str) -> str:
 def said_by_terminal(result: RunResult) -> dict[tuple[str, str], Said]:
     console = Console(file=io.StringIO(), width=320, color_system=None, force_terminal=False)
     terminal.render(result, console)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    # Columns by their headers: a column empty on every row is left out of the table.
+    header = [c.strip() for c in next(line for line in lines if "time/call" in line).split("┃")]
+    column = {name.split(" ")[0]: index for index, name in enumerate(header)}
     said, case = {}, ""
-    for line in console.file.getvalue().splitlines():  # type: ignore[attr-defined]
+    for line in lines:
         cells = [c.strip() for c in line.split("│")]
-        if len(cells) != 9 or cells[2] in ("contender", ""):
+        if len(cells) != len(header) or cells[column["contender"]] in ("contender", ""):
             continue
-        case = cells[1] or case
-        if cells[5]:
-            said[case, cells[2]] = Said(
-                cells[3].removesuffix(" !"), cells[5].removesuffix(" !"), _verdict_label(cells[6])
+        case = cells[column["case"]] or case
+        if "vs" in column and cells[column["vs"]]:
+            said[case, cells[column["contender"]]] = Said(
+                cells[column["time/call"]].removesuffix(" !"),
+                cells[column["vs"]].removesuffix(" !"),
+                _verdict_label(cells[column["verdict"]]),
             )
     return said
 

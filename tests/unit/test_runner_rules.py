@@ -103,7 +103,9 @@ class Lab:
         self.started: list[ScriptedWorker] = []
         self.requests: list[tuple[int, str, str]] = []  # (round, contender, "warmup" | "value")
 
-    def start(self, job: dict[str, Any], timeout: float, python: str, hash_seed: str | None) -> ScriptedWorker:
+    def start(
+        self, job: dict[str, Any], timeout: float, python: str, hash_seed: str | None, budget: object = None
+    ) -> ScriptedWorker:
         worker = ScriptedWorker(self, job)
         self.started.append(worker)
         return worker

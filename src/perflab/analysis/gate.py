@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -38,9 +39,9 @@ from perflab.analysis import estimates, intervals
 from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
 from perflab.analysis.detectable import Qualification
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
-from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult
+from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult, json_numbers
 from perflab.results.quantities import SLOWER, Comparison, Interval
-from perflab.units import format_ratio_estimate
+from perflab.units import format_ratio, format_ratio_estimate
 
 REGRESSION = "REGRESSION"
 SLOWER_WITHIN_THRESHOLD = "slower, within threshold"
@@ -115,6 +116,25 @@ class CheckResult:
     @property
     def instruction_regressions(self) -> list[InstructionCheck]:
         return [cell for cell in self.instructions if cell.verdict == REGRESSION]
+
+    def to_json(self, benchmark: str, baseline: str, current: str) -> dict[str, Any]:
+        """``perflab check --json`` (schema perflab.check/1): every cell's time ratio current/baseline
+        with its interval and, as every output writes it, ``shown``; the verdicts; and whether the
+        gate passed (no regression)."""
+        data = asdict(self)
+        for entry, cell in zip(data["cells"], self.cells):
+            ratio = cell.comparison.ratio
+            entry["shown"] = format_ratio(ratio.value, ratio.low, ratio.high)
+        return json_numbers(
+            {
+                "schema": "perflab.check/1",
+                "benchmark": benchmark,
+                "baseline": baseline,
+                "current": current,
+                "passed": not (self.regressions or self.instruction_regressions),
+                **data,
+            }
+        )
 
 
 def process_log_medians(processes: Sequence[Sequence[float]]) -> np.ndarray:

@@ -8,13 +8,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import (
+    EXIT_BAD_INPUT,
     EXIT_OK,
     UsageError,
     add_verb,
+    case_option,
     check_outputs,
+    contender_option,
+    one_name,
+    output_option,
+    say,
     timing_options,
     timing_settings,
-    write_output,
+    write_if_asked,
+    write_outputs,
 )
 
 if TYPE_CHECKING:
@@ -28,18 +35,19 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "find the first commit where a benchmark got slower (statistical A/B oracle)",
         "perflab bisect --good v1.0 --bad main bench.py",
         "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30",
+        "perflab bisect --good v1.0 --bad main bench.py --markdown bisect.md --json bisect.json",
     )
     parser.add_argument("benchmark", help="a benchmark file inside the git repository")
     parser.add_argument("--good", required=True, metavar="REV", help="a revision known to be fast")
     parser.add_argument("--bad", required=True, metavar="REV", help="a later revision known to be slow")
-    parser.add_argument("--case", metavar="NAME", help="the case to follow (default: the one that regressed most)")
-    parser.add_argument("--contender", metavar="NAME", help="the contender to run (default the reference)")
-    parser.add_argument(
+    case_option(parser, "bisect follows one; default: the one that regressed most")
+    contender_option(parser, "bisect runs one; default: the reference")
+    output_option(
+        parser,
         "--json",
-        metavar="FILE",
-        help="write the outcome (perflab.bisect/1): first bad commit, "
-        "each step's ratio, 95%% CI and certainty, measurements used",
+        "perflab.bisect/1: first bad commit, each step's ratio, 95%% CI and certainty, measurements used",
     )
+    output_option(parser, "--markdown", "first bad commit and each step's ratio to good")
     timing_options(parser, max_time=20.0, precision=0.01)
     parser.set_defaults(handler=run)
 
@@ -47,6 +55,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.measure import bisect
     from perflab.measure.worktrees import RevisionError
+    from perflab.render import markdown
     from perflab.render.terminal import bisect as bisect_terminal
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
@@ -54,16 +63,27 @@ def run(args: argparse.Namespace, err: Console) -> int:
     path = Path(args.benchmark)
     if not path.is_file():
         raise UsageError(f"{path}: no such benchmark file (bisect needs a file inside a git repository)")
-    check_outputs(args, "--json", inputs=(path,))
+    check_outputs(args, "--json", "--markdown", inputs=(path,))
+    case, contender = one_name(args.case, "--case"), one_name(args.contender, "--contender")
     settings = timing_settings(args)
     try:
         with LiveProgress(err, settings.max_time, settings.precision) as progress:
             outcome = bisect.bisect(
-                path.resolve(), args.good, args.bad, settings, progress, case=args.case, contender=args.contender
+                path.resolve(), args.good, args.bad, settings, progress, case=case, contender=contender
             )
     except (bisect.BisectError, RevisionError) as error:
         raise UsageError(str(error)) from None
     bisect_terminal.render(outcome, stdout_console())
-    if args.json:
-        write_output(args.json, json.dumps(outcome.to_json(), indent=1) + "\n", "outcome", err)
-    return EXIT_OK
+    failed = write_outputs(
+        {
+            "--json": lambda: write_if_asked(
+                args.json, lambda: json.dumps(outcome.to_json(), indent=1) + "\n", "outcome", err
+            ),
+            "--markdown": lambda: write_if_asked(
+                args.markdown, lambda: markdown.render_bisect(outcome), "summary", err
+            ),
+        }
+    )
+    for problem in failed.values():
+        say(err, f"perflab: error: {problem}")
+    return EXIT_BAD_INPUT if failed else EXIT_OK

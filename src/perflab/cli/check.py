@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab.cli.support.measuring import measure, measure_metrics, metric_names, metric_option, save_run
+from perflab.cli.support.measuring import (
+    check_store,
+    measure,
+    measure_metrics,
+    metric_names,
+    metric_option,
+    save_run,
+)
 from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
@@ -22,8 +30,11 @@ from perflab.cli.support.options import (
     add_verb,
     allow_skipped_option,
     bench_option,
+    case_option,
     check_outputs,
+    contender_option,
     db_path,
+    output_option,
     resolve_benchmark,
     say,
     select,
@@ -32,7 +43,8 @@ from perflab.cli.support.options import (
     store_options,
     timing_options,
     timing_settings,
-    write_output,
+    write_if_asked,
+    write_outputs,
 )
 from perflab.option_types import percentage, whole_number
 
@@ -72,10 +84,11 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="PCT",
         help="smallest slowdown that fails the check (default 5%%)",
     )
-    parser.add_argument("--case", action="append", metavar="NAME", help="only these cases")
+    case_option(parser, "default: all")
     bench_option(parser)
-    parser.add_argument("--contender", action="append", metavar="NAME", help="only these contenders")
-    parser.add_argument("--markdown", metavar="FILE", help="also write the Markdown summary to FILE")
+    contender_option(parser, "default: all")
+    output_option(parser, "--json", "perflab.check/1: each ratio to the baseline with its interval and verdict")
+    output_option(parser, "--markdown", "the summary check prints")
     parser.add_argument(
         "--comment",
         choices=["github"],
@@ -126,11 +139,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     check_outputs(
         args,
         "--markdown",
-        inputs=(
-            path,
-            args.against if Path(args.against).is_file() else None,
-            None if args.no_store else db_path(args, path),
-        ),
+        "--json",
+        inputs=(path, args.against if Path(args.against).is_file() else None, check_store(args, path)),
     )
     pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
     baseline = _baseline(args, path, benchmark.name, counting)
@@ -183,10 +193,20 @@ def run(args: argparse.Namespace, err: Console) -> int:
             )
     if counting:
         gate.check_instructions(checked, baseline.instruction_counts(first_runs), args.instructions_threshold)
-    summary = markdown.render_check(checked, benchmark.name, baseline.description, baseline.current(runs))
+    current = baseline.current(runs)
+    summary = markdown.render_check(checked, benchmark.name, baseline.description, current)
     sys.stdout.write(summary)
-    if args.markdown:
-        write_output(args.markdown, summary, "summary", err)
+    outcome = checked.to_json(benchmark.name, baseline.description, current)
+    failed_outputs = write_outputs(
+        {
+            "--markdown": lambda: write_if_asked(args.markdown, lambda: summary, "summary", err),
+            "--json": lambda: write_if_asked(args.json, lambda: json.dumps(outcome, indent=1) + "\n", "outcome", err),
+        }
+    )
+    for problem in failed_outputs.values():  # the runs are stored already
+        say(err, f"perflab: error: {problem}")
+    if failed_outputs:
+        return EXIT_BAD_INPUT
     if not checked.cells:
         raise UsageError(
             f"{args.against}: no (case, contender) in common with this run of {benchmark.name}; nothing to compare"

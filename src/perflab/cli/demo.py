@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from perflab.cli.compare import write_report
 from perflab.cli.support.options import (
     EXIT_FAILURES,
     EXIT_OK,
@@ -20,18 +19,22 @@ from perflab.cli.support.options import (
     add_verb,
     check_outputs,
     exit_code,
+    output_option,
+    profile_option,
     resolve_benchmark,
     say,
     timing_options,
     timing_settings,
+    write_report,
 )
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-# Timing seconds per built-in, and values per worker: the intervals come from rounds (fresh
-# workers), so fewer values per worker give more rounds in a short budget (a 149 ms call, as
-# crypto_aes's pure-Python AES, took the whole budget in one round of 20 values).
+# Timing seconds per built-in (no check or fuzzing job may outlast them either), and values per
+# worker: the intervals come from rounds (fresh workers), so fewer values per worker give more
+# rounds in a short budget (a 149 ms call, as crypto_aes's pure-Python AES, took the whole budget
+# in one round of 20 values).
 DEMO_MAX_TIME = 5.0
 DEMO_VALUES = 5
 DEMO_PRECISION = 0.02
@@ -65,12 +68,10 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--all", action="store_true", help="run every built-in (a few minutes)")
     timing_options(parser, max_time=DEMO_MAX_TIME, precision=DEMO_PRECISION, values=DEMO_VALUES)
-    parser.add_argument(
-        "--html", metavar="PATH", default=DEMO_REPORT, help=f"where to write the report (default ./{DEMO_REPORT})"
+    output_option(
+        parser, "--html", f"the report of every built-in run, with profiles; default ./{DEMO_REPORT}", DEMO_REPORT
     )
-    parser.add_argument(
-        "--no-profile", dest="profile", action="store_false", help="skip the profiles (timings and equivalence only)"
-    )
+    profile_option(parser, True, "default: on; --no-profile: timings and equivalence only")
     parser.set_defaults(handler=run)
 
 

@@ -6,7 +6,16 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, check_outputs, say, write_output
+from perflab.cli.support.options import (
+    EXIT_OK,
+    UsageError,
+    add_verb,
+    allow_mismatch_option,
+    check_outputs,
+    output_option,
+    say,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,10 +32,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
     parser.add_argument("after", help="profile B")
-    parser.add_argument("--html", metavar="FILE", help="write the differential flame graph and both flame graphs")
-    parser.add_argument(
-        "--allow-mismatch", action="store_true", help="diff even when the sampler, mode, frames or interpreter differ"
-    )
+    output_option(parser, "--html", "the differential flame graph and both flame graphs")
+    allow_mismatch_option(parser)
     parser.set_defaults(handler=run)
 
 

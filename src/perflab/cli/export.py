@@ -10,7 +10,9 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    benchmark_name_option,
     db_path,
+    pyperf_option,
     store_errors_are_bad_input,
     store_options,
     writing,
@@ -29,10 +31,10 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab export out/ --benchmark json_dumps --pyperf",
     )
     parser.add_argument("directory", metavar="DIR")
-    parser.add_argument("--benchmark", metavar="NAME", help="only runs of this benchmark")
+    benchmark_name_option(parser, "export writes only its runs; default: every benchmark's")
     parser.add_argument("--run", type=int, action="append", metavar="ID", help="only these run ids")
-    parser.add_argument("--pyperf", action="store_true", help="pyperf JSON (one folder per run) instead of perflab's")
-    store_options(parser, saves=False)
+    pyperf_option(parser, "one folder per run, instead of perflab results files", into_directory=False)
+    store_options(parser, saves=False, of_benchmark=False)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
 
 

@@ -6,11 +6,15 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perflab.cli.support.measuring import METRIC_HELP
 from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    case_option,
+    contender_option,
     db_path,
+    one_name,
     resolve_benchmark,
     store_errors_are_bad_input,
     store_options,
@@ -30,8 +34,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab history json_dumps --machine bench-box --db postgresql://perf@db.example.org/perflab",
     )
     parser.add_argument("benchmark", help="a stored benchmark's name, or its file")
-    parser.add_argument("--case", metavar="NAME", help="only this case (default: every case)")
-    parser.add_argument("--contender", metavar="NAME", help="this contender (default: the reference)")
+    case_option(parser, "history shows one; default: every case")
+    contender_option(parser, "history shows one; default: the reference")
     parser.add_argument(
         "--machine",
         metavar="ID|HOST",
@@ -43,7 +47,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "--metric",
         choices=("time", "instructions"),
         default="time",
-        help="time per call (default), or instructions per call from the runs measured with --metric instructions",
+        help=METRIC_HELP + " (the one shown: time, or instructions from runs measured with --metric instructions; "
+        "default time)",
     )
     store_options(parser, saves=False)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
@@ -60,7 +65,14 @@ def run(args: argparse.Namespace, err: Console) -> int:
     out = stdout_console()
     with Store.open(db_path(args, file), create=False) as store:  # open while rendering: profiles load per step
         for series in history.series(
-            store, name, args.case, args.contender, args.any_machine, args.any_python, args.metric, args.machine
+            store,
+            name,
+            one_name(args.case, "--case"),
+            one_name(args.contender, "--contender"),
+            args.any_machine,
+            args.any_python,
+            args.metric,
+            args.machine,
         ):
             notes = []
             if series.hidden:

@@ -11,7 +11,10 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    benchmark_name_option,
+    contender_option,
     db_path,
+    one_name,
     store_errors_are_bad_input,
     store_options,
 )
@@ -34,14 +37,13 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab import .asv/results/MACHINE/*-*.json  (asv: one run per commit; benchmarks.json is read beside)",
     )
     parser.add_argument("files", nargs="+", metavar="FILE")
-    parser.add_argument(
-        "--benchmark",
-        metavar="NAME",
-        help="benchmark name for pyperf, Google Benchmark, criterion or asv results (default: file or group "
-        "name; for asv, 'benchmarks', as perflab run names a suite in asv's default benchmark_dir)",
+    benchmark_name_option(
+        parser,
+        "import gives it to pyperf, Google Benchmark, criterion and asv results; default: the file or group "
+        "name, for asv 'benchmarks', as perflab run names a suite in asv's default benchmark_dir",
     )
-    parser.add_argument("--contender", metavar="NAME", help="contender name for pyperf files (default: file name)")
-    store_options(parser, saves=False)
+    contender_option(parser, "import gives one name to the results of pyperf files; default: the file name")
+    store_options(parser, saves=False, of_benchmark=False)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
 
 
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(f"{path}: is the results database itself; import results files into it")
     stores = [file for file in args.files if is_sqlite_file(file)]
     files = [file for file in args.files if file not in stores]
-    results = [(file, load_file(file, args.benchmark, args.contender)) for file in files]  # all or none
+    contender = one_name(args.contender, "--contender")
+    results = [(file, load_file(file, args.benchmark, contender)) for file in files]  # all or none
     with Store.open(path) as store:
         for file in stores:
             merged = merge_store(file, store)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, db_path, say, store_options
+from perflab.cli.support.options import (
+    EXIT_OK,
+    UsageError,
+    add_verb,
+    db_path,
+    require_team_extra,
+    say,
+    store_options,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,11 +31,12 @@ def register(verbs: argparse._SubParsersAction) -> None:
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--cancel", type=int, metavar="ID", help="cancel a queued job, or stop a running one")
     action.add_argument("--retry", type=int, metavar="ID", help="queue a failed job again")
-    store_options(parser, saves=False)
+    store_options(parser, saves=False, of_benchmark=False)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    require_team_extra("jobs")
     from rich.table import Table
     from rich.text import Text
 

@@ -13,12 +13,21 @@ from perflab.cli.support import native_profile, program_profile
 from perflab.cli.support.options import (
     EXIT_BAD_INPUT,
     EXIT_OK,
+    MAX_TIME_HELP,
     UsageError,
     add_verb,
+    case_option,
     check_outputs,
+    contender_option,
+    deprecated_alias,
+    one_name,
+    profile_option,
+    python_option,
     resolve_benchmark,
+    sampling_options,
     say,
     select,
+    timeout_option,
 )
 from perflab.cli.support.profile_views import OUTPUTS, Views, report, view_options
 from perflab.option_types import seconds, whole_number
@@ -65,8 +74,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
     program_profile.takes_command(profile)
     profile.usage = "perflab profile [OPTIONS] (BENCHMARK | --pid N | -- COMMAND ... | --native-command CMD)"
     profile.add_argument("benchmark", nargs="?", help="a benchmark file, or the name of a built-in (see perflab list)")
-    profile.add_argument("--case", metavar="NAME", help="the case to profile (needed when there are several)")
-    profile.add_argument("--contender", metavar="NAME", help="the contender to profile (default: the reference)")
+    case_option(profile, "profile takes one; needed when there are several")
+    contender_option(profile, "profile takes one; default: the reference")
     _sampling_options(profile)
     _memory_options(profile)
     native_profile.add_options(profile)  # --native-command, --call-graph: programs, with perf
@@ -76,37 +85,19 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def after_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument(
-        "--profile",
-        action="store_true",
-        help="after timing, profile every measured (case, contender) in separate worker processes",
-    )
+    profile_option(run, None, "default: off; --profile-dir, --native or --samples ask for it")
     run.add_argument(
         "--profile-dir",
         metavar="DIR",
         help="write each profile's HTML flame graph and JSON into DIR (implies --profile)",
     )
-    run.add_argument("--profile-native", action="store_true", help="profile with native (C) frames (implies --profile)")
-    run.add_argument(
-        "--profile-samples",
-        type=whole_number(1),
-        metavar="N",
-        help=f"samples per profile (default {DEFAULT_SAMPLES[False]}, with --profile-native "
-        f"{DEFAULT_SAMPLES[True]}; implies --profile when given)",
-    )
+    sampling_options(run, "per profile")
+    deprecated_alias(run, "--profile-native", "--native")
+    deprecated_alias(run, "--profile-samples", "--samples")
 
 
 def _sampling_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--native", action="store_true", help="also collect C frames of extensions and libpython (py-spy --native)"
-    )
-    parser.add_argument(
-        "--samples",
-        type=whole_number(1),
-        metavar="N",
-        help=f"samples of the operation to collect over all runs (default {DEFAULT_SAMPLES[False]}, "
-        f"with --native {DEFAULT_SAMPLES[True]})",
-    )
+    sampling_options(parser, "of the operation, over all runs")
     parser.add_argument(
         "--rate",
         type=whole_number(1),
@@ -141,12 +132,7 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         help="sample the line each Python frame is running: shares per source line (a line heat map) "
         "in the tables, flame graph and exports, instead of per function",
     )
-    parser.add_argument(
-        "--python",
-        metavar="PYTHON",
-        help="the interpreter to profile the benchmark under (default: perflab's own; perflab need not be "
-        "installed there)",
-    )
+    python_option(parser, "one; default: perflab's own; perflab need not be installed there")
     parser.add_argument(
         "--blocking",
         action="store_true",
@@ -158,11 +144,9 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         type=seconds,
         default=300.0,
         metavar="SECONDS",
-        help="time budget for all profiling runs (default 300)",
+        help=MAX_TIME_HELP + " (the profiling runs count; default 300)",
     )
-    parser.add_argument(
-        "--timeout", type=seconds, default=60.0, metavar="SECONDS", help="limit for a worker's set-up (default 60)"
-    )
+    timeout_option(parser)
 
 
 def _memory_options(parser: argparse.ArgumentParser) -> None:
@@ -287,21 +271,24 @@ def _profile_memory(
     return report(outcome, views, err)
 
 
-def _interpreter(python: str | None) -> str:
+def _interpreter(pythons: list[str] | None) -> str:
     """The executable behind ``--python`` (perflab's own interpreter without it)."""
     import sys
 
     from perflab.measure.ab_test import CompareError, resolve_python
 
-    if python is None:
+    if not pythons:
         return sys.executable
+    if len(pythons) > 1:
+        raise UsageError("--python: a profile is taken under one interpreter; give --python once")
     try:
-        return resolve_python(python)
+        return resolve_python(pythons[0])[0]
     except CompareError as error:
         raise UsageError(str(error)) from None
 
 
-def _one(requested: str | None, declared: dict, kind: str, path: Path, default: str | None) -> str:
+def _one(given: list[str] | None, declared: dict, kind: str, path: Path, default: str | None) -> str:
+    requested = one_name(given, f"--{kind}")
     if requested is None:
         if default is not None:
             return default
@@ -325,7 +312,7 @@ def after_run(
     from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
-    wanted = args.profile or args.profile_dir or args.profile_native or args.profile_samples is not None
+    wanted = args.profile if args.profile is not None else bool(args.profile_dir or args.native or args.samples)
     if result.interrupted or not wanted:
         return EXIT_OK
     if args.profile_dir:
@@ -339,10 +326,10 @@ def after_run(
         if is_command(benchmark, cell.contender):  # a program: perf, not py-spy
             from perflab.profile.native_perf import NativeSettings
 
-            native = NativeSettings(samples=args.profile_samples or DEFAULT_SAMPLES[False], timeout=args.timeout)
+            native = NativeSettings(samples=args.samples or DEFAULT_SAMPLES[False], timeout=args.timeout)
             outcome = native_profile.profile_contender(benchmark, cell.case, cell.contender, native, err)
         else:
-            settings = ProfileSettings(samples=args.profile_samples, native=args.profile_native, timeout=args.timeout)
+            settings = ProfileSettings(samples=args.samples, native=args.native, timeout=args.timeout)
             outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
         stem = Path(args.profile_dir or ".") / safe_file_name(f"{cell.case}-{cell.contender}")
         views = Views(

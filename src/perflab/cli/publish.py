@@ -32,7 +32,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="URL",
         help="where the site will be served, for absolute links in the Atom feed",
     )
-    store_options(publish, saves=False)
+    store_options(publish, saves=False, of_benchmark=False)
     publish.set_defaults(handler=run)
 
 
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if path is None:
         return EXIT_BAD_INPUT
     from perflab.results.store import StoreError
+    from perflab.units import counted
     from perflab.web.publish import PublishError, publish
 
     try:
@@ -56,7 +57,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         err.print(f"perflab publish: error: {error}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
     err.print(
-        f"site written to {Path(args.out).resolve()}: {done.pages} pages and JSON files, {done.series} series, {done.runs} runs; "
+        f"site written to {Path(args.out).resolve()}: {done.pages} pages and JSON files, {done.series} series, "
+        f"{counted(done.runs, 'run')}; "
         f"open {Path(args.out).resolve() / 'index.html'}",
         markup=False,
         highlight=False,

@@ -12,6 +12,8 @@ from perflab.cli.support.options import (
     EXIT_OK,
     add_verb,
     allow_skipped_option,
+    case_option,
+    contender_option,
     db_path,
     exit_code,
     resolve_benchmark,
@@ -37,8 +39,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab qualify bench.py --max-time 120     # the budget your check runs with",
     )
     parser.add_argument("benchmark", help="a benchmark file, or the name of a built-in")
-    parser.add_argument("--case", action="append", metavar="NAME", help="only these cases")
-    parser.add_argument("--contender", action="append", metavar="NAME", help="only these contenders")
+    case_option(parser, "default: all")
+    contender_option(parser, "default: all")
     timing_options(parser)  # the same options and defaults as check's: the floor holds for that budget
     allow_skipped_option(parser)
     store_options(parser)

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 from perflab.cli import profile as profile_verb
 from perflab.cli.support import command_options
 from perflab.cli.support.measuring import (
+    check_store,
     export_pyperf,
     measure,
     measure_metrics,
     metric_names,
     metric_option,
-    save_results,
+    result_writes,
     save_run,
     show_metrics,
 )
@@ -24,10 +25,13 @@ from perflab.cli.support.options import (
     add_verb,
     allow_skipped_option,
     bench_option,
+    case_option,
     check_outputs,
-    db_path,
+    contender_option,
     exit_code,
     fuzz_option,
+    output_option,
+    pyperf_option,
     say,
     select,
     select_matching,
@@ -49,6 +53,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab run bench.py",
         "perflab run json_dumps --case NESTED --contender json_stdlib,orjson",
         "perflab run bench.py --precision 0.5 --max-time 120 --json results.json",
+        "perflab run bench.py --markdown summary.md --html report.html",
         "perflab run bench.py --pyperf pyperf-out/  &&  pyperf compare_to pyperf-out/a.json pyperf-out/b.json",
         "perflab run asv.conf.json -b 'TimeSuite.time_keys'    # an asv suite, unchanged",
     )
@@ -58,21 +63,16 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="a benchmark file, an asv suite (its benchmark directory or asv.conf.json), or a built-in's name",
     )
     command_options.add_options(parser)  # or --command CMD ...: programs, without a file
-    parser.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeat or comma-separate)")
+    case_option(parser, "default: all")
     bench_option(parser)
-    parser.add_argument(
-        "--contender",
-        action="append",
-        metavar="NAME",
-        help="only these contenders (repeat or comma-separate); the reference is always kept",
-    )
+    contender_option(parser, "default: all; the reference is always measured")
     fuzz_option(parser)
     timing_options(parser)
     allow_skipped_option(parser)
-    parser.add_argument(
-        "--json", metavar="FILE", help="write all raw values, estimates and metadata (perflab.results/2)"
-    )
-    parser.add_argument("--pyperf", metavar="DIR", help="write one pyperf JSON file per contender into DIR")
+    output_option(parser, "--json", "perflab.results/2: every raw value, estimate and the metadata")
+    output_option(parser, "--markdown", "the verdict table and what needs attention")
+    output_option(parser, "--html", "the verdict table, ratio chart, distributions and equivalence")
+    pyperf_option(parser, "one file per contender, written into DIR")
     store_options(parser)
     profile_verb.after_run_options(parser)  # --profile: profile after timing
     metric_option(parser)
@@ -96,8 +96,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
     check_outputs(
         args,
         "--json",
+        "--markdown",
+        "--html",
         directories=("--pyperf", "--profile-dir"),
-        inputs=(path, None if args.no_store else db_path(args, path)),
+        inputs=(path, check_store(args, path)),
     )
     settings = timing_settings(args)
     if args.warmup is not None:
@@ -109,7 +111,14 @@ def run(args: argparse.Namespace, err: Console) -> int:
     metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))
     failed = write_outputs(
         {
-            "--json": lambda: save_results(result, args.json, err),
+            **result_writes(
+                result,
+                args,
+                err,
+                "run",
+                profiles=[],
+                notes=["not profiled: perflab compare --html profiles every side"],
+            ),
             "--pyperf": lambda: export_pyperf(result, args.pyperf, err),
         }
     )

@@ -42,7 +42,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         action="store_true",
         help="listen on a non-loopback address without a token: anyone who can reach it reads the store",
     )
-    store_options(serve, saves=False)
+    store_options(serve, saves=False, of_benchmark=False)
     serve.set_defaults(handler=run)
 
 

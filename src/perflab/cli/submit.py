@@ -16,6 +16,10 @@ from perflab.cli.support.options import (
     UsageError,
     add_verb,
     db_path,
+    label_option,
+    python_option,
+    require_team_extra,
+    rev_option,
     say,
     store_errors_are_bad_input,
     store_options,
@@ -42,15 +46,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "benchmarks", nargs="+", metavar="BENCH", help="benchmark files (in a git repository) or built-ins"
     )
-    parser.add_argument(
-        "--rev", action="append", default=[], metavar="REV", help="compare these git revisions (one job, one machine)"
-    )
-    parser.add_argument(
-        "--python", action="append", default=[], metavar="PATH", help="the worker's interpreter(s), as with perflab run"
-    )
-    parser.add_argument(
-        "--label", default="default", help="which workers take the jobs (perflab worker --label; default: default)"
-    )
+    rev_option(parser)
+    python_option(parser)
+    label_option(parser)
     parser.add_argument(
         "--repo",
         metavar="PATH|URL",
@@ -68,12 +66,13 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="wait up to SECONDS for the jobs to end (CI); exit 1 if one failed or did not end in time",
     )
-    store_options(parser, saves=False)
+    store_options(parser, saves=False, of_benchmark=False)
     # A store that cannot be reached (no PostgreSQL there) is one line, while submitting or waiting.
     parser.set_defaults(handler=store_errors_are_bad_input(run))
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    require_team_extra("submit")
     from perflab.queue import tasks
 
     url = str(db_path(args, None))
@@ -141,7 +140,7 @@ def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
             raise UsageError(
                 f"{name}: no such benchmark file{'' if args.rev else ' or built-in'} (jobs with --rev need a file in a git repository)"
             )
-        return JobSpec(name, pythons=args.python, options=options)
+        return JobSpec(name, pythons=args.python or [], options=options)
     root = git.top_level(path.resolve().parent)
     if root is None:
         raise UsageError(f"{name}: not inside a git repository; workers get code as a repository and a commit")
@@ -149,7 +148,7 @@ def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
     if head is None:
         raise UsageError(f"{root}: has no commit yet; commit the benchmark first")
     revisions = []
-    for revision in args.rev:
+    for revision in args.rev or []:
         commit = git.resolve_commit(root, revision)
         if commit is None:
             raise UsageError(f"--rev {revision}: no such revision in {root}")
@@ -159,6 +158,6 @@ def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
         repository=args.repo or str(root),
         commit=head,
         revisions=revisions,
-        pythons=args.python,
+        pythons=args.python or [],
         options=options,
     )

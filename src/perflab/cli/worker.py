@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.submit import checked_label
-from perflab.cli.support.options import EXIT_OK, UsageError, add_verb, db_path, store_options
+from perflab.cli.support.options import (
+    EXIT_OK,
+    UsageError,
+    add_verb,
+    db_path,
+    deprecated_alias,
+    label_option,
+    require_team_extra,
+    store_options,
+)
 from perflab.option_types import seconds
 
 if TYPE_CHECKING:
@@ -21,9 +30,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "run queued benchmark jobs on this machine, one at a time (docs/team.md)",
         "perflab worker --db postgresql://perf@db.example.org/perflab --label quiet",
     )
-    parser.add_argument(
-        "--label", default="default", help="take the jobs submitted with this --label (default: default)"
-    )
+    label_option(parser)
     parser.add_argument(
         "--cache",
         metavar="DIR",
@@ -37,12 +44,14 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="heartbeat interval; a worker silent for 3 heartbeats has its job run elsewhere (default: 10)",
     )
-    parser.add_argument("--name", help="this worker's name in the queue (default: the host name)")
-    store_options(parser, saves=False)
+    parser.add_argument("--worker-name", help="this worker's name in the queue (default: the host name)")
+    deprecated_alias(parser, "--name", "--worker-name")
+    store_options(parser, saves=False, of_benchmark=False)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    require_team_extra("worker")
     import logging
     import platform
 
@@ -58,7 +67,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     logging.getLogger("perflab.worker").setLevel(logging.INFO)
     worker = Worker(url, Path(args.cache), platform.node())
     try:
-        tasks.run_worker(url, label, worker, args.heartbeat, args.name or platform.node())
+        tasks.run_worker(url, label, worker, args.heartbeat, args.worker_name or platform.node())
     except (tasks.QueueError, StoreError) as error:
         raise UsageError(str(error)) from None
     return EXIT_OK

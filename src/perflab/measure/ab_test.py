@@ -57,21 +57,27 @@ class Request:
 def compare(request: Request, listener: Listener) -> RunResult:
     if request.revisions and request.pythons:
         raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
+    budget = request.settings.max_time  # no job outlasts it: a file that hangs on import included
     with _sides(request) as sides:
-        names = {side.name: _describe(side, request.settings) for side in sides}
+        names = {side.name: _describe(side, request.settings, budget) for side in sides}
         try:
             cases = matching(_common_cases(request.cases, names), request.case_patterns)[: request.case_limit]
         except ValueError as error:
             raise CompareError(str(error)) from None
         fuzz_started = time.monotonic()
         prior = (
-            difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples)
+            difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples, budget)
             if _fuzzable(request)
             else []
         )
         fuzz_seconds = time.monotonic() - fuzz_started
         result = run_sides(
-            next(iter(names.values()))["name"], sides, cases, request.settings, listener, prior_equivalence=prior
+            next(iter(names.values()))["name"],
+            sides,
+            cases,
+            request.settings,
+            listener,
+            prior_equivalence=prior,
         )
         result.equivalence_seconds += fuzz_seconds
         if request.revisions:  # the user's file, not a temporary worktree that is gone afterwards
@@ -112,10 +118,9 @@ def _sides(request: Request) -> Iterator[list[Side]]:
         if len(request.pythons) < 2:
             raise CompareError("--python needs two or more interpreters, e.g. --python python3.11 --python python3.12")
         contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
-        yield [
-            Side(label, str(path), contender, resolve_python(name))
-            for label, name in zip(_short_names(request.pythons), request.pythons)
-        ]
+        resolved = [resolve_python(name) for name in request.pythons]
+        labels = interpreter_labels(request.pythons, [version for _, version in resolved])
+        yield [Side(label, str(path), contender, executable) for label, (executable, _) in zip(labels, resolved)]
     else:
         described = _describe(Side("", str(path), ""), settings)
         chosen = request.contenders or described["contenders"]
@@ -131,9 +136,9 @@ def _sides(request: Request) -> Iterator[list[Side]]:
         yield contender_sides(str(path), ordered, settings.python)
 
 
-def _describe(side: Side, settings: Settings) -> DescribeEvent:
+def _describe(side: Side, settings: Settings, budget: float | None = None) -> DescribeEvent:
     """The benchmark as this side sees it; a file that does not load is a one-line error."""
-    outcome = run_job(describe_job(side.file, side.sys_path), settings.timeout, side.python)
+    outcome = run_job(describe_job(side.file, side.sys_path), settings.timeout, side.python, budget=budget)
     if not outcome.ok:
         where = f" ({side.name})" if side.name else ""
         raise CompareError(f"{outcome.error}{where}")
@@ -146,14 +151,18 @@ def _describe(side: Side, settings: Settings) -> DescribeEvent:
     return described
 
 
-def _short_names(pythons: list[str]) -> list[str]:
-    """python3.12 for /usr/bin/python3.12, unless two interpreters would then share a name."""
-    short = [Path(name).name for name in pythons]
-    return short if len(set(short)) == len(short) else list(pythons)
+def interpreter_labels(pythons: list[str], versions: list[str]) -> list[str]:
+    """Each interpreter's side, with its version: "python3.12 (3.12.4)" for /usr/bin/python3.12
+    ("python3.11" beside "python" said nothing of what "python" is); the whole path when two
+    would otherwise share a label."""
+    short = [f"{Path(name).name} ({version})" for name, version in zip(pythons, versions)]
+    return (
+        short if len(set(short)) == len(short) else [f"{name} ({version})" for name, version in zip(pythons, versions)]
+    )
 
 
-def resolve_python(name: str) -> str:
-    """The real executable behind a name such as python3.12 (pyenv shims resolved)."""
+def resolve_python(name: str) -> tuple[str, str]:
+    """The real executable behind a name such as python3.12 (pyenv shims resolved), and its version."""
     found = shutil.which(name) or (name if Path(name).is_file() else None)
     if found is None:
         raise CompareError(f"--python {name}: interpreter not found on PATH; install it or give its path")
@@ -166,7 +175,7 @@ def resolve_python(name: str) -> str:
         raise CompareError(f"--python {name}: {found} does not run ({error})") from None
     if tuple(int(p) for p in info["version"].split(".")[:2]) < (3, 8):
         raise CompareError(f"--python {name}: Python {info['version']} is too old (workers need 3.8+)")
-    return info["executable"]
+    return info["executable"], info["version"]
 
 
 def _common_cases(requested: list[str] | None, described: dict[str, DescribeEvent]) -> list[str]:

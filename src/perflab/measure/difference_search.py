@@ -121,10 +121,12 @@ def fuzz_contender(
     )
 
 
-def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES) -> list[Equivalence]:
+def fuzz_sides(
+    sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES, budget: float | None = None
+) -> list[Equivalence]:
     """Fuzz every contender of ``sides`` (contenders of one file; ``sides[0]`` is the reference)
-    side by side, one worker each: the verdicts, under case FUZZING_CASE, that ``run`` and
-    ``compare`` put beside the declared cases'."""
+    side by side, one worker each, none outlasting ``budget`` (--max-time): the verdicts, under case
+    FUZZING_CASE, that ``run`` and ``compare`` put beside the declared cases'."""
     reference = sides[0]
     fuzzed = side_by_side(
         [
@@ -133,7 +135,7 @@ def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPL
                 side.file,
                 side.contender,
                 reference.contender,
-                functools.partial(_run_on, side, timeout),
+                functools.partial(_run_on, side, timeout, budget),
                 examples=examples,
             )
             for side in sides[1:]
@@ -153,5 +155,5 @@ def fuzz_sides(sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPL
     return verdicts
 
 
-def _run_on(side: Side, timeout: float, job: Job) -> JobOutcome:
-    return run_job(job, timeout, side.python)
+def _run_on(side: Side, timeout: float, budget: float | None, job: Job) -> JobOutcome:
+    return run_job(job, timeout, side.python, budget=budget)

@@ -44,6 +44,7 @@ from perflab.bench.protocol import (
     SeedEvent,
     WorkEvent,
 )
+from perflab.measure.budget import Budget
 
 _STDERR_TAIL_LINES = 5
 
@@ -53,6 +54,7 @@ class JobOutcome:
     events: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None  # one line: what went wrong, None when the job succeeded
     location: str | None = None  # file:line in user code, when known
+    over_budget: bool = False  # stopped because the run's time budget ran out (perflab.measure.budget)
 
     @property
     def ok(self) -> bool:
@@ -105,20 +107,42 @@ class Worker(Protocol):
     def close(self) -> JobOutcome: ...
 
 
-# Starts a worker: (job, timeout in seconds, python, PYTHONHASHSEED or None to inherit) -> Worker.
-StartWorker = Callable[[Job, float, str, "str | None"], Worker]
+# Starts a worker: (job, timeout in seconds, python, PYTHONHASHSEED or None to inherit, the run's
+# budget or None) -> Worker.
+StartWorker = Callable[[Job, float, str, "str | None", "Budget | None"], Worker]
+
+# What a worker of each job mode is doing while perflab waits on it, for the message of a worker
+# stopped by the budget (a timing worker waiting for "ready" is being set up).
+_DOING = {
+    "check": "checking its output against the reference's",
+    "output": "computing the output the other sides are checked against",
+    "seed": "checking its output under another hash seed",
+    "fuzz": "fuzzing it against the reference",
+    "describe": "loading the benchmark file",
+    "packages": "reading the versions of the packages it imported",
+    "time": "timing it",
+    "profile": "profiling it",
+    "count": "counting",
+}
 
 
 class WorkerProcess:
     """A live ``python -m perflab.bench.worker`` process that answers one request at a time.
 
-    Every wait has a deadline of ``timeout`` seconds; a worker that misses it is killed (with its
-    children) and the outcome says so. Standard error goes to a file, so a chatty benchmark can
-    never block on a full pipe.
+    Every wait has a deadline of ``timeout`` seconds, and none outlasts the run's ``budget``; a
+    worker that misses it is killed (with its children) and the outcome says so. Standard error goes
+    to a file, so a chatty benchmark can never block on a full pipe.
     """
 
-    def __init__(self, job: Job, timeout: float, python: str = sys.executable, hash_seed: str | None = None):
-        self.timeout = timeout
+    def __init__(
+        self,
+        job: Job,
+        timeout: float,
+        python: str = sys.executable,
+        hash_seed: str | None = None,
+        budget: Budget | None = None,
+    ):
+        self.timeout, self.budget, self.mode = timeout, budget, job["mode"]
         self.outcome = JobOutcome()
         self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open for the worker's life, closed in close()
         self._buffer = b""
@@ -138,7 +162,7 @@ class WorkerProcess:
         """Read events until one of ``kind`` arrives; None (and ``outcome.error`` set) on failure."""
         deadline = time.monotonic() + self.timeout
         while self.outcome.ok:
-            event = self._next_event(deadline)
+            event = self._next_event(deadline, kind)
             if event is None:
                 return None
             self.outcome.events.append(event)
@@ -168,6 +192,7 @@ class WorkerProcess:
         """Let the worker exit (or kill it) and return everything it reported."""
         if self.outcome.ok and not self._done:
             self._send(Command(do="exit"))
+            self.budget = None  # its last checks (integrity) run past the budget: within --timeout only
             self.wait_for("done")
         self._kill()
         self._process.wait()
@@ -184,13 +209,18 @@ class WorkerProcess:
         except (BrokenPipeError, OSError):
             return False
 
-    def _next_event(self, deadline: float) -> dict[str, Any] | None:
+    def _next_event(self, deadline: float, kind: str) -> dict[str, Any] | None:
+        budget = self.budget if self.budget is not None and self.budget.ends < deadline else None
         while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
+            remaining = (budget.ends if budget else deadline) - time.monotonic()
             chunk = self._read_chunk(remaining) if remaining > 0 else None
             if chunk is None:
                 self._kill()
-                self.outcome.error = f"timed out after {self.timeout:g} s (per-job timeout, see --timeout)"
+                if budget:
+                    doing = "setting it up" if self.mode == "time" and kind == "ready" else _DOING[self.mode]
+                    self.outcome.error, self.outcome.over_budget = budget.ran_out(doing), True
+                else:
+                    self.outcome.error = f"timed out after {self.timeout:g} s (per-job timeout, see --timeout)"
                 return None
             if chunk == b"":
                 self._process.wait()
@@ -269,10 +299,12 @@ def run_job(
     python: str = sys.executable,
     hash_seed: str | None = None,
     start: StartWorker = WorkerProcess,
+    budget: float | None = None,
 ) -> JobOutcome:
     """Run a one-shot job (such as an equivalence check) to completion in a worker from ``start``;
-    ``hash_seed``: the worker's PYTHONHASHSEED (None: inherited)."""
-    worker = start(job, timeout, python, hash_seed)
+    ``hash_seed``: the worker's PYTHONHASHSEED (None: inherited); ``budget``: the run's --max-time,
+    which the job may not outlast (None: only ``timeout`` bounds it)."""
+    worker = start(job, timeout, python, hash_seed, None if budget is None else Budget.starting_now(budget))
     try:
         worker.wait_for("done")
     finally:  # also on Ctrl-C: never leave a worker behind

@@ -9,8 +9,9 @@ a CPU changes by tens of percent over a fraction of a second; see benchmarks/REA
 Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
 once the 95% interval of every ratio to the reference (or, alone, of its median) is within
 ``precision``; the whole run stops when all cases have, or when ``max_time`` (counted from the
-first timing round) is spent: then at once, within one value (one call, for calls longer than a
-value), keeping what was measured.
+first timing round) is spent: then at once, keeping what was measured; a timing worker still busy
+then is stopped. No job before it (a check, fuzzing) may outlast ``max_time`` either, so a
+contender that hangs is stopped within the budget in whichever phase (perflab.measure.budget).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
 from perflab.measure import difference_search, metadata
+from perflab.measure.budget import Budget
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, StartWorker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
@@ -85,7 +87,11 @@ def run_benchmark(
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
     sides = contender_sides(file, ordered, settings.python)
     fuzz_started = time.monotonic()
-    prior = difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples) if len(sides) > 1 else []
+    prior = (
+        difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples, settings.max_time)
+        if len(sides) > 1
+        else []
+    )
     fuzz_seconds = time.monotonic() - fuzz_started
     result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior)
     result.equivalence_seconds += fuzz_seconds
@@ -123,8 +129,9 @@ def run_sides(
 
     ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
     there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
-    ``start`` starts the workers and ``clock`` (seconds) bounds the run by ``settings.max_time``:
-    the real ones but in tests of the runner's own rules (tests/unit/test_runner_rules.py).
+    No check job may outlast ``settings.max_time``. ``start`` starts the workers and ``clock``
+    (seconds) bounds the rounds by ``settings.max_time``: the real ones but in tests of the
+    runner's own rules (tests/unit/test_runner_rules.py).
     """
     reference = sides[0]
     result = RunResult(
@@ -146,7 +153,7 @@ def run_sides(
     hashes = {side.file: _file_hash(side.file) for side in sides}
 
     def job(spec: Job, side: Side, hash_seed: str | None) -> JobOutcome:
-        return run_job(spec, settings.timeout, side.python, hash_seed, start)
+        return run_job(spec, settings.timeout, side.python, hash_seed, start, settings.max_time)
 
     imported: dict[str, set[str]] = {}  # side -> top-level modules its timing workers imported
 
@@ -203,7 +210,7 @@ def _mark_unmeasurable(result: RunResult) -> None:
 
 class _Rounds:
     """The timing phase: rounds of interleaved values until every case is precise or the budget,
-    counted from its start on ``clock``, is spent."""
+    counted from its start on ``clock``, is spent; a worker still busy then is stopped."""
 
     def __init__(
         self,
@@ -217,6 +224,7 @@ class _Rounds:
         self.result, self.sides, self.settings = result, sides, settings
         self.start, self.clock, self.imported = start, clock, imported
         self.deadline = clock() + settings.max_time
+        self.budget = Budget.starting_now(settings.max_time)  # the same deadline, for the workers
 
     def run(self, cases: list[str], listener: Listener, status: Status) -> None:
         result, settings = self.result, self.settings
@@ -275,7 +283,7 @@ class _Rounds:
                     value_time=settings.value_time,
                     reference=reference.contender if side.shares_process_with(reference) else None,
                 )
-                worker = self.start(job, settings.timeout, side.python, None)
+                worker = self.start(job, settings.timeout, side.python, None, self.budget)
                 run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
                 # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
                 workers.append((cell, worker, run))
@@ -307,7 +315,10 @@ class _Rounds:
                     cell.runs.append(run)
                 if run.values:
                     cell.loops = _loops_for(run, settings.value_time)
-                if outcome.error:
+                # The budget running out during a set-up or a value ends the timing as it does
+                # between values: not an error of the contender (a hang and a slow set-up look
+                # alike); the run keeps what stopped it, for the "not timed" line (RunResult.failures).
+                if outcome.error and not outcome.over_budget:
                     cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
 
 

@@ -19,6 +19,9 @@ REPEAT_ONLY_FACTOR = 3.0
 MIN_FIRST_CALLS = 3  # processes with a timed first call on each side before judging
 # The floor as a fraction of the time per call above which a ratio is mostly perflab's loop.
 FLOOR_WARNING = 0.10
+# ... and from which it is shown beside the time: below 1% (the smallest effect a verdict reports by
+# default) it changes no reading ("(floor 7.4 ns)" beside a 92 ms command said nothing).
+FLOOR_SHOWN = 0.01
 
 
 def record_timing_checks(result: RunResult, cell: Cell, run: ProcessRun) -> None:
@@ -85,6 +88,14 @@ def _first_calls(reference: Cell, cell: Cell) -> list[list[float]]:
 def floor_of(cell: Cell) -> float | None:
     """The harness's loop-and-call floor in this cell's workers, s/call (median over processes)."""
     return _median([run.floor for run in cell.runs if run.floor])
+
+
+def shown_floor(cell: Cell) -> float | None:
+    """The floor, where it matters: when it is at least FLOOR_SHOWN of the cell's time per call."""
+    floor = floor_of(cell)
+    if floor is None or cell.estimates is None or floor < FLOOR_SHOWN * cell.estimates.median.value:
+        return None
+    return floor
 
 
 def floor_warning(cell: Cell) -> str | None:

@@ -1,16 +1,20 @@
-"""Markdown for pull requests: the CI gate's verdict, and the summary of a run or comparison."""
+"""Markdown for pull requests: the CI gate's verdict, the summary of a run or comparison, a bisection."""
 
 from __future__ import annotations
 
 import hashlib
 import math
 import re
+from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
 from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
 from perflab.results.quantities import NO_DIFFERENCE
-from perflab.units import format_percent, format_ratio, format_time, format_times
+from perflab.units import counted, format_percent, format_ratio, format_ratio_estimate, format_time, format_times
+
+if TYPE_CHECKING:
+    from perflab.measure.bisect import Outcome
 
 
 def render_check(check: CheckResult, benchmark: str, baseline: str, current: str) -> str:
@@ -232,4 +236,40 @@ def render_result(result: RunResult) -> str:
         f"Python {python.get('version', '?')}; verdicts at FDR {result.settings['alpha']:.0%} "
         f"and minimum effect {result.settings['min_effect']:.0%}.</sub>"
     )
+    return "\n".join(lines) + "\n"
+
+
+def render_bisect(outcome: Outcome) -> str:
+    """``perflab bisect --markdown``: the first bad commit, how sure, and every step's ratio to good."""
+    value, low, high = outcome.confirmed_ratio
+    lines = [
+        f"### perflab bisect: first bad commit {code(outcome.first_bad[:12])} {_cell(outcome.subject)}",
+        "",
+        f"On case {code(outcome.case)}, bad is {format_ratio(value, low, high)} than good (time ratio, 95% CI); "
+        f"{counted(outcome.commits, 'commit')} searched in {counted(outcome.measurements, 'measurement')}.",
+        "",
+        "| commit | subject | vs good [95% CI] | bad vs good in the same run | verdict |",
+        "|---|---|---:|---:|---|",
+    ]
+    for step in outcome.steps:
+        verdict = " ".join(
+            part
+            for part in (
+                "check:" if step.check else "",
+                "bad" if step.bad else "good",
+                "" if step.certain else "(uncertain)",
+                f"**{step.equivalence.upper()}**" if step.equivalence else "",
+            )
+            if part
+        )
+        lines.append(
+            f"| {code(step.commit[:12])} | {_cell(step.subject)} | {format_ratio(step.ratio, step.low, step.high)} "
+            f"| {format_ratio_estimate(step.regression)} | {verdict} |"
+        )
+    if not outcome.certain:
+        lines += [
+            "",
+            "The final check of this commit against the one before it stayed uncertain (or contradicted "
+            "the search): it is the most likely one, not a proven one; raise --max-time.",
+        ]
     return "\n".join(lines) + "\n"

@@ -226,8 +226,12 @@ class RunResult:
         lines = [f"{c.case}/{c.contender}: {c.error}" for c in self.cells if c.error]
         if not self.interrupted:
             lines += [
-                f"{c.case}/{c.contender}: not timed: the time budget (--max-time "
-                f"{self.settings.get('max_time', 0):g} s) ran out first"
+                f"{c.case}/{c.contender}: "
+                + (
+                    c.runs[-1].error  # a worker the budget stopped: what it was doing
+                    if c.runs and c.runs[-1].error
+                    else f"not timed: the time budget (--max-time {self.settings.get('max_time', 0):g} s) ran out first"
+                )
                 for c in self.cells
                 if not c.error and not c.skipped and not c.measured_runs()
             ]
@@ -235,6 +239,13 @@ class RunResult:
             f"{e.case}/{e.contender}: {e.status.upper()}: {e.difference}"
             for e in self.equivalence
             if e.status in INVALID
+        ]
+        # Fuzzing that could not finish (its worker crashed, hung, or was stopped by --max-time)
+        # checked nothing: the contender is not shown to do what the reference does.
+        lines += [
+            f"{e.case}/{e.contender}: {e.difference}"
+            for e in self.equivalence
+            if e.case == FUZZING_CASE and e.status == ERROR
         ]
         lines += [
             f"{path} changed during the run: its rounds mix two versions; run again"

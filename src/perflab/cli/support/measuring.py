@@ -8,12 +8,12 @@ import argparse
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab.cli.support.options import UsageError, db_path, names, say, writing
+from perflab.cli.support.options import UsageError, db_path, names, say, write_if_asked, write_report, writing
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from perflab.bench.spec import Benchmark
     from perflab.measure.settings import Settings
     from perflab.metrics import Measured
+    from perflab.render.html.report import CaseProfiles
     from perflab.results.model import RunResult
 
 
@@ -45,13 +46,18 @@ def measure(
 # ---- --metric -----------------------------------------------------------------------------------
 
 
+METRIC_HELP = (
+    "what is measured: time per call (always), instructions (valgrind), memory (tracemalloc, peak RSS), "
+    "counters (perf stat)"
+)
+
+
 def metric_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--metric",
         action="append",
         metavar="NAME",
-        help="also measure: instructions (valgrind), memory (tracemalloc, peak RSS), counters "
-        "(perf stat); time is always measured (repeat or comma-separate)",
+        help=METRIC_HELP + " (the ones to measure beside time; repeat or comma-separate)",
     )
 
 
@@ -97,6 +103,25 @@ def show_metrics(result: RunResult, measured: Measured | None) -> bool:
 # ---- results files ------------------------------------------------------------------------------
 
 
+def result_writes(
+    result: RunResult, args: argparse.Namespace, err: Console, verb: str, profiles: list[CaseProfiles], notes: list[str]
+) -> dict[str, Callable[[], object]]:
+    """The writes of --json, --markdown and --html, by option (for ``write_outputs``): the formats
+    every verb that measures a run offers. ``profiles`` and ``notes`` go into the HTML report."""
+    from perflab.render import markdown
+    from perflab.render.html import report
+
+    def summary() -> None:
+        write_if_asked(args.markdown, lambda: markdown.render_result(result), "summary", err)
+
+    def html() -> None:
+        if args.html:
+            page = report.render([report.Section(result, profiles, notes)], f"perflab {verb}: {result.benchmark}")
+            write_report(args.html, page, err)
+
+    return {"--json": lambda: save_results(result, args.json, err), "--markdown": summary, "--html": html}
+
+
 def save_results(result: RunResult, path: str | None, err: Console) -> None:
     """``--json``: the run as a perflab results file (nothing when ``path`` is None)."""
     if path:
@@ -116,6 +141,22 @@ def export_pyperf(result: RunResult, directory: str | None, err: Console) -> Non
 
 
 # ---- the results store --------------------------------------------------------------------------
+
+
+def check_store(args: argparse.Namespace, benchmark_file: Path) -> Path | str | None:
+    """The store this run will be kept in (None with --no-store), opened before measuring: a --db
+    that is a text file, a directory or another program's database is one line now, not after
+    the measurement."""
+    from perflab.results.store import Store, StoreError
+
+    if args.no_store:
+        return None
+    path = db_path(args, benchmark_file)
+    try:
+        Store.open(path).close()
+    except StoreError as error:
+        raise UsageError(f"--db {error}" if args.db else str(error)) from None
+    return path
 
 
 @dataclass(frozen=True)

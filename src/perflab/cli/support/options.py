@@ -1,6 +1,11 @@
 """What the verbs of the command line share: errors and exit codes, option validators, the shared
 options (timing, store, outputs) and the typed settings they become.
 
+One word, one meaning: an option that several verbs take is defined here, once, with one help
+text (tests/unit/test_option_vocabulary.py walks every verb's parser and holds them to it); a
+verb adds only what differs, its default or what it writes, as the help's last parenthesis. Old
+spellings stay as deprecated aliases (``deprecated_alias``) that warn in one line.
+
 A leaf of the cli package: every verb module imports it, it imports no verb module. What only a
 verb's handler needs (rich, the settings classes, the built-ins) is imported where it is used, so
 that ``--help`` imports the parser and nothing more (tests/test_startup.py).
@@ -12,6 +17,7 @@ import argparse
 import contextlib
 import functools
 import re
+import sys
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -60,6 +66,14 @@ def names(items: Iterable[str] | None) -> list[str]:
     return [name.strip() for item in items or [] for name in _NAME_SEPARATOR.split(item) if name.strip()]
 
 
+def one_name(requested: Iterable[str] | None, option: str) -> str | None:
+    """The one name a verb that follows one case or contender was given (None: none given)."""
+    given = names(requested)
+    if len(given) > 1:
+        raise UsageError(f"{option}: this command takes one ({', '.join(given)} given)")
+    return given[0] if given else None
+
+
 def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, where: str) -> list[str]:
     """The requested names (all declared ones if none), each checked against the declared ones."""
     declared = list(declared)
@@ -70,6 +84,141 @@ def select(requested: Iterable[str] | None, declared: Iterable[str], kind: str, 
     if unknown:
         raise UsageError(f"{where}: unknown {kind} {unknown[0]!r} (declared: {', '.join(declared)})")
     return list(dict.fromkeys(wanted))
+
+
+def deprecated_alias(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """``old`` does what ``new`` does, after a one-line warning (scripts written for the old
+    spelling keep working); it is left out of ``--help``."""
+    target = parser._option_string_actions[new]
+
+    class Renamed(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            sys.stderr.write(f"perflab: warning: {old} is deprecated; use {new} (same meaning)\n")
+            target(parser, namespace, values, new)
+
+    parser.add_argument(
+        old,
+        action=Renamed,
+        dest=target.dest,
+        nargs=target.nargs,
+        choices=target.choices,
+        type=target.type or str,
+        default=argparse.SUPPRESS,
+        help=argparse.SUPPRESS,
+    )
+
+
+# ---- what a verb measures -----------------------------------------------------------------------
+
+
+def case_option(parser: argparse.ArgumentParser, detail: str) -> None:
+    """``--case``: which declared cases; ``detail``: what the verb does with them and its default."""
+    _names_option(parser, "case", detail)
+
+
+def contender_option(parser: argparse.ArgumentParser, detail: str) -> None:
+    """``--contender``: which contenders; ``detail``: what the verb does with them and its default."""
+    _names_option(parser, "contender", detail)
+
+
+def _names_option(parser: argparse.ArgumentParser, kind: str, detail: str) -> None:
+    parser.add_argument(
+        f"--{kind}",
+        action="append",
+        metavar="NAME",
+        help=f"only these {kind}s, by name (repeat or comma-separate; {detail})",
+    )
+
+
+def rev_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rev",
+        action="append",
+        metavar="REV",
+        help="measure the benchmark at this git revision, in its own worktree (repeat; WORKTREE = uncommitted state)",
+    )
+
+
+def python_option(parser: argparse.ArgumentParser, detail: str = "repeat") -> None:
+    """``--python``: an interpreter; ``detail``: how many the verb takes and its default."""
+    parser.add_argument(
+        "--python", action="append", metavar="PYTHON", help=f"measure the benchmark under this interpreter ({detail})"
+    )
+
+
+def label_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--label",
+        default="default",
+        help="the label that matches jobs to workers: perflab worker --label takes what submit --label queued "
+        "(default: default)",
+    )
+
+
+# ---- profiles -----------------------------------------------------------------------------------
+
+
+def profile_option(parser: argparse.ArgumentParser, default: bool | None, detail: str) -> None:
+    """``--profile/--no-profile``; ``default`` None: the verb decides (``detail`` says how)."""
+    parser.add_argument(
+        "--profile",
+        action=argparse.BooleanOptionalAction,
+        default=default,
+        help=f"after timing, profile every measured case and contender in separate worker processes ({detail})",
+    )
+
+
+def sampling_options(parser: argparse.ArgumentParser, detail: str) -> None:
+    """``--native`` and ``--samples``; ``detail``: what one count of samples covers in this verb."""
+    from perflab.profile.settings import DEFAULT_SAMPLES
+
+    parser.add_argument(
+        "--native", action="store_true", help="profile C frames too: extensions and libpython (py-spy --native)"
+    )
+    parser.add_argument(
+        "--samples",
+        type=whole_number(1),
+        metavar="N",
+        help=f"profile samples to collect ({detail}; default {DEFAULT_SAMPLES[False]}, with --native "
+        f"{DEFAULT_SAMPLES[True]})",
+    )
+
+
+def allow_mismatch_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="diff profiles even when their sampler, mode, frames or interpreter differ (needed for a "
+        "differential profile across --python interpreters)",
+    )
+
+
+# ---- outputs of a result ------------------------------------------------------------------------
+
+# Every verb that produces a result writes it in these formats (run, compare, check, bisect).
+OUTPUT_FORMATS = {
+    "--json": "write it as JSON",
+    "--markdown": "write a Markdown summary, to paste into a pull request or a CI step summary",
+    "--html": "write one self-contained offline HTML file",
+}
+
+
+def pyperf_option(parser: argparse.ArgumentParser, detail: str, into_directory: bool = True) -> None:
+    """``--pyperf``: a directory to write into (run), or a switch to the pyperf format (export)."""
+    what = "write pyperf JSON files, for pyperf compare_to and pyperf stats"
+    if into_directory:
+        parser.add_argument("--pyperf", metavar="DIR", help=f"{what} ({detail})")
+    else:
+        parser.add_argument("--pyperf", action="store_true", help=f"{what} ({detail})")
+
+
+def benchmark_name_option(parser: argparse.ArgumentParser, detail: str) -> None:
+    parser.add_argument("--benchmark", metavar="NAME", help=f"the benchmark, by name ({detail})")
+
+
+def output_option(parser: argparse.ArgumentParser, option: str, content: str, default: str | None = None) -> None:
+    """One of OUTPUT_FORMATS; ``content``: what this verb writes in it."""
+    parser.add_argument(option, metavar="FILE", default=default, help=f"{OUTPUT_FORMATS[option]} ({content})")
 
 
 # ---- benchmarks ---------------------------------------------------------------------------------
@@ -144,15 +293,9 @@ def timing_options(
         type=seconds,
         default=max_time,
         metavar="SECONDS",
-        help=f"time budget for the timing phase (default {max_time:g})",
+        help=MAX_TIME_HELP + f" ({TIMED_PHASES}; default {max_time:g})",
     )
-    parser.add_argument(
-        "--timeout",
-        type=seconds,
-        default=60.0,
-        metavar="SECONDS",
-        help="limit for each wait on a worker process (default 60)",
-    )
+    timeout_option(parser)
     parser.add_argument(
         "--min-effect",
         type=percentage,
@@ -186,6 +329,21 @@ def timing_options(
     parser.add_argument("--debug-min-rounds", type=whole_number(1, 1000), help=argparse.SUPPRESS)
 
 
+MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
+# What --max-time bounds in the verbs that time: the timing phase, and every job before it.
+TIMED_PHASES = "timing stops when it is spent, and no equivalence check, fuzzing or set-up may outlast it"
+
+
+def timeout_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="limit for each wait on a worker process; one that does not answer in time has failed (default 60)",
+    )
+
+
 def allow_skipped_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-skipped",
@@ -214,12 +372,28 @@ def timing_settings(args: argparse.Namespace) -> Settings:
 # ---- the results store --------------------------------------------------------------------------
 
 
-def store_options(parser: argparse.ArgumentParser, saves: bool = True) -> None:
+def require_team_extra(verb: str) -> None:
+    """The queue's verbs (submit, worker, jobs) need the perflab[team] extra: without it, one line
+    saying what to install instead of a traceback."""
+    import importlib.util
+
+    missing = [name for name in ("procrastinate", "psycopg") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UsageError(
+            f"perflab {verb} needs the team queue, which is not installed ({', '.join(missing)} missing): "
+            "pip install 'perflab[team]'"
+        )
+
+
+def store_options(parser: argparse.ArgumentParser, saves: bool = True, of_benchmark: bool = True) -> None:
+    """``--db`` (and ``--no-store`` where the verb ``saves``); ``of_benchmark``: the verb takes a
+    benchmark file, whose repository then holds the default database."""
+    where = "the benchmark file" if of_benchmark else "the current directory"
     parser.add_argument(
         "--db",
         metavar="PATH|URL",
-        help="results database, a SQLite file or postgresql://user@host/dbname (default: $PERFLAB_DB, else .perflab/perflab.db at the git "
-        "top level of the benchmark file, else in the current directory)",
+        help="results database, a SQLite file or postgresql://user@host/dbname (default: $PERFLAB_DB, else "
+        f".perflab/perflab.db at the git top level of {where}, else in the current directory)",
     )
     if saves:
         parser.add_argument("--no-store", action="store_true", help="do not save this run in the database")
@@ -299,6 +473,12 @@ def write_output(path: str | Path, text: str, what: str, err: Console, shown: st
     say(err, f"{what} written to {shown or path}")
 
 
+def write_if_asked(path: str | None, text: Callable[[], str], what: str, err: Console) -> None:
+    """An output option's write: ``text()`` into ``path`` when the option was given."""
+    if path:
+        write_output(path, text(), what, err)
+
+
 def write_outputs(writes: dict[str, Callable[[], object]]) -> dict[str, str]:
     """Do every write (by option name), even after one failed; the failures by option, one line each."""
     failed = {}
@@ -308,6 +488,11 @@ def write_outputs(writes: dict[str, Callable[[], object]]) -> dict[str, str]:
         except OutputError as error:
             failed[option] = str(error)
     return failed
+
+
+def write_report(path: str, page: str, err: Console) -> None:
+    """Write an HTML report and say where it is, as a full path: it is opened in a browser."""
+    write_output(path, page, "report", err, shown=str(Path(path).resolve()))
 
 
 def say(err: Console, text: str) -> None:

@@ -13,6 +13,7 @@ from perflab.cli.support.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     UsageError,
+    output_option,
     say,
     write_output,
     writing,
@@ -69,14 +70,10 @@ def view_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="units of work per call for the --offload device's per-cycle throughput (default: the bytes of IN)",
     )
-    parser.add_argument("--html", metavar="FILE", help="write an interactive flame graph (one offline HTML file)")
+    output_option(parser, "--html", "an interactive flame graph")
     parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
     parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
-    parser.add_argument(
-        "--json",
-        metavar="FILE",
-        help="write the profile with its runs and metadata (perflab.profile/1; input of perflab merge)",
-    )
+    output_option(parser, "--json", "perflab.profile/1: the profile with its runs and metadata; input of perflab merge")
 
 
 def _what_if(text: str) -> tuple[str, float]:

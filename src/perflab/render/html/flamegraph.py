@@ -23,6 +23,7 @@ from perflab.profile.calltree import flame_columns
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile, describe_sampling, weight_unit
 from perflab.profile.shares import FrameShare, frame_shares
+from perflab.units import counted
 
 ROOT_LABEL = "measured_region (the operation)"
 PROGRAM_ROOT_LABEL = "the program"  # a whole-program profile (perflab.profile.program)
@@ -118,7 +119,8 @@ def _meta_lines(profile: Profile) -> list[str]:
     m = profile.metadata
     python = m.get("python") or {}
     lines = [
-        f"{profile.samples:,} {weight_unit(m)} of the operation in {len(profile.runs)} runs (fresh processes); "
+        f"{counted(profile.samples, weight_unit(m).removesuffix('s'))} of the operation in "
+        f"{counted(len(profile.runs), 'run')} (fresh processes); "
         "intervals are 95% across runs",
         f"sampler {describe_sampling(m)}",
         f"Python {python.get('version', '?')} {python.get('implementation', '')}: {python.get('build', '')}",

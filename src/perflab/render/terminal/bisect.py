@@ -7,14 +7,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from perflab.measure.bisect import Outcome
-from perflab.units import format_ratio, format_ratio_estimate
+from perflab.units import counted, format_ratio, format_ratio_estimate
 
 
 def render(outcome: Outcome, console: Console) -> None:
     value, low, high = outcome.confirmed_ratio
     console.print(
         f"regression confirmed on case [bold]{escape(outcome.case)}[/]: bad is {escape(format_ratio(value, low, high))} "
-        f"than good (time ratio, 95% CI); {outcome.commits} commits to search"
+        f"than good (time ratio, 95% CI); {counted(outcome.commits, 'commit')} to search"
     )
     table = Table("commit", "subject", "vs good [95% CI]", "bad vs good in the same run", "verdict")
     for step in outcome.steps:
@@ -35,7 +35,7 @@ def render(outcome: Outcome, console: Console) -> None:
         console.print(table)
     console.print(
         f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
-        f"({outcome.measurements} measurements)"
+        f"({counted(outcome.measurements, 'measurement')})"
     )
     if not outcome.certain:
         console.print(

@@ -18,7 +18,7 @@ from perflab.profile.settings import MEMORY_VIEWS
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import format_bytes, format_ratio, format_time, format_times_factor
+from perflab.units import counted, format_bytes, format_ratio, format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -67,7 +67,10 @@ def _header(profile: Profile) -> str:
     if is_allocation_profile(m):
         lines += _memory_lines(profile)
     else:
-        lines.append(f"  {profile.samples} samples of the operation in {len(profile.runs)} runs (fresh processes)")
+        lines.append(
+            f"  {counted(profile.samples, 'sample')} of the operation in {counted(len(profile.runs), 'run')} "
+            "(fresh processes)"
+        )
     if m.get("sampler_reason"):
         lines.append(f"  [yellow]fallback sampler[/] because {escape(str(m['sampler_reason']))}")
     times = [info["time_per_call"] for info in m.get("run_info", []) if info.get("time_per_call")]

@@ -8,13 +8,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from perflab.measure.timing_verdicts import floor_of, floor_warning
+from perflab.measure.timing_verdicts import floor_warning, shown_floor
 from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, UNDECIDED
-from perflab.units import format_percent, format_rate, format_time, format_times
+from perflab.units import counted, format_percent, format_rate, format_time, format_times
 
 _VERDICT_STYLE = {
     FASTER: "green",
@@ -26,8 +26,7 @@ _VERDICT_STYLE = {
 
 
 def render(result: RunResult, console: Console) -> None:
-    table = Table(title=f"{escape(result.benchmark)} ({escape(result.file)})", title_justify="left")
-    for column in (
+    columns = (
         "case",
         "contender",
         "time/call [95% CI]",
@@ -35,42 +34,52 @@ def render(result: RunResult, console: Console) -> None:
         f"vs {result.reference} [95% CI]",
         "verdict",
         "equivalence",
-    ):
-        table.add_column(escape(column))
+    )
     comparisons = {(c.case, c.contender): c for c in result.comparisons}
-    previous_case = None
+    compared = {c.case for c in result.comparisons}
+    rows, previous_case = [], None
     for cell in result.cells:
-        table.add_row(
-            escape(cell.case) if cell.case != previous_case else "",
-            escape(cell.contender),
-            _time(cell, result.settings["precision"]),
-            _throughput(cell, result.work.get(cell.case)),
-            *_comparison(result, comparisons.get((cell.case, cell.contender))),
-            _equivalence(result, cell),
-            end_section=False,
+        rows.append(
+            (
+                escape(cell.case) if cell.case != previous_case else "",
+                escape(cell.contender),
+                # With ratios to watch, the stopping rule leaves times as wide as they are: no '!' there.
+                _time(cell, None if cell.case in compared else result.settings["precision"]),
+                _throughput(cell, result.work.get(cell.case)),
+                *_comparison(result, comparisons.get((cell.case, cell.contender))),
+                _equivalence(result, cell),
+            )
         )
         previous_case = cell.case
+    # A column empty on every row (no work declared, one contender: a pyperf script) is left out.
+    kept = [index for index in range(len(columns)) if index < 3 or any(row[index] for row in rows)]
+    table = Table(title=f"{escape(result.benchmark)} ({escape(result.file)})", title_justify="left")
+    for index in kept:
+        table.add_column(escape(columns[index]))
+    for row in rows:
+        table.add_row(*(row[index] for index in kept), end_section=False)
     console.print(table)
     process_metrics.render(result, console)  # command contenders: CPU time, memory, inner phase
     for line in _notes(result):
         console.print(line, highlight=False)
 
 
-def _time(cell: Cell, precision: float) -> str:
+def _time(cell: Cell, precision: float | None) -> str:
+    """The time per call; ``precision``: the target it is held to (None: the case's ratios are)."""
     if cell.skipped:
         return "[dim]skipped[/]"
     if cell.estimates is None:
         return "[red]failed[/]" if cell.error else "[dim]not measured[/]"
     median = cell.estimates.median
     text = escape(format_times(median.value, median.low, median.high))
-    floor = floor_of(cell)
+    floor = shown_floor(cell)
     if floor is not None:
         text += f" [dim](floor {format_time(floor)})[/]"
-    return _mark_imprecise(text, median, precision)
+    return text if precision is None else _mark_imprecise(text, median, precision)
 
 
 def _mark_imprecise(text: str, interval: Interval, precision: float) -> str:
-    """'!' beside every interval wider than the precision target, whatever the stopping rule watched."""
+    """'!' beside an interval the stopping rule watched and left wider than the precision target."""
     return text if interval.relative_half_width <= precision else f"{text} [yellow]![/]"
 
 
@@ -202,7 +211,7 @@ def _precision_line(result: RunResult) -> str:
     missed = [c for c in measured if not c.target_reached]
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
     summary = (
-        f"{rounds} rounds (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
+        f"{counted(rounds, 'round')} (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
         f"{result.equivalence_seconds:.1f} s"
     )
     if not measured:
@@ -213,15 +222,10 @@ def _precision_line(result: RunResult) -> str:
         )
         return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
-        wider = any(c.estimates and c.estimates.median.relative_half_width > target for c in measured)
-        return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})" + (
-            "; the stopping rule watches ratios to the reference, [yellow]![/] marks the times it left wider"
-            if wider
-            else ""
-        )
+        return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
     return (
         f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
-        f"{result.settings['max_time']:g} s; raise --max-time or relax --precision); [yellow]![/] marks every "
-        "interval wider than the target"
+        f"{result.settings['max_time']:g} s; raise --max-time or relax --precision); [yellow]![/] marks what it "
+        "watches (the ratios to the reference, else the times) where wider than the target"
     )

@@ -1,0 +1,90 @@
+"""--max-time bounds a contender that hangs in every phase: fuzzing, the equivalence checks, set-up
+and timing each stop it within the budget, not after the per-wait --timeout; the message names the
+contender and the phase, and what the other contenders measured is kept."""
+
+from perflab.bench.loading import load_benchmark
+from perflab.measure.runner import run_benchmark, run_sides
+from perflab.measure.settings import Settings
+from perflab.measure.sides import contender_sides
+from perflab.results.model import FUZZING_CASE
+
+# After HANG_AFTER calls in one process the contender sleeps for an hour: 0 hangs at its first call
+# (fuzzing, or the checks when nothing is fuzzed); a million only while its values are timed (the
+# checks and the stateful patterns call it far fewer times, a value of 5 ms some 10,000 times).
+HANGS = """
+import time
+
+import perflab
+
+bench = perflab.Benchmark("hangs")
+HANG_AFTER = {after}
+calls = 0
+
+
+@bench.case
+def SMALL():
+    return [3, 1, 2]
+
+
+@bench.contender
+def reference(xs):
+    return sorted(xs)
+
+
+@bench.contender
+def hangs(xs):
+    global calls
+    calls += 1
+    if calls > HANG_AFTER:
+        time.sleep(3600)
+    return sorted(xs)
+"""
+
+TIMEOUT = 120.0  # the per-wait limit, far beyond every budget here: only the budget can stop a hang
+
+
+def settings(budget: float = 3.0, values: int = 20) -> Settings:
+    return Settings(max_time=budget, timeout=TIMEOUT, values=values)
+
+
+def test_a_contender_hanging_while_fuzzed_is_stopped_by_the_budget(bench_file):
+    path = bench_file(HANGS.format(after=0))
+    result = run_benchmark(
+        str(path), load_benchmark(path), ["SMALL"], ["reference", "hangs"], settings(), fuzz_examples=0
+    )
+    fuzzed = next(v for v in result.equivalence if v.case == FUZZING_CASE and v.contender == "hangs")
+    assert (
+        fuzzed.difference
+        == "stopped while fuzzing it against the reference: it outlasted the time budget (--max-time 3 s)"
+    )
+    assert result.elapsed < TIMEOUT
+    assert f"{FUZZING_CASE}/hangs: {fuzzed.difference}" in result.failures
+    # Stopped in its check too (it hangs there as well); the reference is still timed: nothing lost.
+    assert result.cell("SMALL", "hangs").error.startswith("stopped while checking its output")
+    assert result.cell("SMALL", "reference").measured_runs()
+
+
+def test_a_contender_hanging_in_its_equivalence_check_is_stopped_by_the_budget(bench_file):
+    path = bench_file(HANGS.format(after=0))
+    sides = contender_sides(str(path), ["reference", "hangs"])
+    result = run_sides("hangs", sides, ["SMALL"], settings())
+    checked = next(v for v in result.equivalence if v.case == "SMALL" and v.contender == "hangs")
+    assert checked.difference == (
+        "stopped while checking its output against the reference's: it outlasted the time budget (--max-time 3 s)"
+    )
+    assert result.cell("SMALL", "hangs").error == checked.difference
+    assert result.elapsed < TIMEOUT
+
+
+def test_a_contender_hanging_only_when_timed_is_stopped_and_the_others_keep_their_values(bench_file):
+    path = bench_file(HANGS.format(after=1_000_000))
+    # 100 values of 5 ms per worker: the contender hangs a third of the way through its first worker's.
+    chosen = settings(budget=6.0, values=100)
+    result = run_benchmark(str(path), load_benchmark(path), ["SMALL"], ["reference", "hangs"], chosen, fuzz_examples=0)
+    stopped = "stopped while timing it: it outlasted the time budget (--max-time 6 s)"
+    hung = result.cell("SMALL", "hangs")
+    assert not hung.measured_runs() and hung.runs[-1].error == stopped, hung
+    assert f"SMALL/hangs: {stopped}" in result.failures, result.failures
+    reference = result.cell("SMALL", "reference")
+    assert reference.error is None and any(run.values for run in reference.runs), reference  # kept
+    assert result.elapsed < TIMEOUT
