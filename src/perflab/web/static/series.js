@@ -149,7 +149,9 @@
     const parts = [];
     for (const i of picked) {
       const row = el("div", null, "pick");
-      const link = el("a", "run " + P.run[i] + " at " + P.label[i]);
+      // a run without a commit is labelled "run N" already: "run 1 at run 1" said it twice
+      const name = "run " + P.run[i];
+      const link = el("a", P.label[i] === name ? name : name + " at " + P.label[i]);
       link.href = P.href[i];
       row.append(link, el("span", " " + fmtTime(P.median[i]) + " [" + fmtTime(P.low[i]) + ", " + fmtTime(P.high[i]) + "] · " +
                           fmtDate(P.when[i]) + " · " + (P.subject[i] || "")));
