@@ -152,6 +152,8 @@ def check_store(args: argparse.Namespace, benchmark_file: Path) -> Path | str | 
     if args.no_store:
         return None
     path = db_path(args, benchmark_file)
+    if isinstance(path, Path) and not path.exists():
+        return path  # created when the run is saved: a refused option must leave no file behind
     try:
         Store.open(path).close()
     except StoreError as error:
