@@ -8,6 +8,7 @@ import time
 import pytest
 from support.cli import QUICK, load_json, run_perflab
 from support.git_repos import git_repository
+from support.summary_tables import html_rows, markdown_rows, page_text
 
 BENCH = """
 import perflab
@@ -41,7 +42,7 @@ def history(tmp_path):
 
 
 def test_bisect_finds_the_first_slow_commit(history, tmp_path):
-    out = tmp_path / "bisect.json"
+    out, summary, page = tmp_path / "bisect.json", tmp_path / "bisect.md", tmp_path / "bisect.html"
     result = run_perflab(
         "bisect",
         "--good",
@@ -54,6 +55,10 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
         "5",
         "--json",
         out,
+        "--markdown",
+        summary,
+        "--html",
+        page,
         timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -74,6 +79,11 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
     for step in outcome["steps"]:  # the work doubles: a 2x ratio, far from any noise
         assert step["low"] <= step["ratio"] <= step["high"]
         assert step["bad"] == (int(step["subject"].split()[-1]) >= 5) == (step["ratio"] > 1.4)
+
+    # --markdown and --html: the same steps, the same words
+    assert html_rows(page.read_text()) == markdown_rows(summary.read_text())
+    assert len(markdown_rows(summary.read_text())) == len(outcome["steps"])
+    assert f"first bad commit {fifth[:12]} commit 5" in page_text(page.read_text())
 
 
 def test_no_regression_means_nothing_to_bisect(history):

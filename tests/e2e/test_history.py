@@ -12,6 +12,7 @@ import pyperf
 import pytest
 from support.cli import QUICK, run_perflab
 from support.history_shared import BENCH, commit, git, repo  # noqa: F401 - fixtures are found by name
+from support.summary_tables import html_rows, markdown_rows, page_text
 
 from perflab.results.fingerprints import machine_fingerprint
 from perflab.results.model import RunResult
@@ -31,9 +32,9 @@ def test_runs_are_stored_in_the_repository_and_shown_by_commit(repo):
 
 def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(repo, tmp_path):
     repo, commits, env = repo
-    summary = tmp_path / "summary.md"
+    summary, page = tmp_path / "summary.md", tmp_path / "summary.html"
     process = run_perflab(
-        "check", "bench.py", "--against", "main", *QUICK, "--markdown", str(summary), cwd=repo, env=env
+        "check", "bench.py", "--against", "main", *QUICK, "--markdown", summary, "--html", page, cwd=repo, env=env
     )
     assert process.returncode == 1, process.stderr
     assert process.stdout.startswith("### :x: perflab: 1 regression(s), more than 1.05x slower, in `summing`")
@@ -42,6 +43,9 @@ def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(
     assert "| SMALL | builtin_sum |" in process.stdout and "**REGRESSION**" in process.stdout
     assert "Paired comparison" in process.stdout
     assert summary.read_text() == process.stdout
+    # --html: the same summary as a page
+    assert html_rows(page.read_text()) == markdown_rows(summary.read_text()) != []
+    assert f"Baseline: main at {commits['docs'][:8]}, measured now" in page_text(page.read_text())
 
 
 def test_check_against_the_same_code_passes_and_stores_one_run_per_revision(repo):

@@ -2,7 +2,7 @@
 
 import json
 
-from perflab.render.html.flamegraph import script_json
+from perflab.render.html.templating import script_json
 
 
 def test_script_json_cannot_close_the_script_element():

@@ -1,14 +1,19 @@
 """The formats that were missing (issue 25, part 8): ``bisect --markdown`` and ``check --json``
-state the same ratios, in the one convention, as the terminal does."""
+state the same ratios, in the one convention, as the terminal does; ``check --html`` and
+``bisect --html`` say what their ``--markdown`` says."""
 
 from __future__ import annotations
 
 import json
 
-from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult, GateComparison
+from support.summary_tables import html_rows, markdown_rows, page_text
+
+from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult, GateComparison, InstructionCheck
 from perflab.measure.bisect import Outcome, Step
+from perflab.render import gate_summaries as summaries
 from perflab.render import markdown
-from perflab.results.quantities import Interval
+from perflab.render.html import gate_pages
+from perflab.results.quantities import NO_DIFFERENCE, Interval
 from perflab.units import format_ratio
 
 
@@ -74,3 +79,85 @@ def test_run_writes_its_result_as_markdown_and_html_as_compare_does(tmp_path):
     assert markdown.render_result(result) == (tmp_path / "s.md").read_text()
     page = (tmp_path / "r.html").read_text()
     assert "<title>perflab run: sums</title>" in page and "not profiled" in page
+
+
+# ---- check --html and bisect --html: the same as their --markdown ---------------------------------
+
+EVIL = "</td><script>alert(1)</script>"
+
+
+def _bisection() -> Outcome:
+    return Outcome(
+        first_bad="a17a45cf0123456789",
+        subject=f"parse {EVIL} | [link](https://x)",
+        case=f"NESTED{EVIL}",
+        confirmed_ratio=(1.22, 1.18, 1.26),
+        steps=[
+            Step("9794ac99aaaa", "fast path", 1.01, 0.99, 1.03, 1.21, bad=False, certain=True, budget=20),
+            Step(
+                "b0b0b0b0b0b0", EVIL, 1.3, 1.2, 1.4, 1.2, bad=True, certain=True, budget=20, equivalence="mutates input"
+            ),
+            Step("a17a45cf0123", "parse", 1.23, 1.19, 1.27, 1.22, bad=True, certain=False, budget=20, check=True),
+        ],
+        measurements=3,
+        commits=2,
+        certain=False,
+    )
+
+
+def _check() -> CheckResult:
+    def cell(case, ratio, verdict):
+        return CellCheck(
+            case,
+            "stdlib",
+            1e-5,
+            ratio * 1e-5,
+            GateComparison(Interval(ratio, ratio - 0.04, ratio + 0.04), 1e-6, 1e-4, (8, 8)),
+            verdict,
+        )
+
+    return CheckResult(
+        threshold=0.05,
+        alpha=0.01,
+        paired=True,
+        cells=[cell(f"NESTED{EVIL}", 1.22, REGRESSION), cell("FLAT", 1.0, NO_DIFFERENCE)],
+        not_compared=[f"GONE{EVIL}/stdlib"],
+        notes=[f"other machine {EVIL}"],
+        instructions=[InstructionCheck("FLAT", "stdlib", _counts(1000.0), _counts(1200.0), REGRESSION)],
+        instructions_threshold=0.005,
+    )
+
+
+def _counts(value: float):
+    from perflab.analysis.counts import InstructionsEstimate
+
+    return InstructionsEstimate(value, value * 0.99, value * 1.01, (value,), 100)
+
+
+def test_a_bisection_in_html_says_what_its_markdown_says():
+    outcome = _bisection()
+    page, text = gate_pages.render_bisect(outcome), markdown.render_bisect(outcome)
+    assert html_rows(page) == markdown_rows(text) and len(html_rows(page)) == 3
+    assert html_rows(page)[1][-1] == "bad MUTATES INPUT" and "<strong>MUTATES INPUT</strong>" in page
+    said = page_text(page)
+    assert f"first bad commit a17a45cf0123 {outcome.subject}" in said
+    assert (
+        f"bad is {format_ratio(1.22, 1.18, 1.26)} than good" in said and "2 commits searched in 3 measurements" in said
+    )
+    assert "raise --max-time" in said
+    assert "<script>alert" not in page  # the subject and the case are escaped
+
+
+def test_a_check_in_html_says_what_its_markdown_says():
+    checked = _check()
+    page = gate_pages.render_check(checked, f"bench{EVIL}", "main at 9794ac99", "a17a45cf (this run)")
+    text = markdown.render_check(checked, f"bench{EVIL}", "`main` at 9794ac99", "a17a45cf (this run)")
+    assert html_rows(page) == markdown_rows(text) and len(html_rows(page)) == 3
+    assert html_rows(page)[0][4] == format_ratio(1.22, 1.18, 1.26) and html_rows(page)[0][-1] == REGRESSION
+    said = page_text(page)
+    assert f"perflab: 2 regression(s), more than 1.05x slower or 0.50% more instructions, in bench{EVIL}" in said
+    assert "Baseline: main at 9794ac99 Current: a17a45cf (this run)" in said
+    assert f"Not compared (measured on one side only): GONE{EVIL}/stdlib" in said and f"other machine {EVIL}" in said
+    assert "perflab qualify" in said  # the paired check says what it cannot say
+    assert summaries.method(checked) in said and summaries.method(checked) in text
+    assert "<script>alert" not in page

@@ -48,6 +48,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab.bisect/1: first bad commit, each step's ratio, 95%% CI and certainty, measurements used",
     )
     output_option(parser, "--markdown", "first bad commit and each step's ratio to good")
+    output_option(parser, "--html", "first bad commit and each step's ratio to good, as a page")
     timing_options(parser, max_time=20.0, precision=0.01)
     parser.set_defaults(handler=run)
 
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.measure import bisect
     from perflab.measure.worktrees import RevisionError
     from perflab.render import markdown
+    from perflab.render.html import gate_pages
     from perflab.render.terminal import bisect as bisect_terminal
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     path = Path(args.benchmark)
     if not path.is_file():
         raise UsageError(f"{path}: no such benchmark file (bisect needs a file inside a git repository)")
-    check_outputs(args, "--json", "--markdown", inputs=(path,))
+    check_outputs(args, "--json", "--markdown", "--html", inputs=(path,))
     case, contender = one_name(args.case, "--case"), one_name(args.contender, "--contender")
     settings = timing_settings(args)
     try:
@@ -82,6 +84,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             "--markdown": lambda: write_if_asked(
                 args.markdown, lambda: markdown.render_bisect(outcome), "summary", err
             ),
+            "--html": lambda: write_if_asked(args.html, lambda: gate_pages.render_bisect(outcome), "summary", err),
         }
     )
     for problem in failed.values():

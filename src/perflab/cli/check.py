@@ -89,6 +89,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     contender_option(parser, "default: all")
     output_option(parser, "--json", "perflab.check/1: each ratio to the baseline with its interval and verdict")
     output_option(parser, "--markdown", "the summary check prints")
+    output_option(parser, "--html", "the summary check prints, as a page")
     parser.add_argument(
         "--comment",
         choices=["github"],
@@ -128,6 +129,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.analysis import gate
     from perflab.bench.loading import load_benchmark
     from perflab.render import markdown
+    from perflab.render.html import gate_pages
     from perflab.results.store import CHECK_SOURCE
 
     path = resolve_benchmark(args.benchmark)
@@ -140,6 +142,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         args,
         "--markdown",
         "--json",
+        "--html",
         inputs=(path, args.against if Path(args.against).is_file() else None, check_store(args, path)),
     )
     pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
@@ -201,6 +204,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
         {
             "--markdown": lambda: write_if_asked(args.markdown, lambda: summary, "summary", err),
             "--json": lambda: write_if_asked(args.json, lambda: json.dumps(outcome, indent=1) + "\n", "outcome", err),
+            "--html": lambda: write_if_asked(
+                args.html,
+                lambda: gate_pages.render_check(checked, benchmark.name, baseline.plain, current),
+                "summary",
+                err,
+            ),
         }
     )
     for problem in failed_outputs.values():  # the runs are stored already
@@ -291,7 +300,8 @@ class _ResultsFileBaseline:
     def __init__(self, result: RunResult, file: Path) -> None:
         from perflab.render.markdown import code
 
-        self.result, self.description = result, code(str(file))
+        self.result, self.plain = result, str(file)  # plain: for HTML; description: Markdown
+        self.description = code(self.plain)
 
     def measure(
         self, target: _Target, cases: list[str] | None, contenders: list[str], wanted_metrics: list[str]
@@ -330,7 +340,8 @@ class _RevisionBaseline:
         self.revision = revision
         from perflab.render.markdown import code
 
-        self.description = f"{code(revision)} at {commit[:8]}, measured now in a worktree, interleaved"
+        detail = f" at {commit[:8]}, measured now in a worktree, interleaved"
+        self.plain, self.description = revision + detail, code(revision) + detail
 
     def measure(
         self, target: _Target, cases: list[str] | None, contenders: list[str], wanted_metrics: list[str]

@@ -71,9 +71,7 @@ def web_store(args: argparse.Namespace, err: Console, verb: str) -> Path | str |
     pages can then read it read-only; None (said on ``err``) when the extra or the store is missing."""
     from perflab.results.store import Store, StoreError
 
-    missing = next(
-        (name for name in ("jinja2", "starlette", "uvicorn") if importlib.util.find_spec(name) is None), None
-    )
+    missing = next((name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None), None)
     if missing:  # the perflab[web] extra
         err.print(
             f"perflab {verb}: error: {missing} is not installed: pip install 'perflab[web]'",

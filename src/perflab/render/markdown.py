@@ -8,10 +8,10 @@ import re
 from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
+from perflab.render import gate_summaries as summaries
 from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
-from perflab.results.quantities import NO_DIFFERENCE
-from perflab.units import counted, format_percent, format_ratio, format_ratio_estimate, format_time, format_times
+from perflab.units import format_percent, format_ratio, format_times
 
 if TYPE_CHECKING:
     from perflab.measure.bisect import Outcome
@@ -60,14 +60,13 @@ def _address(url: str) -> str:
 def _check_lines(
     check: CheckResult, benchmark: str, baseline: str, current: str, shown: list[CellCheck], folded: list[CellCheck]
 ) -> list[str]:
-    regressions = len(check.regressions) + len(check.instruction_regressions)
-    thresholds = f"{_threshold(check.threshold)} slower" + (
-        f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else ""
-    )
-    if regressions:
-        headline = f"### :x: perflab: {regressions} regression(s), more than {thresholds}, in {code(benchmark)}"
+    if summaries.regressions(check):
+        headline = (
+            f"### :x: perflab: {summaries.regressions(check)} regression(s), more than {summaries.thresholds(check)}, "
+            f"in {code(benchmark)}"
+        )
     else:
-        headline = f"### :white_check_mark: perflab: no regression (more than {thresholds}) in {code(benchmark)}"
+        headline = f"### :white_check_mark: perflab: no regression (more than {summaries.thresholds(check)}) in {code(benchmark)}"
     lines = [headline, "", f"Baseline: {baseline}  ", f"Current: {current}", "", *_time_table(check, shown), ""]
     if folded:
         lines += [
@@ -78,91 +77,36 @@ def _check_lines(
             "</details>",
             "",
         ]
-    unqualified = check.paired and any(
-        cell.verdict == NO_DIFFERENCE and _detects(check, cell) is None for cell in check.cells
-    )
-    if unqualified:
+    if summaries.unqualified(check):
         lines += [
             "What this runner can detect is not known for every cell: `perflab qualify` with this benchmark, "
             'on this runner, says it beside every "no detectable difference".',
             "",
         ]
     if check.instructions:
-        lines += [
-            "Instructions per call (valgrind callgrind; range over the counted processes):",
-            "",
-            "| case | contender | baseline | current | change [range] | verdict |",
-            "|---|---|---:|---:|---:|---|",
-        ]
-        for counted in check.instructions:
-            counted_change = counted.change
-            lines.append(
-                f"| {_cell(counted.case)} | {_cell(counted.contender)} | {counted.baseline.value:,.1f} | "
-                f"{counted.current.value:,.1f} | {_signed(counted_change.value, 3)} [{_signed(counted_change.low, 3)}, "
-                f"{_signed(counted_change.high, 3)}] | {_verdict(counted.verdict)} |"
-            )
-        lines.append("")
+        lines += [summaries.COUNTS_TITLE, "", *_table(summaries.COUNT_COLUMNS, summaries.count_rows(check)), ""]
     if check.not_compared:
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     for note in check.notes:
         lines.append(f"> :warning: {_cell(note)}")
-    method = (
-        "Paired comparison: both revisions measured in this job, interleaved, t interval over rounds of "
-        "per-round ratios"
-        if check.paired
-        else "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)"
-    )
-    lines.append(
-        f"<sub>{method}; a regression is the current code more than {_threshold(check.threshold)} slower "
-        f"than the baseline (time ratio current/baseline, 95% CI) at a false "
-        f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
-        + (
-            f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' spread"
-            if check.instructions
-            else ""
-        )
-        + ". Baseline and current are medians over all "
-        "values; the change is estimated from "
-        + ("the per-round ratios" if check.paired else "the per-process medians")
-        + ", not from those two medians, so it can differ from their ratio by a few percent.</sub>"
-    )
+    lines.append(f"<sub>{summaries.method(check)}</sub>")
     return lines
 
 
 def _time_table(check: CheckResult, cells: list[CellCheck]) -> list[str]:
-    lines = [
-        "| case | contender | baseline | current | current vs baseline [95% CI] | verdict |",
-        "|---|---|---:|---:|---:|---|",
-    ]
-    for cell in cells:
-        ratio = cell.comparison.ratio
-        detects = _detects(check, cell) if cell.verdict == NO_DIFFERENCE else None
-        lines.append(
-            f"| {_cell(cell.case)} | {_cell(cell.contender)} | {format_time(cell.baseline)} | "
-            f"{format_time(cell.current)} | {format_ratio(ratio.value, ratio.low, ratio.high)} | "
-            f"{_verdict(cell.verdict)}{f'; {detects}' if detects else ''} |"
-        )
+    return _table(summaries.TIME_COLUMNS, summaries.time_rows(check, cells))
+
+
+def _table(columns: tuple[str, ...], rows: list[summaries.Row], code_first: bool = False) -> list[str]:
+    """A table of a check or bisection: names (the first two cells) escaped, numbers right-aligned,
+    the strong parts of a verdict in bold; ``code_first``: the first cell is a commit."""
+    lines = ["| " + " | ".join(columns) + " |", "|---|---|" + "---:|" * (len(columns) - 3) + "---|"]
+    for row in rows:
+        first, second, *numbers = row.cells
+        verdict = "".join(f"**{text}**" if strong else text for text, strong in row.verdict)
+        cells = [code(first) if code_first else _cell(first), _cell(second), *numbers, verdict]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
-
-
-def _detects(check: CheckResult, cell: CellCheck) -> str | None:
-    """What this runner detects on the cell (paired checks only: the floor is the paired gate's)."""
-    if not check.paired or check.qualification is None:
-        return None
-    return check.qualification.detects(cell.case, cell.contender)
-
-
-def _threshold(threshold: float) -> str:
-    """The slowdown factor a regression exceeds: 0.05 -> '1.05x', 0.005 -> '1.005x'."""
-    return f"{1 + threshold:.4g}x"
-
-
-def _verdict(verdict: str) -> str:
-    return f"**{REGRESSION}**" if verdict == REGRESSION else verdict
-
-
-def _signed(ratio: float, decimals: int = 1) -> str:
-    return f"{ratio - 1:+.{decimals}%}"
 
 
 # What a name could use to become a link, an image (``![x](https://...)`` loads a URL in every
@@ -246,30 +190,10 @@ def render_bisect(outcome: Outcome) -> str:
         f"### perflab bisect: first bad commit {code(outcome.first_bad[:12])} {_cell(outcome.subject)}",
         "",
         f"On case {code(outcome.case)}, bad is {format_ratio(value, low, high)} than good (time ratio, 95% CI); "
-        f"{counted(outcome.commits, 'commit')} searched in {counted(outcome.measurements, 'measurement')}.",
+        f"{summaries.searched(outcome)}.",
         "",
-        "| commit | subject | vs good [95% CI] | bad vs good in the same run | verdict |",
-        "|---|---|---:|---:|---|",
+        *_table(summaries.BISECT_COLUMNS, summaries.bisect_rows(outcome), code_first=True),
     ]
-    for step in outcome.steps:
-        verdict = " ".join(
-            part
-            for part in (
-                "check:" if step.check else "",
-                "bad" if step.bad else "good",
-                "" if step.certain else "(uncertain)",
-                f"**{step.equivalence.upper()}**" if step.equivalence else "",
-            )
-            if part
-        )
-        lines.append(
-            f"| {code(step.commit[:12])} | {_cell(step.subject)} | {format_ratio(step.ratio, step.low, step.high)} "
-            f"| {format_ratio_estimate(step.regression)} | {verdict} |"
-        )
     if not outcome.certain:
-        lines += [
-            "",
-            "The final check of this commit against the one before it stayed uncertain (or contradicted "
-            "the search): it is the most likely one, not a proven one; raise --max-time.",
-        ]
+        lines += ["", summaries.UNCERTAIN_BISECTION]
     return "\n".join(lines) + "\n"

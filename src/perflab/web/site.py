@@ -22,9 +22,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from perflab import __version__
-from perflab.render.html.flamegraph import script_json
 from perflab.render.html.report import VERDICT_CLASS
+from perflab.render.html.templating import environment
 from perflab.units import format_ratio, format_time, format_times
 from perflab.web.catalog import ChangePoint, RunPoint, Series
 
@@ -111,22 +110,15 @@ def when_text(when: float) -> str:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("perflab.web", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = environment("perflab.web")
     env.filters.update(
         time=format_time,
         interval=interval_text,
         change=change_text,
         when=when_text,
         verdict_class=VERDICT_CLASS.get,
-        script_json=lambda data: Markup(script_json(data)),
     )
-    env.globals.update(sparkline=sparkline, version=__version__, cell_id=cell_id)
+    env.globals.update(sparkline=sparkline, cell_id=cell_id)
     return env
 
 

@@ -6,23 +6,23 @@ and a subtree too narrow to see is skipped as a whole. Features: click to zoom, 
 share of samples matched, tooltips with each function's self/total share and 95% interval,
 flame/icicle toggle, a caller/callee ("sandwich") view of one function, file:line of Python frames.
 
-Data goes into the page as JSON inside a <script type="application/json"> element with <, > and &
-escaped, and the script only ever sets text (textContent, canvas fillText): names and paths from
+The page is templates/flamegraph.html (autoescaped, render/html/templating.py). Data goes into it as
+JSON inside a <script type="application/json"> element with <, > and & escaped (script_json), and
+the script only ever sets text (textContent, canvas fillText): names and paths from
 user code cannot inject markup.
 """
 
 from __future__ import annotations
 
-import html
-import json
-from importlib import resources
 from typing import Any
 
-from perflab import __version__
+from markupsafe import Markup
+
 from perflab.profile.calltree import flame_columns
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile, describe_sampling, weight_unit
 from perflab.profile.shares import FrameShare, frame_shares
+from perflab.render.html import templating
 from perflab.units import counted
 
 ROOT_LABEL = "measured_region (the operation)"
@@ -33,36 +33,13 @@ _PYTHON, _NATIVE, _OTHER = 0, 1, 2
 def render(profile: Profile, title: str = "perflab profile", shares: list[FrameShare] | None = None) -> str:
     """The flame graph viewer of one profile, as one offline HTML page."""
     data = page_data(profile, title, frame_shares(profile.runs) if shares is None else shares)
-    assets = resources.files("perflab.render.html") / "assets"
-    return _TEMPLATE.format(
-        title=html.escape(title),
-        version=html.escape(__version__),
-        viewer=viewer_markup(data),
-        css=(assets / "flamegraph.css").read_text(encoding="utf-8"),
-        js=(assets / "flamegraph.js").read_text(encoding="utf-8"),
-    )
+    return templating.render("flamegraph.html", title=title, data=data, css="flamegraph.css", script="flamegraph.js")
 
 
-def viewer_markup(data: dict[str, Any]) -> str:
+def viewer_markup(data: dict[str, Any]) -> Markup:
     """The viewer's elements and its data (``page_data``), which flamegraph.js draws into; the web
     view puts them in its own page with the script loaded from a file."""
-    return _VIEWER.format(
-        title=html.escape(data["title"]),
-        data=script_json(data),
-        meta="".join(f"<li>{html.escape(line)}</li>" for line in data["meta"]),
-    )
-
-
-def script_json(data: Any) -> str:
-    """JSON that cannot end its <script> element or open a comment, whatever strings it holds."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return (
-        text.replace("&", "\\u0026")
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
+    return templating.macro("viewer.html", "viewer")(data)
 
 
 def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[str, Any]:
@@ -128,44 +105,3 @@ def _meta_lines(profile: Profile) -> list[str]:
     if m.get("sampler_reason"):
         lines.append(f"fallback sampler because {m['sampler_reason']}")
     return lines
-
-
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="perflab {version}">
-<title>{title} - perflab flame graph</title>
-<style>{css}</style>
-</head>
-<body>
-{viewer}<script>{js}</script>
-</body>
-</html>
-"""
-
-_VIEWER = """<header>
-  <h1>{title}</h1>
-  <ul id="meta">{meta}</ul>
-  <div id="toolbar">
-    <button type="button" id="reset" title="Show the whole operation (Esc)">Reset zoom</button>
-    <button type="button" id="icicle" aria-pressed="false" title="Root at the top instead of the bottom">Icicle</button>
-    <button type="button" id="sandwich" disabled title="Callers and callees of the selected function">Sandwich</button>
-    <input type="search" id="search" placeholder="Search functions and files (regular expression)" autocomplete="off">
-    <span id="matched" aria-live="polite"></span>
-  </div>
-  <div id="crumbs"></div>
-</header>
-<main>
-  <section id="flame-pane"><canvas id="flame"></canvas></section>
-  <section id="sandwich-pane" hidden>
-    <h2>Callers of <span id="sandwich-name"></span> <button type="button" id="sandwich-close">Back to the flame graph</button></h2>
-    <canvas id="callers"></canvas>
-    <h2>Callees</h2>
-    <canvas id="callees"></canvas>
-  </section>
-</main>
-<div id="tooltip" role="tooltip" hidden></div>
-<script type="application/json" id="profile-data">{data}</script>
-"""

@@ -1,0 +1,146 @@
+"""What ``perflab check`` and ``perflab bisect`` say, as plain text: Markdown (render/markdown.py)
+and HTML (render/html/gate_pages.py) lay out the same strings, each escaping them its own way, so
+that the two files of one check or bisection cannot say different things."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
+from perflab.results.quantities import NO_DIFFERENCE
+from perflab.units import counted, format_ratio, format_ratio_estimate, format_time
+
+if TYPE_CHECKING:
+    from perflab.measure.bisect import Outcome
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a table: its cells as text, then the verdict as parts of text, each said
+    strongly or not (a regression, a commit that is not equivalent)."""
+
+    cells: tuple[str, ...]
+    verdict: tuple[tuple[str, bool], ...]
+
+
+TIME_COLUMNS = ("case", "contender", "baseline", "current", "current vs baseline [95% CI]", "verdict")
+COUNT_COLUMNS = ("case", "contender", "baseline", "current", "change [range]", "verdict")
+BISECT_COLUMNS = ("commit", "subject", "vs good [95% CI]", "bad vs good in the same run", "verdict")
+COUNTS_TITLE = "Instructions per call (valgrind callgrind; range over the counted processes):"
+UNCERTAIN_BISECTION = (
+    "The final check of this commit against the one before it stayed uncertain (or contradicted "
+    "the search): it is the most likely one, not a proven one; raise --max-time."
+)
+
+
+def regressions(check: CheckResult) -> int:
+    return len(check.regressions) + len(check.instruction_regressions)
+
+
+def thresholds(check: CheckResult) -> str:
+    """What fails the check: '1.05x slower or 0.50% more instructions'."""
+    return f"{threshold(check.threshold)} slower" + (
+        f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else ""
+    )
+
+
+def threshold(threshold: float) -> str:
+    """The slowdown factor a regression exceeds: 0.05 -> '1.05x', 0.005 -> '1.005x'."""
+    return f"{1 + threshold:.4g}x"
+
+
+def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
+    rows = []
+    for cell in cells:
+        ratio = cell.comparison.ratio
+        detects = _detects(check, cell) if cell.verdict == NO_DIFFERENCE else None
+        times = (
+            format_time(cell.baseline),
+            format_time(cell.current),
+            format_ratio(ratio.value, ratio.low, ratio.high),
+        )
+        verdict = ((cell.verdict, cell.verdict == REGRESSION),) + (((f"; {detects}", False),) if detects else ())
+        rows.append(Row((cell.case, cell.contender, *times), verdict))
+    return rows
+
+
+def unqualified(check: CheckResult) -> bool:
+    """Whether some "no detectable difference" of a paired check cannot say what this runner detects."""
+    return check.paired and any(cell.verdict == NO_DIFFERENCE and _detects(check, cell) is None for cell in check.cells)
+
+
+def _detects(check: CheckResult, cell: CellCheck) -> str | None:
+    """What this runner detects on the cell (paired checks only: the floor is the paired gate's)."""
+    if not check.paired or check.qualification is None:
+        return None
+    return check.qualification.detects(cell.case, cell.contender)
+
+
+def count_rows(check: CheckResult) -> list[Row]:
+    rows = []
+    for counts in check.instructions:
+        change = counts.change
+        rows.append(
+            Row(
+                (
+                    counts.case,
+                    counts.contender,
+                    f"{counts.baseline.value:,.1f}",
+                    f"{counts.current.value:,.1f}",
+                    f"{_signed(change.value)} [{_signed(change.low)}, {_signed(change.high)}]",
+                ),
+                ((counts.verdict, counts.verdict == REGRESSION),),
+            )
+        )
+    return rows
+
+
+def _signed(ratio: float) -> str:
+    return f"{ratio - 1:+.3%}"
+
+
+def method(check: CheckResult) -> str:
+    """The footnote: how the check compared, what a regression is, what the medians shown are."""
+    how = (
+        "Paired comparison: both revisions measured in this job, interleaved, t interval over rounds of "
+        "per-round ratios"
+        if check.paired
+        else "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)"
+    )
+    return (
+        f"{how}; a regression is the current code more than {threshold(check.threshold)} slower "
+        f"than the baseline (time ratio current/baseline, 95% CI) at a false "
+        f"discovery rate of {check.alpha:.0%} (Benjamini-Hochberg across cells)"
+        + (
+            f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' spread"
+            if check.instructions
+            else ""
+        )
+        + ". Baseline and current are medians over all "
+        "values; the change is estimated from "
+        + ("the per-round ratios" if check.paired else "the per-process medians")
+        + ", not from those two medians, so it can differ from their ratio by a few percent."
+    )
+
+
+def bisect_rows(outcome: Outcome) -> list[Row]:
+    rows = []
+    for step in outcome.steps:
+        said = " ".join(
+            part
+            for part in (
+                "check:" if step.check else "",
+                "bad" if step.bad else "good",
+                "" if step.certain else "(uncertain)",
+            )
+            if part
+        )
+        verdict = ((said, False),) + (((" ", False), (step.equivalence.upper(), True)) if step.equivalence else ())
+        ratios = (format_ratio(step.ratio, step.low, step.high), format_ratio_estimate(step.regression))
+        rows.append(Row((step.commit[:12], step.subject, *ratios), verdict))
+    return rows
+
+
+def searched(outcome: Outcome) -> str:
+    return f"{counted(outcome.commits, 'commit')} searched in {counted(outcome.measurements, 'measurement')}"
