@@ -157,6 +157,17 @@ def test_the_first_call_is_timed_on_the_input_after_one_untimed_call_on_a_varian
     assert len(seen) == 2 and seen[1] == argument and seen[0] != argument, seen
 
 
+def test_an_input_with_no_variant_is_preceded_by_another_cases_input():
+    """An empty dict has no variant: the untimed call takes another declared case's input, so
+    the process's one-time set-up is not timed as the first call (nor taken for repeat-only speed)."""
+    seen = []
+    timing_checks.first_call(lambda data: seen.append(dict(data)), {}, lambda: {"other": 1})
+    assert seen == [{"other": 1}, {}]
+    seen.clear()
+    timing_checks.first_call(lambda data: seen.append(dict(data)), {})  # no other case: timed first
+    assert seen == [{}]
+
+
 def test_integers_inside_data_reach_the_machine_width_limits():
     found = find(
         shapes([[3, 70, 12]]),

@@ -31,15 +31,19 @@ _FLOOR_CALLS = 10_000  # at least this many empty calls per floor measurement
 _FLOOR_REPEATS = 3  # the fastest of these many is the floor
 
 
-def first_call(operation: Callable[[Any], Any], argument: Any) -> float:
+def first_call(operation: Callable[[Any], Any], argument: Any, other_input: Callable[[], Any] | None = None) -> float:
     """Seconds of one call of ``operation`` on ``argument``, the first on any input equal to it.
 
     One call on a variant of ``argument`` (another input of its type and size, one item changed:
     perflab.bench.worker.fuzz.variant) comes first, untimed: what a process does once, whatever the
     input (a lazy import, building an encoder or a table, NumPy's first call), is then not taken
     for repeat-only speed, while a cache keyed by the input's value or identity still misses.
-    Without a variant (an input of a type with none), the first call of the process is timed."""
+    An input with no variant (an empty dict, None) is preceded by ``other_input()`` instead
+    (another declared case's input); without either, the first call of the process is timed."""
     warm_up = fuzz.variant(fuzz.fresh_copy(argument))  # a tuple's variant shares its other items: not the argument's
+    if warm_up is None and other_input is not None:
+        with contextlib.suppress(Exception):  # a case that cannot be built warms nothing
+            warm_up = other_input()
     if warm_up is not None:
         with contextlib.suppress(Exception):  # the variant may lie outside the domain: the set-up ran anyway
             operation(warm_up)
