@@ -128,8 +128,8 @@ def test_at_a_one_second_budget_a_memo_speedup_is_never_passed_off_as_checked(tm
         assert "stopped while fuzzing" in said and "equivalent on" not in said, said
     memo = [c for c in result["comparisons"] if c["contender"] == "memoized"]
     unchecked = result["metadata"].get("unchecked", [])
-    if not memo:
-        assert "WORDS/memoized: not timed" in said and "ran out before a measured round" in said, said
+    if not memo:  # not timed within the second: said, with what the budget stopped
+        assert re.search(r"WORDS/memoized: (not timed|stopped while)", said), said
     elif memo[0]["caution"] is None:
         assert any(line.startswith("WORDS/memoized: not checked for repeat-only speed") for line in unchecked)
         assert "unchecked WORDS/memoized: not checked for repeat-only speed" in said
