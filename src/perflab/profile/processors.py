@@ -54,8 +54,8 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
 
     A sample whose innermost frame is ``measured_region`` itself (its loop, or C code it calls
     directly when native frames are off) is kept as an empty stack: time of the operation that
-    no deeper frame explains. The recorder frames a pyperf script's function runs under are
-    harness too: they are dropped from the top of the operation's stack.
+    no deeper frame explains. The recorder frames a pyperf script's function (or an asv suite's)
+    runs under are harness too: they are dropped from the operation's stack.
     """
     trimmed: Counter[Stack] = Counter()
     outside = 0
@@ -64,10 +64,9 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
         if position is None:
             outside += count
             continue
-        start = position + 1
-        while start < len(stack) and parse_frame(stack[start]).file.endswith(_RECORDER_FILES):
-            start += 1
-        trimmed[stack[start:]] += count
+        # recorder frames are harness wherever a sample shows them (a torn stack can put one below
+        # another frame), not only at the top of the operation
+        trimmed[tuple(f for f in stack[position + 1 :] if not parse_frame(f).file.endswith(_RECORDER_FILES))] += count
     return Trimmed(trimmed, outside)
 
 
