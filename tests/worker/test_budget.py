@@ -9,8 +9,9 @@ from perflab.measure.sides import contender_sides
 from perflab.results.model import FUZZING_CASE
 
 # After HANG_AFTER calls in one process the contender sleeps for an hour: 0 hangs at its first call
-# (fuzzing, or the checks when nothing is fuzzed); a million only while its values are timed (the
-# checks and the stateful patterns call it far fewer times, a value of 5 ms some 10,000 times).
+# (fuzzing, or the checks when nothing is fuzzed); 1,000 only while its values are timed. Each call
+# sleeps 0.1 ms, so that call counts do not follow the CPU's speed or load: a value of 5 ms is at most
+# ~40 calls, set-up (calibration) and warm-ups under 200, the checks a handful, 200 values over 1,000.
 HANGS = """
 import time
 
@@ -35,6 +36,7 @@ def reference(xs):
 def hangs(xs):
     global calls
     calls += 1
+    time.sleep(0.0001)
     if calls > HANG_AFTER:
         time.sleep(3600)
     return sorted(xs)
@@ -77,9 +79,9 @@ def test_a_contender_hanging_in_its_equivalence_check_is_stopped_by_the_budget(b
 
 
 def test_a_contender_hanging_only_when_timed_is_stopped_and_the_others_keep_their_values(bench_file):
-    path = bench_file(HANGS.format(after=1_000_000))
-    # 100 values of 5 ms per worker: the contender hangs a third of the way through its first worker's.
-    chosen = settings(budget=6.0, values=100)
+    path = bench_file(HANGS.format(after=1_000))
+    # 200 values of 5 ms per worker (1 s): the contender hangs in its first worker's values.
+    chosen = settings(budget=6.0, values=200)
     result = run_benchmark(str(path), load_benchmark(path), ["SMALL"], ["reference", "hangs"], chosen, fuzz_examples=0)
     stopped = "stopped while timing it: it outlasted the time budget (--max-time 6 s)"
     hung = result.cell("SMALL", "hangs")
