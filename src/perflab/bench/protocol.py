@@ -367,6 +367,7 @@ class TimingReadyEvent(TypedDict):
     event: str  # "ready"
     loops: int
     first_call: float
+    first_call_overhead: float  # s of the same timing around an empty call (timing_checks.first_call_overhead)
     floor: float | None
     calibration_seconds: float
     background: str | None

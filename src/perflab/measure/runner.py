@@ -291,6 +291,7 @@ class _Rounds:
                 if ready:
                     cell.loops = run.loops = ready["loops"]
                     run.floor, run.first_call = ready.get("floor"), ready.get("first_call")
+                    run.first_call_overhead = ready.get("first_call_overhead")
                     calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                     self.imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
             for kind, count in (("warmup", settings.warmups), ("value", settings.values)):

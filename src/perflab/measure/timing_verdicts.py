@@ -12,11 +12,17 @@ from __future__ import annotations
 import statistics
 
 from perflab.results.model import INVALID, MUTATES_INPUT, NOT_EQUIVALENT, Cell, Equivalence, ProcessRun, RunResult
-from perflab.units import format_ratio_estimate
+from perflab.units import format_ratio_estimate, format_time
 
 # A steady-state speedup this many times the first-call speedup comes from repeating one input.
 REPEAT_ONLY_FACTOR = 3.0
 MIN_FIRST_CALLS = 3  # processes with a timed first call on each side before judging
+# A first call under this many times the cost of timing an empty call (first_call_overhead) is not
+# judged. Not subtracted instead: the overhead is the timer's, but a first call of tens of
+# nanoseconds also pays cold caches an empty call does not (msgspec.json.encode({}) here: 220 ns
+# first, 90 ns steady, 60 ns overhead), and that part has no measure to subtract. A memo cache's
+# first call does the whole operation, far above this for anything worth caching.
+RESOLVABLE_FACTOR = 10.0
 # The floor as a fraction of the time per call above which a ratio is mostly perflab's loop.
 FLOOR_WARNING = 0.10
 # ... and from which it is shown beside the time: below 1% (the smallest effect a verdict reports by
@@ -51,7 +57,7 @@ def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
     is easily stretched by another process, never shortened.
     """
     firsts = _first_calls(reference, cell)
-    if min(len(calls) for calls in firsts) < MIN_FIRST_CALLS:
+    if min(len(calls) for calls in firsts) < MIN_FIRST_CALLS or _unresolvable(cell):
         return None
     steady, first = 1 / ratio, min(firsts[0]) / min(firsts[1])
     if steady <= 1 or steady < REPEAT_ONLY_FACTOR * first:
@@ -66,17 +72,32 @@ def caution(reference: Cell, cell: Cell, ratio: float) -> str | None:
 
 def repeat_only_unchecked(reference: Cell, cell: Cell, ratio: float) -> str | None:
     """Why ``caution`` could not judge a steady-state speedup (too few processes timed a first
-    call: a small --max-time), or None. Said beside the ratio, so that a short run never passes a
-    memo cache's speedup off as checked."""
+    call: a small --max-time; or a first call too short to resolve), or None. Said beside the
+    ratio, so that a short run never passes a memo cache's speedup off as checked."""
     if ratio >= 1:
         return None
     fewest = min(len(calls) for calls in _first_calls(reference, cell))
-    if fewest >= MIN_FIRST_CALLS:
+    if fewest < MIN_FIRST_CALLS:
+        return (
+            f"{cell.case}/{cell.contender}: not checked for repeat-only speed (a memo cache answering the "
+            f"timing loop's repeated input): first calls of {fewest} process{'es' * (fewest != 1)} on a side, "
+            f"{MIN_FIRST_CALLS} needed; raise --max-time"
+        )
+    unresolvable = _unresolvable(cell)
+    return f"{cell.case}/{cell.contender}: {unresolvable}" if unresolvable else None
+
+
+def _unresolvable(cell: Cell) -> str | None:
+    """Why the contender's first call is unresolvable (within RESOLVABLE_FACTOR of what timing an
+    empty call costs in its processes), or None. Results without the overhead are judged."""
+    firsts = [run.first_call for run in cell.runs if run.first_call]
+    overheads = [run.first_call_overhead for run in cell.runs if run.first_call_overhead]
+    if not firsts or not overheads or min(firsts) >= RESOLVABLE_FACTOR * min(overheads):
         return None
     return (
-        f"{cell.case}/{cell.contender}: not checked for repeat-only speed (a memo cache answering the "
-        f"timing loop's repeated input): first calls of {fewest} process{'es' * (fewest != 1)} on a side, "
-        f"{MIN_FIRST_CALLS} needed; raise --max-time"
+        f"first call unresolvable at this scale: its fastest first call ({format_time(min(firsts))}) is "
+        f"within {RESOLVABLE_FACTOR:g}x of timing an empty call ({format_time(min(overheads))}), so the "
+        "timer and cold caches dominate it; not checked for repeat-only speed"
     )
 
 

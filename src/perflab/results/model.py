@@ -44,6 +44,7 @@ class ProcessRun:
     output_wrong: str | None = None  # how the last timed call's output differed from the reference's
     floor: float | None = None  # s/call of the harness's loop around an empty call (perflab.floor)
     first_call: float | None = None  # s of the first call of the process, on a fresh copy of the input
+    first_call_overhead: float | None = None  # s of the same timing around an empty call: its resolution
     # Per value, beside it (perflab.bench.commands): a command's user/system CPU s, peak RSS, inner phase s.
     extra: dict[str, list[float]] = field(default_factory=dict)
 

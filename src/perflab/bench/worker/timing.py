@@ -112,6 +112,7 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
                 event="ready",
                 loops=loops,
                 first_call=first_call,
+                first_call_overhead=timing_checks.first_call_overhead(argument),
                 floor=floor,
                 calibration_seconds=max(0.0, watch.wall() - first_call),  # what calibrating cost the budget
                 background=watch.report(),

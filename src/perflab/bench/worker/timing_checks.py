@@ -4,6 +4,9 @@
   a variant of it (one item changed) that pays what the process does once: a memo cache or a
   warmed lookup answers it at full cost and the steady state cheaply, so a steady state far
   faster than the first call says the speed comes from repeating one input.
+- **first-call overhead**: the same timing around a call that does nothing, the fastest of a
+  few: what one timed call costs by itself, so that a first call too close to it (tens of
+  nanoseconds) is said to be unresolvable instead of judged.
 - **floor**: the harness's own loop around the cheapest call there is (``type(argument)``), with
   the loop the values use: the part of a time per call that is perflab's, not the contender's.
 - **after the values**: whether the input still has the digest it had before the first call (a
@@ -29,6 +32,7 @@ FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutate
 _OBJECT_OVERHEAD = 4  # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
 _FLOOR_CALLS = 10_000  # at least this many empty calls per floor measurement
 _FLOOR_REPEATS = 3  # the fastest of these many is the floor
+_OVERHEAD_REPEATS = 5  # the fastest of these many single timed empty calls is the first-call overhead
 
 
 def first_call(operation: Callable[[Any], Any], argument: Any, other_input: Callable[[], Any] | None = None) -> float:
@@ -47,6 +51,18 @@ def first_call(operation: Callable[[Any], Any], argument: Any, other_input: Call
     if warm_up is not None:
         with contextlib.suppress(Exception):  # the variant may lie outside the domain: the set-up ran anyway
             operation(warm_up)
+    return _timed_call(operation, argument)
+
+
+def first_call_overhead(argument: Any) -> float:
+    """Seconds ``first_call`` measures around a call that does nothing (``type(argument)``), the
+    fastest of _OVERHEAD_REPEATS: the timer's own cost in one timed call, which a first call of a
+    few tens of nanoseconds cannot be told apart from (perflab.measure.timing_verdicts)."""
+    return min(_timed_call(type, argument) for _ in range(_OVERHEAD_REPEATS))
+
+
+def _timed_call(operation: Callable[[Any], Any], argument: Any) -> float:
+    """Seconds of one call: the one timing that the first call and its overhead share."""
     timer = time.perf_counter
     start = timer()
     operation(argument)
