@@ -20,7 +20,8 @@ from support.comparison_page import comparison_rows
 from support.store_results import synthetic_result
 
 from perflab.analysis import estimates
-from perflab.results.model import Equivalence, ProcessRun, RunResult
+from perflab.results.model import CaseComparison, Equivalence, ProcessRun, RunResult
+from perflab.results.quantities import FASTER, Comparison, Interval
 from perflab.results.store import Store
 from perflab.web.app import ServeSettings, create_app
 
@@ -103,6 +104,22 @@ def test_a_contender_not_equivalent_in_either_run_is_struck_as_the_report_strike
     rows = comparison_rows(_page(tmp_path, before, after))
     struck = rows["SMALL", "fast"]
     assert struck.struck and struck.verdict == "invalid (not equivalent)" and struck.verdict_class == "invalid"
+    assert not rows["SMALL", "base"].struck and rows["SMALL", "base"].verdict == "slower"
+
+
+def test_a_contender_repeat_only_in_either_run_is_struck_as_the_terminal_strikes_it(tmp_path):
+    """A memo cache cautioned in run A only: its ratio across the runs does not count either (the
+    terminal strikes its speedup in run A), and the verdict says in which run and why."""
+    before, after = _run(1e-5, seed=12, commit="a"), _run(1.25e-5, seed=13, commit="b")
+    for run, seed in ((before, 14), (after, 15)):
+        run.cells.append(_run(1e-6, seed=seed, commit="a").cells[0])
+        run.cells[-1].contender = "memo"
+    caution = "repeat-only speed: 10.0x faster in the steady state but 1.12x slower on a first call"
+    tenfold = Comparison(Interval(0.1, 0.09, 0.11), 1e-6, 12, 0.01)
+    before.comparisons.append(CaseComparison("SMALL", "memo", "base", tenfold, 1e-6, FASTER, True, caution))
+    rows = comparison_rows(_page(tmp_path, before, after))
+    memo = rows["SMALL", "memo"]
+    assert memo.struck and memo.verdict == f"repeat-only (in A: {caution})" and memo.verdict_class == "caution"
     assert not rows["SMALL", "base"].struck and rows["SMALL", "base"].verdict == "slower"
 
 

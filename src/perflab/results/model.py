@@ -180,6 +180,14 @@ class RunResult:
                 return verdict.status if name == contender else f"reference {verdict.status}"
         return None
 
+    def caution_of(self, case: str, contender: str) -> str | None:
+        """Why the speed of ``contender`` on ``case`` holds for repeated calls only (its comparison's
+        caution), or None; an invalid comparison's caution is left out, as ``shown`` leaves it."""
+        for comparison in self.comparisons:
+            if (comparison.case, comparison.contender) == (case, contender) and comparison.valid:
+                return comparison.caution
+        return None
+
     def shown(self, comparison: CaseComparison) -> Shown:
         """The verdict of ``comparison`` and the strings every output shows for it."""
         ratio = comparison.comparison.ratio

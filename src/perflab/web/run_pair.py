@@ -14,8 +14,8 @@ Every row is checked against what it shows: a ratio outside the ratios the two m
 allow (B's low over A's high to B's high over A's low) is said plainly beside it.
 
 Verdicts use Benjamini-Hochberg across the compared cells and the same minimum effect as a run,
-and read as everywhere else (``perflab.results.verdicts``): a contender that is not equivalent in
-either run is struck out, as the report strikes it.
+and read as everywhere else (``perflab.results.verdicts``): a contender that is not equivalent, or
+whose speed is repeat-only, in either run is struck out, as the report and the terminal strike it.
 """
 
 from __future__ import annotations
@@ -158,9 +158,15 @@ def compare_results(a: RunResult, b: RunResult, paired: bool) -> list[CellCompar
 def _shown(
     a: RunResult, b: RunResult, row: CellComparison, ratio: Interval, verdict: str, p: float, no_interval: str
 ) -> Shown:
-    """A contender that does not do what the reference does, in either run, is struck out."""
+    """A contender that does not do what the reference does, or is fast on repeated calls only, in
+    either run is struck out; the caution says in which run."""
     invalid = a.invalid_reason(row.case, row.contender) or b.invalid_reason(row.case, row.contender)
-    return show(ratio, verdict, p, invalid, None, no_interval)
+    cautions = [
+        f"in {side}: {caution}"
+        for side, run in (("A", a), ("B", b))
+        if (caution := run.caution_of(row.case, row.contender))
+    ]
+    return show(ratio, verdict, p, invalid, "; ".join(cautions) or None, no_interval)
 
 
 def one_invocation(a: RunResult, b: RunResult) -> bool:
