@@ -108,7 +108,7 @@ def test_run_with_profile_profiles_after_timing_in_separate_workers(bench, tmp_p
         "--contender",
         "work",
         "--max-time",
-        "2",
+        "10",  # also what a profiling worker's set-up may take: generous under load (--precision ends the timing)
         "--precision",
         "50",
         "--profile-dir",
@@ -161,3 +161,35 @@ def test_python_is_refused_where_it_cannot_apply():
 
 def test_lines_profiles_shares_per_source_line(bench):
     check_line_profile(bench, "--sampler", "inprocess")  # py-spy: tests/external
+
+
+HANGS_IN_SET_UP = """
+    import time
+
+    import perflab
+
+    bench = perflab.Benchmark("hangs")
+
+    @bench.case
+    def SMALL():
+        return [3, 1, 2]
+
+    @bench.contender
+    def hangs(xs):
+        time.sleep(3600)
+        return sorted(xs)
+"""
+
+
+def test_a_set_up_that_hangs_is_stopped_by_max_time_not_timeout(tmp_path):
+    """The profiling worker calibrates (calls the contender) before it is sampled: a hang there
+    waited --timeout (here 120 s); --max-time stops it, in one line naming the contender and the phase.
+    About 4 s on a quiet machine (the 3 s budget and one start), 10-20 s under heavy load."""
+    path = tmp_path / "hangs.py"
+    path.write_text(textwrap.dedent(HANGS_IN_SET_UP))
+    result = run_perflab("profile", path, "--max-time", "3", "--timeout", "120", timeout=100)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip().endswith(
+        "perflab: error: SMALL/hangs: stopped while setting it up for profiling: it outlasted the time budget "
+        "(--max-time 3 s)"
+    ), result.stderr

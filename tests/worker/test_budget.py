@@ -1,11 +1,13 @@
 """--max-time bounds a contender that hangs in every phase: fuzzing, the equivalence checks, set-up
-and timing each stop it within the budget, not after the per-wait --timeout; the message names the
-contender and the phase, and what the other contenders measured is kept."""
+and timing, and a profiling worker's set-up, each stop it within the budget, not after the per-wait
+--timeout; the message names the contender and the phase, and what the other contenders measured is kept."""
 
 from perflab.bench.loading import load_benchmark
 from perflab.measure.runner import run_benchmark, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import contender_sides
+from perflab.profile.pairing import profile_group
+from perflab.profile.settings import INPROCESS, ProfileSettings
 from perflab.results.model import FUZZING_CASE
 
 # After HANG_AFTER calls in one process the contender sleeps for an hour: 0 hangs at its first call
@@ -90,3 +92,20 @@ def test_a_contender_hanging_only_when_timed_is_stopped_and_the_others_keep_thei
     reference = result.cell("SMALL", "reference")
     assert reference.error is None and any(run.values for run in reference.runs), reference  # kept
     assert result.elapsed < TIMEOUT
+
+
+def test_a_contender_hanging_in_its_profiling_set_up_is_stopped_and_the_other_side_keeps_its_profile(bench_file):
+    """``perflab profile``, ``run --profile`` and ``compare --html`` profile through sessions like
+    these: the worker calibrates (calls the contender) before it reports ready, so a hang there
+    waited --timeout; now the budget stops it. One round of the reference and the contender, the
+    in-process sampler (no py-spy needed), 50 samples."""
+    path = bench_file(HANGS.format(after=0))
+    sides = contender_sides(str(path), ["reference", "hangs"])
+    chosen = ProfileSettings(
+        samples=50, sampler=INPROCESS, min_runs=1, adaptive_rounds=False, timeout=TIMEOUT, budget=3
+    )
+    outcomes = profile_group(sides, "SMALL", chosen)
+    assert outcomes["hangs"].error == (
+        "SMALL/hangs: stopped while setting it up for profiling: it outlasted the time budget (--max-time 3 s)"
+    )
+    assert outcomes["reference"].error is None and outcomes["reference"].profile.runs  # kept

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     # Command contenders (--command or a file's) are sampled by perf (perflab.profile.side_profiles).
     if args.profile if args.profile is not None else bool(args.html):
         profiler = Profiler(
-            ProfileSettings(samples=args.samples, timeout=args.timeout, native=args.native),
+            ProfileSettings(samples=args.samples, timeout=args.timeout, native=args.native, budget=args.max_time),
             args.allow_mismatch,
             on_progress=lambda message: say(err, message),
         )

@@ -144,7 +144,7 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         type=seconds,
         default=300.0,
         metavar="SECONDS",
-        help=MAX_TIME_HELP + " (the profiling runs count; default 300)",
+        help=MAX_TIME_HELP + " (the profiling runs count; no worker's set-up may outlast it; default 300)",
     )
     timeout_option(parser)
 
@@ -231,6 +231,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         min_runs=args.runs or DEFAULT_RUNS,
         max_time=args.max_time,
         timeout=args.timeout,
+        budget=args.max_time,
         python=_interpreter(args.python),
         lines=args.lines,
     )
@@ -329,7 +330,9 @@ def after_run(
             native = NativeSettings(samples=args.samples or DEFAULT_SAMPLES[False], timeout=args.timeout)
             outcome = native_profile.profile_contender(benchmark, cell.case, cell.contender, native, err)
         else:
-            settings = ProfileSettings(samples=args.samples, native=args.native, timeout=args.timeout)
+            settings = ProfileSettings(
+                samples=args.samples, native=args.native, timeout=args.timeout, budget=args.max_time
+            )
             outcome = profile_operation(str(path), cell.case, cell.contender, settings, benchmark_name)
         stem = Path(args.profile_dir or ".") / safe_file_name(f"{cell.case}-{cell.contender}")
         views = Views(

@@ -124,6 +124,7 @@ _DOING = {
     "profile": "profiling it",
     "count": "counting",
 }
+_SETTING_UP = {"time": "setting it up", "profile": "setting it up for profiling"}  # waiting for "ready"
 
 
 class WorkerProcess:
@@ -211,13 +212,15 @@ class WorkerProcess:
 
     def _next_event(self, deadline: float, kind: str) -> dict[str, Any] | None:
         budget = self.budget if self.budget is not None and self.budget.ends < deadline else None
+        if self.mode == "profile" and kind != "ready":
+            budget = None  # once set up, a profiling run lasts the duration its job fixed (within timeout)
         while b"\n" not in self._buffer:
             remaining = (budget.ends if budget else deadline) - time.monotonic()
             chunk = self._read_chunk(remaining) if remaining > 0 else None
             if chunk is None:
                 self._kill()
                 if budget:
-                    doing = "setting it up" if self.mode == "time" and kind == "ready" else _DOING[self.mode]
+                    doing = _SETTING_UP.get(self.mode, _DOING[self.mode]) if kind == "ready" else _DOING[self.mode]
                     self.outcome.error, self.outcome.over_budget = budget.ran_out(doing), True
                 else:
                     self.outcome.error = f"timed out after {self.timeout:g} s (per-job timeout, see --timeout)"

@@ -19,6 +19,7 @@ from typing import Any
 
 from perflab.bench.protocol import InProcessSampling, profile_job
 from perflab.measure import metadata
+from perflab.measure.budget import Budget
 from perflab.measure.launcher import Worker, WorkerProcess
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
@@ -217,7 +218,8 @@ def _one_run(
     worker: Worker | None = None,
 ) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
     """(stacks of the operation, facts about the run, error) from one profiling worker
-    (``worker``: one started ahead for this run, else a new one)."""
+    (``worker``: one started ahead for this run, else a new one). A worker stopped by the budget
+    is named in the error, as timing names it."""
     if worker is None:
         worker = _start_worker(file, case, contender, settings, sampler, seconds)
     recording = None
@@ -226,7 +228,8 @@ def _one_run(
     try:
         ready = worker.wait_for("ready")
         if ready is None:
-            return None, {}, worker.outcome.error
+            error = worker.outcome.error
+            return None, {}, f"{case}/{contender}: {error}" if worker.outcome.over_budget else error
         target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
         if target_cpu is not None:
             with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
@@ -274,7 +277,12 @@ def _one_run(
 
 
 def _start_worker(
-    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
+    file: str,
+    case: str,
+    contender: str,
+    settings: ProfileSettings,
+    sampler: str,
+    seconds: float,
 ) -> Worker:
     """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
     job = profile_job(
@@ -289,7 +297,8 @@ def _start_worker(
         else None,
         sampling_cpus(_nonblocking(settings, sampler))[1],
     )
-    return WorkerProcess(job, settings.timeout + seconds, settings.python)
+    budget = Budget.starting_now(settings.budget) if settings.budget is not None else None  # for its set-up
+    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget)
 
 
 def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:

@@ -331,7 +331,9 @@ def timing_options(
 
 MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
 # What --max-time bounds in the verbs that time: the timing phase, and every job before it.
-TIMED_PHASES = "timing stops when it is spent, and no equivalence check, fuzzing or set-up may outlast it"
+TIMED_PHASES = (
+    "timing stops when it is spent, and no equivalence check, fuzzing or set-up (for profiling too) may outlast it"
+)
 
 
 def timeout_option(parser: argparse.ArgumentParser) -> None:
