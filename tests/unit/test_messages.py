@@ -136,3 +136,24 @@ def test_the_mark_is_on_what_the_stopping_rule_watched():
         CaseComparison("SMALL", "other", "base", precise, 1.0, estimates.verdict(1.0, 1.0, 0.01, 0.01), valid=True)
     )
     assert "!" not in table_rows(result)
+
+
+def test_contenders_with_the_same_note_share_one_line():
+    """The demo's three JSON encoders carried the same fuzzing evidence, five lines each at 120
+    columns; one line names them all. A different note, or other cases, keeps its own line."""
+    from perflab.results.model import Cell, Equivalence
+
+    result = synthetic_result()
+    evidence, other = "equivalent on 120 inputs (25 generated), 0 rejected", "equal as JSON; bytes differ"
+    for name in ("orjson", "ujson", "msgspec"):
+        result.cells.append(Cell("SMALL", name))
+        result.equivalence.append(Equivalence("fuzzing", name, "equivalent", note=evidence))
+    result.equivalence.append(Equivalence("SMALL", "orjson", "equivalent", note=other))
+    result.equivalence.append(Equivalence("SMALL", "msgspec", "equivalent", note=other))
+    result.equivalence.append(Equivalence("LARGE", "ujson", "equivalent", note=other))
+    notes = [line for line in terminal_text(result).splitlines() if line.startswith("note")]
+    assert notes == [
+        f"note orjson, ujson, msgspec [fuzzing]: {evidence}",
+        f"note orjson, msgspec [SMALL]: {other}",
+        f"note ujson [LARGE]: {other}",
+    ]

@@ -135,8 +135,13 @@ def _notes(result: RunResult) -> list[str]:
             )
         elif verdict.note:
             notes.setdefault((verdict.contender, verdict.note), []).append(verdict.case)
+    # Contenders with the same note on the same cases share one line (the demo's three JSON encoders
+    # had the same fuzzing evidence, five lines long, three times).
+    shared: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for (contender, note), cases in notes.items():
-        lines.append(f"[dim]note[/] {escape(contender)} \\[{escape(', '.join(cases))}]: {escape(note)}")
+        shared.setdefault((note, tuple(cases)), []).append(contender)
+    for (note, cases), contenders in shared.items():
+        lines.append(f"[dim]note[/] {escape(', '.join(contenders))} \\[{escape(', '.join(cases))}]: {escape(note)}")
     outliers = []
     for cell in result.cells:
         where = f"{escape(cell.case)}/{escape(cell.contender)}"
