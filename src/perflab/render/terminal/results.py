@@ -140,8 +140,8 @@ def _notes(result: RunResult) -> list[str]:
     shared: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for (contender, note), cases in notes.items():
         shared.setdefault((note, tuple(cases)), []).append(contender)
-    for (note, cases), contenders in shared.items():
-        lines.append(f"[dim]note[/] {escape(', '.join(contenders))} \\[{escape(', '.join(cases))}]: {escape(note)}")
+    for (note, on_cases), contenders in shared.items():
+        lines.append(f"[dim]note[/] {escape(', '.join(contenders))} \\[{escape(', '.join(on_cases))}]: {escape(note)}")
     outliers = []
     for cell in result.cells:
         where = f"{escape(cell.case)}/{escape(cell.contender)}"
