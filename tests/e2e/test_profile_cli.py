@@ -5,6 +5,7 @@ import textwrap
 
 import pytest
 from support.cli import run_perflab
+from support.hostile_files import HANGS
 from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench, check_line_profile  # noqa: F401 - fixtures are found by name
 
 EVIL_BENCH = """
@@ -163,31 +164,13 @@ def test_lines_profiles_shares_per_source_line(bench):
     check_line_profile(bench, "--sampler", "inprocess")  # py-spy: tests/external
 
 
-HANGS_IN_SET_UP = """
-    import time
-
-    import perflab
-
-    bench = perflab.Benchmark("hangs")
-
-    @bench.case
-    def SMALL():
-        return [3, 1, 2]
-
-    @bench.contender
-    def hangs(xs):
-        time.sleep(3600)
-        return sorted(xs)
-"""
-
-
 def test_a_set_up_that_hangs_is_stopped_by_max_time_not_timeout(tmp_path):
     """The profiling worker calibrates (calls the contender) before it is sampled: a hang there
     waited --timeout (here 120 s); --max-time stops it, in one line naming the contender and the phase.
     About 4 s on a quiet machine (the 3 s budget and one start), 10-20 s under heavy load."""
     path = tmp_path / "hangs.py"
-    path.write_text(textwrap.dedent(HANGS_IN_SET_UP))
-    result = run_perflab("profile", path, "--max-time", "3", "--timeout", "120", timeout=100)
+    path.write_text(HANGS.format(after=0))
+    result = run_perflab("profile", path, "--contender", "hangs", "--max-time", "3", "--timeout", "120", timeout=100)
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip().endswith(
         "perflab: error: SMALL/hangs: stopped while setting it up for profiling: it outlasted the time budget "

@@ -27,6 +27,40 @@ def by_list_sort(xs):
     return ys
 """
 
+# After HANG_AFTER calls in one process the contender sleeps for an hour: 0 hangs at its first call
+# (fuzzing, or the checks when nothing is fuzzed); 1,000 only while its values are timed. Each call
+# sleeps 0.1 ms, so that call counts do not follow the CPU's speed or load: a value of 5 ms is at most
+# ~40 calls, set-up (calibration) and warm-ups under 200, the checks a handful, 200 values over 1,000.
+HANGS = """
+import time
+
+import perflab
+
+bench = perflab.Benchmark("hangs")
+HANG_AFTER = {after}
+calls = 0
+
+
+@bench.case
+def SMALL():
+    return [3, 1, 2]
+
+
+@bench.contender
+def reference(xs):
+    return sorted(xs)
+
+
+@bench.contender
+def hangs(xs):
+    global calls
+    calls += 1
+    time.sleep(0.0001)
+    if calls > HANG_AFTER:
+        time.sleep(3600)
+    return sorted(xs)
+"""
+
 # Every contender of SORTS raises.
 FAILING = SORTS.replace("    return sorted(xs)", "    raise ValueError('no')").replace(
     "    ys.sort()\n    return ys", "    raise ValueError('no')"

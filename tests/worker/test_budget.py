@@ -2,6 +2,8 @@
 and timing, and a profiling worker's set-up, each stop it within the budget, not after the per-wait
 --timeout; the message names the contender and the phase, and what the other contenders measured is kept."""
 
+from support.hostile_files import HANGS
+
 from perflab.bench.loading import load_benchmark
 from perflab.measure.runner import run_benchmark, run_sides
 from perflab.measure.settings import Settings
@@ -9,40 +11,6 @@ from perflab.measure.sides import contender_sides
 from perflab.profile.pairing import profile_group
 from perflab.profile.settings import INPROCESS, ProfileSettings
 from perflab.results.model import FUZZING_CASE
-
-# After HANG_AFTER calls in one process the contender sleeps for an hour: 0 hangs at its first call
-# (fuzzing, or the checks when nothing is fuzzed); 1,000 only while its values are timed. Each call
-# sleeps 0.1 ms, so that call counts do not follow the CPU's speed or load: a value of 5 ms is at most
-# ~40 calls, set-up (calibration) and warm-ups under 200, the checks a handful, 200 values over 1,000.
-HANGS = """
-import time
-
-import perflab
-
-bench = perflab.Benchmark("hangs")
-HANG_AFTER = {after}
-calls = 0
-
-
-@bench.case
-def SMALL():
-    return [3, 1, 2]
-
-
-@bench.contender
-def reference(xs):
-    return sorted(xs)
-
-
-@bench.contender
-def hangs(xs):
-    global calls
-    calls += 1
-    time.sleep(0.0001)
-    if calls > HANG_AFTER:
-        time.sleep(3600)
-    return sorted(xs)
-"""
 
 TIMEOUT = 120.0  # the per-wait limit, far beyond every budget here: only the budget can stop a hang
 
