@@ -143,9 +143,12 @@ def test_correct_optimizations_are_not_flagged(tmp_path, name):
     assert process.returncode == 0, process.stdout + process.stderr
     assert {e["status"] for e in result["equivalence"]} <= {"equivalent", "reference"}, result["equivalence"]
     assert all(c["valid"] for c in result["comparisons"])
-    for run in (run for cell in result["cells"] for run in cell["runs"]):
-        assert run["input_changed"] is None and run["output_wrong"] is None
-        assert run["floor"] > 0 and run["first_call"] > 0
+    runs = [run for cell in result["cells"] for run in cell["runs"]]
+    assert all(run["input_changed"] is None and run["output_wrong"] is None for run in runs)
+    # A worker the budget stopped while it set up (under load) reported no floor: not what this checks.
+    set_up = [run for run in runs if run["floor"] is not None]
+    assert set_up and all(run["floor"] > 0 and run["first_call"] > 0 for run in set_up), runs
+    assert all(run["error"] for run in runs if run["floor"] is None), runs
 
 
 def test_a_version_1_results_file_is_still_read(tmp_path):
