@@ -10,8 +10,9 @@ ujson on the demo were). Each trial runs ``perflab compare`` on
 - benchmarks/repeat_only/content_memo.py (collections.Counter: genuine; a dict memo: a cache),
 
 and counts the faster comparisons that carry the caution: among genuine contenders, false
-cautions; among memo caches, true ones (each rate with an exact 95% interval). Written to
-benchmarks/results/repeat_only_cautions.json.
+cautions; among memo caches, true ones (each rate with an exact 95% interval); and those whose
+first call was unresolvable (within 10x of timing an empty call: not judged, said as unchecked).
+Written to benchmarks/results/repeat_only_cautions.json.
 
     python benchmarks/repeat_only_cautions.py                # 5 trials of each, quiet machine
     python benchmarks/repeat_only_cautions.py --quick        # smoke run: 1 trial, json_dumps SIMPLE only
@@ -52,8 +53,10 @@ def main() -> int:
                     ["compare", target, *cases, *OPTIONS, "--max-time", f"{args.max_time:g}"],
                     Path(scratch) / f"{name}.json",
                 )
+                unchecked = run.result["metadata"].get("unchecked", [])
                 for comparison in run.result["comparisons"]:
                     steady = 1 / comparison["comparison"]["ratio"]["value"]
+                    where = f"{comparison['case']}/{comparison['contender']}: first call unresolvable"
                     rows.append(
                         {
                             "trial": trial,
@@ -64,6 +67,7 @@ def main() -> int:
                             "steady_speedup": steady,
                             "faster": steady > 1,
                             "caution": comparison["caution"],
+                            "unresolvable": any(note.startswith(where) for note in unchecked),
                         }
                     )
                 print(f"trial {trial + 1}/{args.trials} {name}: exit {run.exit_code}", flush=True)
@@ -90,6 +94,7 @@ def summarize(rows: list[dict]) -> dict:
         summary[kind] = {
             "faster_comparisons": len(faster),
             "cautioned": cautioned,
+            "unresolvable": sum(row["unresolvable"] for row in faster),
             "rate": cautioned / len(faster) if faster else None,
             "rate_ci": binomial_interval(cautioned, len(faster)),
         }
@@ -99,7 +104,7 @@ def summarize(rows: list[dict]) -> dict:
 def show(figure: dict) -> None:
     print(f"\nRepeat-only cautions (load average {format_load(figure['start'])} at the start)")
     for row in figure["rows"]:
-        mark = "caution" if row["caution"] else "-"
+        mark = "caution" if row["caution"] else "unresolvable" if row["unresolvable"] else "-"
         print(
             f"  trial {row['trial'] + 1} {row['target']:<12} {row['case']:<8} {row['contender']:<10} "
             f"{row['kind']:<8} steady {row['steady_speedup']:6.2f}x faster  {mark}"
@@ -109,7 +114,8 @@ def show(figure: dict) -> None:
         low, high = found["rate_ci"]
         print(
             f"{title}: {found['cautioned']}/{found['faster_comparisons']} faster comparisons "
-            f"(95% interval {low:.0%} to {high:.0%})"
+            f"(95% interval {low:.0%} to {high:.0%}); first call unresolvable, not judged: "
+            f"{found['unresolvable']}"
         )
 
 
