@@ -277,12 +277,7 @@ def _one_run(
 
 
 def _start_worker(
-    file: str,
-    case: str,
-    contender: str,
-    settings: ProfileSettings,
-    sampler: str,
-    seconds: float,
+    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
 ) -> Worker:
     """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
     job = profile_job(
