@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field
 from perflab import __version__
 from perflab.agent import candidate
 from perflab.agent.verb_process import VerbRun, run_verb
-from perflab.isolate.benchmark_file import python_name
 from perflab.results.model import RunResult
 
 server = MCPServer(
@@ -162,6 +161,8 @@ async def isolate(
 ) -> dict[str, Any]:
     """perflab isolate: record the real inputs of one function of a program and write a benchmark
     file of it. Result: the file written and its source."""
+    from perflab.isolate.benchmark_file import python_name  # here: it imports scipy, which slows the server's start
+
     if not command:
         raise ToolError("command: give the program to run, e.g. ['python', 'app.py']")
     written = Path(output or f"bench_{python_name(function)}.py")  # the verb's default, named here to read it back
