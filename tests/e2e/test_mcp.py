@@ -4,6 +4,10 @@ tool errors."""
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
+import anyio
 import pytest
 from support.mcp_client import QUICK_TIMING, error_text, with_server
 
@@ -110,3 +114,59 @@ def test_bad_arguments_are_one_line_tool_errors(bench):
     for expected, error in with_server(bench, talk).items():
         assert expected in error and "\n" not in error, error
         assert "perflab_verify_candidate" not in error  # the file written for the call is not the user's
+
+
+def test_a_cancelled_call_stops_its_verb(bench):
+    """The host cancels a run once it has started: the verb and its workers end."""
+
+    async def talk(client):
+        started = anyio.Event()
+
+        async def report(done, total, message):
+            if "timing" in (message or ""):  # the workers have started
+                started.set()
+
+        async with anyio.create_task_group() as calls:
+            timing = {"max_time": 600, "precision": 0.01}
+            arguments = {"benchmark": str(bench / "bench_dedupe.py"), "store": False, "timing": timing}
+            calls.start_soon(functools.partial(client.call_tool, "run", arguments, progress_callback=report))
+            with anyio.fail_after(300):  # a hang guard: the call ended before timing (its error is in the log)
+                await started.wait()
+            verb = processes_naming(bench)
+            assert verb, "the verb had not started"
+            family = verb | children(verb)
+            calls.cancel_scope.cancel()
+        with anyio.fail_after(120):  # a hang guard, not a measurement: the verb's clean-up takes a moment
+            while family & alive():
+                await anyio.sleep(0.2)
+
+    with_server(bench, talk)
+
+
+def alive() -> set[int]:
+    return {int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
+
+
+def processes_naming(directory) -> set[int]:
+    """The processes whose command line names a file in ``directory``: the verb."""
+    found = set()
+    for pid in alive():
+        try:
+            if str(directory).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+        except OSError:  # ended meanwhile
+            continue
+    return found
+
+
+def children(parents: set[int]) -> set[int]:
+    """The processes whose parent is one of ``parents``: the verb's workers."""
+    found = set()
+    for pid in alive():
+        try:
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent in parents:
+            found.add(pid)
+    return found
