@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from support.cli import run_perflab
 from support.git_repos import git_repository
+from support.mcp_client import with_server
 from support.postgres_server import BIN_DIRS
 
 # Contenders whose calls last a fixed time on the clock whatever the CPU's speed, so that their
@@ -214,6 +215,15 @@ def test_list(lab):
 def test_isolate(lab):
     clean(lab.result("isolate"), 0, "benchmark file written to bench_json_dumps.py")
     assert (lab.root / "bench_json_dumps.py").is_file()
+
+
+def test_mcp(lab):
+    """The server a host starts as ``perflab mcp``, through the MCP SDK's client over stdio."""
+
+    async def talk(client):
+        return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert with_server(lab.root, talk) == ["run", "compare", "profile", "check", "isolate", "verify_candidate"]
 
 
 # ---- the team queue: PostgreSQL ----------------------------------------------------------------

@@ -30,14 +30,14 @@ def load_benchmark(path: str | Path) -> Benchmark:
         raise BenchmarkFileError(f"{path}: no such benchmark file")
     if pyperf_script.is_pyperf_script(path):
         return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(path))
-    module_name = f"perflab_benchmark_{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    name = module_name(path)
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise BenchmarkFileError(f"{path}: not a Python file")
     loader = spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))
-    sys.modules[module_name] = module
+    sys.modules[name] = module
     _run_user_code(path, "importing", lambda: loader.exec_module(module))
     # One Benchmark under two names (``b = a``) is still one.
     found = list({id(value): value for value in vars(module).values() if isinstance(value, Benchmark)}.values())
@@ -49,6 +49,11 @@ def load_benchmark(path: str | Path) -> Benchmark:
     if not benchmark.contenders:
         raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no contender")
     return benchmark
+
+
+def module_name(path: Path) -> str:
+    """The name a benchmark file is imported under (in ``sys.modules``)."""
+    return f"perflab_benchmark_{path.stem}"
 
 
 def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:

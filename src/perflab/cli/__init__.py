@@ -25,6 +25,7 @@ from perflab.cli import (
     import_,
     isolate,
     jobs,
+    mcp,
     merge,
     profile,
     publish,
@@ -66,6 +67,7 @@ REGISTER = (
     submit.register,
     worker.register,
     jobs.register,
+    mcp.register,
 )
 
 
