@@ -48,7 +48,7 @@ def main() -> int:
     )
     arguments.add_argument("--case", action="append", default=[], help="only these cases (default all)")
     # A fresh clone may have no main branch: a smoke run compares with HEAD unless told otherwise.
-    args = _cli.parse(arguments, pairs=1, max_time=10.0, case=["NESTED"])
+    args = _cli.parse(arguments, pairs=1, max_time=4.0, case=["NESTED"])
     if args.pairs < 1 or not math.isfinite(args.max_time) or args.max_time <= 0:
         arguments.error("--pairs must be >= 1 and --max-time a positive number of seconds")
     if args.quick and args.base is None:
