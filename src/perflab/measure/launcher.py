@@ -41,6 +41,7 @@ from perflab.bench.protocol import (
     OutputEvent,
     PackagesEvent,
     ProfileEvent,
+    ReachEvent,
     SeedEvent,
     WorkEvent,
 )
@@ -83,6 +84,8 @@ class JobOutcome:
     def of(self, kind: Literal["count"]) -> list[CountEvent]: ...
     @overload
     def of(self, kind: Literal["allocations"]) -> list[AllocationsEvent]: ...
+    @overload
+    def of(self, kind: Literal["reach"]) -> list[ReachEvent]: ...
     @overload
     def of(self, kind: Literal["error"]) -> list[ErrorEvent]: ...
     def of(self, kind: str) -> list[Any]:
