@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from support.cli import QUICK, run_perflab
-from support.git_repos import git_repository
+from support.git_repos import committed
 
 OPS = """\
 def total(x):
@@ -41,13 +41,7 @@ def counted(x):
 
 
 def repository(tmp_path):
-    git = git_repository(tmp_path)
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "ops.py").write_text(OPS)
-    (tmp_path / "bench.py").write_text(BENCH)
-    git("add", "-A")
-    git("commit", "-qm", "base")
+    committed(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": OPS, "bench.py": BENCH})
     return tmp_path / "pkg" / "ops.py"
 
 

@@ -7,7 +7,7 @@ import ast
 import textwrap
 
 import pytest
-from support.git_repos import git_repository
+from support.git_repos import committed
 
 from perflab.measure.changed_code import MODULE, changes, unit_at, unit_sources
 
@@ -49,20 +49,14 @@ class Parser:
 '''
 
 
-def changed(tmp_path, after, before=BEFORE, path="pkg/mod.py", benchmark="bench.py"):
+def changed(tmp_path, after, before=BEFORE, path="pkg/mod.py"):
     """The changes when ``path`` goes from ``before`` to ``after`` in a committed repository."""
-    git = git_repository(tmp_path)
-    (tmp_path / "pkg").mkdir(exist_ok=True)
-    (tmp_path / path).write_text(before)
-    (tmp_path / "bench.py").write_text("import perflab\n")
-    git("add", "-A")
-    git("commit", "-qm", "base")
+    commit = committed(tmp_path, {path: before, "bench.py": "import perflab\n"})
     if after is None:
         (tmp_path / path).unlink()
     else:
         (tmp_path / path).write_text(after)
-    commit = __import__("perflab.git", fromlist=["run"]).run(tmp_path, "rev-parse", "HEAD")
-    return changes(tmp_path, commit, tmp_path / benchmark)
+    return changes(tmp_path, commit, tmp_path / "bench.py")
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from support.git_repos import git_repository
+from support.git_repos import committed
 
 from perflab.measure.affected import select
 from perflab.measure.settings import Settings
@@ -73,14 +73,7 @@ def program(x):
 
 
 def repository(tmp_path):
-    git = git_repository(tmp_path)
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "ops.py").write_text(OPS)
-    (tmp_path / "bench.py").write_text(BENCH)
-    git("add", "-A")
-    git("commit", "-qm", "base")
-    return subprocess.run(["git", "-C", tmp_path, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return committed(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": OPS, "bench.py": BENCH})
 
 
 def change(tmp_path, old, new):
