@@ -218,7 +218,9 @@ def summarize(figure: dict[str, Any]) -> None:
         "trials_with_a_miss": sum(bool(trial["missed"]) for trial in trials),
         "missed_interval": binomial_interval(missed, regressed) if regressed else None,
         "skipped_share": skipped / (cells * len(trials)) if trials else 0.0,
-        "run_not_regressed": sum(cells - len(trial["skipped"]) - len(trial["regressed"]) for trial in trials),
+        "run_not_regressed": sum(
+            cells - len(trial["skipped"]) - (len(trial["regressed"]) - len(trial["missed"])) for trial in trials
+        ),
         "trials_nothing_regressed": sum(not trial["regressed"] for trial in trials),
         "seconds": quantiles([trial["seconds"] for trial in trials]) if trials else None,
     }

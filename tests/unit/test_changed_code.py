@@ -10,6 +10,7 @@ import pytest
 from support.git_repos import committed
 
 from perflab.measure.changed_code import MODULE, changes, unit_at, unit_sources
+from perflab.measure.settings import Settings
 
 BEFORE = '''\
 """A module."""
@@ -149,3 +150,17 @@ def test_unit_at_maps_a_code_objects_first_line_to_its_function():
     assert unit_at(tree, 1) == MODULE
     assert unit_at(tree, 0) == MODULE  # what a reach worker says for a module's own code
     assert set(unit_sources(source)) == {MODULE, "parse", "helper", "Parser.feed", "Parser.size", "Parser.Inner.close"}
+
+
+def test_a_change_of_comments_only_skips_every_cell_without_tracing(tmp_path, monkeypatch):
+    from perflab.measure import affected
+
+    monkeypatch.setattr(affected, "run_job", None)  # a tripwire: nothing may be traced
+    commit = committed(tmp_path, {"pkg/mod.py": BEFORE, "bench.py": "import perflab\n"})
+    (tmp_path / "pkg" / "mod.py").write_text(BEFORE + "# a comment\n")
+    selection = affected.select(tmp_path / "bench.py", commit, commit, ["A", "B"], ["x"], Settings())
+    assert not selection.run
+    assert selection.skipped == [
+        ("A", "x", "no function or module changed"),
+        ("B", "x", "no function or module changed"),
+    ]

@@ -76,7 +76,7 @@ def select(
     if changes.unmapped:
         decided = dict.fromkeys(cells, True)
     elif not changes.functions and not changes.modules:
-        decided = dict.fromkeys(cells, False)  # the same code: nothing to trace
+        decided = dict.fromkeys(cells, False)  # the same code (or only comments): nothing to trace
     else:
         with checkouts(benchmark, [revision, CURRENT]) as files:
             sides = [
@@ -90,7 +90,8 @@ def select(
             ]
             reached = side_by_side(calls)
         decided = {cell: any(reached[2 * index : 2 * index + 2]) for index, cell in enumerate(cells)}
-    reason = f"reaches none of the {changes.count()}"
+    changed = changes.functions or changes.modules
+    reason = f"reaches none of the {changes.count()}" if changed else "no function or module changed"
     for (case, contender), runs in decided.items():
         if runs:
             selection.run.setdefault(contender, []).append(case)

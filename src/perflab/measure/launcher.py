@@ -126,6 +126,7 @@ _DOING = {
     "time": "timing it",
     "profile": "profiling it",
     "count": "counting",
+    "reach": "tracing the functions it runs",
 }
 
 
