@@ -46,7 +46,7 @@ def repository(tmp_path):
 
 
 def test_only_the_affected_cell_is_measured_and_the_other_is_said_skipped(tmp_path):
-    """~10-30 s on a loaded 2-core machine: one paired timing run of one cell, the least a check
+    """6 s (30 s at load average 17) on the 2-core VM: one paired timing run of one cell, the least a check
     that measures can do."""
     ops = repository(tmp_path)
     ops.write_text(OPS.replace("return sum(x)", "return sum(x) + 0"))
