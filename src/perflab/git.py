@@ -111,6 +111,19 @@ def remove_worktree(root: str | Path, directory: str | Path) -> None:
     answer(root, "worktree", "prune")
 
 
+def changed_files(root: str | Path, commit: str) -> list[str]:
+    """The files (relative to ``root``) that differ between ``commit`` and the working tree:
+    committed, staged and unstaged changes, deletions, and new files git does not ignore."""
+    tracked = run(root, "diff", "--name-only", "--no-renames", "-z", commit, "--")
+    untracked = run(root, "ls-files", "--others", "--exclude-standard", "-z")
+    return sorted({name for name in (tracked + "\0" + untracked).split("\0") if name})
+
+
+def file_at(root: str | Path, commit: str, path: str) -> str | None:
+    """The text of ``path`` (relative to ``root``) at ``commit``; None where it does not exist."""
+    return answer(root, "show", f"{commit}:{path}")
+
+
 def resolve_ref(benchmark_file: str | Path, ref: str) -> str | None:
     """The commit a git ref (branch, tag, hash) names in the benchmark file's repository."""
     return resolve_commit(Path(benchmark_file).resolve().parent, ref)

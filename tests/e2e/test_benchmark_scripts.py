@@ -49,6 +49,7 @@ TOOLS: dict[str, tuple[Callable[[], object], str]] = {
 
 # script: (a pattern of the line that states its figure, the tools it needs)
 SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "affected_selection": (r"regressed cells skipped: \d+/\d+ over \d+ trials", ()),
     "aa_false_positives": (r"difference declared: \d+/1 ", ()),
     "allocation_accuracy": (r"accuracy: \d+/2 cells within 1% or 64 bytes", ()),
     "asv_side_by_side": (r"asv's median inside perflab's 95% interval for \d+ of \d+ cases with an interval", ()),

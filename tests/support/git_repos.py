@@ -18,3 +18,14 @@ def git_repository(path: Path) -> Callable[..., None]:
     git("config", "user.email", "t@example.com")
     git("config", "user.name", "t")
     return git
+
+
+def committed(path: Path, files: dict[str, str]) -> str:
+    """A fresh repository at ``path`` holding ``files`` (relative path -> text), committed; its hash."""
+    git = git_repository(path)
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    return subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()

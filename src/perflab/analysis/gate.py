@@ -95,6 +95,15 @@ class InstructionCheck:
         )
 
 
+@dataclass(frozen=True)
+class SkippedCell:
+    """A cell ``check --affected`` did not run, and why (perflab.measure.affected)."""
+
+    case: str
+    contender: str
+    reason: str
+
+
 @dataclass
 class CheckResult:
     threshold: float
@@ -108,6 +117,9 @@ class CheckResult:
     # What this machine can detect (perflab qualify), said beside every "no detectable difference"
     # of a paired check; None: not qualified, or an unpaired check (the floor is the paired gate's).
     qualification: Qualification | None = None
+    # With --affected: what the change touched and what it left to run; the cells not run.
+    selection: str | None = None
+    skipped: list[SkippedCell] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[CellCheck]:

@@ -51,6 +51,11 @@ Jobs (mode: what the worker does; the module that runs it, under perflab.bench.w
              memray's Tracker (Python and, with "native", C frames; memray imported only here),
              and report per call path the bytes allocated, the allocations, the bytes live at the
              peak and the bytes still held after the calls. Event: "allocations". (allocations)
+  reach      for perflab check --affected: every Python function the process runs while it loads
+             the file, builds the case's input and the contender and calls the operation "calls"
+             times, as the first line of each function's code by file (0: a module's own code,
+             run at import); and whether it started a
+             program (whose code cannot be seen). Event: "reach". (reach)
 
 Standard library only, and no typing feature newer than Python 3.8: the worker imports this
 module under every interpreter perflab supports (tests/test_worker_boundary.py).
@@ -148,9 +153,24 @@ class AllocationsJob(_OnContender):
     native: bool
 
 
+class ReachJob(_OnContender):
+    case: str
+    calls: int
+
+
 # Union, not |: aliases are evaluated when the module is imported, under Python 3.8 too.
 Job = Union[  # noqa: UP007
-    CheckJob, OutputJob, SeedJob, FuzzJob, DescribeJob, PackagesJob, TimeJob, ProfileJob, CountJob, AllocationsJob
+    CheckJob,
+    OutputJob,
+    SeedJob,
+    FuzzJob,
+    DescribeJob,
+    PackagesJob,
+    TimeJob,
+    ProfileJob,
+    CountJob,
+    AllocationsJob,
+    ReachJob,
 ]
 
 
@@ -301,6 +321,10 @@ def allocations_job(
     )
 
 
+def reach_job(file: str, contender: str, sys_path: list[str], case: str, calls: int) -> ReachJob:
+    return ReachJob(mode="reach", file=file, contender=contender, sys_path=sys_path, case=case, calls=calls)
+
+
 # Events. The fields a job's events carry, as the worker sends them.
 
 
@@ -441,6 +465,12 @@ class AllocationsEvent(TypedDict):
     frame_objects: FrameObjects
 
 
+class ReachEvent(TypedDict):
+    event: str  # "reach"
+    code: dict[str, list[int]]  # file -> the first lines of the code objects run there (0: the module's own)
+    starts_programs: str | None  # the audit event of the first program started (None: none)
+
+
 class _ErrorEvent(TypedDict):
     event: str  # "error"
     kind: str  # "file", "case", "reference", "contender", "exit", "tool" (not installed), or a fuzzing culprit
@@ -474,6 +504,7 @@ Event = Union[  # noqa: UP007 - as Job
     ProfileEvent,
     CountEvent,
     AllocationsEvent,
+    ReachEvent,
     ErrorEvent,
     DoneEvent,
 ]

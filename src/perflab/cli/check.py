@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from perflab.analysis.detectable import Qualification
     from perflab.bench.spec import Benchmark
     from perflab.github import PullRequest
+    from perflab.measure.affected import Selection
     from perflab.results.model import RunResult
 
 
@@ -72,10 +73,18 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--against",
-        required=True,
         metavar="REF_OR_FILE",
         help="a git branch/tag/commit, measured now in a worktree interleaved with the working "
-        "tree (paired); or a perflab results JSON file measured before (unpaired)",
+        "tree (paired); or a perflab results JSON file measured before (unpaired); default: --affected's revision",
+    )
+    parser.add_argument(
+        "--affected",
+        nargs="?",
+        const="",
+        metavar="REV",
+        help="run only the cells whose operation reaches a function changed since REV (default: --against's "
+        "revision), the rest listed as skipped; anything it cannot map (a changed C or config file, the "
+        "benchmark itself) runs everything",
     )
     parser.add_argument(
         "--threshold",
@@ -132,6 +141,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.html import gate_pages
     from perflab.results.store import CHECK_SOURCE
 
+    _affected_revision(args)  # before anything: a bad combination is a one-line error
     path = resolve_benchmark(args.benchmark)
     benchmark = load_benchmark(path)
     for note in benchmark.notes:
@@ -151,8 +161,15 @@ def run(args: argparse.Namespace, err: Console) -> int:
     cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
     target = _Target(path, benchmark, args, err)
+    if args.affected is not None:
+        assert isinstance(baseline, _RevisionBaseline)  # (_affected_revision refuses a results file)
+        target.selection = _select_affected(target, baseline, cases or list(benchmark.cases), contenders)
+        cases = [case for case in cases or benchmark.cases if any(case in run for run in target.selection.run.values())]
+        contenders = [contender for contender in contenders if target.selection.run.get(contender)]
     checked, stored, failed, first_runs = None, True, False, []
-    for attempt in range(args.confirm + 1):  # re-measure what looks regressed before failing
+    runs: list[RunResult] = []
+    # Re-measure what looks regressed before failing; nothing at all when --affected left nothing to run.
+    for attempt in range(args.confirm + 1 if contenders else 0):
         if checked is not None:
             cases = list(dict.fromkeys(cell.case for cell in checked.regressions))
             contenders = list(dict.fromkeys(cell.contender for cell in checked.regressions))
@@ -182,7 +199,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
         checked = again
         if not checked.regressions:
             break
-    assert checked is not None  # the loop measures at least once
+    if checked is None:  # nothing measured: the change touched no cell
+        checked = gate.CheckResult(args.threshold, args.alpha, paired=True)
+    if target.selection is not None:
+        checked.selection = target.selection.summary(args.affected)
+        checked.skipped = [gate.SkippedCell(*cell) for cell in target.selection.skipped]
     if checked.paired:
         checked.qualification = qualified = _qualification(args, path, benchmark.name, runs)
         if qualified and (qualified.max_time, qualified.alpha, qualified.min_effect) != (
@@ -216,7 +237,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         say(err, f"perflab: error: {problem}")
     if failed_outputs:
         return EXIT_BAD_INPUT
-    if not checked.cells:
+    if not checked.cells and not checked.skipped:
         raise UsageError(
             f"{args.against}: no (case, contender) in common with this run of {benchmark.name}; nothing to compare"
         )
@@ -225,6 +246,46 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if checked.regressions or checked.instruction_regressions or failed:
         return EXIT_FAILURES
     return EXIT_OK if stored else EXIT_BAD_INPUT
+
+
+def _affected_revision(args: argparse.Namespace) -> None:
+    """--affected's revision (given, or --against's); --against defaults to it."""
+    if args.affected is None:
+        if args.against is None:
+            raise UsageError("--against REF_OR_FILE is required (or --affected REV): what to check against")
+        return
+    if not args.affected:
+        if args.against is None:
+            raise UsageError("--affected needs a revision: --affected REV, or --against REV --affected")
+        args.affected = args.against
+    elif args.against is None:
+        args.against = args.affected
+    elif args.against != args.affected:
+        raise UsageError(
+            f"--against {args.against} --affected {args.affected}: the change is measured against the revision "
+            "it is taken from; give one of them, or --affected alone after --against"
+        )
+    if Path(args.against).is_file():
+        raise UsageError(f"--affected {args.against}: a results file has no code to compare with; give a git revision")
+
+
+def _select_affected(
+    target: _Target, baseline: _RevisionBaseline, cases: list[str], contenders: list[str]
+) -> Selection:
+    """The cells the change since --affected's revision can affect (traced in workers on both sides)."""
+    from perflab.git import GitError
+    from perflab.measure import affected
+    from perflab.measure.worktrees import RevisionError
+
+    target.err.print(f"tracing what each cell runs, at {target.args.affected} and now ...", markup=False)
+    try:
+        selection = affected.select(
+            target.path, baseline.revision, baseline.commit, cases, contenders, timing_settings(target.args)
+        )
+    except (RevisionError, GitError) as error:
+        raise UsageError(f"--affected {target.args.affected}: {error}") from None
+    say(target.err, f"perflab check: {selection.summary(target.args.affected)}")
+    return selection
 
 
 def _pull_request(args: argparse.Namespace) -> PullRequest | None:
@@ -292,6 +353,11 @@ class _Target:
     benchmark: Benchmark
     args: argparse.Namespace
     err: Console
+    selection: Selection | None = None  # --affected: the cells to run, per contender
+
+    def cases_for(self, contender: str, cases: list[str] | None) -> list[str] | None:
+        """Of ``cases`` (None: all), those ``contender`` runs."""
+        return cases if self.selection is None else self.selection.cases(contender, cases)
 
 
 class _ResultsFileBaseline:
@@ -337,7 +403,7 @@ class _RevisionBaseline:
     tree (one paired run per contender, as ``perflab compare --rev REF --rev WORKTREE``)."""
 
     def __init__(self, revision: str, commit: str) -> None:
-        self.revision = revision
+        self.revision, self.commit = revision, commit
         from perflab.render.markdown import code
 
         detail = f" at {commit[:8]}, measured now in a worktree, interleaved"
@@ -357,7 +423,7 @@ class _RevisionBaseline:
             request = ab_test.Request(
                 target.path,
                 settings,
-                cases=cases,
+                cases=target.cases_for(contender, cases),
                 revisions=[self.revision, CURRENT],
                 contender=contender,
                 fuzz_examples=0,

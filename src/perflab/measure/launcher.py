@@ -41,6 +41,7 @@ from perflab.bench.protocol import (
     OutputEvent,
     PackagesEvent,
     ProfileEvent,
+    ReachEvent,
     SeedEvent,
     WorkEvent,
 )
@@ -84,6 +85,8 @@ class JobOutcome:
     @overload
     def of(self, kind: Literal["allocations"]) -> list[AllocationsEvent]: ...
     @overload
+    def of(self, kind: Literal["reach"]) -> list[ReachEvent]: ...
+    @overload
     def of(self, kind: Literal["error"]) -> list[ErrorEvent]: ...
     def of(self, kind: str) -> list[Any]:
         return [event for event in self.events if event["event"] == kind]
@@ -123,6 +126,7 @@ _DOING = {
     "time": "timing it",
     "profile": "profiling it",
     "count": "counting",
+    "reach": "tracing the functions it runs",
 }
 _SETTING_UP = {"time": "setting it up", "profile": "setting it up for profiling"}  # waiting for "ready"
 

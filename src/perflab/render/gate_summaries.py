@@ -65,6 +65,15 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
     return rows
 
 
+def skipped(check: CheckResult) -> list[str]:
+    """``check --affected``: the cells not run, one line per reason ('Skipped, reaches none of the
+    3 changed functions: NESTED/stdlib, HUGE/stdlib')."""
+    cells: dict[str, list[str]] = {}
+    for cell in check.skipped:
+        cells.setdefault(cell.reason, []).append(f"{cell.case}/{cell.contender}")
+    return [f"Skipped, {reason}: {', '.join(names)}" for reason, names in cells.items()]
+
+
 def unqualified(check: CheckResult) -> bool:
     """Whether some "no detectable difference" of a paired check cannot say what this runner detects."""
     return check.paired and any(cell.verdict == NO_DIFFERENCE and _detects(check, cell) is None for cell in check.cells)

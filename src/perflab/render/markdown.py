@@ -87,6 +87,8 @@ def _check_lines(
         lines += [summaries.COUNTS_TITLE, "", *_table(summaries.COUNT_COLUMNS, summaries.count_rows(check)), ""]
     if check.not_compared:
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
+    if check.selection:
+        lines += ["", _cell(check.selection), *(f"- {_cell(line)}" for line in summaries.skipped(check)), ""]
     for note in check.notes:
         lines.append(f"> :warning: {_cell(note)}")
     lines.append(f"<sub>{summaries.method(check)}</sub>")

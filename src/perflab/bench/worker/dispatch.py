@@ -25,6 +25,7 @@ from perflab.bench.worker.counting import run_count
 from perflab.bench.worker.describe import run_describe, run_packages
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.profiling import run_profile
+from perflab.bench.worker.reach import run_reach
 from perflab.bench.worker.timing import run_timing
 from perflab.bench.worker.user_code import UserCodeError, location_in
 
@@ -100,6 +101,7 @@ _ONE_SHOT: dict[str, Callable[[Any, EventStream], None]] = {
     "packages": run_packages,
     "count": run_count,
     "allocations": run_allocations,
+    "reach": run_reach,
 }
 # These read the commands that follow the job, until {"do": "exit"}.
 _COMMANDED: dict[str, Callable[[Any, EventStream, TextIO], None]] = {"time": run_timing, "profile": run_profile}

@@ -34,6 +34,8 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         count_columns=summaries.COUNT_COLUMNS,
         count_rows=summaries.count_rows(check),
         not_compared=check.not_compared,
+        selection=check.selection,
+        skipped=summaries.skipped(check),
         notes=check.notes,
         method=summaries.method(check),
     )
