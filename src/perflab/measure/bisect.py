@@ -30,6 +30,7 @@ from pathlib import Path
 
 from perflab import git
 from perflab.measure.ab_test import CompareError, Request, compare
+from perflab.measure.builds import Choice
 from perflab.measure.runner import Listener
 from perflab.measure.settings import Settings
 from perflab.measure.worktrees import repository_root
@@ -101,6 +102,7 @@ def bisect(
     contender: str | None = None,
     max_remeasure: int = 2,
     max_reopen: int = 2,
+    build: Choice = Choice(),
 ) -> Outcome:
     root = repository_root(benchmark)
     commits = _commits_between(root, good, bad)
@@ -113,6 +115,7 @@ def bisect(
             revisions=revisions,
             contender=contender,
             fuzz_examples=0,
+            build=build,
         )
         try:
             result = compare(request, listener)

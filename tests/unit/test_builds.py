@@ -1,0 +1,107 @@
+"""A revision's environment, in process: which projects compile, the working tree's hash, what a
+failed build's log is reduced to, and what --build/--build-command accept (the builds themselves:
+tests/external/test_builds.py)."""
+
+import argparse
+import subprocess
+
+import pytest
+from support.git_repos import git_repository
+
+from perflab import git
+from perflab.cli.support.options import UsageError, build_choice
+from perflab.measure import builds
+from perflab.measure.worktrees import RevisionError
+
+PURE = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+
+
+@pytest.mark.parametrize(
+    "files, compiles",
+    [
+        ({"pyproject.toml": PURE}, False),
+        ({"pyproject.toml": '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'}, False),
+        ({"pyproject.toml": '[build-system]\nrequires = ["maturin>=1,<2"]\nbuild-backend = "maturin"\n'}, True),
+        ({"pyproject.toml": '[build-system]\nrequires = ["meson-python"]\nbuild-backend = "mesonpy"\n'}, True),
+        ({"pyproject.toml": '[build-system]\nrequires = ["scikit_build_core"]\nbuild-backend = "x"\n'}, True),
+        ({"pyproject.toml": '[build-system]\nrequires = ["setuptools", "Cython>=3"]\n'}, True),
+        ({"pyproject.toml": PURE + '[[tool.setuptools.ext-modules]]\nname = "m"\nsources = ["m.c"]\n'}, True),
+        ({"pyproject.toml": PURE, "setup.py": "from setuptools import setup\nsetup()\n"}, False),
+        ({"setup.py": "from setuptools import Extension, setup\nsetup(ext_modules=[Extension('m', ['m.c'])])"}, True),
+        ({"setup.py": "from Cython.Build import cythonize\nsetup(ext_modules=cythonize('m.pyx'))"}, True),
+        ({}, False),
+    ],
+)
+def test_which_projects_compile(tmp_path, files, compiles):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert builds.compiles(tmp_path) is compiles
+
+
+def test_a_broken_pyproject_is_named(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[build-system\n")
+    with pytest.raises(RevisionError, match="pyproject.toml: not valid TOML"):
+        builds.compiles(tmp_path)
+
+
+def test_the_working_tree_hash_sees_uncommitted_files_and_leaves_the_index_alone(tmp_path):
+    run = git_repository(tmp_path)
+    (tmp_path / "a.py").write_text("a = 1\n")
+    run("add", "-A")
+    run("commit", "-qm", "one")
+    head = git.tree(tmp_path, "HEAD")
+    assert git.working_tree(tmp_path) == head  # a clean tree is HEAD's: they share a build
+    (tmp_path / "new.c").write_text("int x;\n")  # untracked, not ignored
+    changed = git.working_tree(tmp_path)
+    assert changed != head
+    status = subprocess.run(["git", "-C", tmp_path, "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert status == "?? new.c\n"  # still untracked: the user's index was not touched
+    (tmp_path / ".gitignore").write_text("new.c\n")
+    (tmp_path / "a.py").write_text("a = 2\n")
+    assert git.working_tree(tmp_path) not in (head, changed)
+    exported = tmp_path / "exported"
+    git.export_tree(tmp_path, git.working_tree(tmp_path), exported)
+    assert (exported / "a.py").read_text() == "a = 2\n" and not (exported / "new.c").exists()
+
+
+def test_a_failed_build_is_said_by_its_cause(tmp_path):
+    log = tmp_path / "build.log"
+    log.write_text(
+        "$ python -m pip install --no-build-isolation .\n"
+        "  Building wheel for cspin (pyproject.toml): finished with status 'error'\n"
+        "  error: subprocess-exited-with-error\n"
+        "      cspin.c:5:5: error: expected ';' before 'return'\n"
+        "      error: command '/usr/bin/gcc' failed with exit code 1\n"
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+        "error: failed-wheel-build-for-install\n"
+    )
+    assert builds.cause(log) == "cspin.c:5:5: error: expected ';' before 'return'"
+    log.write_text(
+        "Error compiling Cython file:\n    x = undefined_name\n        ^\nfast.pyx:3:8: undeclared name not builtin: "
+        "undefined_name\nerror: metadata-generation-failed\n"
+    )
+    assert builds.cause(log) == "fast.pyx:3:8: undeclared name not builtin: undefined_name"
+    log.write_text("   Compiling spin v0.1.0\nerror[E0308]: mismatched types\nerror: could not compile `spin`\n")
+    assert builds.cause(log) == "error[E0308]: mismatched types"
+    log.write_text("$ make\nmake: *** No targets.  Stop.\n")
+    assert builds.cause(log) == "make: *** No targets.  Stop."
+
+
+@pytest.mark.parametrize(
+    "build, command, message",
+    [
+        (None, "  ", "--build-command: empty"),
+        (False, "make", "--build-command with --no-build"),
+    ],
+)
+def test_build_options_that_contradict_are_refused(build, command, message):
+    with pytest.raises(UsageError, match=message):
+        build_choice(argparse.Namespace(build=build, build_command=command), err=None)
+
+
+def test_the_default_command_is_uv_only_where_uv_is_installed(monkeypatch):
+    monkeypatch.setattr(builds.shutil, "which", lambda name: None)
+    assert builds.Choice().install_command() == builds.DEFAULT_COMMAND
+    monkeypatch.setattr(builds.shutil, "which", lambda name: "/usr/bin/uv")
+    assert builds.Choice().install_command() == builds.UV_COMMAND
+    assert builds.Choice(command="make install").install_command() == "make install"
