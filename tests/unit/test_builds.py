@@ -1,8 +1,10 @@
 """A revision's environment, in process: which projects compile, the working tree's hash, what a
-failed build's log is reduced to, and what --build/--build-command accept (the builds themselves:
-tests/external/test_builds.py)."""
+failed build's log is reduced to, what --build/--build-command accept, and the cache's pruning
+(the builds themselves: tests/external/test_builds.py)."""
 
 import argparse
+import json
+import os
 import subprocess
 
 import pytest
@@ -12,6 +14,7 @@ from perflab import git
 from perflab.cli.support.options import UsageError, build_choice
 from perflab.measure import builds
 from perflab.measure.worktrees import RevisionError
+from perflab.option_types import size
 
 PURE = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
 
@@ -105,3 +108,35 @@ def test_the_default_command_is_uv_only_where_uv_is_installed(monkeypatch):
     monkeypatch.setattr(builds.shutil, "which", lambda name: "/usr/bin/uv")
     assert builds.Choice().install_command() == builds.UV_COMMAND
     assert builds.Choice(command="make install").install_command() == "make install"
+
+
+def _entry(cache, name: str, size: int, used: float) -> None:
+    """A complete build as the cache holds one: a folder with its record, ``size`` bytes of files."""
+    folder = cache / "builds" / name
+    (folder / "venv").mkdir(parents=True)
+    (folder / "venv" / "lib.so").write_bytes(b"x" * size)
+    (folder / builds.COMPLETE).write_text(json.dumps({"revision": name, "command": "c", "build_seconds": 1.0}))
+    os.utime(folder / builds.COMPLETE, (used, used))
+
+
+def test_the_cache_loses_its_least_recently_used_builds_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFLAB_CACHE", str(tmp_path))
+    for name, used in (("old", 1000.0), ("newest", 3000.0), ("middle", 2000.0)):
+        _entry(tmp_path, name, 10_000, used)
+    (tmp_path / "builds" / "unfinished").mkdir()  # no record: a build killed half-way is not listed
+    assert [entry.record["revision"] for entry in builds.entries()] == ["newest", "middle", "old"]
+    removed = builds.prune(25_000)
+    assert [entry.record["revision"] for entry in removed] == ["old"]
+    assert builds.prune(0, keep=tmp_path / "builds" / "newest")[0].record["revision"] == "middle"
+    assert [entry.record["revision"] for entry in builds.entries()] == ["newest"]
+
+
+@pytest.mark.parametrize("text, expected", [("0", 0), ("512", 512), ("500M", 500 * 2**20), ("1.5GiB", 3 * 2**29)])
+def test_sizes(text, expected):
+    assert size(text) == expected
+
+
+def test_a_bad_cache_size_is_named(monkeypatch):
+    monkeypatch.setenv(builds.LIMIT_VARIABLE, "lots")
+    with pytest.raises(RevisionError, match="PERFLAB_BUILD_CACHE_SIZE: 'lots' is not a size"):
+        builds.limit()

@@ -16,6 +16,7 @@ import signal
 from perflab import __version__
 from perflab.cli import (
     bisect,
+    cache,
     check,
     compare,
     demo,
@@ -66,6 +67,7 @@ REGISTER = (
     submit.register,
     worker.register,
     jobs.register,
+    cache.register,
 )
 
 

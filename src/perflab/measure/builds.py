@@ -13,6 +13,7 @@ there (a build killed half-way, one that failed) is built again next time.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
 import hashlib
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab import git
+from perflab import git, option_types
 from perflab.measure import metadata
 from perflab.measure.worktrees import CURRENT, RevisionError
 
@@ -60,6 +61,10 @@ _LEGACY_REQUIREMENTS = ["setuptools>=40.8.0"]  # PEP 517's default for a project
 
 class BuildFailed(RevisionError):
     """A revision's project did not build: one line, its log's last line and the log's path."""
+
+    def __init__(self, message: str, revision: str) -> None:
+        super().__init__(message)
+        self.revision = revision
 
 
 @dataclass(frozen=True)
@@ -98,11 +103,64 @@ class Environment:
         }
 
 
+LIMIT_VARIABLE = "PERFLAB_BUILD_CACHE_SIZE"
+DEFAULT_LIMIT = "10G"  # the cache's size after a new build: least recently used builds go first
+
+
+@dataclass
+class Entry:
+    """One environment in the cache, complete (``perflab cache`` lists them)."""
+
+    folder: Path
+    record: dict  # what its perflab-build.json says: revision, tree, command, python, times
+    size: int  # bytes on disk
+    used: float  # when a run last used it (seconds since the epoch)
+
+
 def cache_folder() -> Path:
     base = (
         os.environ.get("PERFLAB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "perflab"
     )
     return Path(base) / "builds"
+
+
+def limit() -> int:
+    """The cache's size limit in bytes: ``$PERFLAB_BUILD_CACHE_SIZE`` (e.g. 2G), else DEFAULT_LIMIT."""
+    text = os.environ.get(LIMIT_VARIABLE) or DEFAULT_LIMIT
+    try:
+        return option_types.size(text)
+    except argparse.ArgumentTypeError as error:
+        raise RevisionError(f"{LIMIT_VARIABLE}: {error}") from None
+
+
+def entries() -> list[Entry]:
+    """The complete builds in the cache, the most recently used first."""
+    found = []
+    for marker in cache_folder().glob(f"*/{COMPLETE}"):
+        with contextlib.suppress(OSError, ValueError):  # removed meanwhile, or half-written
+            found.append(
+                Entry(marker.parent, json.loads(marker.read_text()), _size(marker.parent), marker.stat().st_mtime)
+            )
+    return sorted(found, key=lambda entry: entry.used, reverse=True)
+
+
+def prune(size_limit: int, keep: Path | None = None) -> list[Entry]:
+    """Remove the least recently used builds until the cache holds at most ``size_limit`` bytes of
+    them (never ``keep``); the ones removed."""
+    removed, total = [], sum(entry.size for entry in entries())
+    for entry in reversed(entries()):
+        if total <= size_limit:
+            break
+        if entry.folder != keep:
+            with _locked(entry.folder):  # not while a run is using or building it
+                shutil.rmtree(entry.folder, ignore_errors=True)
+            removed.append(entry)
+            total -= entry.size
+    return removed
+
+
+def _size(folder: Path) -> int:
+    return sum(path.lstat().st_size for path in folder.rglob("*") if not path.is_dir() or path.is_symlink())
 
 
 def compiles(source: Path) -> bool:
@@ -121,7 +179,8 @@ def compiles(source: Path) -> bool:
 def environment(repository: Path, revision: str, python: str, choice: Choice) -> Environment:
     """The environment of ``revision`` (or of the working tree, CURRENT) built for ``python``
     with the choice's command: from the cache, else built now."""
-    tree = git.working_tree(repository) if revision == CURRENT else git.tree(repository, _commit(repository, revision))
+    commit = None if revision == CURRENT else _commit(repository, revision)
+    tree = git.working_tree(repository) if commit is None else git.tree(repository, commit)
     command = choice.install_command()
     interpreter = metadata.interpreter_info(python)
     key = hashlib.sha256(
@@ -132,16 +191,23 @@ def environment(repository: Path, revision: str, python: str, choice: Choice) ->
     with _locked(folder):
         if (folder / COMPLETE).is_file():
             recorded = json.loads((folder / COMPLETE).read_text())
+            os.utime(folder / COMPLETE)  # used now: the last to go when the cache is over its size
             say(f"{revision}: built before, environment {folder}")
             return Environment(_python_in(folder), folder, tree, command, recorded["build_seconds"], cached=True)
         say(f"{revision}: building ({command}) into {folder}")
         started = time.monotonic()
         _build(repository, tree, interpreter["executable"], command, folder, revision)
         built = Environment(_python_in(folder), folder, tree, command, time.monotonic() - started, cached=False)
-        record = {**built.to_json(), "revision": revision, "python": interpreter["executable"], "built_at": time.time()}
+        record = {
+            **built.to_json(),
+            **{"repository": str(repository), "revision": revision, "commit": commit},
+            **{"python": interpreter["executable"], "built_at": time.time()},
+        }
         (folder / COMPLETE).write_text(json.dumps(record, indent=1))
         say(f"{revision}: built in {built.seconds:.1f} s")
-        return built
+    for removed in prune(limit(), keep=folder):
+        say(f"build cache over its size ({LIMIT_VARIABLE}): removed {removed.folder}")
+    return built
 
 
 def _build(repository: Path, tree: str, python: str, command: str, folder: Path, revision: str) -> None:
@@ -167,6 +233,9 @@ def _build(repository: Path, tree: str, python: str, command: str, folder: Path,
         steps.append([*installer, *requirements])
     environment = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME")}
     environment.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    # Rust builds of every revision share one cargo target folder: crates that did not change
+    # (PyO3 and the other dependencies) are compiled once, not once per revision.
+    environment.setdefault("CARGO_TARGET_DIR", str(folder.parent / "cargo-target"))
     with log.open("a") as output:  # appended: each step's output lands after its "$" line
         for step in [*steps, command]:
             shown = step if isinstance(step, str) else " ".join(step)
@@ -188,7 +257,8 @@ def _build(repository: Path, tree: str, python: str, command: str, folder: Path,
                 output.close()
                 raise BuildFailed(
                     f"revision {revision!r} does not build: `{shown}` exited with {done.returncode}: "
-                    f"{cause(log)} (whole log: {log})"
+                    f"{cause(log)} (whole log: {log})",
+                    revision,
                 )
 
 
