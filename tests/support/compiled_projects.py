@@ -54,16 +54,110 @@ version = "0.1"
 SETUP_PY = 'from setuptools import Extension, setup\n\nsetup(ext_modules=[Extension("cspin", ["cspin.c"])])\n'
 
 
+CYTHON_SOURCE = """
+def spin(long n):
+    cdef long total = 0, i, round
+    for round in range(ROUNDS):
+        for i in range(n):
+            total += (i + 7 * round) % 7  # each round adds the same (and no compiler hoists it)
+    return total // ROUNDS
+"""
+
+CYTHON_PYPROJECT = SETUPTOOLS_PYPROJECT.replace('"setuptools>=61"', '"setuptools>=61", "Cython>=3"').replace(
+    "cspin", "cyspin"
+)
+
+CYTHON_SETUP_PY = (
+    'from Cython.Build import cythonize\nfrom setuptools import setup\n\nsetup(ext_modules=cythonize("cyspin.pyx"))\n'
+)
+
+RUST_SOURCE = """
+use pyo3::prelude::*;
+
+#[pyfunction]
+fn spin(n: i64) -> i64 {
+    let mut total: i64 = 0;
+    for round in 0..ROUNDS {
+        for i in 0..n {
+            total = std::hint::black_box(total + (i + 7 * round) % 7);
+        }
+    }
+    total / ROUNDS
+}
+
+#[pymodule]
+fn rspin(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(spin, m)?)
+}
+"""
+
+CARGO_TOML = """
+[package]
+name = "rspin"
+version = "0.1.0"
+edition = "2021"
+
+[lib]
+crate-type = ["cdylib"]
+
+[dependencies]
+pyo3 = { version = "0.22", features = ["extension-module", "abi3-py38"] }
+"""
+
+MATURIN_PYPROJECT = """
+[build-system]
+requires = ["maturin>=1.5,<2"]
+build-backend = "maturin"
+
+[project]
+name = "rspin"
+version = "0.1"
+"""
+
+
 def c_extension_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
     """A setuptools C extension ``cspin`` whose commits loop ``rounds`` times each (the first
     fast, the next slower by that factor); the benchmark in benchmarks/bench.py."""
+    return _repository(
+        path,
+        "cspin",
+        {"pyproject.toml": SETUPTOOLS_PYPROJECT, "setup.py": SETUP_PY},
+        lambda count: {"cspin.c": f"#define ROUNDS {count}\n" + C_SOURCE},
+        rounds,
+    )
+
+
+def cython_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
+    """As ``c_extension_repository``, a Cython module ``cyspin`` (Cython from PyPI at build time)."""
+    return _repository(
+        path,
+        "cyspin",
+        {"pyproject.toml": CYTHON_PYPROJECT, "setup.py": CYTHON_SETUP_PY},
+        lambda count: {"cyspin.pyx": CYTHON_SOURCE.replace("ROUNDS", str(count))},
+        rounds,
+    )
+
+
+def rust_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
+    """As ``c_extension_repository``, a PyO3 crate ``rspin`` built by maturin (pyo3 from crates.io)."""
+    return _repository(
+        path,
+        "rspin",
+        {"pyproject.toml": MATURIN_PYPROJECT, "Cargo.toml": CARGO_TOML},
+        lambda count: {"src/lib.rs": RUST_SOURCE.replace("ROUNDS", str(count))},
+        rounds,
+    )
+
+
+def _repository(path: Path, module: str, fixed: dict[str, str], varying, rounds: tuple[int, ...]) -> Path:
     git = git_repository(path)
-    (path / "benchmarks").mkdir()
-    (path / "benchmarks" / "bench.py").write_text(BENCH.format(module="cspin"))
-    (path / "pyproject.toml").write_text(SETUPTOOLS_PYPROJECT)
-    (path / "setup.py").write_text(SETUP_PY)
+    for name, text in {"benchmarks/bench.py": BENCH.format(module=module), **fixed}.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
     for count in rounds:
-        (path / "cspin.c").write_text(f"#define ROUNDS {count}\n" + C_SOURCE)
+        for name, text in varying(count).items():
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            (path / name).write_text(text)
         git("add", "-A")
         git("commit", "-qm", f"{count} rounds")
     return path
