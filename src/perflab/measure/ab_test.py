@@ -33,6 +33,14 @@ class CompareError(Exception):
     """The comparison cannot be set up; one line naming what and why."""
 
 
+class Unbuildable(CompareError):
+    """A revision's project does not build (``revision``: which); bisect skips such commits."""
+
+    def __init__(self, message: str, revision: str) -> None:
+        super().__init__(message)
+        self.revision = revision
+
+
 class MissingContender(CompareError):
     """The contender to run is not declared on one of the sides (e.g. new since a revision)."""
 
@@ -114,6 +122,8 @@ def _sides(request: Request, built: dict[str, builds.Environment]) -> Iterator[l
                     probe = sides[-1] if built else Side("", str(path), "", settings.python)
                 contender = request.contender or _describe(replace(probe, name=""), settings)["reference"]
                 yield [replace(side, contender=contender) for side in sides]
+        except builds.BuildFailed as error:
+            raise Unbuildable(str(error), error.revision) from None
         except RevisionError as error:
             raise CompareError(str(error)) from None
     elif request.pythons:

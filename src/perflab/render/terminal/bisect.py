@@ -37,7 +37,17 @@ def render(outcome: Outcome, console: Console) -> None:
         f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
         f"({counted(outcome.measurements, 'measurement')})"
     )
-    if not outcome.certain:
+    if outcome.skipped:
+        console.print(
+            f"skipped, as they do not build: {', '.join(commit[:12] for commit in outcome.skipped)}"
+            + (
+                f"; the first bad commit may also be {'any' if len(outcome.undecided) > 1 else 'the one'} "
+                f"of them just before it: {', '.join(commit[:12] for commit in outcome.undecided)}"
+                if outcome.undecided
+                else ""
+            )
+        )
+    if not outcome.certain and not outcome.undecided:
         console.print(
             "[yellow]the final check of this commit against the one before it stayed uncertain (or "
             "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]"
