@@ -129,13 +129,14 @@ def tree(directory: str | Path, commit: str) -> str:
 
 def working_tree(directory: str | Path) -> str:
     """The hash of the working tree as it is, uncommitted changes and untracked (not ignored)
-    files included, written through a copy of the index so that the user's staging is untouched."""
+    files included, written through a copy of the index so that the user's staging is untouched.
+    perflab's own results store (``.perflab/``, changed by every run) is left out."""
     with tempfile.TemporaryDirectory(prefix="perflab-index-") as scratch:
         index = Path(scratch) / "index"
         with contextlib.suppress(FileNotFoundError):  # a repository without a commit has no index yet
             shutil.copyfile(Path(directory) / run(directory, "rev-parse", "--git-path", "index"), index)
         environment = {**os.environ, "GIT_INDEX_FILE": str(index)}
-        run(directory, "add", "--all", environment=environment)
+        run(directory, "add", "--all", "--", ".", ":(exclude).perflab", environment=environment)
         return run(directory, "write-tree", environment=environment)
 
 

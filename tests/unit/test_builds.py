@@ -54,11 +54,14 @@ def test_the_working_tree_hash_sees_uncommitted_files_and_leaves_the_index_alone
     run("commit", "-qm", "one")
     head = git.tree(tmp_path, "HEAD")
     assert git.working_tree(tmp_path) == head  # a clean tree is HEAD's: they share a build
+    (tmp_path / ".perflab").mkdir()
+    (tmp_path / ".perflab" / "perflab.db").write_text("runs")  # perflab's store: changed by every run
+    assert git.working_tree(tmp_path) == head
     (tmp_path / "new.c").write_text("int x;\n")  # untracked, not ignored
     changed = git.working_tree(tmp_path)
     assert changed != head
     status = subprocess.run(["git", "-C", tmp_path, "status", "--porcelain"], capture_output=True, text=True).stdout
-    assert status == "?? new.c\n"  # still untracked: the user's index was not touched
+    assert status == "?? .perflab/\n?? new.c\n"  # still untracked: the user's index was not touched
     (tmp_path / ".gitignore").write_text("new.c\n")
     (tmp_path / "a.py").write_text("a = 2\n")
     assert git.working_tree(tmp_path) not in (head, changed)
