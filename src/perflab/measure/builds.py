@@ -8,7 +8,9 @@ else ``$XDG_CACHE_HOME/perflab``, else ``~/.cache/perflab``). The key is the rev
 tree (git's tree hash: a branch, its commit and an identical working tree share one), the
 interpreter and the build command, so a source is never built twice for the same interpreter
 and command. An entry is complete once its ``perflab-build.json`` is written; anything else
-there (a build killed half-way, one that failed) is built again next time.
+there (a build killed half-way, one that failed) is built again next time. After a new build the
+cache is pruned to ``$PERFLAB_BUILD_CACHE_SIZE``, least recently used first (``perflab cache``
+lists and prunes it by hand).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ else:
 DEFAULT_COMMAND = "python -m pip install --no-build-isolation ."
 UV_COMMAND = "uv pip install --no-build-isolation ."
 COMPLETE = "perflab-build.json"  # written last: the entry is whole
+LIMIT_VARIABLE = "PERFLAB_BUILD_CACHE_SIZE"
+DEFAULT_LIMIT = "10G"  # the cache's size after a new build: least recently used builds go first
 LOG = "build.log"
 
 # What says that a project compiles: its build backend, a build requirement, or setup.py's words.
@@ -101,10 +105,6 @@ class Environment:
             "build_seconds": round(self.seconds, 3),
             "cached": self.cached,
         }
-
-
-LIMIT_VARIABLE = "PERFLAB_BUILD_CACHE_SIZE"
-DEFAULT_LIMIT = "10G"  # the cache's size after a new build: least recently used builds go first
 
 
 @dataclass
