@@ -104,27 +104,30 @@ crate-type = ["cdylib"]
 pyo3 = { version = "0.22", features = ["extension-module", "abi3-py38"] }
 """
 
-MATURIN_PYPROJECT = """
-[build-system]
-requires = ["maturin>=1.5,<2"]
-build-backend = "maturin"
-
-[project]
-name = "rspin"
-version = "0.1"
-"""
+MATURIN_PYPROJECT = (
+    SETUPTOOLS_PYPROJECT.replace('"setuptools>=61"', '"maturin>=1.5,<2"')
+    .replace('"setuptools.build_meta"', '"maturin"')
+    .replace("cspin", "rspin")
+)
 
 
 def c_extension_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
     """A setuptools C extension ``cspin`` whose commits loop ``rounds`` times each (the first
-    fast, the next slower by that factor); the benchmark in benchmarks/bench.py."""
+    fast, the next slower by that factor; 0: a commit that does not compile); the benchmark in
+    benchmarks/bench.py. Every commit has a source tree of its own (no two share a build)."""
     return _repository(
         path,
         "cspin",
         {"pyproject.toml": SETUPTOOLS_PYPROJECT, "setup.py": SETUP_PY},
-        lambda count: {"cspin.c": f"#define ROUNDS {count}\n" + C_SOURCE},
+        lambda count: {"cspin.c": _c_source(count)},
         rounds,
     )
+
+
+def _c_source(rounds: int) -> str:
+    if rounds == 0:
+        return "#define ROUNDS 1\n" + C_SOURCE.replace("total += i % 7;", "total += i % 7")
+    return f"#define ROUNDS {rounds}\n" + C_SOURCE
 
 
 def cython_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
@@ -154,10 +157,11 @@ def _repository(path: Path, module: str, fixed: dict[str, str], varying, rounds:
     for name, text in {"benchmarks/bench.py": BENCH.format(module=module), **fixed}.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
-    for count in rounds:
+    for number, count in enumerate(rounds):
         for name, text in varying(count).items():
             (path / name).parent.mkdir(parents=True, exist_ok=True)
             (path / name).write_text(text)
+        (path / "VERSION").write_text(f"{number}\n")
         git("add", "-A")
         git("commit", "-qm", f"{count} rounds")
     return path
