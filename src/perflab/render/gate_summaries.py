@@ -142,5 +142,25 @@ def bisect_rows(outcome: Outcome) -> list[Row]:
     return rows
 
 
+def skipped(outcome: Outcome) -> str | None:
+    """The commits bisect skipped as they do not build, and whether the first bad one may be one of them."""
+    if not outcome.skipped:
+        return None
+    said = f"Skipped, as they do not build: {', '.join(commit[:12] for commit in outcome.skipped)}"
+    if outcome.undecided:
+        which = "any of the ones" if len(outcome.undecided) > 1 else "the one"
+        said += f"; the first bad commit may also be {which} just before it: "
+        said += ", ".join(commit[:12] for commit in outcome.undecided)
+    return said + "."
+
+
+def bisect_notes(outcome: Outcome) -> list[str]:
+    """What --markdown and --html say under a bisection's table: skipped commits, and uncertainty."""
+    notes = [skipped(outcome) or ""]
+    if not outcome.certain and not outcome.undecided:  # (undecided says why it is uncertain)
+        notes.append(UNCERTAIN_BISECTION)
+    return [note for note in notes if note]
+
+
 def searched(outcome: Outcome) -> str:
     return f"{counted(outcome.commits, 'commit')} searched in {counted(outcome.measurements, 'measurement')}"

@@ -194,6 +194,6 @@ def render_bisect(outcome: Outcome) -> str:
         "",
         *_table(summaries.BISECT_COLUMNS, summaries.bisect_rows(outcome), code_first=True),
     ]
-    if not outcome.certain:
-        lines += ["", summaries.UNCERTAIN_BISECTION]
+    for note in summaries.bisect_notes(outcome):
+        lines += ["", note]
     return "\n".join(lines) + "\n"

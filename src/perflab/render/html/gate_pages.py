@@ -53,5 +53,5 @@ def render_bisect(outcome: Outcome) -> str:
         searched=summaries.searched(outcome),
         columns=summaries.BISECT_COLUMNS,
         rows=summaries.bisect_rows(outcome),
-        uncertain=None if outcome.certain else summaries.UNCERTAIN_BISECTION,
+        uncertain=" ".join(summaries.bisect_notes(outcome)) or None,
     )

@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perflab.measure.bisect import Outcome
+from perflab.render import gate_summaries as summaries
 from perflab.units import counted, format_ratio, format_ratio_estimate
 
 
@@ -37,16 +38,9 @@ def render(outcome: Outcome, console: Console) -> None:
         f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
         f"({counted(outcome.measurements, 'measurement')})"
     )
-    if outcome.skipped:
-        console.print(
-            f"skipped, as they do not build: {', '.join(commit[:12] for commit in outcome.skipped)}"
-            + (
-                f"; the first bad commit may also be {'any' if len(outcome.undecided) > 1 else 'the one'} "
-                f"of them just before it: {', '.join(commit[:12] for commit in outcome.undecided)}"
-                if outcome.undecided
-                else ""
-            )
-        )
+    skipped = summaries.skipped(outcome)
+    if skipped:
+        console.print(escape(skipped))
     if not outcome.certain and not outcome.undecided:
         console.print(
             "[yellow]the final check of this commit against the one before it stayed uncertain (or "
