@@ -29,17 +29,15 @@ def cache(tmp_path, monkeypatch):
 @pytest.mark.timeout(1800)
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
 def test_a_c_extension_revision_that_loops_three_times_is_slower(tmp_path, cache):
-    """Two builds (a venv, setuptools from PyPI and a compile each: ~20 s, minutes when the machine
-    is loaded), one QUICK comparison, then the same comparison again from the cache."""
+    """Two builds (a venv, setuptools from PyPI and a compile each: ~20 s, a minute or more when
+    the machine is loaded) and one QUICK comparison. (That a build is found in the cache and never
+    made twice is shown by the bisect test, which measures good and bad four times.)"""
     repo = c_extension_repository(tmp_path / "repo")
     data = _slower_revision(repo, tmp_path / "r.json", "--no-store")
     assert [c["verdict"] for c in data["comparisons"]] == ["slower"]
     built = data["metadata"]["builds"]
     assert set(built) == {"HEAD~1", "HEAD"} and not any(side["cached"] for side in built.values())
     assert len({side["environment"] for side in built.values()}) == 2
-
-    again = _slower_revision(repo, tmp_path / "again.json", "--no-store")  # measured again: nothing rebuilt
-    assert all(side["cached"] for side in again["metadata"]["builds"].values())
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
