@@ -7,7 +7,11 @@ to a commit hash, and only hashes are passed on.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 TIMEOUT = 120.0  # seconds for one git command (a worktree checkout of a large repository included)
@@ -17,10 +21,12 @@ class GitError(Exception):
     """git failed, or is not installed: one line, git's own last word."""
 
 
-def run(directory: str | Path, *args: str) -> str:
+def run(directory: str | Path, *args: str, environment: dict[str, str] | None = None) -> str:
     """Run ``git -C directory ARGS``; its standard output, stripped."""
     try:
-        done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=TIMEOUT)
+        done = subprocess.run(
+            ["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=TIMEOUT, env=environment
+        )
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     except subprocess.TimeoutExpired:
@@ -127,3 +133,31 @@ def file_at(root: str | Path, commit: str, path: str) -> str | None:
 def resolve_ref(benchmark_file: str | Path, ref: str) -> str | None:
     """The commit a git ref (branch, tag, hash) names in the benchmark file's repository."""
     return resolve_commit(Path(benchmark_file).resolve().parent, ref)
+
+
+def tree(directory: str | Path, commit: str) -> str:
+    """The hash of a commit's source tree (a hash): the same for every commit with the same files."""
+    return run(directory, "rev-parse", f"{commit}^{{tree}}")
+
+
+def working_tree(directory: str | Path) -> str:
+    """The hash of the working tree as it is, uncommitted changes and untracked (not ignored)
+    files included, written through a copy of the index so that the user's staging is untouched.
+    perflab's own results store (``.perflab/``, changed by every run) is left out."""
+    with tempfile.TemporaryDirectory(prefix="perflab-index-") as scratch:
+        index = Path(scratch) / "index"
+        with contextlib.suppress(FileNotFoundError):  # a repository without a commit has no index yet
+            shutil.copyfile(Path(directory) / run(directory, "rev-parse", "--git-path", "index"), index)
+        environment = {**os.environ, "GIT_INDEX_FILE": str(index)}
+        run(directory, "add", "--all", "--", ".", ":(exclude).perflab", environment=environment)
+        return run(directory, "write-tree", environment=environment)
+
+
+def export_tree(directory: str | Path, tree_hash: str, destination: Path) -> None:
+    """The files of a tree (a hash) written under ``destination``, outside any repository."""
+    destination.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(directory), "archive", "--format=tar", tree_hash], capture_output=True)
+    if archive.returncode != 0:
+        said = archive.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(said[-1] if said else "git archive failed")
+    subprocess.run(["tar", "-x", "-C", str(destination)], input=archive.stdout, check=True, capture_output=True)

@@ -34,6 +34,18 @@ def seconds(text: str) -> float:
     return value
 
 
+_SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def size(text: str) -> int:
+    """A size in bytes, with a binary unit if wanted: '500M', '10G', '1.5GiB', '0' (nothing)."""
+    found = re.fullmatch(r"\s*([0-9.]+)\s*([KMGT]?)(i?B)?\s*", text, re.IGNORECASE)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 500M or 10G)")
+    number = _finite(found.group(1), f"{text!r} is not a size (e.g. 500M or 10G)")
+    return int(number * _SIZE_UNITS[found.group(2).upper()])
+
+
 def whole_number(minimum: int, maximum: int = 10**7) -> Callable[[str], int]:
     """A validator for a whole number in [minimum, maximum]."""
 

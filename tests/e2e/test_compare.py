@@ -2,6 +2,7 @@
 
 import subprocess
 
+import pytest
 from support.cli import QUICK, load_json, run_perflab
 from support.compare_shared import REPO_BENCH, SLOW_LIB, repository  # noqa: F401 - fixtures are found by name
 
@@ -121,3 +122,15 @@ def test_contenders_without_a_common_case(bench_file, repository):
     (repository / "bench.py").write_text(REPO_BENCH.replace("def K", "def RENAMED"))
     result = run_perflab("compare", repository / "bench.py", "--rev", "HEAD", "--rev", "WORKTREE")
     assert result.returncode == 2 and "no case in common" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--build"], "--build and --build-command build git revisions: use them with --rev"),
+        (["--rev", "HEAD", "--rev", "HEAD~1", "--no-build", "--build-command", "make"], "with --no-build"),
+    ],
+)
+def test_build_options_that_cannot_apply_are_one_line(repository, options, message):
+    result = run_perflab("compare", repository / "bench.py", *options)
+    assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1

@@ -208,6 +208,10 @@ def test_every_verb_of_the_help_has_a_test_here():
 # ---- other verbs -------------------------------------------------------------------------------
 
 
+def test_cache(lab):
+    clean(run_perflab("cache", env={"PERFLAB_CACHE": str(lab.root / "cache")}), 0, "0 builds")
+
+
 def test_list(lab):
     clean(lab.result("list"), 0, "json_dumps")
 

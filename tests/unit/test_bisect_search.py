@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from perflab.measure.ab_test import Unbuildable
 from perflab.measure.bisect import Step, _Distance, _pooled_verdict, search
 from perflab.results.quantities import Interval
 
@@ -105,3 +106,32 @@ def test_runs_without_a_visible_regression_count_only_when_there_is_nothing_else
     assert _pooled_verdict([unseen]) == (False, False)  # the estimate, never certain
     assert _pooled_verdict([unseen, _distance(1.05, 1.04, 1.06)]) == (True, True)  # ignored next to a real run
     assert _pooled_verdict([_distance(1.05, 1.04, float("inf"))])[1] is False  # an interval that never closed
+
+
+class Unbuilt(Oracle):
+    """An oracle for which some commits do not build, as a compiled project's broken commits."""
+
+    def __init__(self, first_bad: int, unbuildable: set[int]):
+        super().__init__(first_bad)
+        self.unbuildable = unbuildable
+
+    def __call__(self, indexes: list[int], check: bool) -> list[Step]:
+        if any(index in self.unbuildable for index in indexes):
+            raise Unbuildable("does not build", str(indexes[0]))
+        return super().__call__(indexes, check)
+
+
+@pytest.mark.parametrize("first_bad", [0, 3, 7, 12, 15])
+def test_commits_that_do_not_build_are_skipped_and_their_neighbours_measured(first_bad):
+    skipped: set[int] = set()
+    oracle = Unbuilt(first_bad, unbuildable={8, 9})  # 7, the first middle, builds; 8 and 9 do not
+    assert search(16, oracle, skipped=skipped) == (first_bad, True)
+    assert skipped <= {7, 8}
+    assert oracle.calls <= math.log2(16) + 1 + 1  # steps, the check, and the neighbour of a skipped middle
+
+
+def test_a_first_bad_commit_hidden_behind_unbuildable_ones_is_uncertain():
+    skipped: set[int] = set()
+    # 5 and 6 do not build, 7 is the first bad one: 5, 6 or 7 may be where it got slower.
+    assert search(16, Unbuilt(7, unbuildable={5, 6}), skipped=skipped) == (7, False)
+    assert skipped == {5, 6}

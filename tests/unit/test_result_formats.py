@@ -161,3 +161,22 @@ def test_a_check_in_html_says_what_its_markdown_says():
     assert "perflab qualify" in said  # the paired check says what it cannot say
     assert summaries.method(checked) in said and summaries.method(checked) in text
     assert "<script>alert" not in page
+
+
+def test_a_bisection_that_skipped_unbuildable_commits_says_so_on_every_surface():
+    from rich.console import Console
+
+    from perflab.render.terminal import bisect as bisect_terminal
+
+    outcome = _bisection()
+    outcome.skipped, outcome.undecided = ["c0ffee000000aaaa", "deadbeef0000bbbb"], ["deadbeef0000bbbb"]
+    said = (
+        "Skipped, as they do not build: c0ffee000000, deadbeef0000; the first bad commit may also be the one just "
+        "before it: deadbeef0000."
+    )
+    console = Console(record=True, width=400)
+    bisect_terminal.render(outcome, console)
+    for text in (markdown.render_bisect(outcome), page_text(gate_pages.render_bisect(outcome)), console.export_text()):
+        assert said in text
+        assert "raise --max-time" not in text  # uncertain because of the skipped commit, not the budget
+    assert outcome.to_json()["skipped"] == outcome.skipped and outcome.to_json()["undecided"] == ["deadbeef0000bbbb"]

@@ -16,6 +16,7 @@ import signal
 from perflab import __version__
 from perflab.cli import (
     bisect,
+    cache,
     check,
     compare,
     demo,
@@ -68,6 +69,7 @@ REGISTER = (
     worker.register,
     jobs.register,
     mcp.register,
+    cache.register,
 )
 
 

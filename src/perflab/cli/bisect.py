@@ -12,6 +12,8 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    build_choice,
+    build_options,
     case_option,
     check_outputs,
     contender_option,
@@ -49,6 +51,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     output_option(parser, "--markdown", "first bad commit and each step's ratio to good")
     output_option(parser, "--html", "first bad commit and each step's ratio to good, as a page")
+    build_options(parser)
     timing_options(parser, max_time=20.0, precision=0.01)
     parser.set_defaults(handler=run)
 
@@ -71,7 +74,14 @@ def run(args: argparse.Namespace, err: Console) -> int:
     try:
         with LiveProgress(err, settings.max_time, settings.precision) as progress:
             outcome = bisect.bisect(
-                path.resolve(), args.good, args.bad, settings, progress, case=case, contender=contender
+                path.resolve(),
+                args.good,
+                args.bad,
+                settings,
+                progress,
+                case=case,
+                contender=contender,
+                build=build_choice(args, err),
             )
     except (bisect.BisectError, RevisionError) as error:
         raise UsageError(str(error)) from None

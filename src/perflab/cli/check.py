@@ -30,6 +30,8 @@ from perflab.cli.support.options import (
     add_verb,
     allow_skipped_option,
     bench_option,
+    build_choice,
+    build_options,
     case_option,
     check_outputs,
     contender_option,
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from perflab.bench.spec import Benchmark
     from perflab.github import PullRequest
     from perflab.measure.affected import Selection
+    from perflab.measure.builds import Choice as BuildChoice
     from perflab.results.model import RunResult
 
 
@@ -127,6 +130,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         help="with --metric instructions: smallest increase in instructions per call, beyond "
         "the counts' spread, that fails the check (default 0.5%%)",
     )
+    build_options(parser)
     timing_options(parser)
     allow_skipped_option(parser)
     store_options(parser)
@@ -156,7 +160,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         inputs=(path, args.against if Path(args.against).is_file() else None, check_store(args, path)),
     )
     pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
-    baseline = _baseline(args, path, benchmark.name, counting)
+    baseline = _baseline(args, path, benchmark.name, counting, build_choice(args, err))
     chosen = select(args.case, benchmark.cases, "case", str(path)) if args.case or args.bench else None
     cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
@@ -402,8 +406,8 @@ class _RevisionBaseline:
     """``--against REF``: the revision is checked out and measured now, interleaved with the working
     tree (one paired run per contender, as ``perflab compare --rev REF --rev WORKTREE``)."""
 
-    def __init__(self, revision: str, commit: str) -> None:
-        self.revision, self.commit = revision, commit
+    def __init__(self, revision: str, commit: str, build: BuildChoice) -> None:
+        self.revision, self.commit, self.build = revision, commit, build
         from perflab.render.markdown import code
 
         detail = f" at {commit[:8]}, measured now in a worktree, interleaved"
@@ -427,6 +431,7 @@ class _RevisionBaseline:
                 revisions=[self.revision, CURRENT],
                 contender=contender,
                 fuzz_examples=0,
+                build=self.build,
             )
             # Counted while the revision's worktree still exists.
             request.after_timing = functools.partial(
@@ -497,7 +502,7 @@ def _count_while_checked_out(
 
 
 def _baseline(
-    args: argparse.Namespace, path: Path, name: str, counting: bool
+    args: argparse.Namespace, path: Path, name: str, counting: bool, build: BuildChoice
 ) -> _ResultsFileBaseline | _RevisionBaseline:
     """A results file, else a git revision of the benchmark's repository."""
     from perflab.git import resolve_ref
@@ -506,6 +511,8 @@ def _baseline(
 
     against = Path(args.against)
     if against.is_file():
+        if args.build or args.build_command:
+            raise UsageError(f"--against {against} is a results file: --build and --build-command build revisions")
         result = load_file(against, benchmark=name)  # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")
@@ -520,4 +527,4 @@ def _baseline(
         raise UsageError(
             f"--against {args.against}: no such results file, and not a git revision of the repository holding {path}"
         )
-    return _RevisionBaseline(args.against, commit)
+    return _RevisionBaseline(args.against, commit, build)

@@ -29,6 +29,8 @@ from perflab.cli.support.options import (
     allow_mismatch_option,
     allow_skipped_option,
     bench_option,
+    build_choice,
+    build_options,
     case_option,
     check_outputs,
     contender_option,
@@ -79,6 +81,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     deprecated_alias(parser, "--contenders", "--contender")
     rev_option(parser)
+    build_options(parser)
     python_option(parser)
     case_option(parser, "default: every case all sides declare")
     bench_option(parser)
@@ -124,7 +127,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
         pythons=args.python,
         contender=one_name(args.contender, "--contender with --rev or --python") if across else None,
         fuzz_examples=0 if args.no_fuzz else difference_search.DEFAULT_EXAMPLES,
+        build=build_choice(args, err),
     )
+    if (args.build or args.build_command) and not args.rev:
+        raise UsageError("--build and --build-command build git revisions: use them with --rev")
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, check_store(args, path)))
     profiler = None
     unprofiled = "not profiled (--no-profile)"

@@ -15,22 +15,30 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perflab.bench.protocol import DescribeEvent, describe_job
-from perflab.measure import difference_search, metadata
+from perflab.measure import builds, difference_search, metadata
 from perflab.measure.launcher import run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
-from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots
+from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots, repository_root
 from perflab.option_types import matching
 from perflab.results.model import RunResult
 
 
 class CompareError(Exception):
     """The comparison cannot be set up; one line naming what and why."""
+
+
+class Unbuildable(CompareError):
+    """A revision's project does not build (``revision``: which); bisect skips such commits."""
+
+    def __init__(self, message: str, revision: str) -> None:
+        super().__init__(message)
+        self.revision = revision
 
 
 class MissingContender(CompareError):
@@ -49,6 +57,7 @@ class Request:
     contender: str | None = None  # the contender run on each revision or interpreter
     fuzz_examples: int = difference_search.DEFAULT_EXAMPLES
     case_limit: int | None = None  # only the first cases declared (perflab demo's budget)
+    build: builds.Choice = field(default_factory=builds.Choice)  # revisions mode: which to build, how
     # Called with the sides, cases and result while the sides still exist (worktrees included),
     # e.g. to profile them for the report.
     after_timing: Callable[[list[Side], list[str], RunResult], None] | None = None
@@ -58,7 +67,8 @@ def compare(request: Request, listener: Listener) -> RunResult:
     if request.revisions and request.pythons:
         raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
     budget = request.settings.max_time  # no job outlasts it: a file that hangs on import included
-    with _sides(request) as sides:
+    built: dict[str, builds.Environment] = {}
+    with _sides(request, built) as sides:
         names = {side.name: _describe(side, request.settings, budget) for side in sides}
         try:
             cases = matching(_common_cases(request.cases, names), request.case_patterns)[: request.case_limit]
@@ -82,13 +92,16 @@ def compare(request: Request, listener: Listener) -> RunResult:
         result.equivalence_seconds += fuzz_seconds
         if request.revisions:  # the user's file, not a temporary worktree that is gone afterwards
             result.file = str(request.benchmark)
+        if built:
+            result.metadata["builds"] = {name: environment.to_json() for name, environment in built.items()}
         if request.after_timing is not None and not result.interrupted:
             request.after_timing(sides, cases, result)
         return result
 
 
 @contextlib.contextmanager
-def _sides(request: Request) -> Iterator[list[Side]]:
+def _sides(request: Request, built: dict[str, builds.Environment]) -> Iterator[list[Side]]:
+    """The sides to measure; each revision built into its environment is added to ``built``."""
     settings, path = request.settings, request.benchmark
     if request.revisions:
         if len(request.revisions) < 2:
@@ -101,17 +114,16 @@ def _sides(request: Request) -> Iterator[list[Side]]:
             )
         try:
             with checkouts(path, request.revisions) as files:
-                contender = request.contender or _describe(Side("", str(path), ""), settings)["reference"]
-                yield [
-                    Side(
-                        revision,
-                        str(file),
-                        contender,
-                        settings.python,
-                        [] if revision == CURRENT else import_roots(file),
-                    )
-                    for revision, file in files.items()
-                ]
+                sides = [_revision_side(revision, file, request, built) for revision, file in files.items()]
+                # The reference is the user's file's (the working tree's side, built if it was);
+                # a built revision's when only its environment can import the project.
+                probe = next((side for side in sides if side.name == CURRENT), None)
+                if probe is None:
+                    probe = sides[-1] if built else Side("", str(path), "", settings.python)
+                contender = request.contender or _describe(replace(probe, name=""), settings)["reference"]
+                yield [replace(side, contender=contender) for side in sides]
+        except builds.BuildFailed as error:
+            raise Unbuildable(str(error), error.revision) from None
         except RevisionError as error:
             raise CompareError(str(error)) from None
     elif request.pythons:
@@ -134,6 +146,17 @@ def _sides(request: Request) -> Iterator[list[Side]]:
         if len(ordered) < 2:
             raise CompareError(f"{path}: nothing to compare: name two contenders, or use --rev or --python")
         yield contender_sides(str(path), ordered, settings.python)
+
+
+def _revision_side(revision: str, file: Path, request: Request, built: dict[str, builds.Environment]) -> Side:
+    """A revision run from its source (its worktree imported first), or, when its project is built,
+    under its environment's python with nothing imported ahead of what was installed."""
+    repository = repository_root(request.benchmark)
+    source = repository if revision == CURRENT else repository_root(file)
+    if not request.build.wanted(source):
+        return Side(revision, str(file), "", request.settings.python, [] if revision == CURRENT else import_roots(file))
+    built[revision] = builds.environment(repository, revision, request.settings.python, request.build)
+    return Side(revision, str(file), "", built[revision].python)
 
 
 def _describe(side: Side, settings: Settings, budget: float | None = None) -> DescribeEvent:

@@ -29,7 +29,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from perflab import git
-from perflab.measure.ab_test import CompareError, Request, compare
+from perflab.measure.ab_test import CompareError, Request, Unbuildable, compare
+from perflab.measure.builds import Choice
 from perflab.measure.runner import Listener
 from perflab.measure.settings import Settings
 from perflab.measure.worktrees import repository_root
@@ -73,6 +74,8 @@ class Outcome:
     # The final check agreed with the search and decided both sides of the boundary with their
     # whole intervals.
     certain: bool = False
+    skipped: list[str] = field(default_factory=list)  # commits that do not build, as git bisect skip
+    undecided: list[str] = field(default_factory=list)  # skipped ones just before first_bad: it may be one of them
 
     def to_json(self) -> dict:
         """The machine-readable outcome (``perflab bisect --json``), schema perflab.bisect/1."""
@@ -86,6 +89,8 @@ class Outcome:
                 "measurements": self.measurements,
                 "commits": self.commits,
                 "confirmed_ratio": dict(zip(("value", "low", "high"), self.confirmed_ratio)),
+                "skipped": self.skipped,
+                "undecided": self.undecided,
                 "steps": [asdict(step) for step in self.steps],
             }
         )
@@ -101,6 +106,7 @@ def bisect(
     contender: str | None = None,
     max_remeasure: int = 2,
     max_reopen: int = 2,
+    build: Choice = Choice(),
 ) -> Outcome:
     root = repository_root(benchmark)
     commits = _commits_between(root, good, bad)
@@ -113,9 +119,14 @@ def bisect(
             revisions=revisions,
             contender=contender,
             fuzz_examples=0,
+            build=build,
         )
         try:
             result = compare(request, listener)
+        except Unbuildable as error:
+            if error.revision in (good, bad):
+                raise BisectError(str(error)) from None
+            raise  # a commit in between: the search skips it
         except CompareError as error:
             raise BisectError(str(error)) from None
         if result.interrupted:  # the runner keeps what it measured on Ctrl-C; bisect stops
@@ -157,21 +168,42 @@ def bisect(
         measurements=confirmations,
         commits=len(commits),
     )
-    first_bad, outcome.certain = search(len(commits), classify, max_reopen)
+    skipped: set[int] = set()
+    first_bad, outcome.certain = search(len(commits), classify, max_reopen, skipped)
     outcome.first_bad, outcome.subject = commits[first_bad], git.subject(root, commits[first_bad])
+    outcome.skipped = [commits[index] for index in sorted(skipped)]
+    before = first_bad
+    while before - 1 in skipped:
+        before -= 1
+    outcome.undecided = commits[before:first_bad]
     return outcome
 
 
-def search(count: int, classify: Callable[[list[int], bool], list[Step]], max_reopen: int = 2) -> tuple[int, bool]:
+def search(
+    count: int,
+    classify: Callable[[list[int], bool], list[Step]],
+    max_reopen: int = 2,
+    skipped: set[int] | None = None,
+) -> tuple[int, bool]:
     """The index of the first bad one of ``count`` commits (the last is known bad), and whether the check
-    confirmed it; ``classify(indexes, check)`` measures commits and calls each good or bad."""
+    confirmed it; ``classify(indexes, check)`` measures commits and calls each good or bad.
+
+    A commit that does not build (``classify`` raises Unbuildable) goes into ``skipped`` and the
+    untried commit nearest the middle is measured instead, as ``git bisect skip`` does. When only
+    skipped commits are left between the last good and the first bad one, the answer is uncertain:
+    the first bad commit may be any of them."""
     last = count - 1
+    skipped = set() if skipped is None else skipped
     verdicts: dict[int, Step] = {}  # commit index -> the verdict that stands; -1 (good) and last are known
     for _ in range(max_reopen + 1):
         low, high = _bounds(verdicts, last)
-        while high - low > 1:
-            middle = (low + high) // 2
-            verdicts[middle] = classify([middle], False)[0]
+        while untried := [i for i in range(low + 1, high) if i not in skipped]:
+            middle = min(untried, key=lambda i: (abs(2 * i - (low + high)), i))  # (low + high) // 2 first
+            try:
+                verdicts[middle] = classify([middle], False)[0]
+            except Unbuildable:
+                skipped.add(middle)
+                continue
             low, high = _bounds(verdicts, last)
         # The check: the two commits either side of the boundary, measured again in one run. Any
         # wrong step shows up here (a commit wrongly called good leaves a slow parent, one wrongly
@@ -183,7 +215,10 @@ def search(count: int, classify: Callable[[list[int], bool], list[Step]], max_re
             if step.bad != verdicts[index].bad and (step.certain or not verdicts[index].certain):
                 verdicts[index], contradicted = step, True  # search again between the verdicts that stand
         if not contradicted:
-            return high, all(step.certain and step.bad == verdicts[index].bad for index, step in zip(boundary, checks))
+            adjacent = high - low == 1  # no skipped commit between them that could be the first bad one
+            return high, adjacent and all(
+                step.certain and step.bad == verdicts[index].bad for index, step in zip(boundary, checks)
+            )
     return _bounds(verdicts, last)[1], False
 
 

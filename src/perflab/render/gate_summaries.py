@@ -65,7 +65,7 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
     return rows
 
 
-def skipped(check: CheckResult) -> list[str]:
+def skipped_cells(check: CheckResult) -> list[str]:
     """``check --affected``: the cells not run, one line per reason ('Skipped, reaches none of the
     3 changed functions: NESTED/stdlib, HUGE/stdlib')."""
     cells: dict[str, list[str]] = {}
@@ -149,6 +149,26 @@ def bisect_rows(outcome: Outcome) -> list[Row]:
         ratios = (format_ratio(step.ratio, step.low, step.high), format_ratio_estimate(step.regression))
         rows.append(Row((step.commit[:12], step.subject, *ratios), verdict))
     return rows
+
+
+def skipped_commits(outcome: Outcome) -> str | None:
+    """The commits bisect skipped as they do not build, and whether the first bad one may be one of them."""
+    if not outcome.skipped:
+        return None
+    said = f"Skipped, as they do not build: {', '.join(commit[:12] for commit in outcome.skipped)}"
+    if outcome.undecided:
+        which = "any of the ones" if len(outcome.undecided) > 1 else "the one"
+        said += f"; the first bad commit may also be {which} just before it: "
+        said += ", ".join(commit[:12] for commit in outcome.undecided)
+    return said + "."
+
+
+def bisect_notes(outcome: Outcome) -> list[str]:
+    """What --markdown and --html say under a bisection's table: skipped commits, and uncertainty."""
+    notes = [skipped_commits(outcome) or ""]
+    if not outcome.certain and not outcome.undecided:  # (undecided says why it is uncertain)
+        notes.append(UNCERTAIN_BISECTION)
+    return [note for note in notes if note]
 
 
 def searched(outcome: Outcome) -> str:

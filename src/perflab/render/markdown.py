@@ -88,7 +88,7 @@ def _check_lines(
     if check.not_compared:
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     if check.selection:
-        lines += ["", _cell(check.selection), *(f"- {_cell(line)}" for line in summaries.skipped(check)), ""]
+        lines += ["", _cell(check.selection), *(f"- {_cell(line)}" for line in summaries.skipped_cells(check)), ""]
     for note in check.notes:
         lines.append(f"> :warning: {_cell(note)}")
     lines.append(f"<sub>{summaries.method(check)}</sub>")
@@ -196,6 +196,6 @@ def render_bisect(outcome: Outcome) -> str:
         "",
         *_table(summaries.BISECT_COLUMNS, summaries.bisect_rows(outcome), code_first=True),
     ]
-    if not outcome.certain:
-        lines += ["", summaries.UNCERTAIN_BISECTION]
+    for note in summaries.bisect_notes(outcome):
+        lines += ["", note]
     return "\n".join(lines) + "\n"

@@ -28,6 +28,7 @@ from perflab.option_types import matching, percentage, regex, seconds, whole_num
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from perflab.measure.builds import Choice as BuildChoice
     from perflab.measure.settings import Settings
     from perflab.results.model import RunResult
 
@@ -137,6 +138,36 @@ def rev_option(parser: argparse.ArgumentParser) -> None:
         metavar="REV",
         help="measure the benchmark at this git revision, in its own worktree (repeat; WORKTREE = uncommitted state)",
     )
+
+
+def build_options(parser: argparse.ArgumentParser) -> None:
+    """``--build/--no-build`` and ``--build-command``: how a revision's project is made runnable."""
+    parser.add_argument(
+        "--build",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="build and install each revision into its own cached virtual environment, and measure it there "
+        "(default: only when the project compiles: C, Cython, Rust or meson/scikit-build extensions; "
+        "--no-build: always from the worktree's source)",
+    )
+    parser.add_argument(
+        "--build-command",
+        metavar="CMD",
+        help="the shell command that installs the revision's project into its environment, run in the "
+        "revision's files with the environment activated (default: python -m pip install "
+        "--no-build-isolation . , or uv pip install --no-build-isolation . when uv is installed)",
+    )
+
+
+def build_choice(args: argparse.Namespace, err: Console) -> BuildChoice:
+    """What ``build_options`` asked for, with each build's progress said on ``err``."""
+    from perflab.measure.builds import Choice
+
+    if args.build_command is not None and not args.build_command.strip():
+        raise UsageError("--build-command: empty; give the shell command that installs the project")
+    if args.build is False and args.build_command:
+        raise UsageError("--build-command with --no-build: nothing would be built; drop one of them")
+    return Choice(args.build, args.build_command, lambda message: say(err, message))
 
 
 def python_option(parser: argparse.ArgumentParser, detail: str = "repeat") -> None:

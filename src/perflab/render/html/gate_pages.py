@@ -35,7 +35,7 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         count_rows=summaries.count_rows(check),
         not_compared=check.not_compared,
         selection=check.selection,
-        skipped=summaries.skipped(check),
+        skipped=summaries.skipped_cells(check),
         notes=check.notes,
         method=summaries.method(check),
     )
@@ -55,5 +55,5 @@ def render_bisect(outcome: Outcome) -> str:
         searched=summaries.searched(outcome),
         columns=summaries.BISECT_COLUMNS,
         rows=summaries.bisect_rows(outcome),
-        uncertain=None if outcome.certain else summaries.UNCERTAIN_BISECTION,
+        uncertain=" ".join(summaries.bisect_notes(outcome)) or None,
     )

@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perflab.measure.bisect import Outcome
+from perflab.render import gate_summaries as summaries
 from perflab.units import counted, format_ratio, format_ratio_estimate
 
 
@@ -37,7 +38,10 @@ def render(outcome: Outcome, console: Console) -> None:
         f"[bold]first bad commit: {outcome.first_bad[:12]}[/] {escape(outcome.subject)} "
         f"({counted(outcome.measurements, 'measurement')})"
     )
-    if not outcome.certain:
+    skipped = summaries.skipped_commits(outcome)
+    if skipped:
+        console.print(escape(skipped))
+    if not outcome.certain and not outcome.undecided:
         console.print(
             "[yellow]the final check of this commit against the one before it stayed uncertain (or "
             "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]"

@@ -1,0 +1,87 @@
+"""Figure: what building a compiled revision costs (perflab.measure.builds), cold and cached.
+
+The script makes a git repository (in a temporary directory) holding the tests' small setuptools C
+extension (tests/support/compiled_projects.py: one C file, a pyproject.toml, a setup.py), and
+builds its HEAD into an environment the way ``perflab compare --rev`` does, with a build cache in
+a temporary folder:
+
+- cold, pip: a new build cache each trial: ``python -m venv``, setuptools from PyPI (the newest,
+  ``pip install --upgrade``), then ``python -m pip install --no-build-isolation .``;
+- cold, uv: the same with ``uv venv`` and ``uv pip install`` (when ``uv`` is on PATH; else said);
+- cached: the same revision asked for again: its cache entry found, nothing built.
+
+Trials alternate pip and uv so that both see the same machine conditions. Wall times are the
+builds' own (build_seconds in each entry); on a shared machine they are provisional (the load
+average is printed with them). Printed and written to benchmarks/results/build_cost.json.
+
+    python benchmarks/build_cost.py              # 3 trials of each
+    python benchmarks/build_cost.py --quick      # smoke run: 1 trial of each
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import _cli
+from _common import conditions, finish, format_load, new_figure, quantiles
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support.compiled_projects import c_extension_repository  # (tests/ is on the path: the tests' own project)
+
+from perflab.measure import builds
+
+NAME = "build_cost"
+
+
+def build_once(repository: Path, command: str, cache: Path) -> builds.Environment:
+    os.environ["PERFLAB_CACHE"] = str(cache)
+    return builds.environment(repository, "HEAD", sys.executable, builds.Choice(command=command))
+
+
+def summarize(figure: dict) -> None:
+    by_kind: dict[str, list[float]] = {}
+    for trial in figure["trials"]:
+        by_kind.setdefault(trial["kind"], []).append(trial["seconds"])
+    figure["summary"] = {kind: {**quantiles(seconds), "n": len(seconds)} for kind, seconds in by_kind.items()}
+
+
+def show(figure: dict) -> None:
+    print(f"\n{NAME}: building a small setuptools C extension into its environment, {figure['start']['utc']}")
+    print(f"  load average at start {format_load(figure['start'])}, at end {format_load(figure['end'])}")
+    for kind, seconds in figure["summary"].items():
+        print(f"  {kind}: median {seconds['median']:.2f} s over {seconds['n']} trials (min {seconds['min']:.2f} s)")
+    if not figure["uv"]:
+        print("  cold build (uv): not measured, uv is not on PATH (pip install uv)")
+
+
+def main() -> int:
+    arguments = _cli.parser(__doc__)
+    _cli.add_trials(arguments, 3, "cold builds with each installer")
+    args = _cli.parse(arguments, trials=1)
+    uv = shutil.which("uv") is not None
+    figure = new_figure(NAME, {"trials": args.trials}, uv=uv, trials=[])
+    with tempfile.TemporaryDirectory(prefix="perflab-build-cost-") as scratch:
+        repository = c_extension_repository(Path(scratch) / "repo", rounds=(1,))
+        commands = [("cold build (pip)", builds.DEFAULT_COMMAND)] + (
+            [("cold build (uv)", builds.UV_COMMAND)] if uv else []
+        )
+        for trial in range(args.trials):
+            for kind, command in commands:
+                cache = Path(scratch) / f"cache-{trial}-{len(figure['trials'])}"
+                built = build_once(repository, command, cache)
+                figure["trials"].append({"kind": kind, "seconds": built.seconds, **conditions()})
+                started = time.monotonic()
+                again = build_once(repository, command, cache)
+                assert again.cached, "the second request for one revision must come from the cache"
+                figure["trials"].append({"kind": "cached", "seconds": time.monotonic() - started, **conditions()})
+                shutil.rmtree(cache)
+    return finish(NAME, figure, summarize, show)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

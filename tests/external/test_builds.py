@@ -1,0 +1,112 @@
+"""Compiled projects across revisions, built for real (a C compiler; setuptools, Cython and
+maturin from PyPI; PyO3 from crates.io): each revision built into its own cached environment, then
+measured paired and interleaved. A build is a new venv, its build requirements and a compile:
+10-30 s for C, minutes for Cython and Rust on a loaded machine, so one test per project type."""
+
+import math
+import shutil
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+from support.cli import QUICK, load_json, run_perflab
+from support.compiled_projects import c_extension_repository, cython_repository, rust_repository
+from support.external import skip_anywhere
+
+# A pip build of the smallest C extension takes ~20 s on this machine, ~150 s when it is loaded by
+# several builds at once; Rust's first build of PyO3 minutes more.
+BUILDS_TIMEOUT = 1200
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PERFLAB_CACHE", str(folder))
+    return folder
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_a_c_extension_revision_that_loops_three_times_is_slower(tmp_path, cache):
+    """Two builds (a venv, setuptools from PyPI and a compile each: ~20 s, a minute or more when
+    the machine is loaded) and one QUICK comparison. (That a build is found in the cache and never
+    made twice is shown by the bisect test, which measures good and bad four times.)"""
+    repo = c_extension_repository(tmp_path / "repo")
+    data = _slower_revision(repo, tmp_path / "r.json", "--no-store")
+    assert [c["verdict"] for c in data["comparisons"]] == ["slower"]
+    built = data["metadata"]["builds"]
+    assert set(built) == {"HEAD~1", "HEAD"} and not any(side["cached"] for side in built.values())
+    assert len({side["environment"] for side in built.values()}) == 2
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_a_revision_that_does_not_compile_is_one_line_with_its_log(tmp_path, cache):
+    """One build, which fails at the compiler (a venv and setuptools first: ~15 s)."""
+    repo = c_extension_repository(tmp_path / "repo", rounds=(1, 0))
+    bench = repo / "benchmarks" / "bench.py"
+    result = run_perflab("compare", bench, "--rev", "HEAD", "--rev", "HEAD~1", *QUICK, timeout=BUILDS_TIMEOUT)
+    assert result.returncode == 2
+    error = result.stderr.strip().splitlines()[-1]
+    assert error.startswith("perflab: error: revision 'HEAD' does not build")
+    assert "cspin.c" in error and "error:" in error  # the compiler's own line, not pip's summary
+    log = error.rsplit("whole log: ", 1)[1].rstrip(")")
+    assert "cspin.c" in Path(log).read_text()
+
+
+def _slower_revision(repo: Path, out: Path, *options: str) -> dict:
+    """``compare --rev HEAD~1 --rev HEAD`` of a project whose HEAD loops three times; its result."""
+    revisions, verdict = ["--rev", "HEAD~1", "--rev", "HEAD"], [*QUICK, "--debug-min-rounds", "5"]
+    bench = repo / "benchmarks" / "bench.py"
+    result = run_perflab("compare", bench, *revisions, *options, *verdict, "--json", out, timeout=BUILDS_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    return load_json(out)
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_a_cython_revision_is_built_with_cython_from_pypi(tmp_path, cache):
+    """Two Cython builds: Cython's C is large, so it is compiled at -O0 (through --build-command)
+    to keep the test near a minute on a loaded machine."""
+    pytest.importorskip("Cython", reason="needs Cython (pip install 'perflab[test]')")
+    repo = cython_repository(tmp_path / "repo")
+    command = "CFLAGS=-O0 python -m pip install --no-build-isolation ."
+    data = _slower_revision(repo, tmp_path / "r.json", "--build-command", command, "--no-store")
+    assert [(c["verdict"], c["valid"]) for c in data["comparisons"]] == [("slower", True)]
+    assert {side["command"] for side in data["metadata"]["builds"].values()} == {command}
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs Rust (cargo)")
+def test_a_pyo3_revision_is_built_by_maturin(tmp_path, cache):
+    """The first build downloads and compiles PyO3 (minutes on a loaded machine); the second
+    revision reuses it from the cache's shared cargo target folder."""
+    try:
+        urllib.request.urlopen("https://index.crates.io/config.json", timeout=10)
+    except OSError:
+        skip_anywhere("crates.io is not reachable, and PyO3 comes from there")
+    repo = rust_repository(tmp_path / "repo")
+    data = _slower_revision(repo, tmp_path / "r.json", "--no-store")
+    assert [(c["verdict"], c["valid"]) for c in data["comparisons"]] == [("slower", True)]
+    assert set(data["metadata"]["builds"]) == {"HEAD~1", "HEAD"}
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_bisect_skips_a_commit_that_does_not_build_and_builds_log2_n_plus_2(tmp_path, cache):
+    """Eight commits: the fourth does not compile, the sixth is three times slower. Five builds
+    (good, bad, the broken middle, its neighbour, the next middle) of ~20 s each on a loaded
+    machine, and four QUICK measurements: a few minutes, the price of bisecting built revisions."""
+    repo = c_extension_repository(tmp_path / "repo", rounds=(1, 1, 1, 0, 1, 3, 3, 3))
+    out = tmp_path / "bisect.json"
+    bench = repo / "benchmarks" / "bench.py"
+    bisect = ["bisect", bench, "--good", "HEAD~7", "--bad", "HEAD", *QUICK, "--debug-min-rounds", "5", "--json", out]
+    result = run_perflab(*bisect, cwd=repo, timeout=BUILDS_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    outcome = load_json(out)
+    log = subprocess.run(["git", "-C", repo, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True)
+    commits = log.stdout.split()
+    assert outcome["first_bad"] == commits[5]
+    assert outcome["skipped"] == [commits[3]] and outcome["undecided"] == []
+    builds_made = list((cache / "builds").glob("*/build.log"))  # complete or failed: every build tried
+    assert len(builds_made) <= math.log2(len(commits)) + 2
