@@ -1,15 +1,20 @@
 """Memory verdicts (--metric memory): bytes allocated per call of a contender against the reference's
 in the comparison table, and the memory gate of perflab check, from per-process figures."""
 
+import io
+
+from rich.console import Console
 from support.metrics_results_shared import _result
 
 from perflab.analysis import gate
 from perflab.analysis.counts import ALLOCATED, PEAK, ProcessSpread
+from perflab.cli import parser
 from perflab.metrics import Measured, memory, memory_figures
 from perflab.render import markdown
 from perflab.render.html import gate_pages
 from perflab.results.model import CaseComparison, Cell, RunResult
 from perflab.results.quantities import Comparison, Interval
+from perflab.results.store import Store
 from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, SAME_MEMORY, show_memory
 
 
@@ -135,3 +140,20 @@ def test_memory_figures_of_a_run_are_read_back_by_cell():
     figures = memory_figures(RunResult.from_json(result.to_json()))
     assert list(figures) == [("DOC", "a")]
     assert figures["DOC", "a"][ALLOCATED].value == 1000.0 and figures["DOC", "a"][PEAK].value == 1500.0
+
+
+def test_history_of_bytes_allocated_per_call_finds_the_doubling(tmp_path, capsys):
+    """Ten stored runs whose bytes allocated per call double after the fifth; runs measured without
+    memray's figures (timed only) are left out of the series."""
+    db = tmp_path / "history.db"
+    with Store.open(db) as store:
+        store.save(_result())  # timed only: not in the series
+        for index in range(10):
+            use = _use("a", 10_000.0 if index < 5 else 20_000.0)
+            measured = Measured(memory=[use]).to_json()
+            store.save(_result(metrics=measured, metadata={"started_at": f"2026-01-01T00:00:{index:02d}+00:00"}))
+    args = parser().parse_args(["history", "counted", "--metric", "memory", "--db", str(db)])
+    assert args.handler(args, Console(file=io.StringIO())) == 0
+    output = " ".join(capsys.readouterr().out.split())
+    assert "10 run(s)" in output and "allocated/call ± range" in output and "19.5 KiB ± 0.00%" in output
+    assert "▲ more memory +100.00%" in output and "change point: +100.00%" in output
