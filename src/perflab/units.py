@@ -68,6 +68,8 @@ def format_times(value: float, low: float, high: float) -> str:
 # current/baseline) with its 95% interval; it is shown as a factor of at least 1 with its
 # direction, as pyperf does, and the interval in the same orientation.
 FASTER_WORD, SLOWER_WORD = "faster", "slower"
+# The same convention for a ratio of bytes allocated per call: '1.99x more memory [1.98x, 2.00x]'.
+TIME_WORDS, MEMORY_WORDS = (FASTER_WORD, SLOWER_WORD), ("less memory", "more memory")
 
 
 def format_times_factor(factor: float) -> str:
@@ -81,20 +83,21 @@ def format_times_factor(factor: float) -> str:
     return f"{factor:,.{decimals}f}x"
 
 
-def format_ratio_estimate(value: float) -> str:
-    """The time ratio new/old without its interval: 0.72 -> '1.39x faster', 1.22 -> '1.22x slower'."""
+def format_ratio_estimate(value: float, words: tuple[str, str] = TIME_WORDS) -> str:
+    """The time ratio new/old without its interval: 0.72 -> '1.39x faster', 1.22 -> '1.22x slower'
+    (``words``: what under 1 and over 1 say)."""
     if not math.isfinite(value) or value <= 0:
         return "?"
     faster = value < 1
-    return f"{format_times_factor(1 / value if faster else value)} {FASTER_WORD if faster else SLOWER_WORD}"
+    return f"{format_times_factor(1 / value if faster else value)} {words[0] if faster else words[1]}"
 
 
-def format_ratio(value: float, low: float, high: float) -> str:
+def format_ratio(value: float, low: float, high: float, words: tuple[str, str] = TIME_WORDS) -> str:
     """The time ratio new/old as people read it: 0.72 [0.70, 0.74] -> '1.39x faster [1.35x, 1.43x]',
     1.22 [1.18, 1.26] -> '1.22x slower [1.18x, 1.26x]'. The interval is in the direction of the
     estimate (for 'faster', the speedups the interval allows: 1/high to 1/low), so a bound under
     1x means the other direction is not excluded. '?' when there is no ratio."""
-    text = format_ratio_estimate(value)
+    text = format_ratio_estimate(value, words)
     if text == "?":
         return text
     faster = value < 1

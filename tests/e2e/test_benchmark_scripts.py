@@ -68,6 +68,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "hostile_inputs": (r"\d+ hostile inputs, \d+ with nothing lost", ()),
     "hyperfine_side_by_side": (r"perflab ratio [\d.]+", ("g++", "hyperfine")),
     "instruction_stability": (r"extra vs base: instructions [+-][\d.]+%", ("valgrind",)),
+    "memory_gate": (r"A/A: \d+/\d+ false regressions of the memory gate", ()),
     "native_profile_attribution": (r"heavy's share median", ("g++", "perf")),
     "power": (r"detected as slower: \d+/1 ", ()),
     "profile_attribution": (r"function shares max abs error [\d.]+ pp", ("py-spy",)),

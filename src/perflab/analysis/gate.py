@@ -36,11 +36,19 @@ from typing import Any
 import numpy as np
 
 from perflab.analysis import estimates, intervals
-from perflab.analysis.counts import DISAGREEMENT_FACTOR, Disagreement, InstructionsEstimate
+from perflab.analysis.counts import (
+    ALLOCATED,
+    DISAGREEMENT_FACTOR,
+    PEAK,
+    Disagreement,
+    InstructionsEstimate,
+    ProcessSpread,
+)
 from perflab.analysis.detectable import Qualification
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult, json_numbers
 from perflab.results.quantities import SLOWER, Comparison, Interval
+from perflab.results.verdicts import SMALLEST_MEMORY_DIFFERENCE
 from perflab.units import format_ratio, format_ratio_estimate
 
 REGRESSION = "REGRESSION"
@@ -50,6 +58,9 @@ NOT_REPRODUCED = "slower once, not when re-measured"
 MORE_INSTRUCTIONS = "more instructions, within threshold"
 FEWER_INSTRUCTIONS = "fewer instructions"
 SAME_INSTRUCTIONS = "no change beyond the spread"
+MORE_MEMORY = "more memory, within threshold"
+LESS_MEMORY = "less memory"
+SAME_MEMORY = SAME_INSTRUCTIONS
 # Share of processes trimmed from each end: a few processes slowed by a busy machine must not
 # move the comparison (Yuen's test; with fewer than 5 processes nothing is trimmed).
 TRIM = 0.2
@@ -88,11 +99,25 @@ class InstructionCheck:
     @property
     def change(self) -> Interval:
         """current / baseline: the median ratio, and the smallest and largest the spreads allow."""
-        return Interval(
-            self.current.value / self.baseline.value,
-            self.current.low / self.baseline.high,
-            self.current.high / self.baseline.low,
-        )
+        return self.current.ratio_to(self.baseline)
+
+
+@dataclass(frozen=True)
+class MemoryCheck:
+    """One memory figure (bytes allocated per call, or the peak) of one cell on both sides, from
+    memray in separate processes. Like instruction counts it repeats almost exactly, so the change
+    is the range of ratios the two sides' processes allow."""
+
+    case: str
+    contender: str
+    figure: str  # ALLOCATED or PEAK
+    baseline: ProcessSpread
+    current: ProcessSpread
+    verdict: str
+
+    @property
+    def change(self) -> Interval:
+        return self.current.ratio_to(self.baseline)
 
 
 @dataclass(frozen=True)
@@ -114,6 +139,8 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)  # e.g. different machines
     instructions: list[InstructionCheck] = field(default_factory=list)  # with --metric instructions
     instructions_threshold: float = 0.0
+    memory: list[MemoryCheck] = field(default_factory=list)  # with --metric memory
+    memory_threshold: float = 0.0
     # What this machine can detect (perflab qualify), said beside every "no detectable difference"
     # of a paired check; None: not qualified, or an unpaired check (the floor is the paired gate's).
     qualification: Qualification | None = None
@@ -129,6 +156,10 @@ class CheckResult:
     def instruction_regressions(self) -> list[InstructionCheck]:
         return [cell for cell in self.instructions if cell.verdict == REGRESSION]
 
+    @property
+    def memory_regressions(self) -> list[MemoryCheck]:
+        return [cell for cell in self.memory if cell.verdict == REGRESSION]
+
     def to_json(self, benchmark: str, baseline: str, current: str) -> dict[str, Any]:
         """``perflab check --json`` (schema perflab.check/1): every cell's time ratio current/baseline
         with its interval and, as every output writes it, ``shown``; the verdicts; and whether the
@@ -143,7 +174,7 @@ class CheckResult:
                 "benchmark": benchmark,
                 "baseline": baseline,
                 "current": current,
-                "passed": not (self.regressions or self.instruction_regressions),
+                "passed": not (self.regressions or self.instruction_regressions or self.memory_regressions),
                 **data,
             }
         )
@@ -271,16 +302,7 @@ def check_instructions(
     checked.instructions_threshold = threshold
     times = {(cell.case, cell.contender): cell.comparison.ratio.value for cell in checked.cells}
     for case, contender, before, after in counts:
-        low, high = after.low / before.high, after.high / before.low
-        verdict = (
-            REGRESSION
-            if low > 1 + threshold
-            else MORE_INSTRUCTIONS
-            if low > 1
-            else FEWER_INSTRUCTIONS
-            if high < 1
-            else SAME_INSTRUCTIONS
-        )
+        verdict = _spread_verdict(after.ratio_to(before), threshold, MORE_INSTRUCTIONS, FEWER_INSTRUCTIONS)
         checked.instructions.append(InstructionCheck(case, contender, before, after, verdict))
         time_ratio = times.get((case, contender), math.nan)
         if time_ratio > 0:
@@ -291,6 +313,38 @@ def check_instructions(
                     f"{format_ratio_estimate(time_ratio)}: the difference is in what instructions do not see (I/O, system "
                     "calls, waiting, cache misses)"
                 )
+
+
+def check_memory(
+    checked: CheckResult,
+    figures: Sequence[tuple[str, str, dict[str, ProcessSpread], dict[str, ProcessSpread]]],
+    threshold: float,
+) -> None:
+    """Add the memory verdicts of (case, contender, baseline figures, current figures) to ``checked``,
+    figures by name (ALLOCATED, PEAK): a REGRESSION when even the smallest ratio the processes allow
+    exceeds 1 + ``threshold`` and the medians are more than SMALLEST_MEMORY_DIFFERENCE bytes apart
+    (what the figures are accurate to: 0 B against 8 B is no regression)."""
+    checked.memory_threshold = threshold
+    for case, contender, before, after in figures:
+        for figure in (ALLOCATED, PEAK):
+            if figure not in before or figure not in after:
+                continue
+            old, new = before[figure], after[figure]
+            verdict = (
+                _spread_verdict(new.ratio_to(old), threshold, MORE_MEMORY, LESS_MEMORY)
+                if abs(new.value - old.value) > SMALLEST_MEMORY_DIFFERENCE
+                else SAME_MEMORY
+            )
+            checked.memory.append(MemoryCheck(case, contender, figure, old, new, verdict))
+
+
+def _spread_verdict(change: Interval, threshold: float, more: str, less: str) -> str:
+    """The verdict on a change of figures that repeat almost exactly (their range is the interval)."""
+    if change.low > 1 + threshold:
+        return REGRESSION
+    if change.low > 1:
+        return more
+    return less if change.high < 1 else SAME_INSTRUCTIONS
 
 
 def _median(cell: Cell) -> float:

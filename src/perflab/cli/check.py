@@ -11,7 +11,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from perflab.cli.support.measuring import (
     check_store,
@@ -51,6 +51,8 @@ from perflab.cli.support.options import (
 from perflab.option_types import percentage, whole_number
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from perflab.analysis import gate
@@ -69,6 +71,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "CI gate: run the benchmark and fail only on a regression larger than --threshold against a baseline",
         'perflab check bench.py --against main >> "$GITHUB_STEP_SUMMARY"',
         "perflab check bench.py --against main --metric instructions --instructions-threshold 0.2",
+        "perflab check bench.py --against main --metric memory --memory-threshold 2",
         "perflab check bench.py --against baseline.json --threshold 3",
     )
     parser.add_argument(
@@ -131,6 +134,14 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "the counts' spread, that fails the check (default 0.5%%)",
     )
     build_options(parser)
+    parser.add_argument(
+        "--memory-threshold",
+        type=percentage,
+        default=0.01,
+        metavar="PCT",
+        help="with --metric memory: smallest increase in bytes allocated per call or in the peak, beyond "
+        "the processes' spread (and 64 bytes), that fails the check (default 1%%)",
+    )
     timing_options(parser)
     allow_skipped_option(parser)
     store_options(parser)
@@ -152,6 +163,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         say(err, f"perflab check: {note}")
     wanted_metrics = metric_names(args.metric)  # before measuring: fail fast
     counting = metrics.INSTRUCTIONS in wanted_metrics
+    weighing = metrics.MEMORY in wanted_metrics
     check_outputs(
         args,
         "--markdown",
@@ -160,7 +172,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         inputs=(path, args.against if Path(args.against).is_file() else None, check_store(args, path)),
     )
     pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
-    baseline = _baseline(args, path, benchmark.name, counting, build_choice(args, err))
+    baseline = _baseline(args, path, benchmark.name, wanted_metrics, build_choice(args, err))
     chosen = select(args.case, benchmark.cases, "case", str(path)) if args.case or args.bench else None
     cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
@@ -181,7 +193,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
                 f"possible regression in {', '.join(cases)}: measuring again to confirm ({attempt}/{args.confirm})",
                 markup=False,
             )
-        # Other metrics are measured once: instruction counts do not change when measured again.
+        # Other metrics are measured once: instruction counts and memory do not change when measured again.
         runs, again = baseline.measure(target, cases, contenders, wanted_metrics if attempt == 0 else [])
         if any(measured.interrupted for measured in runs):
             return EXIT_INTERRUPTED
@@ -192,7 +204,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         if skips:
             say(err, "perflab check: " + "; ".join(skips) + " (pass --allow-skipped if that is expected)")
             failed = True
-        if attempt == 0:  # the runs whose instructions were counted
+        if attempt == 0:  # the runs whose instructions were counted and memory measured
             first_runs = runs
         if checked is not None:
             again = gate.confirm(checked, again)
@@ -220,7 +232,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
                 f"--min-effect {qualified.min_effect:.2%}, not this check's: what it detects is said for those"
             )
     if counting:
-        gate.check_instructions(checked, baseline.instruction_counts(first_runs), args.instructions_threshold)
+        gate.check_instructions(
+            checked, baseline.pairs(first_runs, metrics.instruction_counts), args.instructions_threshold
+        )
+    if weighing:
+        gate.check_memory(checked, baseline.pairs(first_runs, metrics.memory_figures), args.memory_threshold)
     current = baseline.current(runs)
     summary = markdown.render_check(checked, benchmark.name, baseline.description, current)
     sys.stdout.write(summary)
@@ -247,7 +263,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         )
     if pull_request is not None:
         _comment(pull_request, checked, benchmark.name, baseline.description, baseline.current(runs), err)
-    if checked.regressions or checked.instruction_regressions or failed:
+    if checked.regressions or checked.instruction_regressions or checked.memory_regressions or failed:
         return EXIT_FAILURES
     return EXIT_OK if stored else EXIT_BAD_INPUT
 
@@ -385,11 +401,10 @@ class _ResultsFileBaseline:
         measure_metrics(run, wanted_metrics, settings.timeout, target.err)
         return [run], gate.check(self.result, run, target.args.threshold, settings.alpha, settings.min_effect)
 
-    def instruction_counts(self, runs: list[RunResult]) -> list[tuple]:
-        """(case, contender, baseline count, current count) for cells counted in both."""
-        from perflab.metrics import instruction_counts
-
-        before, after = instruction_counts(self.result), instruction_counts(runs[0])
+    def pairs(self, runs: list[RunResult], read: Callable[[RunResult], dict[tuple[str, str], Any]]) -> list[tuple]:
+        """(case, contender, baseline figure, current figure) for cells ``read`` finds in both
+        (perflab.metrics.instruction_counts or memory_figures)."""
+        before, after = read(self.result), read(runs[0])
         return [(*key, before[key], after[key]) for key in after if key in before]
 
     @staticmethod
@@ -459,13 +474,12 @@ class _RevisionBaseline:
         return runs, checked
 
     @staticmethod
-    def instruction_counts(runs: list[RunResult]) -> list[tuple]:
-        """(case, contender, count at the revision, count now) for cells counted on both sides."""
-        from perflab.metrics import instruction_counts
-
+    def pairs(runs: list[RunResult], read: Callable[[RunResult], dict[tuple[str, str], Any]]) -> list[tuple]:
+        """(case, contender, figure at the revision, figure now) for cells ``read`` finds on both
+        sides (perflab.metrics.instruction_counts or memory_figures)."""
         found = []
         for run in runs:
-            counts = instruction_counts(run)
+            counts = read(run)
             found += [
                 (
                     cell.case,
@@ -502,11 +516,11 @@ def _count_while_checked_out(
 
 
 def _baseline(
-    args: argparse.Namespace, path: Path, name: str, counting: bool, build: BuildChoice
+    args: argparse.Namespace, path: Path, name: str, wanted_metrics: list[str], build: BuildChoice
 ) -> _ResultsFileBaseline | _RevisionBaseline:
     """A results file, else a git revision of the benchmark's repository."""
+    from perflab import metrics
     from perflab.git import resolve_ref
-    from perflab.metrics import instruction_counts
     from perflab.results.files import load_file
 
     against = Path(args.against)
@@ -516,11 +530,15 @@ def _baseline(
         result = load_file(against, benchmark=name)  # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")
-        if counting and not instruction_counts(result):
-            raise UsageError(
-                f"{against}: has no instruction counts to compare with; measure the "
-                "baseline with `perflab run --metric instructions --json FILE`"
-            )
+        for metric, read, what in (
+            (metrics.INSTRUCTIONS, metrics.instruction_counts, "instruction counts"),
+            (metrics.MEMORY, metrics.memory_figures, "bytes allocated per call (memray)"),
+        ):
+            if metric in wanted_metrics and not read(result):
+                raise UsageError(
+                    f"{against}: has no {what} to compare with; measure the "
+                    f"baseline with `perflab run --metric {metric} --json FILE`"
+                )
         return _ResultsFileBaseline(result, against)
     commit = resolve_ref(path, args.against)
     if commit is None:

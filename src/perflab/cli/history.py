@@ -45,10 +45,10 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser.add_argument("--any-python", action="store_true", help="include runs from other interpreters")
     parser.add_argument(
         "--metric",
-        choices=("time", "instructions"),
+        choices=("time", "instructions", "memory"),
         default="time",
-        help=METRIC_HELP + " (the one shown: time, or instructions from runs measured with --metric instructions; "
-        "default time)",
+        help=METRIC_HELP + " (the one shown: time; instructions, or bytes allocated per call (memory), from runs "
+        "measured with that --metric; default time)",
     )
     store_options(parser, saves=False)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
                 changes,
                 notes,
                 history.step_profiles(store, series, changes) if timed else None,
-                scale=history_terminal.TIME if timed else history_terminal.INSTRUCTIONS,
+                scale=history_terminal.SCALES[series.metric],
             )
     return EXIT_OK
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from perflab.analysis.counts import Disagreement, InstructionsEstimate
+from perflab.analysis.counts import ALLOCATED, PEAK, Disagreement, InstructionsEstimate, ProcessSpread
 from perflab.metrics import counters, instructions, memory
 from perflab.metrics.count_jobs import MetricUnavailable, require, targets
 from perflab.results.model import RunResult
@@ -81,12 +81,26 @@ def instruction_counts(result: RunResult) -> dict[tuple[str, str], InstructionsE
     return {(c.case, c.contender): c.estimate for c in counts if c.estimate is not None}
 
 
+def memory_figures(result: RunResult) -> dict[tuple[str, str], dict[str, ProcessSpread]]:
+    """(case, contender) -> {"allocated/call": bytes allocated per call, "peak": bytes live at the
+    calls' peak}, each over its processes, for every cell ``--metric memory`` measured; empty when
+    none was (or the run is from before memray measured them)."""
+    measured = stored(result)
+    figures = {}
+    for use in (measured.memory if measured else None) or []:
+        if use.allocated is not None and use.peak is not None:
+            figures[use.case, use.contender] = {ALLOCATED: use.allocated, PEAK: use.peak}
+    return figures
+
+
 def check_tools(names: list[str]) -> None:
     """Before anything is measured: MetricUnavailable if a required tool is missing.
 
-    Only valgrind is required; perf stat missing or unsupported is reported, not an error."""
+    valgrind and memray are required; perf stat missing or unsupported is reported, not an error."""
     if INSTRUCTIONS in names:
         require("valgrind", "valgrind")
+    if MEMORY in names:
+        memory.require_memray()
 
 
 def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Measured:
@@ -113,5 +127,6 @@ __all__ = [
     "check_tools",
     "instruction_counts",
     "measure",
+    "memory_figures",
     "stored",
 ]

@@ -53,9 +53,7 @@ class InstructionCount:
         """Median and range over the processes that counted (None: none did)."""
         if not self.per_call:
             return None
-        return InstructionsEstimate(
-            statistics.median(self.per_call), min(self.per_call), max(self.per_call), tuple(self.per_call), self.loops
-        )
+        return InstructionsEstimate.of(self.per_call, self.loops)
 
     @property
     def median(self) -> float:

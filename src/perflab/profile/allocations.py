@@ -123,13 +123,18 @@ def _stacks(pairs: list[Any]) -> Counter[Stack]:
     return Counter({tuple(frames): value for frames, value in pairs})
 
 
-def per_call(profile: Profile) -> dict[str, Interval]:
-    """Each view's total per call (the peak as it is), with a 95% t interval across the runs
-    (fresh processes); views a run did not record are left out."""
+def per_process(profile: Profile) -> dict[str, list[float]]:
+    """Each view's total per call (the peak as it is), one value per run (fresh process); views a
+    run did not record are left out."""
     infos = [info for info in profile.metadata.get("run_info", []) if info.get("loops")]
     figures = {}
     for name in MEMORY_VIEWS:
         values = [info[name] / (info["loops"] if name in PER_CALL_VIEWS else 1) for info in infos if name in info]
         if values:
-            figures[name] = one_sample(values).interval
+            figures[name] = values
     return figures
+
+
+def per_call(profile: Profile) -> dict[str, Interval]:
+    """Each view's total per call (the peak as it is), with a 95% t interval across the runs."""
+    return {name: one_sample(values).interval for name, values in per_process(profile).items()}

@@ -164,9 +164,10 @@ def pytest_configure(config: pytest.Config) -> None:
         manager.set_blocked(PYTEST_BENCHMARK_SESSION)
         manager.unregister(name=PYTEST_BENCHMARK_PLUGIN)
     config.addinivalue_line("markers", MARKER)
-    from perflab.pytest_plugin import fixtures
+    from perflab.pytest_plugin import fixtures, memory_limits
     from perflab.pytest_plugin.session import BenchmarkSession
 
+    memory_limits.register(config)  # pytest-memray's markers
     manager.register(fixtures, FIXTURES_PLUGIN)
     manager.register(BenchmarkSession(config), fixtures.SESSION_PLUGIN)
 

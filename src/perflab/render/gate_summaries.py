@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
-from perflab.results.quantities import NO_DIFFERENCE
-from perflab.units import counted, format_ratio, format_ratio_estimate, format_time
+from perflab.results.quantities import NO_DIFFERENCE, Interval
+from perflab.units import counted, format_bytes, format_ratio, format_ratio_estimate, format_time
 
 if TYPE_CHECKING:
     from perflab.measure.bisect import Outcome
@@ -28,6 +28,11 @@ TIME_COLUMNS = ("case", "contender", "baseline", "current", "current vs baseline
 COUNT_COLUMNS = ("case", "contender", "baseline", "current", "change [range]", "verdict")
 BISECT_COLUMNS = ("commit", "subject", "vs good [95% CI]", "bad vs good in the same run", "verdict")
 COUNTS_TITLE = "Instructions per call (valgrind callgrind; range over the counted processes):"
+MEMORY_COLUMNS = ("case", "contender", "figure", "baseline", "current", "change [range]", "verdict")
+MEMORY_TITLE = (
+    "Memory (memray, Python and native allocations; range over the processes): bytes allocated per call, "
+    "and bytes live at the calls' peak:"
+)
 UNCERTAIN_BISECTION = (
     "The final check of this commit against the one before it stayed uncertain (or contradicted "
     "the search): it is the most likely one, not a proven one; raise --max-time."
@@ -35,13 +40,15 @@ UNCERTAIN_BISECTION = (
 
 
 def regressions(check: CheckResult) -> int:
-    return len(check.regressions) + len(check.instruction_regressions)
+    return len(check.regressions) + len(check.instruction_regressions) + len(check.memory_regressions)
 
 
 def thresholds(check: CheckResult) -> str:
     """What fails the check: '1.05x slower or 0.50% more instructions'."""
-    return f"{threshold(check.threshold)} slower" + (
-        f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else ""
+    return (
+        f"{threshold(check.threshold)} slower"
+        + (f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else "")
+        + (f" or {check.memory_threshold:.2%} more memory" if check.memory else "")
     )
 
 
@@ -87,22 +94,29 @@ def _detects(check: CheckResult, cell: CellCheck) -> str | None:
 
 
 def count_rows(check: CheckResult) -> list[Row]:
-    rows = []
-    for counts in check.instructions:
-        change = counts.change
-        rows.append(
-            Row(
-                (
-                    counts.case,
-                    counts.contender,
-                    f"{counts.baseline.value:,.1f}",
-                    f"{counts.current.value:,.1f}",
-                    f"{_signed(change.value)} [{_signed(change.low)}, {_signed(change.high)}]",
-                ),
-                ((counts.verdict, counts.verdict == REGRESSION),),
-            )
+    return [
+        Row(
+            (counts.case, counts.contender, f"{counts.baseline.value:,.1f}", f"{counts.current.value:,.1f}")
+            + (_change(counts.change),),
+            ((counts.verdict, counts.verdict == REGRESSION),),
         )
-    return rows
+        for counts in check.instructions
+    ]
+
+
+def memory_rows(check: CheckResult) -> list[Row]:
+    return [
+        Row(
+            (figures.case, figures.contender, figures.figure, format_bytes(figures.baseline.value))
+            + (format_bytes(figures.current.value), _change(figures.change)),
+            ((figures.verdict, figures.verdict == REGRESSION),),
+        )
+        for figures in check.memory
+    ]
+
+
+def _change(change: Interval) -> str:
+    return f"{_signed(change.value)} [{_signed(change.low)}, {_signed(change.high)}]"
 
 
 def _signed(ratio: float) -> str:
@@ -124,6 +138,12 @@ def method(check: CheckResult) -> str:
         + (
             f", or more instructions than {check.instructions_threshold:.2%} beyond the counts' spread"
             if check.instructions
+            else ""
+        )
+        + (
+            f", or more bytes allocated per call or at the peak than {check.memory_threshold:.2%} beyond the "
+            "processes' spread"
+            if check.memory
             else ""
         )
         + ". Baseline and current are medians over all "

@@ -85,6 +85,8 @@ def _check_lines(
         ]
     if check.instructions:
         lines += [summaries.COUNTS_TITLE, "", *_table(summaries.COUNT_COLUMNS, summaries.count_rows(check)), ""]
+    if check.memory:
+        lines += [summaries.MEMORY_TITLE, "", *_table(summaries.MEMORY_COLUMNS, summaries.memory_rows(check)), ""]
     if check.not_compared:
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     if check.selection:
@@ -135,13 +137,16 @@ def code(text: str) -> str:
 
 def render_result(result: RunResult) -> str:
     """A compact summary of a run or comparison: verdicts with CIs, equivalence, precision."""
+    comparisons = {(c.case, c.contender): c for c in result.comparisons}
+    memory = {key: result.memory_shown(comparison) for key, comparison in comparisons.items()}
+    with_memory = any(memory.values())  # --metric memory: bytes allocated per call beside time
     lines = [
         f"### perflab: {code(result.benchmark)}, sides vs {code(result.reference)}",
         "",
-        "| case | side | time/call [95% CI] | vs reference [95% CI] | verdict |",
-        "|---|---|---:|---:|---|",
+        "| case | side | time/call [95% CI] | vs reference [95% CI] | verdict |"
+        + (" allocated/call vs reference [range] | memory verdict |" if with_memory else ""),
+        "|---|---|---:|---:|---|" + ("---:|---|" if with_memory else ""),
     ]
-    comparisons = {(c.case, c.contender): c for c in result.comparisons}
     for cell in result.cells:
         if cell.estimates is not None:
             median = cell.estimates.median
@@ -157,7 +162,11 @@ def render_result(result: RunResult) -> str:
             verdict = f"**{shown.verdict}**" if shown.struck else shown.verdict
             if shown.detail:
                 verdict += f" ({_cell(shown.detail)})"
-        lines.append(f"| {_cell(cell.case)} | {_cell(cell.contender)} | {time} | {ratio} | {verdict} |")
+        row = f"| {_cell(cell.case)} | {_cell(cell.contender)} | {time} | {ratio} | {verdict} |"
+        if with_memory:
+            shown_memory = memory.get((cell.case, cell.contender))
+            row += f" {shown_memory.ratio} | {shown_memory.verdict} |" if shown_memory else "  |  |"
+        lines.append(row)
     lines.append("")
     for entry in result.equivalence:
         if entry.status in INVALID:

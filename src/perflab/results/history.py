@@ -11,16 +11,21 @@ run --profile``) are diffed, to show where in the call tree the time went.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
 from perflab.analysis.changepoints import MIN_STEP, Changes, Point, Step
 from perflab.analysis.counts import MIN_HISTORY_STEP
-from perflab.metrics import INSTRUCTIONS, TIME
+from perflab.metrics import INSTRUCTIONS, MEMORY, TIME
 from perflab.profile.diff import ProfileDiff, diff_profiles
 from perflab.profile.model import IncomparableProfiles
 from perflab.results.quantities import Interval
+from perflab.results.schema import ALLOCATED_METRIC
 from perflab.results.store import CHECK_SOURCE, Measurement, Store, StoredRun
+
+# The store's metric_values of each metric a history shows besides time, and what they are.
+STORED = {INSTRUCTIONS: (INSTRUCTIONS, "instruction counts"), MEMORY: (ALLOCATED_METRIC, "bytes allocated per call")}
 
 
 class HistoryError(Exception):
@@ -34,14 +39,14 @@ class Series:
     contender: str
     measurements: list[Measurement]
     hidden: int = 0  # runs left out: other machine or interpreter
-    metric: str = TIME  # what the points are: time per call, or INSTRUCTIONS per call
+    metric: str = TIME  # what the points are: time per call, INSTRUCTIONS or MEMORY (bytes allocated) per call
     checks: int = 0  # runs of perflab check left out (store.CHECK_SOURCE)
 
     @property
     def min_step(self) -> float:
         """Smallest change point reported: the machine's drift for times; far less for
-        instruction counts, which repeat exactly (``--metric instructions``)."""
-        return MIN_HISTORY_STEP if self.metric == INSTRUCTIONS else MIN_STEP
+        instruction counts and bytes allocated, which repeat (almost) exactly."""
+        return MIN_STEP if self.metric == TIME else MIN_HISTORY_STEP
 
     @property
     def points(self) -> list[Point]:
@@ -73,7 +78,8 @@ def series(
     machine: str | None = None,
 ) -> list[Series]:
     """One series per case (or just ``case``), of ``contender`` (default: the reference): its time
-    per call, or with ``metric="instructions"`` its instructions per call in the runs that counted them.
+    per call, or with ``metric="instructions"`` (``"memory"``) its instructions (bytes allocated) per call
+    in the runs that measured them.
     The runs are those of one machine: ``machine`` (a fingerprint, a prefix of one, or a host name),
     else the machine of the latest run."""
     runs = store.runs(benchmark)
@@ -84,7 +90,7 @@ def series(
             "run `perflab run` first or pass --db"
         )
     contender = contender or store.result(runs[-1].id).reference
-    measured = instruction_measurements if metric == INSTRUCTIONS else Store.measurements
+    measured = Store.measurements if metric == TIME else functools.partial(metric_measurements, metric=metric)
     every = measured(store, benchmark, case, contender)
     measurements = [m for m in every if m.run.source != CHECK_SOURCE]
     if every and not measurements:
@@ -94,8 +100,8 @@ def series(
         )
     if not measurements:
         cells = sorted({(m.case, m.contender) for m in measured(store, benchmark)})
-        known = ", ".join(f"{c}/{k}" for c, k in cells) or "none: `perflab run --metric instructions` counts them"
-        what = "instruction counts" if metric == INSTRUCTIONS else "measurements"
+        known = ", ".join(f"{c}/{k}" for c, k in cells) or f"none: `perflab run --metric {metric}` measures them"
+        what = STORED[metric][1] if metric in STORED else "measurements"
         raise HistoryError(
             f"{store.path}: no {what} of {benchmark} case {case or '*'!r}, contender {contender!r} (stored: {known})"
         )
@@ -139,13 +145,13 @@ def chosen_machine(store: Store, wanted: str) -> str:
     raise HistoryError(f"{store.path}: --machine {wanted!r} {problem}; stored machines: {known or 'none'}")
 
 
-def instruction_measurements(
-    store: Store, benchmark: str, case: str | None = None, contender: str | None = None
+def metric_measurements(
+    store: Store, benchmark: str, case: str | None = None, contender: str | None = None, metric: str = INSTRUCTIONS
 ) -> list[Measurement]:
-    """Instructions per call in every stored run of ``benchmark`` that counted them, in history
-    order, as measurements: ``median`` is the median over the counted processes, ``low`` and
+    """Instructions (or bytes allocated) per call in every stored run of ``benchmark`` that measured
+    them, in history order, as measurements: ``median`` is the median over the processes, ``low`` and
     ``high`` the smallest and largest process (from the store's indexed metric values)."""
-    return store.metric_measurements(benchmark, INSTRUCTIONS, case, contender)
+    return store.metric_measurements(benchmark, STORED[metric][0], case, contender)
 
 
 @dataclass

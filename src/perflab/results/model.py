@@ -16,7 +16,7 @@ from typing import Any
 from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 from perflab.results.quantities import CellEstimates, Comparison, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, Shown, show
+from perflab.results.verdicts import REPEAT_ONLY, Shown, show, show_memory
 from perflab.units import format_ratio
 
 SCHEMA = "perflab.results/2"
@@ -195,6 +195,20 @@ class RunResult:
         invalid = None if comparison.valid else (reason or NOT_EQUIVALENT)
         return show(ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution)
 
+    def memory_shown(self, comparison: CaseComparison) -> Shown | None:
+        """The comparison's memory verdict: bytes allocated per call against the reference's
+        (``--metric memory``); None when either was not measured."""
+        measured = {
+            (row["case"], row["contender"]): row.get("allocated_per_call")
+            for row in (self.metrics or {}).get("memory") or []
+        }
+        mine, reference = (
+            measured.get((comparison.case, name)) for name in (comparison.contender, comparison.reference)
+        )
+        if not (mine and reference):
+            return None
+        return show_memory(mine, reference, self.settings["min_effect"])
+
     def struck(self) -> dict[str, str]:
         """Contender -> "invalid" or "repeat-only": those whose ratio is struck out on some case
         (or that differ on generated inputs). Their geometric mean says so, and no headline
@@ -285,6 +299,9 @@ class RunResult:
             return json_numbers(data)
         for entry, comparison in zip(data["comparisons"], self.comparisons):
             entry["shown"] = self.shown(comparison).to_json()
+            memory = self.memory_shown(comparison)
+            if memory is not None:
+                entry["memory_shown"] = memory.to_json()
         data["geometric_means_shown"] = {name: self.mean_shown(name) for name in self.geometric_means}
         return json_numbers(data)
 
@@ -304,7 +321,7 @@ class RunResult:
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
         data["comparisons"] = [
             CaseComparison(
-                **{k: v for k, v in c.items() if k not in ("shown", "comparison")},
+                **{k: v for k, v in c.items() if k not in ("shown", "memory_shown", "comparison")},
                 comparison=_comparison_from_json(c["comparison"]),
             )
             for c in data["comparisons"]

@@ -9,6 +9,8 @@ is perflab.analysis.
 from __future__ import annotations
 
 import math
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 CONFIDENCE = 0.95
@@ -30,6 +32,21 @@ class Interval:
 
     def contains(self, x: float) -> bool:
         return self.low <= x <= self.high
+
+
+def ratio_of_ranges(current: Sequence[float], baseline: Sequence[float]) -> Interval:
+    """median(current) / median(baseline) of per-process figures that repeat (almost) exactly, with
+    the smallest and largest ratio their two ranges allow (instructions or bytes per call): the
+    ratios' uncertainty when there is no noise to model. Dividing by 0 gives infinity (1 for 0/0)."""
+
+    def divide(a: float, b: float) -> float:
+        return a / b if b else (math.inf if a else 1.0)
+
+    return Interval(
+        divide(statistics.median(current), statistics.median(baseline)),
+        divide(min(current), max(baseline)),
+        divide(max(current), min(baseline)),
+    )
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,13 @@ def record_machine(db: Database, machine: dict[str, Any], seen: float) -> None:
     )
 
 
+ALLOCATED_METRIC = "allocated"  # metric_values' name of bytes allocated per call (history --metric memory)
+
+
 def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, float | None, float | None, int]]:
     """(case, contender, metric, value, low, high, processes) of a results JSON's ``metrics``:
-    instructions per call (median, smallest and largest process) and peak traced memory per call."""
+    instructions per call (median, smallest and largest process), peak traced memory per call, and
+    bytes allocated per call ("allocated": median, smallest and largest process, memray)."""
     metrics = result.get("metrics") or {}
     rows = []
     for count in metrics.get("instructions") or []:
@@ -67,6 +71,19 @@ def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, floa
     for use in metrics.get("memory") or []:
         if use.get("peak_traced") is not None:
             rows.append((use["case"], use["contender"], "memory", float(use["peak_traced"]), None, None, 1))
+        allocated = use.get("allocated_per_call") or []
+        if allocated:
+            rows.append(
+                (
+                    use["case"],
+                    use["contender"],
+                    ALLOCATED_METRIC,
+                    statistics.median(allocated),
+                    min(allocated),
+                    max(allocated),
+                    len(allocated),
+                )
+            )
     return rows
 
 

@@ -12,25 +12,35 @@ comparison of a contender with the reference reads, first match wins:
 
 The ratio of the first two is struck out: it does not count, and a headline never names such a
 contender fastest. The ratio itself is always written the same way (perflab.units.format_ratio).
+
+Beside it, with ``--metric memory``, a comparison of bytes allocated per call (``show_memory``):
+more memory, less memory, or no difference beyond the spread of the processes.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER, Interval
-from perflab.units import format_ratio
+from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER, Interval, ratio_of_ranges
+from perflab.units import MEMORY_WORDS, format_ratio
 
 INVALID, REPEAT_ONLY, UNDECIDED = "invalid", "repeat-only", "undecided"
 # Every verdict a comparison can show, in the order above (renderers style them by these names).
 VERDICTS = (INVALID, REPEAT_ONLY, UNDECIDED, FASTER, SLOWER, NO_DIFFERENCE)
 TOO_FEW_ROUNDS = "too few rounds for an interval"
+MORE_MEMORY, LESS_MEMORY, SAME_MEMORY = "more memory", "less memory", "no difference beyond the spread"
+MEMORY_VERDICTS = (MORE_MEMORY, LESS_MEMORY, SAME_MEMORY)
+# Bytes per call two figures must differ by before a memory verdict: what bytes allocated per call
+# is accurate to (benchmarks/allocation_accuracy.py), so 0 B against 8 B is no verdict.
+SMALLEST_MEMORY_DIFFERENCE = 64
 
 
 @dataclass(frozen=True)
 class Shown:
-    verdict: str  # one of VERDICTS
+    verdict: str  # one of VERDICTS, or of MEMORY_VERDICTS
     detail: str | None  # why: the invalid status, the caution, the missing interval, or the adjusted p-value
     ratio: str  # the quantity as every output writes it: '1.39x faster [1.35x, 1.43x]'
     struck: bool  # the ratio does not count (invalid, repeat-only)
@@ -67,3 +77,18 @@ def show(
         return Shown(verdict, None, text, False)
     # Say why there is none: not significant after the correction, or smaller than the minimum effect.
     return Shown(verdict, f"p={p_adjusted:.2g}", text, False)
+
+
+def show_memory(contender: Sequence[float], reference: Sequence[float], min_effect: float) -> Shown:
+    """What a comparison of bytes allocated per call says, from each side's figure per process.
+    These repeat almost exactly, so the interval is the range of ratios the two sides' processes
+    allow, and a verdict needs all of it beyond the minimum effect, and the medians
+    SMALLEST_MEMORY_DIFFERENCE bytes apart."""
+    ratio = ratio_of_ranges(contender, reference)
+    apart = statistics.median(contender) - statistics.median(reference)
+    verdict = SAME_MEMORY
+    if ratio.low > 1 + min_effect and apart > SMALLEST_MEMORY_DIFFERENCE:
+        verdict = MORE_MEMORY
+    elif ratio.high < 1 / (1 + min_effect) and -apart > SMALLEST_MEMORY_DIFFERENCE:
+        verdict = LESS_MEMORY
+    return Shown(verdict, None, format_ratio(ratio.value, ratio.low, ratio.high, MEMORY_WORDS), False)

@@ -31,7 +31,7 @@ from perflab.render.html import flamegraph, templating
 from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, UNDECIDED
+from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, REPEAT_ONLY, SAME_MEMORY, UNDECIDED
 from perflab.units import format_ratio, format_time, format_times
 
 # The style of each verdict: invalid and repeat-only have colours of their own (never that of
@@ -43,6 +43,9 @@ VERDICT_CLASS = {
     UNDECIDED: "same",
     INVALID_VERDICT: "invalid",
     REPEAT_ONLY: "caution",
+    MORE_MEMORY: "slower",
+    LESS_MEMORY: "faster",
+    SAME_MEMORY: "same",
 }
 _CHART_WIDTH = 760
 
@@ -118,7 +121,11 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         "notes": section.notes,
         "interrupted": result.interrupted,
         "headline": _headline(result),
-        "verdicts": {"reference": result.reference, "rows": _verdict_rows(result)},
+        "verdicts": {
+            "reference": result.reference,
+            "rows": (rows := _verdict_rows(result)),
+            "memory": any(row["memory_ratio"] for row in rows),  # --metric memory: its two columns
+        },
         "means": means,
         "chart": _ratio_chart(result),
         "distributions": _distributions(result),
@@ -150,6 +157,7 @@ def _verdict_rows(result: RunResult) -> list[dict[str, str]]:
             ratio_css = "struck" if shown.struck else ""
         elif cell.contender == result.reference:
             verdict = "reference"
+        memory = result.memory_shown(comparison) if comparison is not None else None
         rows.append(
             {
                 "case": cell.case,
@@ -159,6 +167,9 @@ def _verdict_rows(result: RunResult) -> list[dict[str, str]]:
                 "ratio_css": ratio_css,
                 "verdict": verdict,
                 "css": css,
+                "memory_ratio": memory.ratio if memory else "",
+                "memory_verdict": memory.verdict if memory else "",
+                "memory_css": VERDICT_CLASS[memory.verdict] if memory else "",
                 "equivalence": result.equivalence_label(cell.case, cell.contender),
             }
         )

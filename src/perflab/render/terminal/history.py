@@ -20,7 +20,14 @@ from rich.text import Text
 from perflab.analysis.changepoints import Changes, Point, Step
 from perflab.profile.frames import parse_frame
 from perflab.results.quantities import Interval
-from perflab.units import format_ratio, format_ratio_estimate, format_signed_time, format_time, format_times
+from perflab.units import (
+    format_bytes,
+    format_ratio,
+    format_ratio_estimate,
+    format_signed_time,
+    format_time,
+    format_times,
+)
 
 if TYPE_CHECKING:
     from perflab.results.history import StepProfile
@@ -81,8 +88,23 @@ class _TimeScale(Scale):
         return escape(format_times(point.value, point.low, point.high))
 
 
+@dataclass(frozen=True)
+class _MemoryScale(Scale):
+    """Bytes allocated per call (memray), with their range over processes: like instruction counts."""
+
+    column: str = "allocated/call ± range"
+
+    def format(self, value: float) -> str:
+        return format_bytes(value)
+
+    def step_words(self, slower: bool) -> str:
+        return "more memory " if slower else "less memory "
+
+
 TIME = _TimeScale()
 INSTRUCTIONS = Scale()
+MEMORY = _MemoryScale()
+SCALES = {"time": TIME, "instructions": INSTRUCTIONS, "memory": MEMORY}  # by history --metric
 
 
 def render(
@@ -96,7 +118,7 @@ def render(
     scale: Scale = TIME,
 ) -> None:
     """``profiles``: the differential profile around each step (by the step's index), shown under it.
-    ``scale``: what the points are (TIME, or INSTRUCTIONS per call)."""
+    ``scale``: what the points are (TIME, INSTRUCTIONS or MEMORY per call)."""
     low, high = _axis(points)
     table = Table(title=escape(title), title_justify="left", show_edge=False)
     for column in ("commit", "date", scale.column):

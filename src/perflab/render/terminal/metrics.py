@@ -8,10 +8,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from perflab.analysis.counts import DISAGREEMENT_FACTOR
+from perflab.analysis.counts import DISAGREEMENT_FACTOR, ProcessSpread
 from perflab.metrics import Measured
 from perflab.metrics.counters import HARDWARE
+from perflab.metrics.memory import ALLOCATION_RUNS
 from perflab.results.model import RunResult
+from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, SAME_MEMORY
 from perflab.units import format_bytes
 
 
@@ -19,7 +21,7 @@ def render(result: RunResult, console: Console, measured: Measured) -> None:
     if measured.instructions is not None:
         _instructions(result, measured, console)
     if measured.memory is not None:
-        _memory(measured, console)
+        _memory(result, measured, console)
     if measured.counters is not None or measured.counters_unsupported:
         _counters(measured, console)
     for line in measured.errors:
@@ -74,17 +76,39 @@ def _instructions(result: RunResult, measured: Measured, console: Console) -> No
         )
 
 
-def _memory(measured: Measured, console: Console) -> None:
-    table = Table(title="memory (tracemalloc, and the worker's peak RSS)", title_justify="left")
-    for column in ("case", "contender", "peak RSS", "RSS growth", "peak traced", "retained/call", "calls"):
+_MEMORY_STYLE = {MORE_MEMORY: "red", LESS_MEMORY: "green", SAME_MEMORY: "dim"}
+
+
+def _memory(result: RunResult, measured: Measured, console: Console) -> None:
+    table = Table(title="memory (memray; tracemalloc; the worker's peak RSS)", title_justify="left")
+    for column in (
+        "case",
+        "contender",
+        "allocated/call [range]",
+        "peak [range]",
+        f"allocated/call vs {escape(result.reference)} [range]",
+        "memory verdict",
+        "peak RSS",
+        "RSS growth",
+        "peak traced",
+        "retained/call",
+        "calls",
+    ):
         table.add_column(column)
+    comparisons = {(c.case, c.contender): c for c in result.comparisons}
     for use in measured.memory or []:
         if use.error:
-            table.add_row(escape(use.case), escape(use.contender), "[red]failed[/]", "", "", "", str(use.loops))
+            table.add_row(escape(use.case), escape(use.contender), "[red]failed[/]", *[""] * 7, str(use.loops))
             continue
+        comparison = comparisons.get((use.case, use.contender))
+        shown = result.memory_shown(comparison) if comparison is not None else None
         table.add_row(
             escape(use.case),
             escape(use.contender),
+            _bytes_range(use.allocated),
+            _bytes_range(use.peak),
+            escape(shown.ratio) if shown else "",
+            (f"[{_MEMORY_STYLE[shown.verdict]}]{escape(shown.verdict)}[/]" if shown else ""),
             _bytes(use.peak_rss),
             _bytes(use.rss_growth),
             _bytes(use.peak_traced),
@@ -93,7 +117,9 @@ def _memory(measured: Measured, console: Console) -> None:
         )
     console.print(table)
     console.print(
-        "[dim]peak RSS: the worker process's peak resident memory (interpreter, module, input and "
+        f"[dim]allocated/call: bytes allocated per call, freed or not, Python and native (memray), the "
+        f"median and range over {ALLOCATION_RUNS} processes; peak: the most of it live at once during the calls; "
+        "peak RSS: the worker process's peak resident memory (interpreter, module, input and "
         "calls); RSS growth: how far the calls raised it; peak traced: most memory Python's "
         "allocators held at once during the calls (above the start); retained/call: traced memory "
         "still held after the calls / calls[/]",
@@ -146,3 +172,9 @@ def _count(value: float | None) -> str:
 
 def _bytes(value: float | None) -> str:
     return "" if value is None else format_bytes(value)
+
+
+def _bytes_range(spread: ProcessSpread | None) -> str:
+    if spread is None:
+        return ""
+    return f"{format_bytes(spread.value)} [{format_bytes(spread.low)}, {format_bytes(spread.high)}]"
