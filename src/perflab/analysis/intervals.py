@@ -12,22 +12,31 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import statistics
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from perflab.results.quantities import CONFIDENCE, Interval
 
-Z = float(scipy_stats.norm.ppf(0.5 + CONFIDENCE / 2))  # the normal quantile of a two-sided 95% interval
+Z = statistics.NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)  # the normal quantile of a two-sided 95% interval
+
+
+def _scipy_stats() -> ModuleType:
+    """scipy.stats, imported on first use: it costs ~0.6 s of CPU, which every verb that reaches
+    this module but computes no interval (import, export, history, list) would otherwise pay."""
+    from scipy import stats
+
+    return stats
 
 
 @functools.cache
 def t_quantile(degrees_of_freedom: float) -> float:
     """The Student-t quantile of a two-sided 95% interval."""
-    return float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, degrees_of_freedom))
+    return float(_scipy_stats().t.ppf(0.5 + CONFIDENCE / 2, degrees_of_freedom))
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ class MeanTest:
         """One-sided p-value of H0 "mean <= bound", on the same t distribution."""
         if self.se == 0:
             return 1.0 if self.interval.value <= bound else 0.0
-        return float(scipy_stats.t.sf((self.interval.value - bound) / self.se, self.df))
+        return float(_scipy_stats().t.sf((self.interval.value - bound) / self.se, self.df))
 
 
 @contextlib.contextmanager
@@ -66,7 +75,7 @@ def one_sample(values: Sequence[float] | np.ndarray) -> MeanTest:
     if se == 0:
         return MeanTest(Interval(mean, mean, mean), 0.0, len(values) - 1, 1.0 if mean == 0 else 0.0)
     with _nearly_identical_values_allowed():
-        test = scipy_stats.ttest_1samp(values, 0.0)
+        test = _scipy_stats().ttest_1samp(values, 0.0)
     bounds = test.confidence_interval(CONFIDENCE)
     return MeanTest(Interval(mean, float(bounds.low), float(bounds.high)), se, float(test.df), float(test.pvalue))
 
@@ -81,7 +90,7 @@ def welch(a: np.ndarray, b: np.ndarray, trim: float = 0.0) -> MeanTest:
     (``scipy.stats.ttest_ind(equal_var=False, trim=...)``). Unbounded with fewer than two values
     on a side."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    difference = float(scipy_stats.trim_mean(b, trim) - scipy_stats.trim_mean(a, trim))
+    difference = float(_scipy_stats().trim_mean(b, trim) - _scipy_stats().trim_mean(a, trim))
     if len(a) < 2 or len(b) < 2:
         return MeanTest(Interval(difference, -math.inf, math.inf), math.inf, 0, 1.0)
     if np.ptp(a) == 0 and np.ptp(b) == 0:  # no spread on either side: scipy would divide by zero
@@ -89,7 +98,7 @@ def welch(a: np.ndarray, b: np.ndarray, trim: float = 0.0) -> MeanTest:
             Interval(difference, difference, difference), 0.0, len(a) + len(b) - 2, 1.0 if difference == 0 else 0.0
         )
     with _nearly_identical_values_allowed():
-        test = scipy_stats.ttest_ind(b, a, equal_var=False, trim=trim)
+        test = _scipy_stats().ttest_ind(b, a, equal_var=False, trim=trim)
     bounds = test.confidence_interval(CONFIDENCE)
     se = float(bounds.high - bounds.low) / (2 * t_quantile(float(test.df)))  # the interval is difference ± t·se
     return MeanTest(Interval(difference, float(bounds.low), float(bounds.high)), se, float(test.df), float(test.pvalue))
@@ -99,4 +108,4 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     """Adjusted p-values; rejecting those <= alpha controls the false discovery rate at alpha."""
     if len(p_values) == 0:
         return []
-    return [float(p) for p in scipy_stats.false_discovery_control(np.asarray(p_values, dtype=float), method="bh")]
+    return [float(p) for p in _scipy_stats().false_discovery_control(np.asarray(p_values, dtype=float), method="bh")]

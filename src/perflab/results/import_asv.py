@@ -20,7 +20,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from perflab.analysis import estimates
 from perflab.bench.asv_suite import CONTENDER, case_name
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
@@ -106,6 +105,8 @@ def _per_combination(value: Any, count: int) -> list[Any]:
 
 
 def _cell(case: str, value: Any, samples: Any, loops: Any) -> Cell:
+    from perflab.analysis import estimates  # scipy takes ~0.6 s to import: only when a file of this kind is read
+
     cell = Cell(case, CONTENDER)
     if value is None:
         cell.error = "failed in asv"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from perflab.analysis import estimates
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -32,6 +31,8 @@ def is_gbench(data: Any) -> bool:
 
 def from_json(data: dict[str, Any], benchmark: str, file: str) -> RunResult:
     """The run of ``data`` (parsed Google Benchmark JSON), named ``benchmark``."""
+    from perflab.analysis import estimates  # scipy takes ~0.6 s to import: only when a file of this kind is read
+
     context = data["context"]
     metadata = {
         "python": None,

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pyperf
 
-from perflab.analysis import estimates
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 
@@ -65,6 +64,8 @@ def load(path: Path, benchmark: str, contender: str) -> RunResult:
 
 
 def from_suite(suite: pyperf.BenchmarkSuite, benchmark: str, contender: str, file: str) -> RunResult:
+    from perflab.analysis import estimates  # scipy takes ~0.6 s to import: only when a file of this kind is read
+
     first = suite.get_benchmarks()[0]
     meta = first.get_metadata()
     metadata = {
