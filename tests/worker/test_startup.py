@@ -55,3 +55,32 @@ def test_the_results_model_and_store_import_no_statistics_library():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_the_store_verbs_import_no_statistics_library_where_they_compute_none(tmp_path):
+    """import, history and export read and write stored results; scipy.stats (~0.6 s of CPU to
+    import) once came in through the foreign-results readers and the memory metric's modules."""
+    from perflab.analysis.estimates import estimate_cell
+    from perflab.results.model import Cell, ProcessRun, RunResult
+
+    cell = Cell("SMALL", "reference", runs=[ProcessRun(0, 10, [], [1e-6, 1.1e-6, 0.9e-6])])
+    cell.estimates = estimate_cell(cell.process_values())
+    result = RunResult(benchmark="b", file="b.py", reference="reference", settings={}, metadata={}, work={})
+    result.cells.append(cell)
+    result.save(tmp_path / "run.json")
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['perflab', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('perflab', run_name='__main__')\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "print('LOADED', 'scipy.stats' if 'scipy.stats' in sys.modules else '')\n"
+    )
+    db = str(tmp_path / "store.db")
+    for verb in (["import", str(tmp_path / "run.json")], ["history", "b"], ["export", str(tmp_path / "out")]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *verb, "--db", db], capture_output=True, text=True, timeout=60, cwd=tmp_path
+        )
+        assert done.returncode == 0, (verb, done.stderr)
+        assert done.stdout.strip().endswith("LOADED"), (verb, done.stdout[-300:])
