@@ -29,9 +29,9 @@ from perflab.profile.sampler import find_py_spy
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 RESULTS = BENCHMARKS / "results"
 TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a minute on a loaded 2-core machine
-# Slower by nature: four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
+# Slower by nature: two to four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
 # a PostgreSQL cluster with queue workers, one killed on purpose.
-LONGER_TIME_LIMITS = {"instruction_stability": 600, "team_scale": 300}
+LONGER_TIME_LIMITS = {"instruction_stability": 600, "cache_stability": 600, "team_scale": 300}
 
 # What each tool's absence looks like, and how to install it.
 TOOLS: dict[str, tuple[Callable[[], object], str]] = {
@@ -54,6 +54,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "asv_side_by_side": (r"asv's median inside perflab's 95% interval for \d+ of \d+ cases with an interval", ()),
     "bisect_cost": (r"right commit found: \d+/1 ", ()),
     "broken_optimizations": (r"median\.sort_in_place", ()),
+    "cache_stability": (r"largest spread of counters >= 1 per call: [\d.]+%", ("valgrind",)),
     "case_studies": (r"Headline figures", ()),
     "changepoint_replay": (r"false change points \(whole history\): [\d.]+ per 1,000", ()),
     "check_gate": (r"identical code \(v1-docs\): \d+/1 false alarms", ()),
