@@ -108,6 +108,12 @@ def format_ratio(value: float, low: float, high: float, words: tuple[str, str] =
     return f"{text} [{format_times_factor(near)}, {format_times_factor(far)}]"
 
 
+def format_count(value: float | None) -> str:
+    """A count per call: '1,234,567' from 1,000 up, else 3 significant digits ('0.0123', '12.5');
+    '' for none."""
+    return "" if value is None else f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
 def format_bytes(value: float) -> str:
     """Memory in binary units with 3 significant digits: ``1.21 KiB``, ``48 B``."""
     for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):

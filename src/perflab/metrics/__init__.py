@@ -7,6 +7,8 @@ result's ``metrics`` field (``Measured.to_json``), so --json files and the resul
 
   instructions  instructions per call under valgrind's callgrind (perflab.metrics.instructions)
   memory        peak RSS and tracemalloc's peak and retained bytes (perflab.metrics.memory)
+  cache         simulated cache and branch counters per call, and which functions miss, under valgrind
+                (perflab.metrics.cache), with perf stat's hardware counters where the machine has them
   counters      perf stat: cycles, instructions, IPC, misses, context switches, page faults
                 (perflab.metrics.counters), or one line saying the machine does not support them
 """
@@ -17,12 +19,12 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from perflab.analysis.counts import ALLOCATED, PEAK, Disagreement, InstructionsEstimate, ProcessSpread
-from perflab.metrics import counters, instructions, memory
+from perflab.metrics import cache, counters, instructions, memory
 from perflab.metrics.count_jobs import MetricUnavailable, require, targets
 from perflab.results.model import RunResult
 
-TIME, INSTRUCTIONS, MEMORY, COUNTERS = "time", "instructions", "memory", "counters"
-NAMES = (TIME, INSTRUCTIONS, MEMORY, COUNTERS)
+TIME, INSTRUCTIONS, MEMORY, COUNTERS, CACHE = "time", "instructions", "memory", "counters", "cache"
+NAMES = (TIME, INSTRUCTIONS, MEMORY, COUNTERS, CACHE)
 
 
 @dataclass
@@ -34,13 +36,15 @@ class Measured:
     memory: list[memory.MemoryUse] | None = None
     counters: list[counters.CounterReading] | None = None
     counters_unsupported: str | None = None  # why perf stat has no hardware counters here
+    cache: list[cache.CacheReading] | None = None
 
     @property
     def errors(self) -> list[str]:
-        rows: list[instructions.InstructionCount | memory.MemoryUse | counters.CounterReading] = [
+        rows: list[instructions.InstructionCount | memory.MemoryUse | counters.CounterReading | cache.CacheReading] = [
             *(self.instructions or []),
             *(self.memory or []),
             *(self.counters or []),
+            *(self.cache or []),
         ]
         return [f"{row.case}/{row.contender}: {row.error}" for row in rows if row.error]
 
@@ -63,6 +67,7 @@ class Measured:
             memory=rows(memory.MemoryUse, "memory"),
             counters=rows(counters.CounterReading, "counters"),
             counters_unsupported=data.get("counters_unsupported"),
+            cache=rows(cache.CacheReading, "cache"),
         )
 
 
@@ -97,7 +102,7 @@ def check_tools(names: list[str]) -> None:
     """Before anything is measured: MetricUnavailable if a required tool is missing.
 
     valgrind and memray are required; perf stat missing or unsupported is reported, not an error."""
-    if INSTRUCTIONS in names:
+    if INSTRUCTIONS in names or CACHE in names:
         require("valgrind", "valgrind")
     if MEMORY in names:
         memory.require_memray()
@@ -112,11 +117,23 @@ def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Meas
         measured.disagreements = instructions.disagreements(result, measured.instructions)
     if MEMORY in names:
         measured.memory = memory.measure(timed, timeout=timeout)
-    if COUNTERS in names:
+    runs = False  # whether perf stat runs here
+    if COUNTERS in names or CACHE in names:
         runs, measured.counters_unsupported = counters.probe()
-        if runs:  # kernel events are counted even where hardware counters are not
-            measured.counters = counters.measure(timed, timeout=timeout)
+    if COUNTERS in names and runs:  # kernel events are counted even where hardware counters are not
+        measured.counters = counters.measure(timed, timeout=timeout)
+    if CACHE in names:
+        measured.cache = cache.measure(timed, timeout=timeout)
+        if runs and measured.counters_unsupported is None:  # the real counters beside the simulated ones
+            _add_hardware(measured.cache, measured.counters or counters.measure(timed, timeout=timeout))
     return measured
+
+
+def _add_hardware(readings: list[cache.CacheReading], hardware: list[counters.CounterReading]) -> None:
+    by_cell = {(h.case, h.contender): h for h in hardware if not h.error}
+    for reading in readings:
+        if (found := by_cell.get((reading.case, reading.contender))) is not None:
+            reading.hardware = {e: v for e, v in found.per_call.items() if e in counters.HARDWARE}
 
 
 __all__ = [

@@ -90,27 +90,45 @@ def count_once(
 ) -> tuple[float, str | None]:
     """One callgrind run of the worker: (instructions per call, None) or (nan, why it failed).
     (``randomize_addresses`` only shows what pinning them is for: benchmarks/instruction_stability.py.)"""
+    regions, error = region_dumps(valgrind, target, loops, timeout, randomize_addresses=randomize_addresses)
+    if regions is None:
+        return float("nan"), error
+    empty, full = (_total(text) for text in regions)
+    return (full - empty) / loops if loops else 0.0, None
+
+
+def region_dumps(
+    valgrind: str,
+    target: Target,
+    loops: int,
+    timeout: float,
+    options: tuple[str, ...] = (),
+    randomize_addresses: bool = False,
+) -> tuple[tuple[str, str] | None, str | None]:
+    """Callgrind's dumps of the 0-call and the N-call regions of one run of the worker (with
+    callgrind ``options`` added, e.g. the cache simulation of perflab.metrics.cache), or (None, why
+    there are none)."""
     with tempfile.TemporaryDirectory(prefix="perflab-callgrind-") as directory:
         out = Path(directory) / "callgrind.out"
         wrapper = [
             *([] if randomize_addresses else _without_aslr()),
             valgrind,
             "--tool=callgrind",
+            *options,
             f"--dump-before={MARKER_SYMBOL}",
             f"--callgrind-out-file={out}",
         ]
         report = run_counted_worker(target, loops, timeout, wrapper)
         if report.error:
-            return float("nan"), report.error
-        regions = region_totals(Path(directory))
-    if regions is None:
-        return float("nan"), (
-            f"callgrind wrote no dumps at the region markers: {target.side.python} has no "
-            f"symbol "
-            f"{MARKER_SYMBOL} (not CPython?)"
-        )
-    empty, full = regions
-    return (full - empty) / loops if loops else 0.0, None
+            return None, report.error
+        regions = region_files(Path(directory))
+        if regions is None:
+            return None, (
+                f"callgrind wrote no dumps at the region markers: {target.side.python} has no "
+                f"symbol {MARKER_SYMBOL} (not CPython?)"
+            )
+        empty, full = regions
+        return (empty.read_text(errors="replace"), full.read_text(errors="replace")), None
 
 
 def _without_aslr() -> list[str]:
@@ -119,8 +137,8 @@ def _without_aslr() -> list[str]:
     return [setarch, "-R"] if setarch else []
 
 
-def region_totals(directory: Path) -> tuple[int, int] | None:
-    """Instructions of the 0-call and the N-call regions from callgrind's numbered dumps.
+def region_files(directory: Path) -> tuple[Path, Path] | None:
+    """The dumps of the 0-call and the N-call regions among callgrind's numbered dumps.
 
     The worker marks four boundaries: dumps are [start-up and warm-up, 0-call region, between,
     N-call region], then the final dump (no number) holds the exit.
@@ -128,12 +146,11 @@ def region_totals(directory: Path) -> tuple[int, int] | None:
     numbered = sorted(directory.glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
     if len(numbered) < 4:
         return None
-    totals = [_total(path) for path in numbered[-4:]]
-    return totals[1], totals[3]
+    return numbered[-3], numbered[-1]
 
 
-def _total(path: Path) -> int:
-    match = _TOTALS.search(path.read_text(errors="replace"))
+def _total(text: str) -> int:
+    match = _TOTALS.search(text)
     return int(match.group(1)) if match else 0
 
 

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
+from perflab.render import cache_tables
 from perflab.render import gate_summaries as summaries
 from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
@@ -119,6 +120,28 @@ def _table(columns: tuple[str, ...], rows: list[summaries.Row], code_first: bool
 _MARKDOWN = re.compile(r"([\\`\[\]!|])")
 
 
+def _cache_lines(result: RunResult) -> list[str]:
+    """``--metric cache``: each case's counter table and the functions that miss the most."""
+    lines = []
+    for table in cache_tables.stored_tables(result):
+        lines += ["", f"**{cache_tables.TITLE}: {_cell(table.case)}**", "", *_plain_table(table.header, table.rows)]
+        for functions in table.functions:
+            if functions.rows:
+                title = f"functions with the most simulated cache misses, per call: {functions.contender}"
+                lines += ["", f"<details><summary>{_cell(title)}</summary>", ""]
+                lines += [*_plain_table(functions.header, functions.rows), "", "</details>"]
+    return [*lines, "", f"<sub>{_cell(cache_tables.NOTE)}</sub>", ""] if lines else []
+
+
+def _plain_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Every cell escaped, the first column left-aligned and the others (numbers) right-aligned."""
+    return [
+        "| " + " | ".join(map(_cell, header)) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+        *("| " + " | ".join(map(_cell, row)) + " |" for row in rows),
+    ]
+
+
 def _cell(text: str) -> str:
     """Text from user code or git, shown as written in a Markdown table or line: Markdown syntax
     escaped, HTML as entities, control characters (ESC, BEL) visible."""
@@ -178,6 +201,7 @@ def render_result(result: RunResult) -> str:
         mean = result.mean_shown(name)
         if mean is not None:
             lines.append(f"- geometric mean over cases, {code(name)}: {mean}")  # perflab's words only
+    lines += _cache_lines(result)
     missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
     target = result.settings["precision"]
     lines.append(

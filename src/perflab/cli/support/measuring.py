@@ -48,7 +48,7 @@ def measure(
 
 METRIC_HELP = (
     "what is measured: time per call (always), instructions (valgrind), memory (tracemalloc, peak RSS), "
-    "counters (perf stat)"
+    "counters (perf stat), cache (simulated cache and branch counters, valgrind)"
 )
 
 

@@ -27,6 +27,7 @@ from perflab import __version__
 from perflab.profile.diff import ProfileDiff
 from perflab.profile.frames import parse_frame
 from perflab.profile.side_profiles import CaseProfiles
+from perflab.render import cache_tables
 from perflab.render.html import flamegraph, templating
 from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
@@ -130,6 +131,7 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         "chart": _ratio_chart(result),
         "distributions": _distributions(result),
         "equivalence": _equivalence(result),
+        "cache": {"tables": cache_tables.stored_tables(result), "title": cache_tables.TITLE, "note": cache_tables.NOTE},
         "profiles": [_profiles(index, k, entry) for k, entry in enumerate(section.profiles)],
         "metadata": _metadata(result),
     }

@@ -12,9 +12,10 @@ from perflab.analysis.counts import DISAGREEMENT_FACTOR, ProcessSpread
 from perflab.metrics import Measured
 from perflab.metrics.counters import HARDWARE
 from perflab.metrics.memory import ALLOCATION_RUNS
+from perflab.render import cache_tables
 from perflab.results.model import RunResult
 from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, SAME_MEMORY
-from perflab.units import format_bytes
+from perflab.units import format_bytes, format_count
 
 
 def render(result: RunResult, console: Console, measured: Measured) -> None:
@@ -22,6 +23,8 @@ def render(result: RunResult, console: Console, measured: Measured) -> None:
         _instructions(result, measured, console)
     if measured.memory is not None:
         _memory(result, measured, console)
+    if measured.cache is not None:
+        _cache(result, measured, console)
     if measured.counters is not None or measured.counters_unsupported:
         _counters(measured, console)
     for line in measured.errors:
@@ -74,6 +77,27 @@ def _instructions(result: RunResult, measured: Measured, console: Console) -> No
             "instruction counts miss I/O, system calls, waiting and cache effects; trust the wall time",
             highlight=False,
         )
+
+
+def _cache(result: RunResult, measured: Measured, console: Console) -> None:
+    for case in cache_tables.case_tables(result, measured):
+        console.print(_table(f"{cache_tables.TITLE}: {case.case}", case.header, case.rows))
+        if case.caches:
+            console.print(f"[dim]simulated caches: {escape('; '.join(case.caches))}[/]", highlight=False)
+        for functions in case.functions:
+            if functions.rows:
+                title = f"functions with the most simulated cache misses, per call: {case.case}/{functions.contender}"
+                console.print(_table(title, functions.header, functions.rows))
+    console.print(f"[dim]{escape(cache_tables.NOTE)}[/]", highlight=False)
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    table = Table(title=escape(title), title_justify="left")
+    for column in header:
+        table.add_column(escape(column), justify="left" if column in header[:1] else "right")
+    for row in rows:
+        table.add_row(*map(escape, row))
+    return table
 
 
 _MEMORY_STYLE = {MORE_MEMORY: "red", LESS_MEMORY: "green", SAME_MEMORY: "dim"}
@@ -144,7 +168,7 @@ def _counters(measured: Measured, console: Console) -> None:
     for column in ("case", "contender", *events, *(["IPC"] if "cycles" in events else []), "calls"):
         table.add_column(column)
     for reading in measured.counters:
-        values = [_count(reading.per_call.get(e)) for e in events]
+        values = [format_count(reading.per_call.get(e)) for e in events]
         ipc = [f"{reading.ipc:.2f}" if reading.ipc else ""] if "cycles" in events else []
         table.add_row(
             escape(reading.case),
@@ -164,10 +188,6 @@ def _counters(measured: Measured, console: Console) -> None:
 
 def _ratio(ratio: float | None) -> str:
     return f"{ratio:.4g}x" if ratio is not None and math.isfinite(ratio) else ""
-
-
-def _count(value: float | None) -> str:
-    return "" if value is None else f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def _bytes(value: float | None) -> str:

@@ -1,0 +1,80 @@
+"""--metric cache under real valgrind: callgrind's dumps of the counted regions parsed, and the
+command line's tables and results for one contender."""
+
+import json
+import re
+import shutil
+
+import pytest
+from support.cli import QUICK, run_perflab
+from support.metrics_shared import WORK_BENCH
+
+from perflab.metrics import callgrind_format
+from perflab.metrics.cache import SIMULATION
+from perflab.metrics.count_jobs import Target
+from perflab.metrics.instructions import region_dumps
+from perflab.render.cache_tables import TITLE
+
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
+
+
+@pytest.fixture(scope="module")
+def regions(tmp_path_factory):
+    """The 0-call and 50-call region dumps of one real simulated worker (one valgrind process)."""
+    path = tmp_path_factory.mktemp("cache") / "work.py"
+    path.write_text(WORK_BENCH)
+    texts, error = region_dumps(shutil.which("valgrind"), Target.of(str(path), "DOC", "once"), 50, 600.0, SIMULATION)
+    assert error is None
+    return [callgrind_format.parse(text) for text in texts]
+
+
+@needs_valgrind
+def test_functions_own_counts_add_up_to_the_dumps_totals(regions):
+    for dump in regions:
+        assert dump.events == [
+            "Ir",
+            "Dr",
+            "Dw",
+            "I1mr",
+            "D1mr",
+            "D1mw",
+            "ILmr",
+            "DLmr",
+            "DLmw",
+            "Bc",
+            "Bcm",
+            "Bi",
+            "Bim",
+        ]
+        for event in dump.events:  # a call's inclusive cost counted again would exceed the total
+            assert sum(f.get(event, 0) for f in dump.functions.values()) == dump.totals[event]
+    empty, full = regions
+    assert full.totals["Ir"] > 50 * 1000 > empty.totals["Ir"]  # 50 json.dumps calls, and none
+    assert any(d.startswith("D1 cache:") for d in full.descriptions)
+
+
+@needs_valgrind
+def test_every_function_is_named_in_the_region_dumps(regions):
+    """Names are written in every dump, not as numbers defined in an earlier dump."""
+    names = list(regions[1].functions)
+    assert names and not [n for n in names if re.fullmatch(r"\(\d+\)", n)]
+    assert any("json" in name or "encoder" in name for name in names)
+
+
+@needs_valgrind
+def test_cache_metric_on_the_command_line(bench_file, tmp_path):
+    """Three simulated processes of one contender (each ~2 s of valgrind's start-up alone, more
+    under load): the table, the line about hardware counters, the counts in --json agreeing across
+    processes, with the functions that miss, and the Markdown table."""
+    path = bench_file(WORK_BENCH)
+    out, summary = tmp_path / "out.json", tmp_path / "out.md"
+    options = ["--contender", "once", "--metric", "cache", "--json", out, "--markdown", summary]
+    done = run_perflab("run", path, *options, *QUICK, timeout=900)  # valgrind, on a loaded machine
+    assert done.returncode == 0, done.stderr
+    assert "cycles (estimate)" in done.stdout and "D1 write misses" in done.stdout  # the table's rows
+    assert "hardware counters:" in done.stdout or "(hardware)" in done.stdout  # perf stat's, or why not
+    (reading,) = json.loads(out.read_text())["metrics"]["cache"]
+    assert len(reading["per_call"]) == 3 and reading["functions"]
+    instructions = [p["Ir"] for p in reading["per_call"]]
+    assert (max(instructions) - min(instructions)) / min(instructions) <= 0.0005
+    assert f"{TITLE}: DOC" in summary.read_text() and "| instructions |" in summary.read_text()
