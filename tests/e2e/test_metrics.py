@@ -39,11 +39,14 @@ def test_compare_measures_each_revision_in_its_worktree(tmp_path):
     git("commit", "-qam", "v2 keeps memory")
     done = run_perflab("compare", repo / "bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--metric", "memory", *QUICK)
     assert done.returncode == 0, done.stderr
-    memory_table = done.stdout[done.stdout.index("memory (tracemalloc") :]
+    memory_table = done.stdout[done.stdout.index("memory (memray; tracemalloc") :]
+    header = next(line for line in memory_table.splitlines() if "retained/call" in line).split("┃")
+    retained, verdict = header.index(" retained/call "), header.index(" memory verdict ")
     rows = {
         cells[2].strip(): cells
         for line in memory_table.splitlines()
-        if len(cells := line.split("│")) == 9 and cells[1].strip() == "ONE"
+        if len(cells := line.split("│")) == len(header) and cells[1].strip() == "ONE"
     }
-    assert rows["HEAD"][6].strip().endswith("KiB")  # retained/call: ~1 kB
-    assert rows["HEAD~1"][6].strip().endswith(" B")  # retained/call: nothing
+    assert rows["HEAD"][retained].strip().endswith("KiB")  # retained/call: ~1 kB
+    assert rows["HEAD~1"][retained].strip().endswith(" B")  # retained/call: nothing
+    assert rows["HEAD"][verdict].strip() == "more memory"  # it allocates the kilobyte it keeps
