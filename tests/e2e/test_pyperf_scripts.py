@@ -171,6 +171,10 @@ def test_profile_reaches_the_scripts_function(tmp_path):
     assert done.returncode == 0, done.stderr
     samples = [line.rsplit(" ", 1) for line in (tmp_path / "p.folded").read_text().splitlines()]
     in_encode = sum(int(count) for stack, count in samples if stack.startswith("encode (<project>/bm_script.py"))
-    assert in_encode >= 0.9 * sum(int(count) for _, count in samples)
+    # The rest is the harness between calls: the worker's loop and the recorder's per-call context
+    # manager (2% of samples quiet, 15% seen under a load of 20: a threshold on it would test the load).
+    harness = ("[measured_region]", "_GeneratorContextManager.")
+    assert all(stack.startswith(("encode (<project>/bm_script.py", *harness)) for stack, _ in samples), samples
+    assert in_encode > 0.5 * sum(int(count) for _, count in samples), samples
     # the recorder's frames are harness, like the worker's loop: the script's function is the root
     assert not any("pyperf_script.py" in stack for stack, _ in samples)
