@@ -146,8 +146,11 @@ def working_tree(directory: str | Path) -> str:
     perflab's own results store (``.perflab/``, changed by every run) is left out."""
     with tempfile.TemporaryDirectory(prefix="perflab-index-") as scratch:
         index = Path(scratch) / "index"
+        # copied with its timestamp: git trusts an entry whose size and mtime match the file unless the
+        # entry is as new as the index file itself ("racily clean"); a fresh mtime on the copy would
+        # hide a same-size edit made within the timestamp's granularity of the last commit.
         with contextlib.suppress(FileNotFoundError):  # a repository without a commit has no index yet
-            shutil.copyfile(Path(directory) / run(directory, "rev-parse", "--git-path", "index"), index)
+            shutil.copy2(Path(directory) / run(directory, "rev-parse", "--git-path", "index"), index)
         environment = {**os.environ, "GIT_INDEX_FILE": str(index)}
         run(directory, "add", "--all", "--", ".", ":(exclude).perflab", environment=environment)
         return run(directory, "write-tree", environment=environment)

@@ -170,11 +170,15 @@ def test_profile_reaches_the_scripts_function(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     samples = [line.rsplit(" ", 1) for line in (tmp_path / "p.folded").read_text().splitlines()]
+    total = sum(int(count) for _, count in samples)
     in_encode = sum(int(count) for stack, count in samples if stack.startswith("encode (<project>/bm_script.py"))
-    # The rest is the harness between calls: the worker's loop and the recorder's per-call context
-    # manager (2% of samples quiet, 15% seen under a load of 20: a threshold on it would test the load).
-    harness = ("[measured_region]", "_GeneratorContextManager.")
-    assert all(stack.startswith(("encode (<project>/bm_script.py", *harness)) for stack, _ in samples), samples
-    assert in_encode > 0.5 * sum(int(count) for _, count in samples), samples
+    # The rest is the harness between calls (the worker's loop, the recorder's own frames, both
+    # trimmed to [measured_region]): 2% of samples quiet, 15% seen under a load of 20, so a threshold
+    # on it would test the load. Any other root is a torn stack of py-spy --nonblocking (it reads the
+    # stack while the target runs): rare, never a library frame of the recorder's (contextlib's).
+    elsewhere = [(stack, count) for stack, count in samples if not stack.startswith(("encode (", "[measured_region]"))]
+    assert sum(int(count) for _, count in elsewhere) <= 0.05 * total, elsewhere
+    assert not any("contextlib.py" in stack for stack, _ in samples), samples
+    assert in_encode > 0.5 * total, samples
     # the recorder's frames are harness, like the worker's loop: the script's function is the root
     assert not any("pyperf_script.py" in stack for stack, _ in samples)

@@ -358,13 +358,11 @@ class _TimesItself:
     __name__ = CONTENDER
 
     def __call__(self, recorded: Recorded) -> Any:
-        with _as_main(recorded.script):
-            return recorded.run_once()
+        return _in_main(recorded.script, recorded.run_once)
 
     @staticmethod
     def times_itself(recorded: Recorded, loops: int) -> float:
-        with _as_main(recorded.script):  # outside the timed region: time_loops times itself
-            return recorded.seconds_for(loops)
+        return _in_main(recorded.script, recorded.seconds_for, loops)  # time_loops times itself
 
 
 def load(path: Path) -> Benchmark:
@@ -399,19 +397,19 @@ def _run_as_main(path: Path) -> types.ModuleType:
     script = types.ModuleType("__main__")
     script.__file__ = str(path)
     code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)  # not this module's __future__
-    with _as_main(script):
-        exec(code, vars(script))
+    _in_main(script, exec, code, vars(script))
     return script
 
 
-@contextmanager
-def _as_main(script: types.ModuleType | None) -> Iterator[None]:
-    """``sys.modules["__main__"]`` is ``script`` inside (perflab's worker module outside)."""
+def _in_main(script: types.ModuleType | None, function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` with ``script`` as ``sys.modules["__main__"]`` (perflab's worker module
+    before and after; left as it is for None). A plain function, not a context manager: it runs
+    once a call inside the measured region, where contextlib's frames would show in the profile."""
     saved = sys.modules.get("__main__")
     if script is not None:
         sys.modules["__main__"] = script
     try:
-        yield
+        return function(*args)
     finally:
         if saved is not None:
             sys.modules["__main__"] = saved
