@@ -99,7 +99,7 @@ def main() -> None:
     if quick:
         REPEATS, WALL_RUNS, LOOPS = 2, 1, 20
         wall_options = ["--max-time", "20", "--precision", "50", "--values", "5", "--value-time", "0.002"]
-        wall_options += ["--debug-min-rounds", "2"]
+        wall_options += ["--debug-rounds", "2"]
     os.environ.setdefault("PERFLAB_DB", str(Path(tempfile.mkdtemp()) / "perflab.db"))  # keep the project's store clean
     before = conditions()
     work = Path(tempfile.mkdtemp(prefix="perflab-figure-")) / "extra_work.py"

@@ -85,7 +85,7 @@ def asv_repository(tmp_path):
 def test_compare_revisions_gives_a_verdict_on_an_asv_benchmark(asv_repository, tmp_path):
     out = tmp_path / "r.json"
     revisions = ["--rev", "HEAD~1", "--rev", "HEAD", "-b", "time_work"]
-    timing = [*QUICK, "--debug-min-rounds", "5", "--json", out, "--no-store"]
+    timing = [*QUICK, "--debug-rounds", "5", "--json", out, "--no-store"]
     # cwd: the project importable, as asv's suites expect it installed
     result = run_perflab("compare", asv_repository / "asv.conf.json", *revisions, *timing, cwd=asv_repository)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -106,7 +106,7 @@ def test_check_fails_on_the_slower_revision_of_an_asv_suite(asv_repository):
         "-b",
         "time_work",
         *QUICK,
-        "--debug-min-rounds",
+        "--debug-rounds",
         "5",
         "--no-store",
         cwd=asv_repository,

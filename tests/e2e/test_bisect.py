@@ -51,7 +51,7 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
         "HEAD",
         history / "bench.py",
         *QUICK,
-        "--debug-min-rounds",
+        "--debug-rounds",
         "5",
         "--json",
         out,
@@ -95,7 +95,7 @@ def test_no_regression_means_nothing_to_bisect(history):
         "HEAD~4",
         history / "bench.py",
         *QUICK,
-        "--debug-min-rounds",
+        "--debug-rounds",
         "5",
         timeout=300,
     )

@@ -115,7 +115,7 @@ def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
         f"pyperformance:{name}",
         "--precision",  # stops by the rule (2 rounds at a loose target), not by the clock: --max-time is
         "50",  # a bound, and a loaded machine must still time every case
-        "--debug-min-rounds",  # the test asks that the script runs and is timed, not for a verdict
+        "--debug-rounds",  # the test asks that the script runs and is timed, not for a verdict
         "2",
         "--max-time",
         "60",

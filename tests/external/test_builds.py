@@ -56,7 +56,7 @@ def test_a_revision_that_does_not_compile_is_one_line_with_its_log(tmp_path, cac
 
 def _slower_revision(repo: Path, out: Path, *options: str) -> dict:
     """``compare --rev HEAD~1 --rev HEAD`` of a project whose HEAD loops three times; its result."""
-    revisions, verdict = ["--rev", "HEAD~1", "--rev", "HEAD"], [*QUICK, "--debug-min-rounds", "5"]
+    revisions, verdict = ["--rev", "HEAD~1", "--rev", "HEAD"], [*QUICK, "--debug-rounds", "5"]
     bench = repo / "benchmarks" / "bench.py"
     result = run_perflab("compare", bench, *revisions, *options, *verdict, "--json", out, timeout=BUILDS_TIMEOUT)
     assert result.returncode == 0, result.stderr
@@ -100,7 +100,7 @@ def test_bisect_skips_a_commit_that_does_not_build_and_builds_log2_n_plus_2(tmp_
     repo = c_extension_repository(tmp_path / "repo", rounds=(1, 1, 1, 0, 1, 3, 3, 3))
     out = tmp_path / "bisect.json"
     bench = repo / "benchmarks" / "bench.py"
-    bisect = ["bisect", bench, "--good", "HEAD~7", "--bad", "HEAD", *QUICK, "--debug-min-rounds", "5", "--json", out]
+    bisect = ["bisect", bench, "--good", "HEAD~7", "--bad", "HEAD", *QUICK, "--debug-rounds", "5", "--json", out]
     result = run_perflab(*bisect, cwd=repo, timeout=BUILDS_TIMEOUT)
     assert result.returncode == 0, result.stderr
     outcome = load_json(out)

@@ -64,7 +64,7 @@ def test_commands_without_a_file_are_timed_interleaved_with_process_metrics(line
         "--warmup",
         "1",
         *QUICK,
-        "--debug-min-rounds",
+        "--debug-rounds",
         "5",
     )
     assert done.returncode == 0, done.stderr

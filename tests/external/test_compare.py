@@ -55,7 +55,7 @@ def test_the_same_benchmark_under_two_interpreters(repository, tmp_path):
         "--python",
         second,
         *QUICK,
-        "--debug-min-rounds",
+        "--debug-rounds",
         "5",
         "--json",
         out,

@@ -33,7 +33,7 @@ def perflab_run(tmp_path: Path, benchmark: str | Path, *options: str) -> tuple[i
             "2",
             "--value-time",
             "0.001",
-            "--debug-min-rounds",
+            "--debug-rounds",
             "2",
             "--json",
             str(output),

@@ -10,13 +10,13 @@ import sys
 import threading
 from pathlib import Path
 
-# End-to-end runs stop by the rule, not by the clock, so that a loaded CI machine gets the same
-# number of rounds, only later: 2 rounds (the hidden --debug-min-rounds, as pyperf's
-# --debug-single-value) of 5 values at a loose precision. A test that needs a verdict asks for
-# more rounds by adding "--debug-min-rounds", "5" after QUICK.
+# End-to-end runs stop by the rule, not by the clock, so that a loaded CI machine does the same work,
+# only later: exactly 2 rounds (the hidden --debug-rounds, as pyperf's --debug-single-value) of 5
+# values at a loose precision. A test that needs a verdict asks for more rounds by adding
+# "--debug-rounds", "5" after QUICK.
 # --timeout comes last: some tests replace its value (QUICK[:-1]) or drop it (QUICK[:-2]).
 QUICK = [
-    "--precision", "50", "--max-time", "60", "--values", "5", "--value-time", "0.002", "--debug-min-rounds", "2",
+    "--precision", "50", "--max-time", "60", "--values", "5", "--value-time", "0.002", "--debug-rounds", "2",
     "--timeout", "30",
 ]  # fmt: skip
 

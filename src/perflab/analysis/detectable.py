@@ -25,8 +25,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from scipy import stats as scipy_stats
+from scipy import special
 
+from perflab.analysis.intervals import t_quantile
 from perflab.results.model import RunResult
 from perflab.results.quantities import Comparison
 from perflab.units import format_times_factor
@@ -98,7 +99,8 @@ class Qualification:
 def noise_bound(noise: float, rounds: int) -> float:
     """The NOISE_CONFIDENCE upper confidence bound of a standard deviation estimated from ``rounds`` values."""
     df = rounds - 1
-    return noise * math.sqrt(df / float(scipy_stats.chi2.ppf(1 - NOISE_CONFIDENCE, df)))
+    # chdtri(df, c) is chi2's (1 - c) quantile: the noise's upper bound at one-sided confidence c
+    return noise * math.sqrt(df / float(special.chdtri(df, NOISE_CONFIDENCE)))
 
 
 def detectable_change(noise: float, rounds: int, alpha: float, min_effect: float, cells: int) -> float:
@@ -108,8 +110,8 @@ def detectable_change(noise: float, rounds: int, alpha: float, min_effect: float
         return math.inf
     df = rounds - 1
     se = noise_bound(noise, rounds) / math.sqrt(rounds)
-    critical = float(scipy_stats.t.ppf(1 - alpha / (2 * max(cells, 1)), df))
-    log_change = max(math.log1p(min_effect), critical * se) + float(scipy_stats.t.ppf(POWER, df)) * se
+    critical = t_quantile(df, 1 - alpha / (2 * max(cells, 1)))
+    log_change = max(math.log1p(min_effect), critical * se) + t_quantile(df, POWER) * se
     return math.exp(log_change)
 
 

@@ -8,7 +8,7 @@ a CPU changes by tens of percent over a fraction of a second; see benchmarks/REA
 
 Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
 once the 95% interval of every ratio to the reference (or, alone, of its median) is within
-``precision``; the whole run stops when all cases have, or when ``max_time`` (counted from the
+``precision`` (or after ``max_rounds``, perflab's own tests' exact round count); the whole run stops when all cases have, or when ``max_time`` (counted from the
 first timing round) is spent: then at once, keeping what was measured; a timing worker still busy
 then is stopped. No job before it (a check, fuzzing) may outlast ``max_time`` either, so a
 contender that hangs is stopped within the budget in whichever phase (perflab.measure.budget).
@@ -249,7 +249,8 @@ class _Rounds:
                 status.precision.update(precisions)
                 precise = all(p <= settings.precision for p in precisions.values())
                 measured_rounds = round_number - CALIBRATION_ROUNDS
-                if (precise and measured_rounds >= settings.min_rounds) or not _measurable(result, case):
+                enough = precise and measured_rounds >= settings.min_rounds
+                if enough or measured_rounds == settings.max_rounds or not _measurable(result, case):
                     active.remove(case)
             listener.update(status)
 

@@ -21,6 +21,7 @@ class Settings:
     warmups: int = 2
     values: int = 20  # values per process
     min_rounds: int = 5
+    max_rounds: int | None = None  # rounds at most, precise or not (None: until precise or out of time)
     # Verdicts need an FDR-adjusted p <= 0.01: at 0.05, one A/A comparison in twenty would be
     # called faster or slower, and people act on those calls (intervals stay 95%).
     alpha: float = 0.01

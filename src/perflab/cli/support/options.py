@@ -355,9 +355,10 @@ def timing_options(
         metavar="PCT",
         help="false discovery rate for faster/slower verdicts, in percent (default 1%%)",
     )
-    # For perflab's own end-to-end tests (as pyperf's --debug-single-value): fewer rounds than the
-    # stopping rule's minimum, so that a test run takes 2 rounds instead of 5. Not for measuring.
-    parser.add_argument("--debug-min-rounds", type=whole_number(1, 1000), help=argparse.SUPPRESS)
+    # For perflab's own end-to-end tests and benchmark smoke runs (as pyperf's --debug-single-value):
+    # exactly N rounds, precise or not, so that a test does the same work on a busy machine as on an
+    # idle one (the precision rule would add rounds under load). Not for measuring.
+    parser.add_argument("--debug-rounds", type=whole_number(1, 1000), help=argparse.SUPPRESS)
 
 
 MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
@@ -397,8 +398,8 @@ def timing_settings(args: argparse.Namespace) -> Settings:
         values=args.values,
         value_time=args.value_time,
     )
-    if args.debug_min_rounds is not None:  # (the default lives in Settings: --help imports no measuring module)
-        settings.min_rounds = args.debug_min_rounds
+    if args.debug_rounds is not None:  # (the default lives in Settings: --help imports no measuring module)
+        settings.min_rounds = settings.max_rounds = args.debug_rounds
     return settings
 
 
