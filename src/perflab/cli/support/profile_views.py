@@ -16,7 +16,6 @@ from perflab.cli.support.options import (
     output_option,
     say,
     write_output,
-    writing,
 )
 from perflab.option_types import whole_number
 
@@ -95,23 +94,21 @@ def _device(text: str) -> Device:
 
 
 def _transfer(text: str) -> tuple[float, float]:
-    from perflab.profile.offload import OffloadError, parse_size
+    from perflab.profile.offload import OffloadError, parse_transfer
 
-    sizes_in, _, sizes_out = text.partition(",")
     try:
-        moved_in = parse_size(sizes_in)
-        return moved_in, parse_size(sizes_out) if sizes_out else moved_in
+        return parse_transfer(text)
     except OffloadError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _units(text: str) -> float:
-    from perflab.profile.offload import OffloadError, parse_size
+    from perflab.profile.offload import OffloadError, parse_units
 
     try:
-        return parse_size(text)
-    except OffloadError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of units (e.g. 8192, 32Ki)") from None
+        return parse_units(text)
+    except OffloadError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -124,18 +121,18 @@ class Offloading:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Offloading | None:
-        from perflab.profile.offload import PRESETS, Work
+        from perflab.profile.offload import DEFAULT_DEVICE, OffloadError, work_of
 
         given = [name for name in ("device", "transfer", "units") if getattr(args, name) is not None]
         if args.offload is None:
             if given:
                 raise UsageError(f"--{given[0]} describes an --offload: give --offload FRAME too")
             return None
-        device = args.device or PRESETS["pcie3x1"]
-        if args.transfer is None and device.bandwidth is not None:
-            raise UsageError(f"--offload over a link ({device.name}) needs --transfer BYTES (moved per call)")
-        moved_in, moved_out = args.transfer or (0.0, 0.0)
-        return cls(args.offload, device, Work(moved_in, moved_out, moved_in if args.units is None else args.units))
+        device = args.device or DEFAULT_DEVICE
+        try:
+            return cls(args.offload, device, work_of(device, args.transfer, args.units))
+        except OffloadError as error:
+            raise UsageError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -171,7 +168,7 @@ def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
     what_if_error = what_if_error or offload_error
     if profile.runs:
         profile_terminal.render(profile, stdout_console(), what_ifs, outcome.notes, views.top, shares, offload)
-        _write(profile, views, err, shares)
+        _write(profile, views, err, shares, offload)
     else:
         for note in outcome.notes:
             say(err, f"note: {note}")
@@ -200,27 +197,28 @@ def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[
 
 
 def _offload(profile: Profile, request: Offloading | None) -> tuple[Offload | None, str | None]:
-    from perflab.profile.offload import OffloadError, predict
+    from perflab.profile.offload import OffloadError, predict_from
 
     if request is None or not profile.runs:
         return None, None
-    per_call = [info["time_per_call"] for info in profile.metadata.get("run_info", []) if info.get("time_per_call")]
     try:
-        return predict(profile.runs, per_call, request.pattern, request.device, request.work), None
+        return predict_from(profile, request.pattern, request.device, request.work), None
     except OffloadError as error:
         return None, str(error)
 
 
-def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare]) -> None:
+def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare], offload: Offload | None) -> None:
+    import json
+
     from perflab.profile.folded import format_folded
     from perflab.profile.processors import with_operation_frame
     from perflab.render import speedscope
     from perflab.render.html import flamegraph
 
     if views.json:
-        with writing("profile", views.json):
-            profile.save(views.json)
-        say(err, f"profile written to {views.json}")
+        # the prediction beside the profile it was made from: merge and diff read the profile alone
+        saved = profile.to_json() | ({"offload": offload.to_json()} if offload else {})
+        write_output(views.json, json.dumps(saved), "profile", err)
     if views.folded:
         write_output(views.folded, format_folded(with_operation_frame(profile.merged())), "folded stacks", err)
     if views.speedscope:
