@@ -224,7 +224,7 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
     if views.speedscope:
         write_output(views.speedscope, speedscope.render(profile, _title(profile)), "speedscope profile", err)
     if views.html:
-        write_output(views.html, flamegraph.render(profile, _title(profile), shares), "flame graph", err)
+        write_output(views.html, flamegraph.render(profile, _title(profile), shares, offload), "flame graph", err)
 
 
 def _title(profile: Profile) -> str:
