@@ -1,5 +1,5 @@
 """What ``perflab profile`` and ``perflab merge`` show and write of a profile: the terminal tables,
-what-if predictions and the output files (--html, --folded, --speedscope, --json)."""
+what-if predictions and the output files (--html, --folded, --speedscope, --firefox, --json)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from perflab.profile.shares import FrameShare
     from perflab.profile.whatif import WhatIf
 
-OUTPUTS = ("--html", "--folded", "--speedscope", "--json")
+OUTPUTS = ("--html", "--folded", "--speedscope", "--firefox", "--json")
 
 
 def view_options(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +72,9 @@ def view_options(parser: argparse.ArgumentParser) -> None:
     output_option(parser, "--html", "an interactive flame graph")
     parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
     parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
+    parser.add_argument(
+        "--firefox", metavar="FILE", help="write the Firefox Profiler's processed profile JSON (profiler.firefox.com)"
+    )
     output_option(parser, "--json", "perflab.profile/1: the profile with its runs and metadata; input of perflab merge")
 
 
@@ -146,12 +149,20 @@ class Views:
     html: str | None = None
     folded: str | None = None
     speedscope: str | None = None
+    firefox: str | None = None
     json: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Views:
         return cls(
-            args.top, args.what_if, Offloading.from_args(args), args.html, args.folded, args.speedscope, args.json
+            args.top,
+            args.what_if,
+            Offloading.from_args(args),
+            args.html,
+            args.folded,
+            args.speedscope,
+            args.firefox,
+            args.json,
         )
 
 
@@ -212,7 +223,7 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
 
     from perflab.profile.folded import format_folded
     from perflab.profile.processors import with_operation_frame
-    from perflab.render import speedscope
+    from perflab.render import firefox, speedscope
     from perflab.render.html import flamegraph
 
     if views.json:
@@ -223,6 +234,8 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
         write_output(views.folded, format_folded(with_operation_frame(profile.merged())), "folded stacks", err)
     if views.speedscope:
         write_output(views.speedscope, speedscope.render(profile, _title(profile)), "speedscope profile", err)
+    if views.firefox:
+        write_output(views.firefox, firefox.render(profile, _title(profile)), "Firefox Profiler profile", err)
     if views.html:
         write_output(views.html, flamegraph.render(profile, _title(profile), shares, offload), "flame graph", err)
 
