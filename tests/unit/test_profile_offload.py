@@ -178,9 +178,9 @@ def test_an_offload_of_a_frame_the_profile_lacks_is_a_usage_error_after_the_tabl
 
 
 def test_the_json_carries_the_prediction_the_terminal_prints(tmp_path, capsys):
-    path, written = _profile_file(tmp_path), tmp_path / "with-offload.json"
+    path, written, page = _profile_file(tmp_path), tmp_path / "with-offload.json", tmp_path / "flame.html"
     options = ["--offload", "escape", "--device", "pcie3x16", "--transfer", "32KiB"]
-    assert main(["merge", str(path), *options, "--json", str(written)]) == 0
+    assert main(["merge", str(path), *options, "--json", str(written), "--html", str(page)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     saved = json.loads(written.read_text())
     offload = saved["offload"]
@@ -206,6 +206,9 @@ def test_the_json_carries_the_prediction_the_terminal_prints(tmp_path, capsys):
     break_even = offload["break_even"]
     assert break_even["bytes_in"] == pytest.approx(break_even["factor"] * 32768)
     assert f"it pays from {break_even['factor']:.3g}x this call's size on" in out
+    # the flame graph page draws the same prediction's size chart
+    html = page.read_text()
+    assert "<svg class='offload-chart'" in html and format_speedup(Interval(**speedup)) in html
     # the written file is still a profile that merge reads, and without --offload it has no prediction
     assert main(["merge", str(written), "--json", str(tmp_path / "plain.json")]) == 0
     assert "offload" not in json.loads((tmp_path / "plain.json").read_text())
