@@ -21,8 +21,8 @@ from perflab.render.html import templating
 from perflab.render.html.axes import log_ticks
 from perflab.units import format_bytes, format_ratio_estimate
 
-WIDTH, HEIGHT = 760, 300
-LEFT, RIGHT, TOP, BOTTOM = 96, 150, 20, 44  # margins: tick labels left and below, line labels right
+WIDTH, HEIGHT = 800, 300
+LEFT, RIGHT, TOP, BOTTOM = 96, 200, 20, 44  # margins: tick labels left and below, line labels right
 
 
 def chart_markup(offload: Offload) -> Markup:
