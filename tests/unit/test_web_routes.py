@@ -31,7 +31,9 @@ from support.web_store import (
 )
 
 from perflab.results.store import Store
+from perflab.web import pages
 from perflab.web.app import ServeSettings, create_app
+from perflab.web.site import Links
 
 TOKEN = "t" * 32
 
@@ -353,3 +355,7 @@ def test_a_stored_profile_answers_the_offload_what_if_its_query_asks(client, sto
     assert "unknown setting &#39;speed&#39;" in wrong and "<svg class='offload-chart'" not in wrong
     missing = client.get(profile_href, params={"offload": "tokenize"}).text
     assert "needs --transfer BYTES" in missing
+    # a published site is static files: no form that nothing would answer
+    with Store.open(store_path[0]) as store:
+        static = pages.profile(Links(static_site=True, depth=1), store, ids["after"], profile_href.rsplit("/", 1)[1])
+    assert static is not None and 'id="profile-data"' in static and "offload-form" not in static
