@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 
 from perflab.profile.model import Profile
+from perflab.profile.offload import Work, parse_device, predict
 from perflab.profile.shares import frame_shares
 from perflab.render.html.flamegraph import page_data
 from perflab.render.html.flamegraph import render as render_html
@@ -38,8 +39,13 @@ def sample_profile() -> Profile:
 
 @pytest.fixture
 def page(browser, tmp_path):
+    yield from opened(browser, tmp_path, render_html(sample_profile(), title="b / C"))
+
+
+def opened(browser, tmp_path, html):
+    """The page in the browser, offline; after the test, no script error, dialog, request or injection."""
     path = tmp_path / "flame.html"
-    path.write_text(render_html(sample_profile(), title="b / C"))
+    path.write_text(html)
     page = browser.new_page(viewport={"width": 1200, "height": 800})
     problems = []
     page.on("pageerror", lambda error: problems.append(str(error)))
@@ -132,3 +138,17 @@ def test_browser_shows_user_text_literally(page):
     where = page.evaluate("(name) => window.perflabFlame.locate(name)", evil_name)
     page.mouse.move(where["x"], where["y"])
     assert evil_name in page.text_content("#tooltip")
+
+
+def test_browser_draws_the_offload_size_chart_with_its_break_even(browser, tmp_path):
+    profile = sample_profile()
+    offload = predict(profile.runs, [65e-6] * 3, "hot", parse_device("pcie3x16,fixed=2000"), Work(32768, 32768, 32768))
+    for page in opened(browser, tmp_path, render_html(profile, "b / C", None, offload)):
+        chart = page.locator("svg.offload-chart")
+        box = chart.bounding_box()
+        assert box and box["width"] > 300 and box["height"] > 100  # laid out, not collapsed
+        label = page.locator(".break-even-label")
+        assert label.is_visible() and label.text_content() == f"break-even {offload.break_even * 32:.3g} KiB"
+        line, text = page.locator("line.break-even").bounding_box(), label.bounding_box()
+        assert abs(line["x"] - (text["x"] + text["width"] / 2)) < 2  # the label centred on its line
+        assert page.locator("polyline.curve").bounding_box()["width"] > 300

@@ -152,6 +152,14 @@ def test_a_stored_profile_zooms_and_searches(served, store):
     expect(served.locator("#crumbs")).not_to_be_empty()
     served.fill("#search", "tokenize")
     expect(served.locator("#matched")).to_contain_text("%")
+    # the offload what-if asked from the page's form: the size chart drawn under the flame graph
+    served.fill(".offload-form input[name=offload]", "tokenize")
+    served.fill(".offload-form input[name=transfer]", "1KiB")
+    served.click(".offload-form button[type=submit]")
+    served.wait_for_selector("svg.offload-chart")
+    assert parse_qs(urlsplit(served.url).query)["offload"] == ["tokenize"]
+    assert served.locator("svg.offload-chart").bounding_box()["width"] > 300
+    expect(served.locator(".break-even-label")).to_have_text(re.compile(r"^break-even [0-9.]+ (B|KiB)$"))
 
 
 def test_the_differential_flame_graph_of_the_step(served, store):

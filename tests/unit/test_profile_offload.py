@@ -3,6 +3,7 @@ their own inputs (CASE_STUDIES.md section 7), the model's invariants, and the co
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -16,11 +17,14 @@ from perflab.profile.offload import (
     Work,
     break_even,
     device_time,
+    format_speedup,
     parse_device,
     parse_size,
     predict,
     speedup,
 )
+from perflab.render.terminal.profile import format_share
+from perflab.results.quantities import Interval
 
 # "~1 us per 1 kB one way" on PCIe 3 (8 Gb/s): the reports' rounding of the link is 1 KiB per us.
 REPORT_LINK = "link=1.024GB/s,latency=0us"
@@ -171,3 +175,47 @@ def test_an_offload_of_a_frame_the_profile_lacks_is_a_usage_error_after_the_tabl
     assert main(["merge", str(path), "--offload", "nothing_like_it", "--device", "on-core"]) == 2
     captured = capsys.readouterr()
     assert "top" in captured.out and "no frame of the profile matches" in captured.err
+
+
+def test_the_json_carries_the_prediction_the_terminal_prints(tmp_path, capsys):
+    path, written, page = _profile_file(tmp_path), tmp_path / "with-offload.json", tmp_path / "flame.html"
+    options = ["--offload", "escape", "--device", "pcie3x16", "--transfer", "32KiB"]
+    assert main(["merge", str(path), *options, "--json", str(written), "--html", str(page)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    saved = json.loads(written.read_text())
+    offload = saved["offload"]
+    assert offload["pattern"] == "escape" and offload["frames"] == ["escape"]
+    assert offload["device"]["name"] == "pcie3x16" and offload["work"] == {
+        "bytes_in": 32768,
+        "bytes_out": 32768,
+        "units": 32768,
+    }
+    share, amdahl, speedup = offload["share"], offload["amdahl"], offload["speedup"]
+    assert share["low"] <= share["value"] <= share["high"] and share["value"] == pytest.approx(0.6)
+    assert f"with callees {format_share(Interval(**share))}" in out
+    assert f"Amdahl's bound (an infinitely fast device, a free link) {format_speedup(Interval(**amdahl))}" in out
+    assert f"the operation would be {format_speedup(Interval(**speedup))}" in out
+    software = offload["software_time"]["value"]
+    assert software == pytest.approx(share["value"] * offload["time_per_call"]["value"])
+    assert offload["device_time"] > offload["transfer_time"] > 0
+    factors = [point["factor"] for point in offload["sizes"]]
+    assert factors[0] == 1 / 64 and factors[-1] == 64 and len(factors) == 13
+    assert [p["bytes_in"] for p in offload["sizes"]] == [f * 32768 for f in factors]
+    for point in offload["sizes"]:
+        assert format_speedup(Interval(**point["speedup"])) in out
+    break_even = offload["break_even"]
+    assert break_even["bytes_in"] == pytest.approx(break_even["factor"] * 32768)
+    assert f"it pays from {break_even['factor']:.3g}x this call's size on" in out
+    # the flame graph page draws the same prediction's size chart
+    html = page.read_text()
+    assert "<svg class='offload-chart'" in html and format_speedup(Interval(**speedup)) in html
+    # the written file is still a profile that merge reads, and without --offload it has no prediction
+    assert main(["merge", str(written), "--json", str(tmp_path / "plain.json")]) == 0
+    assert "offload" not in json.loads((tmp_path / "plain.json").read_text())
+
+
+def test_an_infinite_bound_is_written_as_json_can_hold_it():
+    runs = [Counter({("main", "escape"): 10})]
+    offload = predict(runs, [1e-6], "escape", PRESETS["on-core"], Work(0, 0, 0))
+    written = json.loads(json.dumps(offload.to_json(), allow_nan=False))
+    assert written["amdahl"]["value"] == written["amdahl"]["high"] == "inf" and written["break_even"]["factor"] == 0

@@ -11,6 +11,7 @@ import numpy as np
 
 from perflab.analysis import estimates
 from perflab.analysis.estimates import Comparison, Interval
+from perflab.render.html import axes
 from perflab.render.html import report as report_html
 from perflab.results.model import NOT_EQUIVALENT, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
 from perflab.units import format_time
@@ -76,17 +77,17 @@ def test_time_ratios_are_shown_as_factors_of_at_least_one_with_their_direction()
 def test_tick_labels_never_overlap_and_keep_the_line_of_no_difference():
     for lo, hi in ((0.45, 1.3), (0.9, 1.1), (1e-4, 2.0), (0.98, 1.02), (0.2, 50)):
         position = lambda v, lo=lo, hi=hi: 260 + (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo)) * 470
-        ticks = report_html.log_ticks(lo, hi, position)
+        ticks = axes.log_ticks(lo, hi, position)
         assert 1.0 in ticks
         gaps = [position(b) - position(a) for a, b in zip(ticks, ticks[1:])]
-        assert all(gap >= report_html.MIN_TICK_GAP for gap in gaps), (lo, hi, ticks)
+        assert all(gap >= axes.MIN_TICK_GAP for gap in gaps), (lo, hi, ticks)
 
 
 def test_the_ratio_chart_is_drawn_with_non_colliding_labels():
     html = report_html.render([report_html.Section(result_with({"a": 0.5, "b": 0.8, "c": 0.9, "d": 1.0}))], "t")
     chart = re.search(r"<svg class='chart'[^>]*aria-label='speedups per case.*?</svg>", html, re.S).group(0)
     xs = sorted(float(x) for x in re.findall(r"<text x='([0-9.]+)' y='\d+' class='tick'>", chart))
-    assert len(xs) >= 2 and all(b - a >= report_html.MIN_TICK_GAP for a, b in zip(xs, xs[1:]))
+    assert len(xs) >= 2 and all(b - a >= axes.MIN_TICK_GAP for a, b in zip(xs, xs[1:]))
 
 
 def test_the_distribution_axis_starts_where_the_data_does():

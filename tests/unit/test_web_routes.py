@@ -31,7 +31,9 @@ from support.web_store import (
 )
 
 from perflab.results.store import Store
+from perflab.web import pages
 from perflab.web.app import ServeSettings, create_app
+from perflab.web.site import Links
 
 TOKEN = "t" * 32
 
@@ -335,3 +337,25 @@ def test_the_server_never_writes_to_the_store_while_reading(store_path, tmp_path
     for path in ("/", "/api/series", "/regressions", "/regressions.atom", "/api/regressions"):
         client.get(path)
     assert digest() == first
+
+
+def test_a_stored_profile_answers_the_offload_what_if_its_query_asks(client, store_path):
+    ids = store_path[1]
+    run_html = client.get(f"/runs/{ids['after']}").text
+    profile_href = re.search(rf'href="(/profiles/{ids["after"]}/[0-9a-f]+)"', run_html).group(1)
+    plain = client.get(profile_href).text
+    assert 'class="offload-form"' in plain and "<svg class='offload-chart'" not in plain
+    # the hostile frame's own name as the pattern: matched, and escaped in the chart's title
+    asked = client.get(profile_href, params={"offload": SCRIPT, "device": "pcie3x16", "transfer": "1KiB"})
+    no_markup_from_users(asked.text)
+    assert asked.status_code == 200 and "<svg class='offload-chart'" in asked.text
+    assert "class='break-even'" in asked.text and "break-even 308 B" in asked.text
+    assert 'name="transfer" value="1KiB"' in asked.text  # the form keeps the question asked
+    wrong = client.get(profile_href, params={"offload": "tokenize", "device": "pcie3x1,speed=2"}).text
+    assert "unknown setting &#39;speed&#39;" in wrong and "<svg class='offload-chart'" not in wrong
+    missing = client.get(profile_href, params={"offload": "tokenize"}).text
+    assert "needs --transfer BYTES" in missing
+    # a published site is static files: no form that nothing would answer
+    with Store.open(store_path[0]) as store:
+        static = pages.profile(Links(static_site=True, depth=1), store, ids["after"], profile_href.rsplit("/", 1)[1])
+    assert static is not None and 'id="profile-data"' in static and "offload-form" not in static

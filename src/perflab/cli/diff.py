@@ -28,11 +28,17 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "differential profile of two saved profiles: time per call per call path",
         "perflab profile bench.py --case C --contender a --json a.json",
         "perflab profile bench.py --case C --contender b --json b.json",
-        "perflab diff a.json b.json --html diff.html",
+        "perflab diff a.json b.json --html diff.html --firefox diff.firefox.json",
     )
     parser.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
     parser.add_argument("after", help="profile B")
     output_option(parser, "--html", "the differential flame graph and both flame graphs")
+    parser.add_argument(
+        "--firefox",
+        metavar="FILE",
+        help="write the Firefox Profiler's processed profile JSON "
+        "(both profiles and their difference in time per call, as its compare view shows them)",
+    )
     allow_mismatch_option(parser)
     parser.set_defaults(handler=run)
 
@@ -42,11 +48,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.frames import parse_frame
     from perflab.profile.model import IncomparableProfiles, ProfileFileError, load_profile
     from perflab.profile.side_profiles import CaseProfiles
+    from perflab.render import firefox
     from perflab.render.html import report
     from perflab.render.terminal.console import SafeConsole
     from perflab.units import format_time
 
-    check_outputs(args, "--html", inputs=(args.before, args.after))
+    check_outputs(args, "--html", "--firefox", inputs=(args.before, args.after))
     try:
         a, b = load_profile(args.before), load_profile(args.after)
         labels = (_profile_name(a.metadata, args.before), _profile_name(b.metadata, args.after))
@@ -72,6 +79,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
         entry = CaseProfiles(str(a.metadata.get("case", "")), labels[0], labels[1], a, b, diff)
         page = report.render_profiles(entry, f"perflab diff: {labels[1]} vs {labels[0]}")
         write_output(args.html, page, "differential profile", err, shown=str(Path(args.html).resolve()))
+    if args.firefox:
+        title = f"perflab diff: {labels[1]} vs {labels[0]}"
+        write_output(args.firefox, firefox.render_diff(diff, a, title), "Firefox Profiler profile", err)
     return EXIT_OK
 
 

@@ -23,13 +23,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from perflab.profile.folded import Stack
+from perflab.profile.model import Profile
 from perflab.profile.shares import share_intervals
 from perflab.profile.whatif import matches
+from perflab.results.model import json_numbers
 from perflab.results.quantities import Interval
 
 
@@ -70,6 +73,7 @@ PRESETS: dict[str, Device] = {
     for lanes in (1, 4, 8, 16)
 }
 PRESETS["on-core"] = Device("on-core")  # an ISA extension or a unit sharing the core's memory
+DEFAULT_DEVICE = PRESETS["pcie3x1"]
 
 _PREFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30}
 _TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
@@ -82,6 +86,29 @@ def parse_size(text: str) -> float:
     if not value >= 0 or not math.isfinite(value):
         raise OffloadError(f"{text!r} is not a size in bytes (e.g. 4096, 32KiB, 1.5MB)")
     return value * _PREFIXES[(match.group(2) or "").lower()] if match else value
+
+
+def parse_transfer(text: str) -> tuple[float, float]:
+    """'IN[,OUT]': bytes moved to the device and back per call (OUT defaults to IN)."""
+    moved_in, _, moved_out = text.partition(",")
+    return parse_size(moved_in), parse_size(moved_out) if moved_out else parse_size(moved_in)
+
+
+def parse_units(text: str) -> float:
+    """Units of work per call: '8192', '32Ki'."""
+    try:
+        return parse_size(text)
+    except OffloadError:
+        raise OffloadError(f"{text!r} is not a number of units (e.g. 8192, 32Ki)") from None
+
+
+def work_of(device: Device, transfer: tuple[float, float] | None, units: float | None) -> Work:
+    """A call's work from --transfer and --units: over a link the bytes moved must be given; the
+    units default to the bytes moved in."""
+    if transfer is None and device.bandwidth is not None:
+        raise OffloadError(f"--offload over a link ({device.name}) needs --transfer BYTES (moved per call)")
+    moved_in, moved_out = transfer or (0.0, 0.0)
+    return Work(moved_in, moved_out, moved_in if units is None else units)
 
 
 def parse_device(text: str) -> Device:
@@ -209,6 +236,38 @@ class Offload:
     break_even: float | None  # the size factor where offloading starts to pay (None: never)
     sizes: list[SizePoint]
 
+    @property
+    def software_time(self) -> Interval:
+        """The offloaded part's time per call in software, s*T, its bounds paired as the speedup's."""
+        share, time = self.share, self.time_per_call
+        return Interval(share.value * time.value, share.low * time.low, share.high * time.high)
+
+    def to_json(self) -> dict[str, Any]:
+        """The prediction as ``perflab profile --json`` writes it (docs/results-schema.md): seconds per
+        call, bytes per second, sizes as factors of this call's and in bytes moved in."""
+        return json_numbers(
+            {
+                "pattern": self.pattern,
+                "frames": self.frames,
+                "device": asdict(self.device),
+                "work": asdict(self.work),
+                "share": asdict(self.share),
+                "time_per_call": asdict(self.time_per_call),
+                "software_time": asdict(self.software_time),
+                "device_time": self.device_time,
+                "transfer_time": self.transfer_time,
+                "speedup": asdict(self.speedup),
+                "amdahl": asdict(self.amdahl),
+                "break_even": None
+                if self.break_even is None
+                else {"factor": self.break_even, "bytes_in": self.break_even * self.work.bytes_in},
+                "sizes": [
+                    {"factor": p.factor, "bytes_in": p.factor * self.work.bytes_in, "speedup": asdict(p.speedup)}
+                    for p in self.sizes
+                ],
+            }
+        )
+
 
 SIZE_FACTORS = tuple(2.0**k for k in range(-6, 7))
 
@@ -285,6 +344,25 @@ def predict(
         break_even(time.value, share.value, device, work),
         [SizePoint(f, at(f)) for f in SIZE_FACTORS],
     )
+
+
+def predict_from(profile: Profile, pattern: str, device: Device, work: Work) -> Offload:
+    """``predict`` from a profile: its runs and the time per call each run recorded."""
+    per_call = [info["time_per_call"] for info in profile.metadata.get("run_info", []) if info.get("time_per_call")]
+    return predict(profile.runs, per_call, pattern, device, work)
+
+
+def format_speedup(speedup: Interval) -> str:
+    """A predicted speedup in the one convention for ratios, the time ratio after/before:
+    '1.05x faster [1.02x, 1.08x]', or 'slower' when the transfer eats the gain."""
+    from perflab.units import format_ratio
+
+    return format_ratio(1 / speedup.value, 1 / speedup.high, 1 / speedup.low)
+
+
+def format_size_factor(factor: float) -> str:
+    """An input size relative to the profiled call's: '4x', '1/16x'."""
+    return f"{factor:g}x" if factor >= 1 else f"1/{1 / factor:g}x"
 
 
 def format_rate(bytes_per_second: float) -> str:

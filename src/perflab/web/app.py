@@ -152,7 +152,8 @@ class _Web:
 
     def profile(self, request: Request) -> Response:
         with self.reading() as store:
-            html = pages.profile(self.links, store, request.path_params["run_id"], request.path_params["cell"])
+            params = request.path_params
+            html = pages.profile(self.links, store, params["run_id"], params["cell"], request.query_params)
         return HTMLResponse(html) if html else _not_found(self.links, "no such stored profile")
 
     def profile_diff(self, request: Request) -> Response:

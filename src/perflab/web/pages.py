@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from markupsafe import Markup
 
 from perflab.metrics import INSTRUCTIONS, MEMORY
 from perflab.profile.diff import diff_profiles
-from perflab.profile.model import IncomparableProfiles
+from perflab.profile.model import IncomparableProfiles, Profile
+from perflab.profile.offload import (
+    DEFAULT_DEVICE,
+    Offload,
+    OffloadError,
+    parse_device,
+    parse_transfer,
+    parse_units,
+    predict_from,
+    work_of,
+)
 from perflab.profile.shares import frame_shares
 from perflab.render.html import report as report_html
 from perflab.render.html.flamegraph import page_data, viewer_markup
+from perflab.render.html.offload_chart import chart_markup
 from perflab.results.store import Store
 from perflab.web.catalog import ChangePoint, Filters, Series, all_changes, iso_time
 from perflab.web.run_pair import RunComparison
@@ -132,7 +144,10 @@ def comparison(links: Links, store: Store, compared: RunComparison) -> str:
     return render("compare.html", links, c=compared, profiled=sorted(both))
 
 
-def profile(links: Links, store: Store, run_id: int, cell: str) -> str | None:
+def profile(links: Links, store: Store, run_id: int, cell: str, asked: Mapping[str, str] | None = None) -> str | None:
+    """A stored profile's flame graph. Served (``asked``: the page's query, as profile's options
+    offload, device, transfer, units), a form for the offload what-if and its size chart under it;
+    published as a static file (None), neither."""
     found = _cell(store, run_id, cell)
     stored = store.run(run_id)
     if found is None or stored is None:
@@ -143,7 +158,36 @@ def profile(links: Links, store: Store, run_id: int, cell: str) -> str | None:
         return None
     title = f"{stored.benchmark} / {case} / {contender} at {stored.label}"
     data = page_data(stored_profile, title, frame_shares(stored_profile.runs))
-    return render("profile.html", links, title=title, viewer=Markup(viewer_markup(data)), run=stored)
+    offload, problem = _offload(stored_profile, asked or {})
+    return render(
+        "profile.html",
+        links,
+        title=title,
+        viewer=Markup(viewer_markup(data)),
+        run=stored,
+        asked=None if asked is None else {name: asked.get(name, "") for name in OFFLOAD_FIELDS},
+        chart=chart_markup(offload) if offload else None,
+        problem=problem,
+    )
+
+
+OFFLOAD_FIELDS = ("offload", "device", "transfer", "units")
+
+
+def _offload(profile: Profile, asked: Mapping[str, str]) -> tuple[Offload | None, str | None]:
+    """The offload what-if the query asks of a stored profile (none without ``offload``), or why not.
+    Stored profiles keep no request: the question is the reader's, asked of any stored profile."""
+    pattern = asked.get("offload", "").strip()
+    if not pattern:
+        return None, None
+    text = {name: asked.get(name, "").strip() for name in OFFLOAD_FIELDS}
+    try:
+        device = parse_device(text["device"]) if text["device"] else DEFAULT_DEVICE
+        transfer = parse_transfer(text["transfer"]) if text["transfer"] else None
+        units = parse_units(text["units"]) if text["units"] else None
+        return predict_from(profile, pattern, device, work_of(device, transfer, units)), None
+    except OffloadError as error:
+        return None, str(error)
 
 
 def profile_diff(links: Links, store: Store, a: int, b: int, cell: str) -> str | None:

@@ -1,5 +1,5 @@
 """What ``perflab profile`` and ``perflab merge`` show and write of a profile: the terminal tables,
-what-if predictions and the output files (--html, --folded, --speedscope, --json)."""
+what-if predictions and the output files (--html, --folded, --speedscope, --firefox, --json)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from perflab.cli.support.options import (
     output_option,
     say,
     write_output,
-    writing,
 )
 from perflab.option_types import whole_number
 
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from perflab.profile.shares import FrameShare
     from perflab.profile.whatif import WhatIf
 
-OUTPUTS = ("--html", "--folded", "--speedscope", "--json")
+OUTPUTS = ("--html", "--folded", "--speedscope", "--firefox", "--json")
 
 
 def view_options(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +72,9 @@ def view_options(parser: argparse.ArgumentParser) -> None:
     output_option(parser, "--html", "an interactive flame graph")
     parser.add_argument("--folded", metavar="FILE", help="write folded stacks (FlameGraph / py-spy raw format)")
     parser.add_argument("--speedscope", metavar="FILE", help="write speedscope JSON")
+    parser.add_argument(
+        "--firefox", metavar="FILE", help="write the Firefox Profiler's processed profile JSON (profiler.firefox.com)"
+    )
     output_option(parser, "--json", "perflab.profile/1: the profile with its runs and metadata; input of perflab merge")
 
 
@@ -95,23 +97,21 @@ def _device(text: str) -> Device:
 
 
 def _transfer(text: str) -> tuple[float, float]:
-    from perflab.profile.offload import OffloadError, parse_size
+    from perflab.profile.offload import OffloadError, parse_transfer
 
-    sizes_in, _, sizes_out = text.partition(",")
     try:
-        moved_in = parse_size(sizes_in)
-        return moved_in, parse_size(sizes_out) if sizes_out else moved_in
+        return parse_transfer(text)
     except OffloadError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _units(text: str) -> float:
-    from perflab.profile.offload import OffloadError, parse_size
+    from perflab.profile.offload import OffloadError, parse_units
 
     try:
-        return parse_size(text)
-    except OffloadError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of units (e.g. 8192, 32Ki)") from None
+        return parse_units(text)
+    except OffloadError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -124,18 +124,18 @@ class Offloading:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Offloading | None:
-        from perflab.profile.offload import PRESETS, Work
+        from perflab.profile.offload import DEFAULT_DEVICE, OffloadError, work_of
 
         given = [name for name in ("device", "transfer", "units") if getattr(args, name) is not None]
         if args.offload is None:
             if given:
                 raise UsageError(f"--{given[0]} describes an --offload: give --offload FRAME too")
             return None
-        device = args.device or PRESETS["pcie3x1"]
-        if args.transfer is None and device.bandwidth is not None:
-            raise UsageError(f"--offload over a link ({device.name}) needs --transfer BYTES (moved per call)")
-        moved_in, moved_out = args.transfer or (0.0, 0.0)
-        return cls(args.offload, device, Work(moved_in, moved_out, moved_in if args.units is None else args.units))
+        device = args.device or DEFAULT_DEVICE
+        try:
+            return cls(args.offload, device, work_of(device, args.transfer, args.units))
+        except OffloadError as error:
+            raise UsageError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -149,12 +149,20 @@ class Views:
     html: str | None = None
     folded: str | None = None
     speedscope: str | None = None
+    firefox: str | None = None
     json: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Views:
         return cls(
-            args.top, args.what_if, Offloading.from_args(args), args.html, args.folded, args.speedscope, args.json
+            args.top,
+            args.what_if,
+            Offloading.from_args(args),
+            args.html,
+            args.folded,
+            args.speedscope,
+            args.firefox,
+            args.json,
         )
 
 
@@ -171,7 +179,7 @@ def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
     what_if_error = what_if_error or offload_error
     if profile.runs:
         profile_terminal.render(profile, stdout_console(), what_ifs, outcome.notes, views.top, shares, offload)
-        _write(profile, views, err, shares)
+        _write(profile, views, err, shares, offload)
     else:
         for note in outcome.notes:
             say(err, f"note: {note}")
@@ -200,33 +208,36 @@ def _what_ifs(profile: Profile, requests: Sequence[tuple[str, float]]) -> tuple[
 
 
 def _offload(profile: Profile, request: Offloading | None) -> tuple[Offload | None, str | None]:
-    from perflab.profile.offload import OffloadError, predict
+    from perflab.profile.offload import OffloadError, predict_from
 
     if request is None or not profile.runs:
         return None, None
-    per_call = [info["time_per_call"] for info in profile.metadata.get("run_info", []) if info.get("time_per_call")]
     try:
-        return predict(profile.runs, per_call, request.pattern, request.device, request.work), None
+        return predict_from(profile, request.pattern, request.device, request.work), None
     except OffloadError as error:
         return None, str(error)
 
 
-def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare]) -> None:
+def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare], offload: Offload | None) -> None:
+    import json
+
     from perflab.profile.folded import format_folded
     from perflab.profile.processors import with_operation_frame
-    from perflab.render import speedscope
+    from perflab.render import firefox, speedscope
     from perflab.render.html import flamegraph
 
     if views.json:
-        with writing("profile", views.json):
-            profile.save(views.json)
-        say(err, f"profile written to {views.json}")
+        # the prediction beside the profile it was made from: merge and diff read the profile alone
+        saved = profile.to_json() | ({"offload": offload.to_json()} if offload else {})
+        write_output(views.json, json.dumps(saved), "profile", err)
     if views.folded:
         write_output(views.folded, format_folded(with_operation_frame(profile.merged())), "folded stacks", err)
     if views.speedscope:
         write_output(views.speedscope, speedscope.render(profile, _title(profile)), "speedscope profile", err)
+    if views.firefox:
+        write_output(views.firefox, firefox.render(profile, _title(profile)), "Firefox Profiler profile", err)
     if views.html:
-        write_output(views.html, flamegraph.render(profile, _title(profile), shares), "flame graph", err)
+        write_output(views.html, flamegraph.render(profile, _title(profile), shares, offload), "flame graph", err)
 
 
 def _title(profile: Profile) -> str:

@@ -21,8 +21,10 @@ from markupsafe import Markup
 from perflab.profile.calltree import flame_columns
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile, describe_sampling, weight_unit
+from perflab.profile.offload import Offload
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.render.html import templating
+from perflab.render.html.offload_chart import chart_markup
 from perflab.units import counted
 
 ROOT_LABEL = "measured_region (the operation)"
@@ -30,10 +32,19 @@ PROGRAM_ROOT_LABEL = "the program"  # a whole-program profile (perflab.profile.p
 _PYTHON, _NATIVE, _OTHER = 0, 1, 2
 
 
-def render(profile: Profile, title: str = "perflab profile", shares: list[FrameShare] | None = None) -> str:
-    """The flame graph viewer of one profile, as one offline HTML page."""
+def render(
+    profile: Profile,
+    title: str = "perflab profile",
+    shares: list[FrameShare] | None = None,
+    offload: Offload | None = None,
+) -> str:
+    """The flame graph viewer of one profile, as one offline HTML page; under it the size chart of
+    an offload what-if made from the profile."""
     data = page_data(profile, title, frame_shares(profile.runs) if shares is None else shares)
-    return templating.render("flamegraph.html", title=title, data=data, css="flamegraph.css", script="flamegraph.js")
+    chart = chart_markup(offload) if offload else None
+    return templating.render(
+        "flamegraph.html", title=title, data=data, offload=chart, css="flamegraph.css", script="flamegraph.js"
+    )
 
 
 def viewer_markup(data: dict[str, Any]) -> Markup:

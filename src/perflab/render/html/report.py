@@ -29,6 +29,7 @@ from perflab.profile.frames import parse_frame
 from perflab.profile.side_profiles import CaseProfiles
 from perflab.render import cache_tables
 from perflab.render.html import flamegraph, templating
+from perflab.render.html.axes import log_ticks
 from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
@@ -218,24 +219,6 @@ def _ratio_chart(result: RunResult) -> dict[str, Any] | None:
         "ticks": [(x(tick), tick if tick >= 1 else 1 / tick) for tick in log_ticks(lo, hi, x)],
         "rows": points,
     }
-
-
-MIN_TICK_GAP = 48  # pixels between tick labels, so that none overlaps its neighbour
-
-
-def log_ticks(lo: float, hi: float, position) -> list[float]:
-    """1-2-5 ticks between ``lo`` and ``hi`` (and 1), dropping any closer than MIN_TICK_GAP pixels
-    to the last one kept; 1 is always kept, being the line of no difference."""
-    candidates = sorted(
-        {m * 10.0**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)}
-        | {1.0}
-    )
-    inside = [t for t in candidates if lo <= t <= hi]
-    kept: list[float] = []
-    for tick in sorted(inside, key=lambda t: (t != 1, t)):  # 1 first, then left to right
-        if all(abs(position(tick) - position(other)) >= MIN_TICK_GAP for other in kept):
-            kept.append(tick)
-    return sorted(kept)
 
 
 def _distributions(result: RunResult) -> list[dict[str, Any]]:

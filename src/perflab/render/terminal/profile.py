@@ -13,12 +13,12 @@ from perflab.profile.allocations import per_call
 from perflab.profile.calltree import build_tree, hottest_path
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile, describe_sampling, is_allocation_profile, weight_unit
-from perflab.profile.offload import Offload
+from perflab.profile.offload import Offload, format_size_factor, format_speedup
 from perflab.profile.settings import MEMORY_VIEWS
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import counted, format_bytes, format_ratio, format_time, format_times_factor
+from perflab.units import counted, format_bytes, format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -172,7 +172,6 @@ def offload_lines(offload: Offload) -> str:
         f" and {len(offload.frames) - 3} more" if len(offload.frames) > 3 else ""
     )
     time, share = offload.time_per_call, offload.share
-    in_software = share.value * time.value
     amdahl = offload.amdahl
     break_even = (
         "it does not pay at any size (the link's time per byte exceeds the software's)"
@@ -184,18 +183,13 @@ def offload_lines(offload: Offload) -> str:
             f"[bold]offload[/] {escape(offload.pattern)} ({escape(frames)}; with callees "
             f"{format_share(share)} of the operation) to {escape(offload.device.describe())}:",
             f"  per call {format_time(time.value)} [{format_time(time.low)}, {format_time(time.high)}] while "
-            f"profiled; the offloaded part {format_time(in_software)} in software, "
+            f"profiled; the offloaded part {format_time(offload.software_time.value)} in software, "
             f"{format_time(offload.device_time)} on the device ({format_time(offload.transfer_time)} of it moving "
             f"{offload.work.bytes_in + offload.work.bytes_out:,.0f} bytes)",
-            f"  the operation would be [bold]{_speedup(offload.speedup)}[/]; Amdahl's bound (an infinitely fast "
-            f"device, a free link) {_speedup(amdahl)}; {break_even}",
+            f"  the operation would be [bold]{format_speedup(offload.speedup)}[/]; Amdahl's bound (an infinitely fast "
+            f"device, a free link) {format_speedup(amdahl)}; {break_even}",
         ]
     )
-
-
-def _speedup(speedup: Interval) -> str:
-    """A predicted speedup in the one convention for ratios: the time ratio after/before."""
-    return format_ratio(1 / speedup.value, 1 / speedup.high, 1 / speedup.low)
 
 
 def _size_table(offload: Offload) -> Table:
@@ -203,6 +197,5 @@ def _size_table(offload: Offload) -> Table:
     table.add_column("size", justify="right")
     table.add_column("operation after offloading [95% CI]", justify="left")
     for point in offload.sizes:
-        size = f"{point.factor:g}x" if point.factor >= 1 else f"1/{1 / point.factor:g}x"
-        table.add_row(size, _speedup(point.speedup))
+        table.add_row(format_size_factor(point.factor), format_speedup(point.speedup))
     return table
