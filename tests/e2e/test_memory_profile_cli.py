@@ -3,11 +3,11 @@ options it refuses before anything runs."""
 
 import json
 import re
-import uuid
 
 import pytest
 from support.cli import run_perflab
-from support.hostile_files import HANGS_IN_THE_SECOND_WORKER, processes_marked
+from support.hostile_files import HANGS_IN_THE_SECOND_WORKER
+from support.hostile_shared import profile_stopped
 
 from perflab.profile.model import Profile
 
@@ -84,19 +84,13 @@ def test_a_call_that_hangs_in_an_allocation_run_is_stopped_by_max_time_and_the_r
     runs share the budget: the second run's worker is stopped when it is spent, named, and the
     first run is written, marked partial; no process is left. About 6 s (the budget)."""
     (tmp_path / "hangs.py").write_text(HANGS_IN_THE_SECOND_WORKER.format(after=30))
-    marker = uuid.uuid4().hex
-    result = run_perflab(
-        "profile", "hangs.py", "--memory", "--runs", "2", "--max-time", "6", "--timeout", "120", "--json", "out.json",
-        cwd=tmp_path, env={"HOSTILE_MARKER": marker}, timeout=100,
-    )  # fmt: skip
-    assert result.returncode == 1, result.stderr
-    assert len((tmp_path / "workers.txt").read_text().split()) == 2  # the second run's worker hung
-    assert result.stderr.strip().endswith(
-        "perflab: error: SMALL/hangs: stopped while profiling its allocations: it outlasted the time budget "
+    profile_stopped(
+        tmp_path, "hangs.py", "--memory", "--runs", "2", "--max-time", "6", "--timeout", "120", "--json", "out.json",
+        said="perflab: error: SMALL/hangs: stopped while profiling its allocations: it outlasted the time budget "
         "(--max-time 6 s); raise --max-time if its calls take this long, else a call hangs (the 1 run sampled "
-        "until then kept, marked partial)"
-    ), result.stderr
+        "until then kept, marked partial)",
+    )  # fmt: skip
+    assert len((tmp_path / "workers.txt").read_text().split()) == 2  # the second run's worker hung
     profile = Profile.load(tmp_path / "out.json")
     assert len(profile.runs) == 1
     assert profile.metadata["partial"].startswith("SMALL/hangs: stopped while profiling its allocations")
-    assert processes_marked(marker) == []

@@ -2,11 +2,11 @@
 
 import json
 import textwrap
-import uuid
 
 import pytest
 from support.cli import run_perflab
-from support.hostile_files import HANGS, HANGS_IN_THE_SECOND_WORKER, processes_marked
+from support.hostile_files import HANGS, HANGS_IN_THE_SECOND_WORKER
+from support.hostile_shared import profile_stopped
 from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench, check_line_profile  # noqa: F401 - fixtures are found by name
 
 from perflab.profile.model import Profile
@@ -188,22 +188,16 @@ def test_a_call_that_hangs_inside_a_profiling_run_is_stopped_and_the_runs_before
     run is written, marked partial; no process is left. About 6 s quiet (run 1, then the 4 s budget
     of the second worker), 10-20 s under heavy load."""
     (tmp_path / "hangs.py").write_text(HANGS_IN_THE_SECOND_WORKER.format(after=100))
-    marker = uuid.uuid4().hex
-    result = run_perflab(
-        "profile", "hangs.py", "--sampler", "inprocess", "--samples", "200", "--runs", "2", "--rate", "200",
+    result = profile_stopped(
+        tmp_path, "hangs.py", "--sampler", "inprocess", "--samples", "200", "--runs", "2", "--rate", "200",
         "--max-time", "4", "--timeout", "120", "--json", "out.json", "--html", "out.html",
-        cwd=tmp_path, env={"HOSTILE_MARKER": marker}, timeout=100,
-    )  # fmt: skip
-    assert result.returncode == 1, result.stderr
-    assert len((tmp_path / "workers.txt").read_text().split()) == 2  # the second run's worker hung
-    assert result.stderr.strip().endswith(
-        "perflab: error: SMALL/hangs: stopped while profiling it: it outlasted the time budget (--max-time 4 s); "
+        said="perflab: error: SMALL/hangs: stopped while profiling it: it outlasted the time budget (--max-time 4 s); "
         "raise --max-time if its calls take this long, else a call hangs (the 1 run sampled until then kept, "
-        "marked partial)"
-    ), result.stderr
+        "marked partial)",
+    )  # fmt: skip
+    assert len((tmp_path / "workers.txt").read_text().split()) == 2  # the second run's worker hung
     profile = Profile.load(tmp_path / "out.json")
     assert len(profile.runs) == 1 and profile.samples > 0
     assert profile.metadata["partial"].startswith("SMALL/hangs: stopped while profiling it")
     assert "partial: the session was cut short: SMALL/hangs" in (tmp_path / "out.html").read_text()
     assert "partial" in result.stdout  # the terminal's header says so too
-    assert processes_marked(marker) == []

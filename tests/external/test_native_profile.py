@@ -2,11 +2,10 @@
 sampled by Linux perf, into perflab's profile model and its views."""
 
 import shutil
-import uuid
 
 import pytest
 from support.cli import QUICK, run_perflab
-from support.hostile_files import processes_marked
+from support.hostile_shared import profile_stopped
 from support.native_programs import compile_cpp
 
 from perflab.profile.model import Profile
@@ -129,37 +128,26 @@ def test_a_program_that_hangs_under_perf_is_stopped_by_max_time_and_the_runs_bef
     stopped with perf when the budget is spent, named, and the first run is written, marked partial;
     neither perf nor the program is left running. About 6 s (the budget)."""
     (tmp_path / "prog.sh").write_text(HANGS_AFTER_ONE_EXECUTION)
-    marker = uuid.uuid4().hex
-    done = run_perflab(
-        "profile", "--native-command", "/bin/sh prog.sh ran-once", "--samples", "100", "--runs", "2",
+    profile_stopped(
+        tmp_path, "--native-command", "/bin/sh prog.sh ran-once", "--samples", "100", "--runs", "2",
         "--max-time", "6", "--timeout", "120", "--json", "out.json",
-        cwd=tmp_path, env={"HOSTILE_MARKER": marker}, timeout=100,
+        said="perflab: error: /bin/sh prog.sh ran-once: '/bin/sh' was stopped under perf: it outlasted the time "
+        "budget (--max-time 6 s); raise --max-time if it runs this long, else it hangs (the 1 run sampled until "
+        "then kept, marked partial)",
     )  # fmt: skip
-    assert done.returncode == 1, done.stderr
-    assert done.stderr.strip().endswith(
-        "perflab: error: /bin/sh prog.sh ran-once: '/bin/sh' was stopped under perf: it outlasted the time budget "
-        "(--max-time 6 s); raise --max-time if it runs this long, else it hangs (the 1 run sampled until then "
-        "kept, marked partial)"
-    ), done.stderr
     profile = Profile.load(tmp_path / "out.json")
     assert len(profile.runs) == 1 and profile.samples > 0
     assert "was stopped under perf" in profile.metadata["partial"]
-    assert processes_marked(marker) == []
 
 
 def test_a_program_stopped_before_its_first_run_writes_nothing_and_says_so(tmp_path):
-    marker = uuid.uuid4().hex
-    done = run_perflab(
-        "profile", "--native-command", "sleep 600", "--max-time", "1", "--timeout", "120", "--json", "out.json",
-        cwd=tmp_path, env={"HOSTILE_MARKER": marker}, timeout=100,
+    profile_stopped(
+        tmp_path, "--native-command", "sleep 600", "--max-time", "1", "--timeout", "120", "--json", "out.json",
+        said="perflab: error: sleep 600: 'sleep' was stopped under perf: it outlasted the time budget "
+        "(--max-time 1 s); raise --max-time if it runs this long, else it hangs (no run was finished: nothing "
+        "is written)",
     )  # fmt: skip
-    assert done.returncode == 1, done.stderr
-    assert done.stderr.strip().endswith(
-        "perflab: error: sleep 600: 'sleep' was stopped under perf: it outlasted the time budget (--max-time 1 s); "
-        "raise --max-time if it runs this long, else it hangs (no run was finished: nothing is written)"
-    ), done.stderr
     assert not (tmp_path / "out.json").exists()
-    assert processes_marked(marker) == []
 
 
 def test_perf_script_output_is_read_root_first_with_inlined_frames_in_their_library():
