@@ -13,7 +13,7 @@ from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, UNDECIDED
+from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, UNDECIDED
 from perflab.units import counted, format_percent, format_rate, format_time, format_times
 
 _VERDICT_STYLE = {
@@ -107,15 +107,18 @@ def _comparison(result: RunResult, comparison: CaseComparison | None) -> tuple[s
     style = _VERDICT_STYLE.get(shown.verdict, "")
     if shown.verdict == REPEAT_ONLY:  # the caution is long: it is written under the table
         return ratio, f"[{style}]{shown.verdict} (see note)[/]"
+    if shown.unchecked:  # as long: under the table too
+        verdict = f"[{style}]{escape(shown.verdict)}[/]" if style else escape(shown.verdict)
+        return ratio, f"{verdict} [yellow]({UNCHECKED}: see note)[/]"
     verdict = f"[{style}]{escape(shown.verdict)}[/]" if style else escape(shown.verdict)
     return ratio, verdict + (f" [dim]({escape(shown.detail)})[/]" if shown.detail else "")
 
 
 def _equivalence(result: RunResult, cell: Cell) -> str:
     verdict = result.equivalence_of(cell.case, cell.contender)
-    if verdict is None:
-        return ""
     label = escape(result.equivalence_label(cell.case, cell.contender))
+    if verdict is None:
+        return f"[yellow]{label}[/]" if label else ""
     if verdict.status == EQUIVALENT and result.equivalent(cell.case, cell.contender):
         return f"[green]{label}[/]" + (" [dim](note)[/]" if verdict.note else "")
     if verdict.status in (EQUIVALENT, *INVALID):  # invalid here, by fuzzing or by the reference's timing
@@ -165,8 +168,14 @@ def _notes(result: RunResult) -> list[str]:
                 f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
                 f"{escape(comparison.caution)} (its steady-state speedup is struck out)"
             )
-    for unchecked in result.metadata.get("unchecked", []):
-        lines.append(f"[yellow]unchecked[/] {escape(unchecked)}")
+    for comparison in result.comparisons:
+        unchecked = result.shown(comparison).unchecked
+        if unchecked:
+            lines.append(
+                f"[yellow]{UNCHECKED}[/] {escape(comparison.case)}/{escape(comparison.contender)}: {escape(unchecked)}"
+            )
+    for unchecked in result.metadata.get("unchecked", []):  # results written before comparisons carried it
+        lines.append(f"[yellow]{UNCHECKED}[/] {escape(unchecked)}")
     for contender in result.geometric_means:
         mean = result.mean_shown(contender)
         if mean is not None:
