@@ -6,6 +6,10 @@ import re
 
 import pytest
 from support.cli import run_perflab
+from support.hostile_files import HANGS_IN_THE_SECOND_WORKER
+from support.hostile_shared import profile_stopped
+
+from perflab.profile.model import Profile
 
 BENCH = """
 import perflab
@@ -73,3 +77,20 @@ def test_whole_programs_are_refused_in_one_line(tmp_path):
     result = run_perflab("profile", "--memory", "--", "python", "-c", "pass")
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "--memory profiles a benchmark's operation" in result.stderr
+
+
+def test_a_call_that_hangs_in_an_allocation_run_is_stopped_by_max_time_and_the_runs_before_are_kept(tmp_path):
+    """--max-time bounded nothing of --memory: a hung call waited --timeout (here 120 s). Now the
+    runs share the budget: the second run's worker is stopped when it is spent, named, and the
+    first run is written, marked partial; no process is left. About 6 s (the budget)."""
+    (tmp_path / "hangs.py").write_text(HANGS_IN_THE_SECOND_WORKER.format(after=30))
+    profile_stopped(
+        tmp_path, "hangs.py", "--memory", "--runs", "2", "--max-time", "6", "--timeout", "120", "--json", "out.json",
+        said="perflab: error: SMALL/hangs: stopped while profiling its allocations: it outlasted the time budget "
+        "(--max-time 6 s); raise --max-time if its calls take this long, else a call hangs (the 1 run sampled "
+        "until then kept, marked partial)",
+    )  # fmt: skip
+    assert len((tmp_path / "workers.txt").read_text().split()) == 2  # the second run's worker hung
+    profile = Profile.load(tmp_path / "out.json")
+    assert len(profile.runs) == 1
+    assert profile.metadata["partial"].startswith("SMALL/hangs: stopped while profiling its allocations")

@@ -5,8 +5,11 @@ import textwrap
 
 import pytest
 from support.cli import run_perflab
-from support.hostile_files import HANGS
+from support.hostile_files import HANGS, HANGS_IN_THE_SECOND_WORKER
+from support.hostile_shared import profile_stopped
 from support.profile_cli_shared import BENCH, PROFILE_QUICK, bench, check_line_profile  # noqa: F401 - fixtures are found by name
+
+from perflab.profile.model import Profile
 
 EVIL_BENCH = """
     import perflab
@@ -174,5 +177,27 @@ def test_a_set_up_that_hangs_is_stopped_by_max_time_not_timeout(tmp_path):
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip().endswith(
         "perflab: error: SMALL/hangs: stopped while setting it up for profiling: it outlasted the time budget "
-        "(--max-time 3 s)"
+        "(--max-time 3 s); raise --max-time if its calls take this long, else a call hangs "
+        "(no run was finished: nothing is written)"
     ), result.stderr
+
+
+def test_a_call_that_hangs_inside_a_profiling_run_is_stopped_and_the_runs_before_are_kept_as_partial(tmp_path):
+    """A run once set up lasted until --timeout (here 120 s) when a call hung in it; now the budget
+    stops it (the run may take twice its 0.5 s first), names the contender, and the finished first
+    run is written, marked partial; no process is left. About 6 s quiet (run 1, then the 4 s budget
+    of the second worker), 10-20 s under heavy load."""
+    (tmp_path / "hangs.py").write_text(HANGS_IN_THE_SECOND_WORKER.format(after=100))
+    result = profile_stopped(
+        tmp_path, "hangs.py", "--sampler", "inprocess", "--samples", "200", "--runs", "2", "--rate", "200",
+        "--max-time", "4", "--timeout", "120", "--json", "out.json", "--html", "out.html",
+        said="perflab: error: SMALL/hangs: stopped while profiling it: it outlasted the time budget (--max-time 4 s); "
+        "raise --max-time if its calls take this long, else a call hangs (the 1 run sampled until then kept, "
+        "marked partial)",
+    )  # fmt: skip
+    assert len((tmp_path / "workers.txt").read_text().split()) == 2  # the second run's worker hung
+    profile = Profile.load(tmp_path / "out.json")
+    assert len(profile.runs) == 1 and profile.samples > 0
+    assert profile.metadata["partial"].startswith("SMALL/hangs: stopped while profiling it")
+    assert "partial: the session was cut short: SMALL/hangs" in (tmp_path / "out.html").read_text()
+    assert "partial" in result.stdout  # the terminal's header says so too

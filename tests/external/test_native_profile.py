@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 from support.cli import QUICK, run_perflab
+from support.hostile_shared import profile_stopped
 from support.native_programs import compile_cpp
 
 from perflab.profile.model import Profile
@@ -112,6 +113,41 @@ def test_missing_perf_is_said_with_the_fix(tmp_path, monkeypatch):
     done = run_perflab("profile", "--native-command", "true")
     assert done.returncode == 2
     assert "native profiles need Linux perf, which is not installed" in done.stderr
+
+
+# Busy ~0.3 s (samples for a whole first run); from its second execution on, hangs.
+HANGS_AFTER_ONE_EXECUTION = """
+if [ -e "$1" ]; then sleep 600; fi
+touch "$1"
+i=0; while [ "$i" -lt 200000 ]; do i=$((i + 1)); done
+"""
+
+
+def test_a_program_that_hangs_under_perf_is_stopped_by_max_time_and_the_runs_before_are_kept(tmp_path):
+    """--max-time bounded no perf record: a hung program waited --timeout (here 120 s). Now it is
+    stopped with perf when the budget is spent, named, and the first run is written, marked partial;
+    neither perf nor the program is left running. About 6 s (the budget)."""
+    (tmp_path / "prog.sh").write_text(HANGS_AFTER_ONE_EXECUTION)
+    profile_stopped(
+        tmp_path, "--native-command", "/bin/sh prog.sh ran-once", "--samples", "100", "--runs", "2",
+        "--max-time", "6", "--timeout", "120", "--json", "out.json",
+        said="perflab: error: /bin/sh prog.sh ran-once: '/bin/sh' was stopped under perf: it outlasted the time "
+        "budget (--max-time 6 s); raise --max-time if it runs this long, else it hangs (the 1 run sampled until "
+        "then kept, marked partial)",
+    )  # fmt: skip
+    profile = Profile.load(tmp_path / "out.json")
+    assert len(profile.runs) == 1 and profile.samples > 0
+    assert "was stopped under perf" in profile.metadata["partial"]
+
+
+def test_a_program_stopped_before_its_first_run_writes_nothing_and_says_so(tmp_path):
+    profile_stopped(
+        tmp_path, "--native-command", "sleep 600", "--max-time", "1", "--timeout", "120", "--json", "out.json",
+        said="perflab: error: sleep 600: 'sleep' was stopped under perf: it outlasted the time budget "
+        "(--max-time 1 s); raise --max-time if it runs this long, else it hangs (no run was finished: nothing "
+        "is written)",
+    )  # fmt: skip
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_perf_script_output_is_read_root_first_with_inlined_frames_in_their_library():

@@ -181,6 +181,7 @@ def test_a_target_crashing_mid_profile_keeps_the_partial_profile(bench, tmp_path
     )
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
-    assert "SIGABRT" in last and "runs sampled until then are kept" in last
+    assert "SIGABRT" in last and "sampled until then kept, marked partial" in last
     assert "heavy" in result.stdout
-    assert json.loads((tmp_path / "p.json").read_text())["runs"]
+    written = json.loads((tmp_path / "p.json").read_text())
+    assert written["runs"] and "SIGABRT" in written["metadata"]["partial"]

@@ -131,3 +131,38 @@ def processes_marked(marker: str) -> list[int]:
         if marker.encode() in environ and state != "Z" and int(pid) != os.getpid():
             found.append(int(pid))
     return found
+
+
+# Busy 1 ms a call (CPU-time samples see it); the second worker process to call the contender
+# hangs after {after} calls (the workers register in workers.txt beside the file), so a profile's
+# first run is finished and its second hangs inside the profiled calls, after its set-up.
+HANGS_IN_THE_SECOND_WORKER = """
+import os
+import time
+
+import perflab
+
+bench = perflab.Benchmark("hangs_later")
+WORKERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workers.txt")
+calls = 0
+
+
+@bench.case
+def SMALL():
+    return [3, 1, 2]
+
+
+@bench.contender
+def hangs(xs):
+    global calls
+    calls += 1
+    if calls == 1:
+        with open(WORKERS, "a") as workers:
+            workers.write(f"{{os.getpid()}}\\n")
+    if calls > {after} and len(open(WORKERS).read().split()) > 1:
+        time.sleep(3600)
+    end = time.perf_counter() + 0.001
+    while time.perf_counter() < end:
+        pass
+    return sorted(xs)
+"""

@@ -202,7 +202,7 @@ def test_a_first_call_within_a_few_times_the_timing_overhead_is_unresolvable_not
     msgspec = cell("msgspec", 33e-9, [400e-9, 410e-9, 450e-9], overhead=60e-9)
     assert caution(reference, msgspec, 33 / 1620) is None
     note = repeat_only_unchecked(reference, msgspec, 33 / 1620)
-    assert note.startswith("CASE/msgspec: first call unresolvable at this scale: its fastest first call (400 ns)")
+    assert note.startswith("first call unresolvable at this scale: its fastest first call (400 ns)")
     # A memo cache of the same operation: its first call does the whole work, far above the overhead.
     memo = cell("memo", 33e-9, [4.5e-6, 4.7e-6, 5.0e-6], overhead=60e-9)
     assert "repeat-only speed: 49.1x faster in the steady state" in caution(reference, memo, 33 / 1620)

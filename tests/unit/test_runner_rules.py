@@ -266,15 +266,15 @@ def test_a_run_too_short_to_check_for_repeat_only_speed_says_so_beside_the_speed
     short = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.1, **QUICK), ["x"], ["a", "b"])
     assert [len(short.cell("x", c).runs) for c in ("a", "b")] == [2, 2]
     assert short.comparisons[0].valid and short.comparisons[0].caution is None
-    assert short.metadata["unchecked"] == [
-        "x/b: not checked for repeat-only speed (a memo cache answering the timing loop's repeated input): "
+    assert short.comparisons[0].unchecked == (
+        "not checked for repeat-only speed (a memo cache answering the timing loop's repeated input): "
         "first calls of 2 processes on a side, 3 needed; raise --max-time"
-    ]
+    )
     long_enough = Lab(noisy(0.5, times={"a": 2e-6})).run(
         Settings(precision=0.01, min_rounds=1, max_time=0.2, **QUICK), ["x"], ["a", "b"]
     )
     assert min(len(long_enough.cell("x", c).runs) for c in ("a", "b")) >= 3
-    assert "unchecked" not in long_enough.metadata
+    assert long_enough.comparisons[0].unchecked is None
     assert "unchecked x/b: not checked for repeat-only speed" in shown(short)
 
 

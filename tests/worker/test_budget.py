@@ -74,6 +74,7 @@ def test_a_contender_hanging_in_its_profiling_set_up_is_stopped_and_the_other_si
     )
     outcomes = profile_group(sides, "SMALL", chosen)
     assert outcomes["hangs"].error == (
-        "SMALL/hangs: stopped while setting it up for profiling: it outlasted the time budget (--max-time 3 s)"
+        "SMALL/hangs: stopped while setting it up for profiling: it outlasted the time budget (--max-time 3 s); "
+        "raise --max-time if its calls take this long, else a call hangs"
     )
     assert outcomes["reference"].error is None and outcomes["reference"].profile.runs  # kept

@@ -121,7 +121,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             say(err, f"perflab demo: {name}: {error}")
             worst = max(worst, EXIT_FAILURES)
             continue
-        results_terminal.render(result, stdout_console())
+        results_terminal.render(result, stdout_console(), compact=True)  # the report holds the rest
         # A contender found not equivalent is what the demo is for (the report shows it); only
         # something that failed to run makes the demo fail.
         if result.interrupted or any(cell.error for cell in result.cells):

@@ -144,7 +144,8 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         type=seconds,
         default=300.0,
         metavar="SECONDS",
-        help=MAX_TIME_HELP + " (the profiling runs count; no worker's set-up may outlast it; default 300)",
+        help=MAX_TIME_HELP + " (the profiling runs count, --memory's and perf's too; a worker's set-up, or a run "
+        "past twice its duration, that outlasts it is stopped and what was sampled before is kept; default 300)",
     )
     timeout_option(parser)
 
@@ -266,7 +267,11 @@ def _profile_memory(
         raise UsageError("--memory needs memray, which is not installed: pip install 'perflab[memory]'")
     say(err, f"profiling the allocations of {name} / {case} / {contender} ...")
     settings = AllocationSettings(
-        view=args.memory_view, native=args.native, runs=args.runs or DEFAULT_MEMORY_RUNS, timeout=args.timeout
+        view=args.memory_view,
+        native=args.native,
+        runs=args.runs or DEFAULT_MEMORY_RUNS,
+        timeout=args.timeout,
+        max_time=args.max_time,
     )
     outcome = profile_allocations(str(path), case, contender, settings, name, lambda message: say(err, f"  {message}"))
     return report(outcome, views, err)
@@ -327,7 +332,9 @@ def after_run(
         if is_command(benchmark, cell.contender):  # a program: perf, not py-spy
             from perflab.profile.native_perf import NativeSettings
 
-            native = NativeSettings(samples=args.samples or DEFAULT_SAMPLES[False], timeout=args.timeout)
+            native = NativeSettings(
+                samples=args.samples or DEFAULT_SAMPLES[False], max_time=args.max_time, timeout=args.timeout
+            )
             outcome = native_profile.profile_contender(benchmark, cell.case, cell.contender, native, err)
         else:
             settings = ProfileSettings(

@@ -1,7 +1,9 @@
 """The run's time budget (``--max-time``) as a deadline a wait on a worker ends by, in every phase:
 no job of loading the file, an equivalence check or fuzzing may outlast the whole budget, the
-timing phase's workers (set-up and values) are stopped when its budget runs out, and a profiling
-worker may take no longer than the budget to set up (perflab.profile.session).
+timing phase's workers (set-up and values) are stopped when its budget runs out, a profiling
+worker may take no longer than the budget to set up, nor to finish a run once both the budget and
+twice the run's fixed duration are spent (perflab.profile.session), and an allocation profile's
+runs share one budget (perflab.profile.allocations).
 
 A contender that hangs is then stopped within the budget of the phase it hangs in (not after
 ``--timeout``, which bounds one wait and defaults to a minute), and the message names what it was

@@ -23,9 +23,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Protocol, overload
+from typing import Any, Literal, Protocol, cast, overload
 
 import perflab
 from perflab.bench.protocol import (
@@ -41,6 +41,7 @@ from perflab.bench.protocol import (
     OutputEvent,
     PackagesEvent,
     ProfileEvent,
+    ProfileJob,
     ReachEvent,
     SeedEvent,
     WorkEvent,
@@ -125,6 +126,7 @@ _DOING = {
     "packages": "reading the versions of the packages it imported",
     "time": "timing it",
     "profile": "profiling it",
+    "allocations": "profiling its allocations",
     "count": "counting",
     "reach": "tracing the functions it runs",
 }
@@ -148,6 +150,9 @@ class WorkerProcess:
         budget: Budget | None = None,
     ):
         self.timeout, self.budget, self.mode = timeout, budget, job["mode"]
+        # A profiling run's duration, fixed in its job.
+        self._duration = cast(ProfileJob, job)["duration"] if job["mode"] == "profile" else 0.0
+        self._requested = 0.0  # when the last command was sent (time.monotonic())
         self.outcome = JobOutcome()
         self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open for the worker's life, closed in close()
         self._buffer = b""
@@ -188,6 +193,7 @@ class WorkerProcess:
 
     def request_event(self, kind: str) -> dict[str, Any] | None:
         """Ask for one measurement ("warmup", "value", "profile"); its whole event, or None."""
+        self._requested = time.monotonic()
         if not self.outcome.ok or not self._send(Command(do=kind)):
             self.wait_for(kind)  # collects the reason the worker is gone
             return None
@@ -215,9 +221,14 @@ class WorkerProcess:
             return False
 
     def _next_event(self, deadline: float, kind: str) -> dict[str, Any] | None:
-        budget = self.budget if self.budget is not None and self.budget.ends < deadline else None
-        if self.mode == "profile" and kind != "ready":
-            budget = None  # once set up, a profiling run lasts the duration its job fixed (within timeout)
+        budget = self.budget
+        if budget is not None and self.mode == "profile" and kind != "ready":
+            # Once set up, a profiling run lasts the duration its job fixed even past the budget;
+            # one that outlasts twice that and a second (the last calls and the stacks' transfer
+            # under load), as a call that hangs does, is then stopped by the budget.
+            budget = replace(budget, ends=max(budget.ends, self._requested + 2 * self._duration + 1))
+        if budget is not None and budget.ends >= deadline:
+            budget = None
         while b"\n" not in self._buffer:
             remaining = (budget.ends if budget else deadline) - time.monotonic()
             chunk = self._read_chunk(remaining) if remaining > 0 else None
@@ -306,12 +317,15 @@ def run_job(
     python: str = sys.executable,
     hash_seed: str | None = None,
     start: StartWorker = WorkerProcess,
-    budget: float | None = None,
+    budget: float | Budget | None = None,
 ) -> JobOutcome:
     """Run a one-shot job (such as an equivalence check) to completion in a worker from ``start``;
     ``hash_seed``: the worker's PYTHONHASHSEED (None: inherited); ``budget``: the run's --max-time,
-    which the job may not outlast (None: only ``timeout`` bounds it)."""
-    worker = start(job, timeout, python, hash_seed, None if budget is None else Budget.starting_now(budget))
+    which the job may not outlast, from now or (a Budget) from when it started (None: only
+    ``timeout`` bounds it)."""
+    if isinstance(budget, (int, float)):
+        budget = Budget.starting_now(budget)
+    worker = start(job, timeout, python, hash_seed, budget)
     try:
         worker.wait_for("done")
     finally:  # also on Ctrl-C: never leave a worker behind

@@ -440,11 +440,10 @@ def _finish(result: RunResult, settings: Settings) -> None:
                 estimates.verdict(comparison.ratio.value, p_adjusted, settings.alpha, settings.min_effect),
                 valid=valid,
                 caution=caution(reference, cell, comparison.ratio.value),
+                # A short run: said, so that a memo cache's speedup is not taken for checked.
+                unchecked=repeat_only_unchecked(reference, cell, comparison.ratio.value) if valid else None,
             )
         )
-        unchecked = repeat_only_unchecked(reference, cell, comparison.ratio.value) if valid else None
-        if unchecked:  # a short run: said, so that a memo cache's speedup is not taken for checked
-            result.metadata.setdefault("unchecked", []).append(unchecked)
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = estimates.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender]

@@ -79,12 +79,11 @@ def repeat_only_unchecked(reference: Cell, cell: Cell, ratio: float) -> str | No
     fewest = min(len(calls) for calls in _first_calls(reference, cell))
     if fewest < MIN_FIRST_CALLS:
         return (
-            f"{cell.case}/{cell.contender}: not checked for repeat-only speed (a memo cache answering the "
+            "not checked for repeat-only speed (a memo cache answering the "
             f"timing loop's repeated input): first calls of {fewest} process{'es' * (fewest != 1)} on a side, "
             f"{MIN_FIRST_CALLS} needed; raise --max-time"
         )
-    unresolvable = _unresolvable(cell)
-    return f"{cell.case}/{cell.contender}: {unresolvable}" if unresolvable else None
+    return _unresolvable(cell)
 
 
 def _unresolvable(cell: Cell) -> str | None:

@@ -21,11 +21,12 @@ from typing import Any
 from perflab.analysis.intervals import one_sample
 from perflab.bench.protocol import allocations_job
 from perflab.measure import metadata
+from perflab.measure.budget import Budget
 from perflab.measure.launcher import run_job
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
-from perflab.profile.session import ProfileOutcome
+from perflab.profile.session import ProfileOutcome, stopped_because
 from perflab.profile.settings import DEFAULT_MEMORY_RUNS, MEMORY_VIEWS
 from perflab.results.quantities import Interval
 
@@ -45,6 +46,7 @@ class AllocationSettings:
     runs: int = DEFAULT_MEMORY_RUNS
     loops: int | None = None  # calls per run; None: as many as take VALUE_TIME untracked
     timeout: float = 60.0  # seconds a run may take
+    max_time: float | None = None  # seconds all runs may take (--max-time); None: ``timeout`` per run only
     python: str = sys.executable
     sys_path: list[str] = field(default_factory=list)  # imported first: a revision's worktree
 
@@ -71,15 +73,17 @@ def profile_allocations(
     outcome = ProfileOutcome(profile)
     project = project_root(file)
     loops = settings.loops
+    # One budget for all runs: a call that hangs is stopped when it is spent, the runs before kept.
+    budget = Budget.starting_now(settings.max_time) if settings.max_time is not None else None
     try:
         for _ in range(settings.runs):
             job = allocations_job(
                 file, contender, settings.sys_path, case, loops, VALUE_TIME, WARMUP_CALLS, settings.native
             )
-            reply = run_job(job, settings.timeout, settings.python)
+            reply = run_job(job, settings.timeout, settings.python, budget=budget)
             events = reply.of("allocations")
             if not events:
-                outcome.error = reply.error or "the worker reported no allocations"
+                outcome.error = stopped_because(reply, case, contender) or "the worker reported no allocations"
                 break
             event = events[0]
             loops = event["loops"]  # the first run's calibration: every run makes the same calls

@@ -11,10 +11,12 @@ Labels are ``symbol (library)``, the layout of native frames in py-spy's output.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -46,13 +48,23 @@ class NativeProfilerUnavailable(Exception):
     """perf is missing or not permitted here; the message says how to fix it."""
 
 
+class ProgramStopped(Exception):
+    """The program outlasted --max-time or --timeout under perf and was stopped (with perf); the
+    message says which, ``profile`` holds the runs recorded before it (the stopped record's samples
+    are not kept: a killed perf leaves no readable data)."""
+
+    def __init__(self, message: str, profile: Profile):
+        super().__init__(message)
+        self.profile = profile
+
+
 @dataclass(frozen=True)
 class NativeSettings:
     samples: int = DEFAULT_SAMPLES[False]  # over all runs
     runs: int = PERF_RUNS
     rate: int = DEFAULT_RATE
     call_graph: str = "dwarf"  # "fp" needs programs built with frame pointers
-    max_time: float = 300.0  # seconds for all runs
+    max_time: float = 300.0  # seconds for all runs (a record started within them may finish its expected time)
     timeout: float = 60.0  # seconds one run of the program may take
 
 
@@ -111,7 +123,9 @@ def profile_command(
 ) -> Profile:
     """Sample ``argv`` (run without a shell; ``stdin``: a file given on standard input) until
     ``settings.samples`` samples over at least ``settings.runs`` runs, or ``max_time``.
-    ``seconds_per_execution`` (the program's time, when measured before) sizes the first perf record."""
+    ``seconds_per_execution`` (the program's time, when measured before) sizes the first perf record.
+    A program still running when the budget is spent (and twice the time its record was expected to
+    take), or after ``timeout`` per execution, is stopped: ProgramStopped, with the runs before it."""
     if settings.call_graph not in CALL_GRAPHS:
         raise ValueError(f"call graph {settings.call_graph!r}: use one of {', '.join(CALL_GRAPHS)}")
     perf = check_perf()
@@ -135,7 +149,20 @@ def profile_command(
         executions = 0
         while sum(stacks.values()) < per_run and time.monotonic() < deadline:
             repeat = _repeat(per_run - sum(stacks.values()), per_execution)
-            got = _record_once(perf, argv, settings, stdin, env, cwd, repeat)
+            expected = repeat * per_execution / settings.rate if per_execution else 0.0
+            budget_left = max(deadline - time.monotonic(), 2 * expected + 1)
+            try:
+                got = _record_once(
+                    perf, argv, settings, stdin, env, cwd, repeat, min(settings.timeout * repeat, budget_left)
+                )
+            except subprocess.TimeoutExpired:
+                limit = (
+                    f"it outlasted the time budget (--max-time {settings.max_time:g} s); raise --max-time "
+                    "if it runs this long, else it hangs"
+                    if budget_left < settings.timeout * repeat
+                    else f"it did not finish within {settings.timeout:g} s (see --timeout)"
+                )
+                raise ProgramStopped(f"{argv[0]!r} was stopped under perf: {limit}", _finished(profile)) from None
             if not got:  # too short to be sampled even once: more runs will not help
                 break
             stacks.update(got)
@@ -152,6 +179,10 @@ def profile_command(
         per_call = sum(stacks.values()) / settings.rate / executions
         profile.metadata.setdefault("run_info", []).append({"executions": executions, "time_per_call": per_call})
         on_run(f"run {len(profile.runs)}: {sum(stacks.values())} samples")
+    return _finished(profile)
+
+
+def _finished(profile: Profile) -> Profile:
     profile.metadata["runs"], profile.metadata["samples"] = len(profile.runs), profile.samples
     return profile
 
@@ -172,8 +203,11 @@ def _record_once(
     env: dict[str, str] | None,
     cwd: str | None,
     repeat: int = 1,
+    limit: float | None = None,
 ) -> Counter[Stack]:
-    """``repeat`` executions of the program under one perf record, read back as stacks (root first)."""
+    """``repeat`` executions of the program under one perf record, read back as stacks (root first);
+    subprocess.TimeoutExpired once it runs ``limit`` seconds (default ``timeout`` per execution), and
+    then perf and the program are killed (their own process group: nothing is left running)."""
     with tempfile.TemporaryDirectory(prefix="perflab-perf-") as scratch:
         data = os.path.join(scratch, "perf.data")
         record = [perf, "record", "-q", "-e", "cpu-clock", "-F", str(settings.rate), "--call-graph"]
@@ -183,22 +217,23 @@ def _record_once(
         else:
             record += list(argv)
         with open(stdin or os.devnull, "rb") as given:
+            recording = subprocess.Popen(
+                record,
+                stdin=given,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **env} if env else None,
+                cwd=cwd,
+                start_new_session=True,
+            )
             try:
-                recorded = subprocess.run(
-                    record,
-                    stdin=given,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    env={**os.environ, **env} if env else None,
-                    cwd=cwd,
-                    # Each execution gets the per-run timeout, but a repeated record never outlasts the session.
-                    timeout=min(settings.timeout * repeat, max(settings.timeout, settings.max_time)),
-                )
-            except subprocess.TimeoutExpired:
-                raise NativeProfilerUnavailable(
-                    f"{argv[0]!r} did not finish within {settings.timeout:g} s under perf (see --timeout)"
-                ) from None
-        problem = recorded.stderr.decode("utf-8", "replace")
+                _, stderr = recording.communicate(timeout=settings.timeout * repeat if limit is None else limit)
+            finally:  # timed out or interrupted: perf and the program go together
+                if recording.poll() is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(recording.pid, signal.SIGKILL)
+                    recording.communicate()
+        problem = stderr.decode("utf-8", "replace")
         if "perf_event_paranoid" in problem or "Permission denied" in problem:
             raise NativeProfilerUnavailable(
                 "perf may not sample here (kernel.perf_event_paranoid); allow it with "

@@ -20,7 +20,7 @@ from typing import Any
 from perflab.bench.protocol import InProcessSampling, profile_job
 from perflab.measure import metadata
 from perflab.measure.budget import Budget
-from perflab.measure.launcher import Worker, WorkerProcess
+from perflab.measure.launcher import JobOutcome, Worker, WorkerProcess
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
@@ -219,7 +219,8 @@ def _one_run(
 ) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
     """(stacks of the operation, facts about the run, error) from one profiling worker
     (``worker``: one started ahead for this run, else a new one). A worker stopped by the budget
-    is named in the error, as timing names it."""
+    is named in the error, as timing names it: in its set-up, or in its run once that outlasts its
+    fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
     if worker is None:
         worker = _start_worker(file, case, contender, settings, sampler, seconds)
     recording = None
@@ -228,8 +229,7 @@ def _one_run(
     try:
         ready = worker.wait_for("ready")
         if ready is None:
-            error = worker.outcome.error
-            return None, {}, f"{case}/{contender}: {error}" if worker.outcome.over_budget else error
+            return None, {}, stopped_because(worker.outcome, case, contender)
         target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
         if target_cpu is not None:
             with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
@@ -261,7 +261,7 @@ def _one_run(
                 recording.stop()
         outcome = worker.close()
     if raw is None:
-        return None, {}, outcome.error
+        return None, {}, stopped_because(outcome, case, contender)
     trimmed = trim_to_operation(raw)
     stacks = normalize_stacks(trimmed.stacks, path_roots(project, ready["paths"]))
     values = [v for event in outcome.of("profile") for v in event["values"]]
@@ -273,7 +273,14 @@ def _one_run(
         "loops": ready["loops"],
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
     }
-    return stacks, info, outcome.error
+    return stacks, info, stopped_because(outcome, case, contender)
+
+
+def stopped_because(outcome: JobOutcome, case: str, contender: str) -> str | None:
+    """The error a profiling worker ended with; one stopped by the budget is named, with what to do."""
+    if not outcome.over_budget:
+        return outcome.error
+    return f"{case}/{contender}: {outcome.error}; raise --max-time if its calls take this long, else a call hangs"
 
 
 def _start_worker(

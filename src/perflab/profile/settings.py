@@ -70,8 +70,9 @@ class ProfileSettings:
     spare_cpu: bool | None = None
     max_time: float = 300.0  # seconds for the whole session
     timeout: float = 60.0  # seconds a worker may take to set up
-    # --max-time: a worker still setting up this many seconds after it started is stopped
-    # (perflab.measure.budget), so a hanging set-up does not wait ``timeout``; None: ``timeout`` only.
+    # --max-time: a worker still setting up, or still in its run past both this many seconds after
+    # it started and twice the run's duration (a call that hangs), is stopped (perflab.measure.budget),
+    # so a hang does not wait ``timeout``; None: ``timeout`` only.
     # Per worker, not per session: a session's later runs start after its earlier ones.
     budget: float | None = None
     value_time: float = 0.005  # seconds per batch of calls inside measured_region

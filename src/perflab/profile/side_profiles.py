@@ -143,6 +143,8 @@ def _profile_program(
         profile = native_perf.profile_command(
             command.argv, native, command.stdin, command.env, command.cwd, seconds_per_execution=seconds_per_execution
         )
+    except native_perf.ProgramStopped as stopped:
+        return ProfileOutcome(stopped.profile, error=f"{case}/{side.contender}: {stopped}")
     except (native_perf.NativeProfilerUnavailable, BenchmarkFileError, CommandError, OSError) as error:
         return ProfileOutcome(Profile(), error=str(error))
     except KeyboardInterrupt:

@@ -32,6 +32,13 @@ IN_PROCESS_NOTE = (
 )
 
 
+# What benchmark.compare does not check of a speedup: outputs are compared on the test's one set of
+# arguments, which every timed call then repeats, so a memo cache would pass as a speedup.
+COMPARE_UNCHECKED = (
+    "outputs compared on the test's arguments only, each timed call repeats them: not checked for repeat-only speed"
+)
+
+
 def benchmark_name(test_file: str, rootdir: Path) -> str:
     path = Path(test_file)
     with contextlib.suppress(ValueError):
@@ -94,6 +101,7 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                         outcome.p_adjusted,
                         outcome.verdict,
                         valid=True,
+                        unchecked=COMPARE_UNCHECKED,
                     )
                 )
     return result
@@ -233,7 +241,9 @@ def summary_lines(records: list[Record]) -> list[str]:
             if outcome is not None and outcome.comparison is not None:
                 # Not equivalent outputs fail the test before this: only valid comparisons get here.
                 p_adjusted = 1.0 if outcome.p_adjusted is None else outcome.p_adjusted
-                shown = show(outcome.comparison.ratio, outcome.verdict or "", p_adjusted, None, None)
+                shown = show(
+                    outcome.comparison.ratio, outcome.verdict or "", p_adjusted, None, None, unchecked=COMPARE_UNCHECKED
+                )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)
     return lines

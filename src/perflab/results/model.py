@@ -16,7 +16,7 @@ from typing import Any
 from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 from perflab.results.quantities import CellEstimates, Comparison, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, Shown, show, show_memory
+from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, Shown, show, show_memory
 from perflab.units import format_ratio
 
 SCHEMA = "perflab.results/2"
@@ -99,6 +99,8 @@ FUZZING_CASE = "fuzzing"  # the case of equivalence entries found on generated i
 # The label of an equivalent verdict no fuzzing backs: the outputs agree on the declared cases,
 # which may not expose a difference (sorted(set(x)) and list(set(x)) agree on sorted small ints).
 DECLARED_ONLY = "equal on declared cases"
+# Why the ratio of a contender with no equivalence verdict on its case is unchecked.
+NEVER_COMPARED = "its output was never compared with the reference's"
 
 
 @dataclass
@@ -113,6 +115,9 @@ class CaseComparison:
     # Why the ratio is not the figure varied inputs would see, though outputs agree (e.g. a memo
     # cache: the steady state is far faster than a first call); None: nothing to say.
     caution: str | None = None
+    # What could not be checked of a valid ratio (too few processes timed a first call to judge
+    # repeat-only speed; a first call too short to resolve); None: nothing.
+    unchecked: str | None = None
 
 
 @dataclass
@@ -154,11 +159,11 @@ class RunResult:
         agree), "equal on declared cases" (equivalent there, not fuzzed: revisions, interpreters, or
         fuzzing failed to run),
         "reference", an invalid status in capitals (with where it was found when not on this case:
-        "(fuzzing)", "(reference)"), or another status ("error", "skipped"); "" when nothing was
-        checked."""
+        "(fuzzing)", "(reference)"), or another status ("error", "skipped"); "unchecked" for a
+        compared contender whose output was never checked; "" when there is nothing to check."""
         verdict = self.equivalence_of(case, contender)
         if verdict is None:
-            return ""
+            return UNCHECKED if self._compared(case, contender) else ""
         fuzzed = self.equivalence_of(FUZZING_CASE, contender)
         if self.equivalent(case, contender) and (fuzzed is None or fuzzed.status != EQUIVALENT):
             return DECLARED_ONLY
@@ -188,12 +193,33 @@ class RunResult:
                 return comparison.caution
         return None
 
+    def _compared(self, case: str, contender: str) -> bool:
+        return any((c.case, c.contender) == (case, contender) for c in self.comparisons)
+
+    def unchecked_of(self, comparison: CaseComparison) -> str | None:
+        """What the ratio of ``comparison`` rests on that was not checked, or None."""
+        if self.equivalence_of(comparison.case, comparison.contender) is None:
+            return NEVER_COMPARED
+        return comparison.unchecked
+
+    def unchecked_on(self, case: str, contender: str) -> str | None:
+        """``unchecked_of`` the comparison of ``contender`` on ``case`` (None: none, or the reference)."""
+        for comparison in self.comparisons:
+            if (comparison.case, comparison.contender) == (case, contender):
+                return self.unchecked_of(comparison)
+        return None
+
     def shown(self, comparison: CaseComparison) -> Shown:
-        """The verdict of ``comparison`` and the strings every output shows for it."""
+        """The verdict of ``comparison`` and the strings every output shows for it. A contender
+        whose output was never checked is not invalid (nothing showed it differs): its ratio
+        counts, with the note that it is unchecked."""
         ratio = comparison.comparison.ratio
+        unchecked = self.unchecked_of(comparison)
         reason = None if comparison.valid else self.invalid_reason(comparison.case, comparison.contender)
-        invalid = None if comparison.valid else (reason or NOT_EQUIVALENT)
-        return show(ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution)
+        invalid = (
+            None if comparison.valid or (unchecked == NEVER_COMPARED and reason is None) else (reason or NOT_EQUIVALENT)
+        )
+        return show(ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution, unchecked=unchecked)
 
     def memory_shown(self, comparison: CaseComparison) -> Shown | None:
         """The comparison's memory verdict: bytes allocated per call against the reference's
@@ -215,9 +241,10 @@ class RunResult:
         names them fastest."""
         found: dict[str, str] = {}
         for comparison in self.comparisons:  # invalid is said before repeat-only, as in ``shown``
-            if not comparison.valid:
+            verdict = self.shown(comparison).verdict
+            if verdict == INVALID_VERDICT:
                 found[comparison.contender] = INVALID_VERDICT
-            elif comparison.caution:
+            elif verdict == REPEAT_ONLY:
                 found.setdefault(comparison.contender, REPEAT_ONLY)
         for entry in self.equivalence:
             if entry.contender != self.reference and self.invalid_reason(entry.case, entry.contender):
@@ -241,7 +268,10 @@ class RunResult:
             return None
         text = format_ratio(mean.value, mean.low, mean.high)
         struck = self.struck().get(contender)
-        return text if struck is None else f"{text} (includes {struck} cases: it does not count)"
+        if struck is not None:
+            return f"{text} (includes {struck} cases: it does not count)"
+        mine = [c for c in self.comparisons if c.contender == contender]
+        return f"{text} (includes {UNCHECKED} cases)" if any(self.unchecked_of(c) for c in mine) else text
 
     @property
     def failures(self) -> list[str]:

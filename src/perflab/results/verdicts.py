@@ -12,6 +12,9 @@ comparison of a contender with the reference reads, first match wins:
 
 The ratio of the first two is struck out: it does not count, and a headline never names such a
 contender fastest. The ratio itself is always written the same way (perflab.units.format_ratio).
+A ratio that counts but rests on something not checked (its output never compared with the
+reference's; too short a run to check for repeat-only speed) carries an "unchecked" note in its
+detail, so that no output presents it as a plain, checked speedup.
 
 Beside it, with ``--metric memory``, a comparison of bytes allocated per call (``show_memory``):
 more memory, less memory, or no difference beyond the spread of the processes.
@@ -28,6 +31,7 @@ from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER, Interval, 
 from perflab.units import MEMORY_WORDS, format_ratio
 
 INVALID, REPEAT_ONLY, UNDECIDED = "invalid", "repeat-only", "undecided"
+UNCHECKED = "unchecked"  # the note of a ratio that rests on something not checked
 # Every verdict a comparison can show, in the order above (renderers style them by these names).
 VERDICTS = (INVALID, REPEAT_ONLY, UNDECIDED, FASTER, SLOWER, NO_DIFFERENCE)
 TOO_FEW_ROUNDS = "too few rounds for an interval"
@@ -44,6 +48,7 @@ class Shown:
     detail: str | None  # why: the invalid status, the caution, the missing interval, or the adjusted p-value
     ratio: str  # the quantity as every output writes it: '1.39x faster [1.35x, 1.43x]'
     struck: bool  # the ratio does not count (invalid, repeat-only)
+    unchecked: str | None = None  # what a ratio that counts rests on unchecked (also in ``detail``)
 
     @property
     def text(self) -> str:
@@ -51,7 +56,13 @@ class Shown:
         return self.verdict if self.detail is None else f"{self.verdict} ({self.detail})"
 
     def to_json(self) -> dict[str, object]:
-        return {"verdict": self.verdict, "detail": self.detail, "ratio": self.ratio, "struck": self.struck}
+        return {
+            "verdict": self.verdict,
+            "detail": self.detail,
+            "ratio": self.ratio,
+            "struck": self.struck,
+            "unchecked": self.unchecked,
+        }
 
 
 def show(
@@ -61,22 +72,27 @@ def show(
     invalid_reason: str | None,
     caution: str | None,
     no_interval: str = TOO_FEW_ROUNDS,
+    unchecked: str | None = None,
 ) -> Shown:
     """What a comparison of times says. ``ratio``: time of the contender / time of the reference;
     ``verdict``: perflab.analysis.estimates.verdict's; ``invalid_reason``: the status that makes the
     ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing);
-    ``no_interval``: why a ratio without an interval has none (it is then undecided)."""
+    ``no_interval``: why a ratio without an interval has none (it is then undecided);
+    ``unchecked``: what the ratio rests on that was not checked (None: nothing)."""
     text = format_ratio(ratio.value, ratio.low, ratio.high)
     if invalid_reason is not None:
         return Shown(INVALID, invalid_reason, text, True)
     if caution:
         return Shown(REPEAT_ONLY, caution, text, True)
+    detail: str | None = None
     if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
-        return Shown(UNDECIDED, no_interval, text, False)
-    if verdict in (FASTER, SLOWER):
-        return Shown(verdict, None, text, False)
-    # Say why there is none: not significant after the correction, or smaller than the minimum effect.
-    return Shown(verdict, f"p={p_adjusted:.2g}", text, False)
+        verdict, detail = UNDECIDED, no_interval
+    elif verdict not in (FASTER, SLOWER):
+        # Say why there is none: not significant after the correction, or smaller than the minimum effect.
+        detail = f"p={p_adjusted:.2g}"
+    if unchecked:
+        detail = "; ".join(part for part in (detail, f"{UNCHECKED}: {unchecked}") if part)
+    return Shown(verdict, detail, text, False, unchecked)
 
 
 def show_memory(contender: Sequence[float], reference: Sequence[float], min_effect: float) -> Shown:

@@ -159,14 +159,12 @@ def _shown(
     a: RunResult, b: RunResult, row: CellComparison, ratio: Interval, verdict: str, p: float, no_interval: str
 ) -> Shown:
     """A contender that does not do what the reference does, or is fast on repeated calls only, in
-    either run is struck out; the caution says in which run."""
+    either run is struck out; the caution says in which run, as the unchecked note does."""
     invalid = a.invalid_reason(row.case, row.contender) or b.invalid_reason(row.case, row.contender)
-    cautions = [
-        f"in {side}: {caution}"
-        for side, run in (("A", a), ("B", b))
-        if (caution := run.caution_of(row.case, row.contender))
-    ]
-    return show(ratio, verdict, p, invalid, "; ".join(cautions) or None, no_interval)
+    sides = (("A", a), ("B", b))
+    cautions = [f"in {side}: {caution}" for side, run in sides if (caution := run.caution_of(row.case, row.contender))]
+    unchecked = [f"in {side}: {note}" for side, run in sides if (note := run.unchecked_on(row.case, row.contender))]
+    return show(ratio, verdict, p, invalid, "; ".join(cautions) or None, no_interval, "; ".join(unchecked) or None)
 
 
 def one_invocation(a: RunResult, b: RunResult) -> bool:

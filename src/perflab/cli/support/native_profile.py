@@ -79,7 +79,7 @@ def _profile(
     env: dict[str, str] | None = None,
     cwd: str | None = None,
 ) -> ProfileOutcome:
-    from perflab.profile.native_perf import NativeProfilerUnavailable, profile_command
+    from perflab.profile.native_perf import NativeProfilerUnavailable, ProgramStopped, profile_command
     from perflab.profile.session import ProfileOutcome
 
     say(err, f"profiling {shlex.join(argv)} with perf ...")
@@ -87,5 +87,9 @@ def _profile(
         profile = profile_command(argv, settings, stdin, env, cwd, on_run=lambda message: say(err, f"  {message}"))
     except NativeProfilerUnavailable as error:
         raise UsageError(str(error)) from None
+    except ProgramStopped as stopped:
+        stopped.profile.metadata.update(subject)
+        named = "/".join(subject[key] for key in ("case", "contender") if key in subject)
+        return ProfileOutcome(stopped.profile, error=f"{named}: {stopped}")
     profile.metadata.update(subject)
     return ProfileOutcome(profile)

@@ -18,6 +18,7 @@ from perflab.cli.support.options import (
     write_output,
 )
 from perflab.option_types import whole_number
+from perflab.units import counted
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -173,6 +174,8 @@ def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
     from perflab.render.terminal.console import stdout_console
 
     profile = outcome.profile
+    if outcome.error and profile.runs:  # every output of a profile cut short says so, and why
+        profile.metadata["partial"] = outcome.error
     shares = frame_shares(profile.runs)
     what_ifs, what_if_error = _what_ifs(profile, views.what_if)
     offload, offload_error = _offload(profile, views.offload)
@@ -187,7 +190,11 @@ def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
         say(err, "perflab: interrupted (the runs above were kept)")
         return EXIT_INTERRUPTED
     if outcome.error:
-        kept = f" (the {len(profile.runs)} runs sampled until then are kept)" if profile.runs else ""
+        kept = (
+            f" (the {counted(len(profile.runs), 'run')} sampled until then kept, marked partial)"
+            if profile.runs
+            else " (no run was finished: nothing is written)"
+        )
         say(err, f"perflab: error: {outcome.error}{kept}")
         return EXIT_FAILURES
     if what_if_error:

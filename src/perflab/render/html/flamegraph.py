@@ -113,6 +113,8 @@ def _meta_lines(profile: Profile) -> list[str]:
         f"sampler {describe_sampling(m)}",
         f"Python {python.get('version', '?')} {python.get('implementation', '')}: {python.get('build', '')}",
     ]
+    if m.get("partial"):
+        lines.append(f"partial: the session was cut short: {m['partial']}")
     if m.get("sampler_reason"):
         lines.append(f"fallback sampler because {m['sampler_reason']}")
     return lines

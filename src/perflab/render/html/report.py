@@ -34,7 +34,7 @@ from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, REPEAT_ONLY, SAME_MEMORY, UNDECIDED
-from perflab.units import format_ratio, format_time, format_times
+from perflab.units import format_time, format_times
 
 # The style of each verdict: invalid and repeat-only have colours of their own (never that of
 # "slower": a contender that computes something else is not slower, its ratio does not count).
@@ -95,7 +95,7 @@ def _headline(result: RunResult) -> dict[str, Any]:
     if counted:
         best, mean = min(counted.items(), key=lambda item: item[1].value)
         kind = "fastest" if mean.high < 1 else "slower" if mean.low > 1 else "same"
-        said.update(kind=kind, best=best, speed=format_ratio(mean.value, mean.low, mean.high))
+        said.update(kind=kind, best=best, speed=result.mean_shown(best))  # qualified if it includes unchecked cases
     said["struck"] = [
         (verdict, css, names)
         for verdict, css in ((INVALID_VERDICT, "invalid"), (REPEAT_ONLY, "caution"))

@@ -71,6 +71,8 @@ def _header(profile: Profile) -> str:
             f"  {counted(profile.samples, 'sample')} of the operation in {counted(len(profile.runs), 'run')} "
             "(fresh processes)"
         )
+    if m.get("partial"):
+        lines.append(f"  [yellow]partial[/]: the session was cut short: {escape(str(m['partial']))}")
     if m.get("sampler_reason"):
         lines.append(f"  [yellow]fallback sampler[/] because {escape(str(m['sampler_reason']))}")
     times = [info["time_per_call"] for info in m.get("run_info", []) if info.get("time_per_call")]

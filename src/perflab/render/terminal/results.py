@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -13,7 +14,7 @@ from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import FASTER, SLOWER, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, UNDECIDED
+from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, UNDECIDED
 from perflab.units import counted, format_percent, format_rate, format_time, format_times
 
 _VERDICT_STYLE = {
@@ -25,7 +26,13 @@ _VERDICT_STYLE = {
 }
 
 
-def render(result: RunResult, console: Console) -> None:
+_COMPACT_NOTE = 200  # characters of a difference a compact view keeps (a counterexample can be a whole document)
+
+
+def render(result: RunResult, console: Console, compact: bool = False) -> None:
+    """The table, then what needs attention. ``compact``: readable in 80 columns (``perflab demo``,
+    whose report holds the rest): no times, throughputs or process metrics, no vertical borders,
+    no "!" marks, and the notes that need attention only, each difference shortened."""
     columns = (
         "case",
         "contender",
@@ -37,7 +44,8 @@ def render(result: RunResult, console: Console) -> None:
     )
     comparisons = {(c.case, c.contender): c for c in result.comparisons}
     compared = {c.case for c in result.comparisons}
-    rows, previous_case = [], None
+    rows: list[tuple[str, ...]] = []
+    previous_case = None
     for cell in result.cells:
         rows.append(
             (
@@ -46,11 +54,20 @@ def render(result: RunResult, console: Console) -> None:
                 # With ratios to watch, the stopping rule leaves times as wide as they are: no '!' there.
                 _time(cell, None if cell.case in compared else result.settings["precision"]),
                 _throughput(cell, result.work.get(cell.case)),
-                *_comparison(result, comparisons.get((cell.case, cell.contender))),
+                *_comparison(result, comparisons.get((cell.case, cell.contender)), marked=not compact),
                 _equivalence(result, cell),
             )
         )
         previous_case = cell.case
+    table = _compact_table(result, rows) if compact else _table(result, columns, rows)
+    console.print(table)
+    if not compact:
+        process_metrics.render(result, console)  # command contenders: CPU time, memory, inner phase
+    for line in _notes(result, compact):
+        console.print(line, highlight=False)
+
+
+def _table(result: RunResult, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
     # A column empty on every row (no work declared, one contender: a pyperf script) is left out.
     kept = [index for index in range(len(columns)) if index < 3 or any(row[index] for row in rows)]
     table = Table(title=f"{escape(result.benchmark)} ({escape(result.file)})", title_justify="left")
@@ -58,10 +75,24 @@ def render(result: RunResult, console: Console) -> None:
         table.add_column(escape(columns[index]))
     for row in rows:
         table.add_row(*(row[index] for index in kept), end_section=False)
-    console.print(table)
-    process_metrics.render(result, console)  # command contenders: CPU time, memory, inner phase
-    for line in _notes(result):
-        console.print(line, highlight=False)
+    return table
+
+
+def _compact_table(result: RunResult, rows: list[tuple[str, ...]]) -> Table:
+    """Contender, ratio over its verdict, equivalence: 77 columns for the demo's longest names and
+    verdicts, each line whole; the case in the title when there is one."""
+    cases = {cell.case for cell in result.cells}
+    title = escape(result.benchmark) + (f", case {escape(next(iter(cases)))}" if len(cases) == 1 else "")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    if len(cases) > 1:
+        table.add_column("case")
+    table.add_column("contender", no_wrap=True)
+    table.add_column(f"vs {escape(result.reference)} [95% CI], verdict")
+    table.add_column("equivalence", max_width=16)  # "NOT EQUIVALENT (fuzzing)" wraps, the ratios need not
+    for case, contender, _, _, ratio, verdict, equivalence in rows:
+        compared = f"{ratio}\n{verdict}" if ratio else verdict
+        table.add_row(*([case] if len(cases) > 1 else []), contender, compared, equivalence)
+    return table
 
 
 def _time(cell: Cell, precision: float | None) -> str:
@@ -95,27 +126,31 @@ def _throughput(cell: Cell, work: list | None) -> str:
     return escape(f"{rate(median.value)} [{rate(median.high)}, {rate(median.low)}]")
 
 
-def _comparison(result: RunResult, comparison: CaseComparison | None) -> tuple[str, str]:
+def _comparison(result: RunResult, comparison: CaseComparison | None, marked: bool = True) -> tuple[str, str]:
+    """The ratio and the verdict; ``marked``: with "!" beside a ratio wider than the precision target."""
     if comparison is None:
         return "", ""
     shown = result.shown(comparison)
     ratio = escape(shown.ratio)
     if shown.struck:
         ratio = f"[dim strike]{ratio}[/]"
-    else:
+    elif marked:
         ratio = _mark_imprecise(ratio, comparison.comparison.ratio, result.settings["precision"])
     style = _VERDICT_STYLE.get(shown.verdict, "")
     if shown.verdict == REPEAT_ONLY:  # the caution is long: it is written under the table
         return ratio, f"[{style}]{shown.verdict} (see note)[/]"
+    if shown.unchecked:  # as long: under the table too
+        verdict = f"[{style}]{escape(shown.verdict)}[/]" if style else escape(shown.verdict)
+        return ratio, f"{verdict} [yellow]({UNCHECKED}: see note)[/]"
     verdict = f"[{style}]{escape(shown.verdict)}[/]" if style else escape(shown.verdict)
     return ratio, verdict + (f" [dim]({escape(shown.detail)})[/]" if shown.detail else "")
 
 
 def _equivalence(result: RunResult, cell: Cell) -> str:
     verdict = result.equivalence_of(cell.case, cell.contender)
-    if verdict is None:
-        return ""
     label = escape(result.equivalence_label(cell.case, cell.contender))
+    if verdict is None:
+        return f"[yellow]{label}[/]" if label else ""
     if verdict.status == EQUIVALENT and result.equivalent(cell.case, cell.contender):
         return f"[green]{label}[/]" + (" [dim](note)[/]" if verdict.note else "")
     if verdict.status in (EQUIVALENT, *INVALID):  # invalid here, by fuzzing or by the reference's timing
@@ -123,17 +158,22 @@ def _equivalence(result: RunResult, cell: Cell) -> str:
     return f"[dim]{label}[/]"
 
 
-def _notes(result: RunResult) -> list[str]:
+def _notes(result: RunResult, compact: bool = False) -> list[str]:
+    """What needs attention under the table; ``compact``: without the equivalence evidence, the
+    floor and outlier lines (the report has them), each difference shortened."""
     lines = []
     notes: dict[tuple[str, str], list[str]] = {}
     for verdict in result.equivalence:
         where = f"{escape(verdict.case)}/{escape(verdict.contender)}"
         if verdict.status in INVALID:
+            difference = verdict.difference or ""
+            if compact and len(difference) > _COMPACT_NOTE:
+                difference = difference[: _COMPACT_NOTE - 3] + "..."
             lines.append(
-                f"[bold red]{escape(verdict.status.upper())}[/] {where}: {escape(verdict.difference or '')} "
+                f"[bold red]{escape(verdict.status.upper())}[/] {where}: {escape(difference)} "
                 "(its speedup is not a valid result)"
             )
-        elif verdict.note:
+        elif verdict.note and not compact:
             notes.setdefault((verdict.contender, verdict.note), []).append(verdict.case)
     # Contenders with the same note on the same cases share one line (the demo's three JSON encoders
     # had the same fuzzing evidence, five lines long, three times).
@@ -146,7 +186,7 @@ def _notes(result: RunResult) -> list[str]:
     for cell in result.cells:
         where = f"{escape(cell.case)}/{escape(cell.contender)}"
         floor = floor_warning(cell)
-        if floor:
+        if floor and not compact:
             lines.append(f"[yellow]floor[/] {where}: {escape(floor)}")
         if cell.error:
             lines.append(f"[red]error[/] {where}: {escape(cell.error)}")
@@ -157,7 +197,7 @@ def _notes(result: RunResult) -> list[str]:
                 f"{where} {cell.estimates.outlier_values}/{cell.estimates.values} values, "
                 f"{cell.estimates.outlier_processes}/{cell.estimates.processes} processes"
             )
-    if outliers:
+    if outliers and not compact:
         lines.append("[dim]outliers beyond 3 IQR, kept in every estimate:[/] " + "; ".join(outliers))
     for comparison in result.comparisons:
         if comparison.caution and comparison.valid:
@@ -165,15 +205,21 @@ def _notes(result: RunResult) -> list[str]:
                 f"[yellow]repeat-only[/] {escape(comparison.case)}/{escape(comparison.contender)}: "
                 f"{escape(comparison.caution)} (its steady-state speedup is struck out)"
             )
-    for unchecked in result.metadata.get("unchecked", []):
-        lines.append(f"[yellow]unchecked[/] {escape(unchecked)}")
+    for comparison in result.comparisons:
+        unchecked = result.shown(comparison).unchecked
+        if unchecked:
+            lines.append(
+                f"[yellow]{UNCHECKED}[/] {escape(comparison.case)}/{escape(comparison.contender)}: {escape(unchecked)}"
+            )
+    for unchecked in result.metadata.get("unchecked", []):  # results written before comparisons carried it
+        lines.append(f"[yellow]{UNCHECKED}[/] {escape(unchecked)}")
     for contender in result.geometric_means:
         mean = result.mean_shown(contender)
         if mean is not None:
             lines.append(
                 f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: {escape(mean)}"
             )
-    lines.append(_precision_line(result))
+    lines.append(_precision_line(result, compact))
     for path in result.metadata.get("changed_during_run", []):
         lines.append(
             f"[bold red]{escape(path)} changed during the run[/]: workers of different rounds "
@@ -210,7 +256,9 @@ def _why_nothing_timed(result: RunResult) -> str:
     return "no contender could be timed"
 
 
-def _precision_line(result: RunResult) -> str:
+def _precision_line(result: RunResult, compact: bool = False) -> str:
+    """Whether the precision target was reached; ``compact``: without the cells that missed it
+    (every one, at a demo's budget) and the "!" marks, which a compact table does not show."""
     target = result.settings["precision"]
     measured = [c for c in result.cells if c.measured_runs()]
     missed = [c for c in measured if not c.target_reached]
@@ -228,6 +276,11 @@ def _precision_line(result: RunResult) -> str:
         return f"[yellow]nothing was timed[/] ({why})"
     if not missed:
         return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
+    if compact:
+        return (
+            f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {counted(len(missed), 'cell')} "
+            f"({summary}, budget {result.settings['max_time']:g} s)"
+        )
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
     return (
         f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
