@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 import pytest
-from support.cli import QUICK, load_json, run_perflab
+from support.cli import QUICK, VERDICT, load_json, run_perflab
 from support.git_repos import git_repository
 from support.paths import TESTS
 
@@ -85,7 +85,7 @@ def asv_repository(tmp_path):
 def test_compare_revisions_gives_a_verdict_on_an_asv_benchmark(asv_repository, tmp_path):
     out = tmp_path / "r.json"
     revisions = ["--rev", "HEAD~1", "--rev", "HEAD", "-b", "time_work"]
-    timing = [*QUICK, "--debug-rounds", "5", "--json", out, "--no-store"]
+    timing = [*VERDICT, "--json", out, "--no-store"]
     # cwd: the project importable, as asv's suites expect it installed
     result = run_perflab("compare", asv_repository / "asv.conf.json", *revisions, *timing, cwd=asv_repository)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -105,9 +105,7 @@ def test_check_fails_on_the_slower_revision_of_an_asv_suite(asv_repository):
         "HEAD~1",
         "-b",
         "time_work",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         "--no-store",
         cwd=asv_repository,
     )

@@ -6,7 +6,7 @@ import sys
 import time
 
 import pytest
-from support.cli import QUICK, load_json, run_perflab
+from support.cli import VERDICT, load_json, run_perflab
 from support.git_repos import git_repository
 from support.summary_tables import html_rows, markdown_rows, page_text
 
@@ -50,9 +50,7 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
         "--bad",
         "HEAD",
         history / "bench.py",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         "--json",
         out,
         "--markdown",
@@ -94,9 +92,7 @@ def test_no_regression_means_nothing_to_bisect(history):
         "--bad",
         "HEAD~4",
         history / "bench.py",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         timeout=300,
     )
     assert result.returncode == 2

@@ -3,7 +3,7 @@
 import subprocess
 
 import pytest
-from support.cli import QUICK, load_json, run_perflab
+from support.cli import QUICK, VERDICT, load_json, run_perflab
 from support.compare_shared import REPO_BENCH, SLOW_LIB, repository  # noqa: F401 - fixtures are found by name
 
 ID_CACHE = """
@@ -53,9 +53,7 @@ def test_contenders_compare_with_verdicts_and_markdown(tmp_path):
         "orjson",
         "--case",
         "NESTED",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         "--markdown",
         summary,
     )
@@ -76,9 +74,7 @@ def test_revisions_each_in_their_own_worktree(repository, tmp_path):
         "HEAD~1",
         "--rev",
         "HEAD",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         "--json",
         out,
     )
@@ -100,9 +96,7 @@ def test_uncommitted_changes_are_the_worktree_revision(repository, tmp_path):
         "HEAD",
         "--rev",
         "WORKTREE",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         "--json",
         out,
     )

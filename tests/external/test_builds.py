@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support.cli import QUICK, load_json, run_perflab
+from support.cli import QUICK, VERDICT, load_json, run_perflab
 from support.compiled_projects import c_extension_repository, cython_repository, rust_repository
 from support.external import skip_anywhere
 
@@ -56,7 +56,12 @@ def test_a_revision_that_does_not_compile_is_one_line_with_its_log(tmp_path, cac
 
 def _slower_revision(repo: Path, out: Path, *options: str) -> dict:
     """``compare --rev HEAD~1 --rev HEAD`` of a project whose HEAD loops three times; its result."""
-    revisions, verdict = ["--rev", "HEAD~1", "--rev", "HEAD"], [*QUICK, "--debug-rounds", "5"]
+    revisions, verdict = (
+        ["--rev", "HEAD~1", "--rev", "HEAD"],
+        [
+            *VERDICT,
+        ],
+    )
     bench = repo / "benchmarks" / "bench.py"
     result = run_perflab("compare", bench, *revisions, *options, *verdict, "--json", out, timeout=BUILDS_TIMEOUT)
     assert result.returncode == 0, result.stderr
@@ -100,7 +105,7 @@ def test_bisect_skips_a_commit_that_does_not_build_and_builds_log2_n_plus_2(tmp_
     repo = c_extension_repository(tmp_path / "repo", rounds=(1, 1, 1, 0, 1, 3, 3, 3))
     out = tmp_path / "bisect.json"
     bench = repo / "benchmarks" / "bench.py"
-    bisect = ["bisect", bench, "--good", "HEAD~7", "--bad", "HEAD", *QUICK, "--debug-rounds", "5", "--json", out]
+    bisect = ["bisect", bench, "--good", "HEAD~7", "--bad", "HEAD", *VERDICT, "--json", out]
     result = run_perflab(*bisect, cwd=repo, timeout=BUILDS_TIMEOUT)
     assert result.returncode == 0, result.stderr
     outcome = load_json(out)

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support.cli import QUICK, load_json, run_perflab
+from support.cli import QUICK, VERDICT, load_json, run_perflab
 from support.native_programs import compile_cpp
 
 from perflab.bench.commands import (
@@ -63,9 +63,7 @@ def test_commands_without_a_file_are_timed_interleaved_with_process_metrics(line
         "by-stdin",
         "--warmup",
         "1",
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
     )
     assert done.returncode == 0, done.stderr
     result = load_json(out)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from support.cli import QUICK, load_json, run_perflab
+from support.cli import VERDICT, load_json, run_perflab
 from support.compare_shared import REPO_BENCH, SLOW_LIB, repository  # noqa: F401 - fixtures are found by name
 
 
@@ -54,9 +54,7 @@ def test_the_same_benchmark_under_two_interpreters(repository, tmp_path):
         first,
         "--python",
         second,
-        *QUICK,
-        "--debug-rounds",
-        "5",
+        *VERDICT,
         "--json",
         out,
     )

@@ -141,9 +141,15 @@ def profile_operation(
                 planned_seconds = settings.effective_samples / (settings.min_runs * rate)
                 run_seconds = _first_run_seconds(settings, rate, achieved_rate)
                 continue
+            # An empty run after runs with samples is a loaded machine (CPU-time samples of a process
+            # that waited for a CPU all along), not a sampler that cannot see the operation: it is
+            # left out (a share of nothing is undefined) and the next run is lengthened.
+            empty_on_a_loaded_machine = run is not None and info["samples"] == 0 and profile.samples > 0
             if run is not None:
-                profile.runs.append(run)
                 sampled_seconds += run_seconds
+                if not empty_on_a_loaded_machine:
+                    profile.runs.append(run)
+                    profile.metadata.setdefault("run_info", []).append(info)
                 run_seconds = _next_run_seconds(
                     planned_seconds,
                     profile.samples / sampled_seconds,
@@ -151,15 +157,16 @@ def profile_operation(
                     settings.effective_samples - profile.samples,
                     settings.min_runs - len(profile.runs),
                 )
-                profile.metadata.setdefault("run_info", []).append(info)
                 on_run(
-                    f"run {len(profile.runs)}: {info['samples']} samples of the operation "
+                    "a run without samples of the operation (a loaded machine): left out, the next one longer"
+                    if empty_on_a_loaded_machine
+                    else f"run {len(profile.runs)}: {info['samples']} samples of the operation "
                     f"({profile.samples}/{settings.effective_samples})"
                 )
             if error:
                 outcome.error = error
                 break
-            if run is not None and info["samples"] == 0:
+            if run is not None and profile.samples == 0:
                 outcome.error = "the sampler collected no samples of the operation"
                 break
     except KeyboardInterrupt:
