@@ -1,8 +1,10 @@
-"""``perflab diff``: the differential profile of two saved profiles, time per call per call path."""
+"""``perflab diff``: the differential profile of two saved profiles, time (or, of allocation
+profiles, memory) per call per call path."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,14 +27,18 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser = add_verb(
         verbs,
         "diff",
-        "differential profile of two saved profiles: time per call per call path",
+        "differential profile of two saved profiles: time (allocation profiles: memory) per call per call path",
         "perflab profile bench.py --case C --contender a --json a.json",
         "perflab profile bench.py --case C --contender b --json b.json",
         "perflab diff a.json b.json --html diff.html",
+        "perflab profile bench.py --case C --contender b --memory --json b-memory.json   (and a's: bytes per call)",
     )
     parser.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
     parser.add_argument("after", help="profile B")
     output_option(parser, "--html", "the differential flame graph and both flame graphs")
+    output_option(
+        parser, "--json", "every call path's value per call on each side and the difference with its interval"
+    )
     allow_mismatch_option(parser)
     parser.set_defaults(handler=run)
 
@@ -44,9 +50,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.profile.side_profiles import CaseProfiles
     from perflab.render.html import report
     from perflab.render.terminal.console import SafeConsole
-    from perflab.units import format_time
 
-    check_outputs(args, "--html", inputs=(args.before, args.after))
+    check_outputs(args, "--html", "--json", inputs=(args.before, args.after))
     try:
         a, b = load_profile(args.before), load_profile(args.after)
         labels = (_profile_name(a.metadata, args.before), _profile_name(b.metadata, args.after))
@@ -61,9 +66,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
         change = node.b_self - node.a_self
         if change == 0:
             continue
+        total = node.difference
         out.print(
-            f"  {'+' if change >= 0 else '-'}{format_time(abs(change)):>9}  "
-            f"{' > '.join(parse_frame(p).name for p in node.path)}",
+            f"  {diff.signed(change):>10}  {' > '.join(parse_frame(p).name for p in node.path)}  (self; with what it "
+            f"calls {diff.signed(total.value)} [95% CI {diff.signed(total.low)}, {diff.signed(total.high)}])",
             markup=False,
         )
     for note in diff.notes:
@@ -72,6 +78,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         entry = CaseProfiles(str(a.metadata.get("case", "")), labels[0], labels[1], a, b, diff)
         page = report.render_profiles(entry, f"perflab diff: {labels[1]} vs {labels[0]}")
         write_output(args.html, page, "differential profile", err, shown=str(Path(args.html).resolve()))
+    if args.json:
+        write_output(args.json, json.dumps(diff.to_json(), indent=1), "differential profile", err)
     return EXIT_OK
 
 
