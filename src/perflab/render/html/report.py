@@ -28,7 +28,7 @@ from perflab.profile.diff import ProfileDiff
 from perflab.profile.frames import parse_frame
 from perflab.profile.side_profiles import CaseProfiles
 from perflab.render import cache_tables
-from perflab.render.html import flamegraph, templating
+from perflab.render.html import flamegraph, memory_sizes, templating
 from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
@@ -130,6 +130,7 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         "means": means,
         "chart": _ratio_chart(result),
         "distributions": _distributions(result),
+        "memory_sizes": memory_sizes.chart(result),
         "equivalence": _equivalence(result),
         "cache": {"tables": cache_tables.stored_tables(result), "title": cache_tables.TITLE, "note": cache_tables.NOTE},
         "profiles": [_profiles(index, k, entry) for k, entry in enumerate(section.profiles)],
