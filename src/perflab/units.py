@@ -119,4 +119,4 @@ def format_bytes(value: float) -> str:
     for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
         if abs(value) >= scale:
             return f"{value / scale:.3g} {unit}"
-    return f"{value:.3g} B"
+    return f"{value:.3g} B" if abs(value) < 1000 else f"{value:,.0f} B"  # 1000-1023: not '1e+03 B'

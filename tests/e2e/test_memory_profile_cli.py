@@ -3,6 +3,7 @@ options it refuses before anything runs."""
 
 import json
 import re
+from collections import Counter
 
 import pytest
 from support.cli import run_perflab
@@ -94,3 +95,29 @@ def test_a_call_that_hangs_in_an_allocation_run_is_stopped_by_max_time_and_the_r
     profile = Profile.load(tmp_path / "out.json")
     assert len(profile.runs) == 1
     assert profile.metadata["partial"].startswith("SMALL/hangs: stopped while profiling its allocations")
+
+
+def test_diff_of_two_allocation_profiles_is_in_bytes_per_call(tmp_path):
+    """``perflab diff`` of two saved allocation profiles (made here: their making is tested above and
+    in tests/worker): terminal, --json and --html in bytes per call, the sides' calls differing."""
+    sides = []
+    for name, stacks, loops in (
+        ("before", {("work (/x/lib.py:1)",): 100 * 1000}, 100),
+        ("after", {("work (/x/lib.py:1)",): 200 * 1000, ("work (/x/lib.py:1)", "pad (/x/lib.py:9)"): 200 * 4096}, 200),
+    ):
+        runs = [Counter(stacks)] * 2
+        info = [{"loops": loops, "allocated": sum(stacks.values())}] * 2
+        profile = Profile(
+            runs, {"sampler": "memray", "mode": "allocated", "native": False, "contender": name, "run_info": info}
+        )
+        profile.save(tmp_path / f"{name}.json")
+        sides.append(tmp_path / f"{name}.json")
+    done = run_perflab("diff", *sides, "--json", tmp_path / "diff.json", "--html", tmp_path / "diff.html")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(
+        "after vs before: bytes allocated per call 1,000 B -> 4.98 KiB (+4 KiB, 95% CI +4 KiB"
+    )
+    assert "+4 KiB  work > pad  (self; with what it calls +4 KiB [95% CI +4 KiB, +4 KiB])" in done.stdout
+    saved = json.loads((tmp_path / "diff.json").read_text())
+    assert saved["unit"] == "bytes" and saved["nodes"][-1]["path"] == ["work", "pad"]
+    assert "width: mean bytes allocated per call" in (tmp_path / "diff.html").read_text()

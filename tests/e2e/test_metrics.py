@@ -1,6 +1,8 @@
 """--metric: instruction counts under real valgrind, memory in real workers, perf stat, and the
 command line's failure paths (valgrind or perf missing from PATH)."""
 
+import re
+
 from support.cli import QUICK, run_perflab
 from support.git_repos import git_repository
 from support.metrics_shared import WORK_BENCH
@@ -28,7 +30,8 @@ def test_unknown_metric_is_a_usage_error(bench_file):
 
 
 def test_compare_measures_each_revision_in_its_worktree(tmp_path):
-    """v2 of the library keeps 1 kB per call: memory is measured on each revision's own code."""
+    """v2 of the library keeps 1 kB per call: memory is measured on each revision's own code, and
+    the differential memory profile (--profile-memory) finds it in the library's function."""
     repo = tmp_path / "repo"
     git = git_repository(repo)
     (repo / "bench.py").write_text(REPO_BENCH)
@@ -37,8 +40,21 @@ def test_compare_measures_each_revision_in_its_worktree(tmp_path):
     git("commit", "-qm", "v1")
     (repo / "mylib.py").write_text("KEPT = []\ndef work(n):\n    KEPT.append(bytearray(1000))\n    return n\n")
     git("commit", "-qam", "v2 keeps memory")
-    done = run_perflab("compare", repo / "bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--metric", "memory", *QUICK)
+    done = run_perflab(
+        "compare",
+        repo / "bench.py",
+        "--rev",
+        "HEAD~1",
+        "--rev",
+        "HEAD",
+        "--metric",
+        "memory",
+        "--profile-memory",
+        *QUICK,
+    )
     assert done.returncode == 0, done.stderr
+    assert "ONE: HEAD vs HEAD~1: bytes allocated per call " in done.stderr
+    assert re.search(r"\d+% of the [\d.]+ KiB added is in lib -> work", done.stderr), done.stderr
     memory_table = done.stdout[done.stdout.index("memory (memray; tracemalloc") :]
     header = next(line for line in memory_table.splitlines() if "retained/call" in line).split("┃")
     retained, verdict = header.index(" retained/call "), header.index(" memory verdict ")

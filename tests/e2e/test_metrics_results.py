@@ -1,6 +1,8 @@
 """--metric results are kept: in --json files, in the results store, through export and import, and
 in `perflab history --metric instructions` (real valgrind, real SQLite, the real command line)."""
 
+import re
+
 from support.cli import QUICK, load_json, run_perflab
 from support.metrics_results_shared import ONE_CELL_BENCH, _result
 
@@ -71,3 +73,37 @@ def test_history_without_counts_says_how_to_get_them(tmp_path):
     done = run_perflab("history", "counted", "--metric", "instructions", "--db", db)
     assert done.returncode == 2
     assert "no instruction counts of counted" in done.stderr and "perflab run --metric instructions" in done.stderr
+
+
+SIZED_BENCH = """
+import json
+import perflab
+bench = perflab.Benchmark("parsers")
+
+@bench.case(bytes=len)
+def SMALL():
+    return json.dumps(list(range(20))).encode()
+
+@bench.case(bytes=len)
+def LARGE():
+    return json.dumps(list(range(2_000))).encode()
+
+@bench.contender
+def whole(doc):
+    return len(json.loads(doc))         # the whole document in memory: grows with it
+"""
+
+
+def test_the_report_charts_memory_against_case_size(bench_file, tmp_path):
+    """run --metric memory --html on two sizes: the memory-vs-size chart with the real figures (the
+    flat and the rising line of two contenders are the unit test's). One contender: 8 memory workers
+    (3 memray and 1 tracemalloc per cell), the fewest that give two sizes: 41 s at load average 9,
+    26 s of it those workers."""
+    done = run_perflab("run", bench_file(SIZED_BENCH), "--metric", "memory", "--html", tmp_path / "r.html", *QUICK)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert "Memory against case size" in page and page.count("<svg class='chart memory-sizes'") == 2
+    titles = re.findall(r"<title>whole / (\w+) \([^)]*\): ([\d.,]+) (B|KiB) \[[^<]*bytes allocated per call", page)
+    allocated = {case: float(value.replace(",", "")) * (1024 if unit == "KiB" else 1) for case, value, unit in titles}
+    assert set(allocated) == {"SMALL", "LARGE"}, titles
+    assert allocated["LARGE"] > 20 * allocated["SMALL"]  # 2,000 numbers parsed against 20: the list and its ints

@@ -132,6 +132,22 @@ def test_a_series_draws_its_points_and_two_picked_points_open_their_comparison(s
     assert served.locator("table.comparison tbody tr").count() == 4
 
 
+def test_the_memory_charts_draw_bytes_per_call_with_the_step(served):
+    served.fill("#q", "small base")
+    expect(served.locator("#series-table tbody tr[data-text]")).to_have_count(2)
+    served.locator("#series-table tbody tr.regressed a", has_text="parse").first.click()
+    served.wait_for_selector("body[data-ready=true]")
+    for name in ("allocated", "peak"):  # memray's bytes per call, charted with the step that doubled them
+        chart = served.locator(f".metric-chart[data-metric={name}]")
+        assert chart.locator("canvas").count() == 1 and chart.locator(".band-slower").count() == 1
+    memory = served.locator(".metric-chart[data-metric=allocated] .u-over")
+    memory.scroll_into_view_if_needed()
+    area = memory.bounding_box()
+    served.mouse.move(area["x"] + area["width"] - 2, area["y"] + area["height"] / 2)  # the last run: 8 KiB + 8 B
+    tooltip = served.locator(".metric-chart[data-metric=allocated] .tooltip")
+    expect(tooltip).to_contain_text("8.01 KiB [8 KiB, 8.02 KiB]")
+
+
 def test_a_change_point_is_acknowledged_from_the_page(served):
     served.goto(served.url.split("?")[0] + "regressions")
     served.locator("a", has_text="SMALL / base").first.click()

@@ -1,6 +1,6 @@
 """A small real results store for the web view's tests: two benchmarks' histories with a step, hostile
-names everywhere a user string lands, stored profiles on both sides of the step, instruction counts,
-and a second machine."""
+names everywhere a user string lands, stored profiles on both sides of the step, instruction counts
+and bytes allocated per call (memray's figures, doubled at the step), and a second machine."""
 
 from __future__ import annotations
 
@@ -75,10 +75,21 @@ def build_store(path: Path) -> dict[str, int]:
             for case in ("SMALL", EVIL_CASE):
                 result.cells.append(_cell(case, EVIL_CONTENDER, level / 2, rng))
                 result.equivalence.append(Equivalence(case, EVIL_CONTENDER, "equivalent"))
+            allocated = 4096.0 * (2 if i >= STEP_AT else 1)  # the step doubles the bytes allocated per call
             result.metrics = {
                 "instructions": [
                     {"case": "SMALL", "contender": "base", "loops": 10, "per_call": [1000.0 + 300 * (i >= STEP_AT)] * 3}
-                ]
+                ],
+                "memory": [
+                    {
+                        "case": "SMALL",
+                        "contender": "base",
+                        "loops": 10,
+                        "allocated_per_call": [allocated, allocated + 8, allocated + 16],
+                        "peak_allocated": [allocated + 56] * 3,
+                        "allocation_loops": 100,
+                    }
+                ],
             }
             ids.append(store.save(result))
         store.save_profile(ids[STEP_AT - 1], "SMALL", "base", profile_of(slow=False))

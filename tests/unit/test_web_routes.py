@@ -129,6 +129,17 @@ def test_the_series_page_and_its_json_hold_every_run_and_the_step(client, store_
     assert data["points"]["subject"][STEP_AT] == EVIL_SUBJECT
     assert data["metrics"]["instructions"]["median"] == [1000.0] * STEP_AT + [1300.0] * (RUNS - STEP_AT)
     html = client.get(f"/series/{row['id']}").text
+    for name in ("allocated", "peak"):  # memray's figures per call, with the step that doubled them
+        [memory_step] = data["metrics"][name]["changes"]
+        assert (memory_step["before_index"], memory_step["after_index"], memory_step["slower"]) == (
+            STEP_AT - 1,
+            STEP_AT,
+            True,
+        )
+        assert memory_step["text"].startswith("▲ more memory +") and data["metrics"][name]["unit"] == "bytes"
+    assert data["metrics"]["allocated"]["low"][0] == 4096 and data["metrics"]["allocated"]["high"][0] == 4096 + 16
+    assert "Bytes allocated per call (memray" in html and "Bytes live at the calls&#39; peak (memray" in html
+    assert f"{data['points']['label'][STEP_AT - 1]} … {data['points']['label'][STEP_AT]}: ▲ more memory +" in html
     no_markup_from_users(html)
     embedded = re.search(r'<script type="application/json" id="series-data">(.*?)</script>', html, re.S).group(1)
     assert "<" not in embedded and "\\u003c/script\\u003e" in embedded

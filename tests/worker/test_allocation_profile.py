@@ -1,6 +1,7 @@
 """Allocation profiles (perflab.profile.allocations) from real workers under real memray: bytes per
 call against contenders that allocate a known amount, a leak of one small object per call, the
-stacks trimmed to the operation, and C frames with --native."""
+stacks trimmed to the operation, C frames with --native, and the differential memory profile of
+two contenders."""
 
 import json
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 import perflab
 from perflab.bench.protocol import allocations_job
 from perflab.profile.allocations import AllocationSettings, per_call, profile_allocations
+from perflab.profile.diff import CONTENDER, diff_profiles
 from perflab.profile.frames import parse_frame
 
 SIZE = 100_000
@@ -120,3 +122,41 @@ def test_a_worker_without_memray_says_what_to_install(bench_file):
     assert process.returncode == 1
     assert events[-1]["event"] == "error" and events[-1]["kind"] == "tool"
     assert "memray is not installed" in events[-1]["message"] and "perflab[memory]" in events[-1]["message"]
+
+
+EXTRA = 30_000
+
+DIFFERING_BENCH = (
+    ALLOCATING_BENCH
+    + f"""
+def extra_buffer(n):
+    return bytearray({EXTRA})
+
+@bench.contender
+def block_and_extra(n):
+    make_block(n)
+    extra_buffer(n)             # the only difference from block: {EXTRA:,} more bytes per call
+    return n
+"""
+)
+
+
+def test_the_differential_memory_profile_names_the_function_with_the_extra_buffer(bench_file):
+    """The diff of two contenders' allocation profiles is in bytes per call, though the sides made
+    different numbers of calls; the extra buffer's function holds the largest increase, the known
+    size within its interval; nothing else moves beyond its interval (memray's 64-byte accuracy)."""
+    path = bench_file(DIFFERING_BENCH)
+    diff = diff_profiles(
+        _profile(path, "block", loops=300), _profile(path, "block_and_extra", loops=200), ("block", "block_and_extra")
+    )
+    extra = (CONTENDER, "extra_buffer (<project>/bench.py)")
+    known = sys.getsizeof(bytearray(EXTRA))
+    assert diff.unit == "bytes" and diff.measure == "bytes allocated per call"
+    assert diff.largest_self_changes(1)[0].path == extra
+    change = diff.nodes[extra].difference
+    assert change.low - 64 <= known <= change.high + 64 and change.low <= change.value <= change.high
+    assert abs(diff.nodes[(CONTENDER, "make_block (<project>/bench.py)")].a - sys.getsizeof(bytearray(SIZE))) <= 64
+    for path_, node in diff.nodes.items():
+        if path_ != extra[: len(path_)]:  # every node but the extra buffer's and its callers
+            assert node.difference.low - 64 <= 0 <= node.difference.high + 64, (path_, node)
+    assert "100% of the 29.4 KiB added is in [the contender's function] -> extra_buffer" in diff.explain()

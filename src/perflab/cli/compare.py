@@ -42,6 +42,7 @@ from perflab.cli.support.options import (
     output_option,
     profile_option,
     python_option,
+    require_memray,
     rev_option,
     sampling_options,
     say,
@@ -97,6 +98,13 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     metric_option(parser)
     profile_option(parser, None, "default: only with --html")
+    parser.add_argument(
+        "--profile-memory",
+        action="store_true",
+        help="after timing, profile where each side allocates (memray: pip install 'perflab[memory]') instead "
+        "of where it spends time, and diff it against the reference: bytes allocated per call by call path, "
+        "with intervals across processes (with --native, C frames too; --html: the differential flame graph)",
+    )
     sampling_options(parser, "per side and case")
     allow_mismatch_option(parser)
     store_options(parser)
@@ -105,6 +113,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.measure import ab_test, difference_search
+    from perflab.profile.allocations import AllocationSettings
     from perflab.profile.settings import ProfileSettings
     from perflab.profile.side_profiles import Profiler
     from perflab.render.terminal import results as results_terminal
@@ -135,11 +144,16 @@ def run(args: argparse.Namespace, err: Console) -> int:
     profiler = None
     unprofiled = "not profiled (--no-profile)"
     # Command contenders (--command or a file's) are sampled by perf (perflab.profile.side_profiles).
-    if args.profile if args.profile is not None else bool(args.html):
+    if args.profile_memory:
+        if args.profile is False or args.samples:
+            raise UsageError(f"--profile-memory and {'--samples' if args.samples else '--no-profile'}: choose one")
+        require_memray("--profile-memory")
+    if args.profile_memory or (args.profile if args.profile is not None else bool(args.html)):
         profiler = Profiler(
             ProfileSettings(samples=args.samples, timeout=args.timeout, native=args.native, budget=args.max_time),
             args.allow_mismatch,
             on_progress=lambda message: say(err, message),
+            memory=AllocationSettings(native=args.native, timeout=args.timeout) if args.profile_memory else None,
         )
     wanted_metrics, measured = metric_names(args.metric), []
 

@@ -1,8 +1,10 @@
-"""``perflab diff``: the differential profile of two saved profiles, time per call per call path."""
+"""``perflab diff``: the differential profile of two saved profiles, time (or, of allocation
+profiles, memory) per call per call path."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,10 +27,11 @@ def register(verbs: argparse._SubParsersAction) -> None:
     parser = add_verb(
         verbs,
         "diff",
-        "differential profile of two saved profiles: time per call per call path",
+        "differential profile of two saved profiles: time (allocation profiles: memory) per call per call path",
         "perflab profile bench.py --case C --contender a --json a.json",
         "perflab profile bench.py --case C --contender b --json b.json",
         "perflab diff a.json b.json --html diff.html --firefox diff.firefox.json",
+        "perflab profile bench.py --case C --contender b --memory --json b-memory.json   (and a's: bytes per call)",
     )
     parser.add_argument("before", help="profile A (perflab.profile/1 JSON, from perflab profile --json)")
     parser.add_argument("after", help="profile B")
@@ -38,6 +41,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="write the Firefox Profiler's processed profile JSON "
         "(both profiles and their difference in time per call, as its compare view shows them)",
+    )
+    output_option(
+        parser, "--json", "every call path's value per call on each side and the difference with its interval"
     )
     allow_mismatch_option(parser)
     parser.set_defaults(handler=run)
@@ -51,9 +57,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render import firefox
     from perflab.render.html import report
     from perflab.render.terminal.console import SafeConsole
-    from perflab.units import format_time
 
-    check_outputs(args, "--html", "--firefox", inputs=(args.before, args.after))
+    check_outputs(args, "--html", "--firefox", "--json", inputs=(args.before, args.after))
     try:
         a, b = load_profile(args.before), load_profile(args.after)
         labels = (_profile_name(a.metadata, args.before), _profile_name(b.metadata, args.after))
@@ -68,9 +73,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
         change = node.b_self - node.a_self
         if change == 0:
             continue
+        total = node.difference
         out.print(
-            f"  {'+' if change >= 0 else '-'}{format_time(abs(change)):>9}  "
-            f"{' > '.join(parse_frame(p).name for p in node.path)}",
+            f"  {diff.signed(change):>10}  {' > '.join(parse_frame(p).name for p in node.path)}  (self; with what it "
+            f"calls {diff.signed(total.value)} [95% CI {diff.signed(total.low)}, {diff.signed(total.high)}])",
             markup=False,
         )
     for note in diff.notes:
@@ -82,6 +88,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if args.firefox:
         title = f"perflab diff: {labels[1]} vs {labels[0]}"
         write_output(args.firefox, firefox.render_diff(diff, a, title), "Firefox Profiler profile", err)
+    if args.json:
+        write_output(args.json, json.dumps(diff.to_json(), indent=1), "differential profile", err)
     return EXIT_OK
 
 

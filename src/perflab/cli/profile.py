@@ -23,6 +23,7 @@ from perflab.cli.support.options import (
     one_name,
     profile_option,
     python_option,
+    require_memray,
     resolve_benchmark,
     sampling_options,
     say,
@@ -254,8 +255,6 @@ def _profile_memory(
 ) -> int:
     """``profile --memory``: an allocation profile (perflab.profile.allocations), refused before
     anything runs when it cannot be made."""
-    import importlib.util
-
     from perflab.profile.allocations import AllocationSettings, profile_allocations
 
     for option, default in _TIME_ONLY.items():
@@ -263,8 +262,7 @@ def _profile_memory(
             raise UsageError(f"--{option.replace('_', '-')} applies to time profiles, not to --memory")
     if command:
         raise UsageError(f"--memory: contender {contender!r} is a command; memray sees Python processes only")
-    if importlib.util.find_spec("memray") is None:
-        raise UsageError("--memory needs memray, which is not installed: pip install 'perflab[memory]'")
+    require_memray("--memory")
     say(err, f"profiling the allocations of {name} / {case} / {contender} ...")
     settings = AllocationSettings(
         view=args.memory_view,

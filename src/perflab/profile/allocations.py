@@ -27,7 +27,7 @@ from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.session import ProfileOutcome, stopped_because
-from perflab.profile.settings import DEFAULT_MEMORY_RUNS, MEMORY_VIEWS
+from perflab.profile.settings import DEFAULT_MEMORY_RUNS, MEMORY_VIEWS, PER_CALL_VIEWS
 from perflab.results.quantities import Interval
 
 MEMORY = "memray"  # the profile's "sampler"
@@ -36,7 +36,6 @@ MEMORY = "memray"  # the profile's "sampler"
 WARMUP_CALLS = 20
 # Calls per run: as many as take this long untracked (memray slows them several times).
 VALUE_TIME = 0.02
-PER_CALL_VIEWS = ("allocated", "allocations", "held")  # divided by the calls; the peak is a moment's
 
 
 @dataclass

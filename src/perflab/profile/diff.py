@@ -15,15 +15,21 @@ the mean over runs on each side, and a 95% Welch t interval of the difference B 
 independent processes, unpaired between sides). ``explain`` names the call path that holds most
 of the difference, e.g. "81% of the 3.1 us added is in encode -> pad".
 
-Profiles are only diffed when their sampler, sampling mode, frames collected and interpreter agree
-(``allow_mismatch`` overrides): otherwise the difference would be partly the instrument's.
+Allocation profiles (perflab.profile.allocations, memray) diff the same way in their own unit:
+each run's weight of a node divided by the calls the run made (bytes or allocations per call; the
+peak view as it is, a moment's), so two sides that made different numbers of calls compare. Each
+run is a fresh process, so the intervals are Welch's across processes.
+
+Profiles are only diffed when their sampler, sampling mode (a memory profile's view), frames
+collected and interpreter agree (``allow_mismatch`` overrides): otherwise the difference would be
+partly the instrument's.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -31,9 +37,10 @@ import numpy as np
 
 from perflab.analysis import intervals
 from perflab.profile.frames import Frame, parse_frame
-from perflab.profile.model import IncomparableProfiles, Profile
+from perflab.profile.model import IncomparableProfiles, Profile, is_allocation_profile, weight_unit
+from perflab.profile.settings import MEMORY_VIEWS, PER_CALL_VIEWS
 from perflab.results.quantities import Interval
-from perflab.units import format_signed_time, format_time
+from perflab.units import format_bytes, format_count, format_time
 
 Path_ = tuple[str, ...]  # a calling context: function keys from the operation's top frame down
 OPERATION: Path_ = ()
@@ -42,15 +49,21 @@ OPERATION: Path_ = ()
 CONTENDER = "[the contender's function]"
 # A child holding at least this fraction of the operation's difference continues the named call path.
 DOMINANT = 0.5
+# What a node's value is, by the profiles' weight unit (perflab.profile.model.weight_unit).
+FORMATS: dict[str, Callable[[float], str]] = {
+    "samples": format_time,
+    "bytes": format_bytes,
+    "allocations": format_count,
+}
 
 
 @dataclass(frozen=True)
 class NodeDiff:
     path: Path_
-    a: float  # seconds per call in this node and below, side A (mean over runs)
+    a: float  # seconds (a memory profile: bytes or allocations) per call in this node and below, side A (mean over runs)
     b: float
     difference: Interval  # b - a with its 95% interval
-    a_self: float  # seconds per call in this node itself
+    a_self: float  # per call in this node itself
     b_self: float
 
     @property
@@ -65,6 +78,15 @@ class ProfileDiff:
     nodes: dict[Path_, NodeDiff]
     runs: tuple[int, int]
     notes: list[str]
+    unit: str = "samples"  # the profiles' weight unit: "samples" (time), "bytes" or "allocations"
+    measure: str = "time per call"  # what a node's value is, in words
+
+    def format(self, value: float) -> str:
+        return FORMATS[self.unit](value) if math.isfinite(value) else "?"
+
+    def signed(self, value: float) -> str:
+        """'+3.1 us', '-48.8 KiB': a difference in the diff's unit."""
+        return ("+" if value >= 0 else "-") + self.format(abs(value)) if math.isfinite(value) else "?"
 
     @property
     def operation(self) -> NodeDiff:
@@ -96,20 +118,22 @@ class ProfileDiff:
         return sorted(nodes, key=lambda n: -abs(n.b_self - n.a_self))[:count]
 
     def explain(self) -> str:
-        """One sentence: how much the operation's time per call changed, and where."""
+        """One sentence: how much the operation's time (or memory) per call changed, and where."""
         total = self.operation.difference
         verb = "added" if total.value >= 0 else "saved"
+        before, after = self.format(self.operation.a), self.format(self.operation.b)
+        change = f"({self.signed(total.value)}, 95% CI {self.signed(total.low)} to {self.signed(total.high)})"
         head = (
-            f"{self.b_name} vs {self.a_name}: {format_time(self.operation.a)} -> {format_time(self.operation.b)} "
-            f"per call ({format_signed_time(total.value)}, 95% CI {format_signed_time(total.low)} to "
-            f"{format_signed_time(total.high)})"
+            f"{self.b_name} vs {self.a_name}: {before} -> {after} per call {change}"
+            if self.unit == "samples"
+            else f"{self.b_name} vs {self.a_name}: {self.measure} {before} -> {after} {change}"
         )
         if not math.isfinite(total.low) or total.low <= 0 <= total.high:
-            changes = ", ".join(
-                f"{n.name} {format_signed_time(n.b_self - n.a_self)}" for n in self.largest_self_changes(3)
-            )
+            changes = ", ".join(f"{n.name} {self.signed(n.b_self - n.a_self)}" for n in self.largest_self_changes(3))
             return f"{head}; no detectable difference in the profiles" + (
-                f" (largest self-time changes: {changes})" if changes else ""
+                f" (largest self {'time' if self.unit == 'samples' else 'memory'} changes: {changes})"
+                if changes
+                else ""
             )
         path = self.dominant_path()
         if len(path) == 1:
@@ -117,13 +141,42 @@ class ProfileDiff:
                 f"{n.name} {abs(n.difference.value) / abs(total.value):.0%}"
                 for n in sorted(self.children(OPERATION), key=lambda n: -abs(n.difference.value))[:3]
             )
-            return f"{head}; no single call path holds half of the {format_time(abs(total.value))} {verb}" + (
+            return f"{head}; no single call path holds half of the {self.format(abs(total.value))} {verb}" + (
                 f" (largest: {parts})" if parts else ""
             )
         share = path[-1].difference.value / total.value
         named = path[-1]
         only = f" (only in {self.a_name})" if named.b == 0 else f" (only in {self.b_name})" if named.a == 0 else ""
-        return f"{head}; {share:.0%} of the {format_time(abs(total.value))} {verb} is in {_arrow(path[1:])}{only}"
+        return f"{head}; {share:.0%} of the {self.format(abs(total.value))} {verb} is in {_arrow(path[1:])}{only}"
+
+    def to_json(self) -> dict:
+        """Every call path's value on each side and the difference with its interval (``perflab diff --json``)."""
+        finite = lambda v: v if math.isfinite(v) else None
+        return {
+            "format": "perflab.profile-diff/1",
+            "sides": [self.a_name, self.b_name],
+            "unit": "seconds" if self.unit == "samples" else self.unit,
+            "measure": self.measure,
+            "runs": list(self.runs),
+            "explain": self.explain(),
+            "notes": self.notes,
+            "nodes": [
+                {
+                    "path": [parse_frame(label).name for label in n.path],
+                    "frames": list(n.path),
+                    "a": n.a,
+                    "b": n.b,
+                    "difference": {
+                        "value": n.difference.value,
+                        "low": finite(n.difference.low),
+                        "high": finite(n.difference.high),
+                    },
+                    "a_self": n.a_self,
+                    "b_self": n.b_self,
+                }
+                for n in (self.nodes[p] for p in sorted(self.nodes))
+            ],
+        }
 
 
 def check_comparable(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B")) -> None:
@@ -166,6 +219,9 @@ def diff_profiles(
         if not allow_mismatch:
             raise
         notes.append(f"diffed although {str(error).split('; refusing')[0].removeprefix('the ')}")
+    memory = is_allocation_profile(a.metadata)
+    if memory:  # bytes per call are the profiles' own figures: a time per call would not split them
+        timed = timed_difference = None
     files = {Path(p.metadata.get("benchmark_file", "")).name for p in (a, b)}
     contender_file = (
         files.pop() if len(files) == 1 and a.metadata.get("contender") != b.metadata.get("contender") else None
@@ -173,12 +229,15 @@ def diff_profiles(
     total_a, self_a, units_a = per_run_times(a, contender_file, timed[0] if timed else None)
     total_b, self_b, units_b = per_run_times(b, contender_file, timed[1] if timed else None)
     notes.append(
-        "times per call from the timing phase, split by the profiles' shares"
+        "each run's memory divided by the calls it made"
+        if memory
+        else "times per call from the timing phase, split by the profiles' shares"
         if timed
         else "times per call measured while profiled (median batch of each run)"
     )
     if not units_a or not units_b:
-        raise ValueError(f"no profiling run with a time per call on side {names[0] if not units_a else names[1]}")
+        what = "calls" if memory else "a time per call"
+        raise ValueError(f"no profiling run with {what} on side {names[0] if not units_a else names[1]}")
     paired = units_a == units_b and all(not str(u).startswith("run ") for u in units_a)
     zeros_a, zeros_b = np.zeros(len(units_a)), np.zeros(len(units_b))
     nodes = {}
@@ -196,7 +255,9 @@ def diff_profiles(
         if paired
         else f"{len(units_a)} and {len(units_b)} runs, unpaired (Welch) intervals"
     )
-    return ProfileDiff(names[0], names[1], nodes, (len(units_a), len(units_b)), notes)
+    return ProfileDiff(
+        names[0], names[1], nodes, (len(units_a), len(units_b)), notes, weight_unit(a.metadata), measure_of(a)
+    )
 
 
 def _with_timing_error(node: NodeDiff, timed: tuple[float, float], total: Interval) -> NodeDiff:
@@ -217,7 +278,8 @@ def _with_timing_error(node: NodeDiff, timed: tuple[float, float], total: Interv
 def per_run_times(
     profile: Profile, contender_file: str | None = None, scale: float | None = None
 ) -> tuple[dict[Path_, np.ndarray], dict[Path_, np.ndarray], list]:
-    """(total seconds per call of each node in each unit, self seconds per call, the units' ids).
+    """(total seconds per call of each node in each unit, self seconds per call, the units' ids);
+    for an allocation profile, bytes or allocations per call (the peak view: as it is), one unit per run.
 
     A unit is a profiling run, or all runs of one round of ``profile_group`` (runs that carry the
     same "round" in their run_info): rounds of two sides taken close in time are paired.
@@ -226,27 +288,49 @@ def per_run_times(
     the timing phase, used instead of each run's own.
     """
     units: dict[object, list] = {}
+    memory = is_allocation_profile(profile.metadata)
     for index, (run, info) in enumerate(zip(profile.runs, profile.metadata.get("run_info", []))):
+        if memory:  # every run counts, even one that allocated nothing
+            if info.get("loops"):
+                units[f"run {index}"] = [(run, info["loops"] if _per_call_view(profile) else 1, 1.0)]
+            continue
         per_call = scale or info.get("time_per_call")
         if per_call and sum(run.values()):
             units.setdefault(info.get("round", f"run {index}"), []).append((run, per_call))
+    if not memory:  # a sample's seconds: its share of the unit's samples times the unit's time per call
+        for key, runs in units.items():
+            samples = sum(sum(run.values()) for run, _ in runs)
+            per_call = sum(sum(run.values()) * t for run, t in runs) / samples  # weighted by samples
+            units[key] = [(run, samples, per_call) for run, _ in runs]
     total: dict[Path_, np.ndarray] = defaultdict(lambda: np.zeros(len(units)))
     own: dict[Path_, np.ndarray] = defaultdict(lambda: np.zeros(len(units)))
     keys: dict[tuple[int, str], str] = {}
     for u, runs in enumerate(units.values()):
-        samples = sum(sum(run.values()) for run, _ in runs)
-        per_call = sum(sum(run.values()) * t for run, t in runs) / samples  # weighted by samples
-        for run, _ in runs:
+        for run, divisor, per_call in runs:
             for stack, count in run.items():
                 path = tuple(
                     keys.get((depth, label)) or keys.setdefault((depth, label), _key(label, depth, contender_file))
                     for depth, label in enumerate(stack)
                 )
-                seconds = count / samples * per_call
+                value = count / divisor * per_call
                 for depth in range(len(path) + 1):
-                    total[path[:depth]][u] += seconds
-                own[path][u] += seconds
+                    total[path[:depth]][u] += value
+                own[path][u] += value
     return dict(total), dict(own), list(units)
+
+
+def _per_call_view(profile: Profile) -> bool:
+    return profile.metadata.get("mode") in PER_CALL_VIEWS
+
+
+def measure_of(profile: Profile) -> str:
+    """What a node's value in a diff of these profiles is, in words."""
+    if not is_allocation_profile(profile.metadata):
+        return "time per call"
+    view = MEMORY_VIEWS.get(profile.metadata.get("mode", ""), "memory")
+    if not _per_call_view(profile):
+        return view  # the peak: a moment's
+    return f"{view}, per call" if view.endswith("calls") else f"{view} per call"
 
 
 def _key(label: str, depth: int, contender_file: str | None) -> str:

@@ -44,6 +44,7 @@ MEMORY_VIEWS = {
     "peak": "bytes live at the peak",
     "held": "bytes still held after the calls",
 }
+PER_CALL_VIEWS = ("allocated", "allocations", "held")  # divided by the calls; the peak is a moment's
 DEFAULT_MEMORY_RUNS = 5  # runs (fresh processes) of an allocation profile: the unit of its per-call intervals
 INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames only)"
 

@@ -10,19 +10,24 @@ so their diff is skipped with a note unless ``allow_mismatch`` is given.
 
 A command contender (perflab.bench.commands) is a program: it is sampled by perf (perflab.profile.native_perf)
 as ``perflab profile`` samples it, not through the Python worker that only waits for it.
+
+With ``memory`` settings, each side's allocations are profiled instead (perflab.profile.allocations,
+memray, one side after the other: bytes per call do not depend on the machine's load), and the
+differential profile is of bytes per call.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from perflab.bench.commands import USER, CommandError
 from perflab.bench.loading import load_benchmark
 from perflab.bench.spec import BenchmarkFileError
 from perflab.measure.sides import Side
 from perflab.profile import native_perf
+from perflab.profile.allocations import AllocationSettings, profile_allocations
 from perflab.profile.diff import ProfileDiff, check_comparable, diff_profiles
 from perflab.profile.model import IncomparableProfiles, Profile
 from perflab.profile.pairing import profile_group
@@ -79,11 +84,13 @@ def profile_comparison(
     pairs: Sequence[tuple[str, str]] | None = None,
     allow_mismatch: bool = False,
     on_progress: Callable[[str], None] = lambda message: None,
+    memory: AllocationSettings | None = None,
 ) -> list[CaseProfiles]:
     """Profile each (case, side) pair with the reference (``sides[0]``) and diff them.
 
     The sides of one case are profiled together (perflab.profile.pairing.profile_group): the
-    reference once per case, in the same rounds as every contender it is diffed with."""
+    reference once per case, in the same rounds as every contender it is diffed with. With
+    ``memory``: their allocations, each side on its own."""
     by_name = {side.name: side for side in sides}
     reference = sides[0]
     by_case: dict[str, list[str]] = {}
@@ -95,9 +102,12 @@ def profile_comparison(
         group = [reference, *(by_name[n] for n in names)]
         programs = _programs(result, case, group)
         python_sides = [side for side in group if side.name not in programs]
-        outcomes = profile_group(python_sides, case, settings, result.benchmark) if python_sides else {}
+        if memory is not None:
+            outcomes = _profile_allocations(group, programs, case, memory, result.benchmark)
+        else:
+            outcomes = profile_group(python_sides, case, settings, result.benchmark) if python_sides else {}
         for side in group:
-            if side.name in programs and not any(o.interrupted for o in outcomes.values()):
+            if side.name in programs and memory is None and not any(o.interrupted for o in outcomes.values()):
                 outcomes[side.name] = _profile_program(side, case, settings, programs[side.name])
         ref_outcome = outcomes.get(reference.name) or ProfileOutcome(Profile(), interrupted=True)
         for name in names:
@@ -116,6 +126,22 @@ def profile_comparison(
         if any(o.interrupted for o in outcomes.values()):
             break
     return profiled
+
+
+def _profile_allocations(
+    sides: Sequence[Side], programs: dict[str, float | None], case: str, memory: AllocationSettings, benchmark: str
+) -> dict[str, ProfileOutcome]:
+    """Each side's allocation profile under its own interpreter and imports, until one is interrupted."""
+    outcomes: dict[str, ProfileOutcome] = {}
+    for side in sides:
+        if side.name in programs:
+            outcomes[side.name] = ProfileOutcome(Profile(), error="a command: memray sees Python processes only")
+            continue
+        settings = replace(memory, python=side.python, sys_path=side.sys_path)
+        outcomes[side.name] = profile_allocations(side.file, case, side.contender, settings, benchmark)
+        if outcomes[side.name].interrupted:
+            break
+    return outcomes
 
 
 def _programs(result: RunResult, case: str, sides: Sequence[Side]) -> dict[str, float | None]:
@@ -195,6 +221,7 @@ class Profiler:
     # (RunResult) -> [(case, side)] to profile; default every pair timed with the reference.
     pick: Callable[[RunResult], list[tuple[str, str]]] | None = None
     on_progress: Callable[[str], None] = lambda message: None
+    memory: AllocationSettings | None = None  # allocation profiles (memray) instead of time profiles
     profiles: list[CaseProfiles] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     interrupted: bool = False  # Ctrl-C while profiling: what was profiled is kept
@@ -203,7 +230,9 @@ class Profiler:
         if len({side.python for side in sides}) > 1 and not self.allow_mismatch:
             self.notes.append(INTERPRETER_NOTE)
         pairs = self.pick(result) if self.pick is not None else None
-        self.profiles = profile_comparison(sides, result, self.settings, pairs, self.allow_mismatch, self.on_progress)
+        self.profiles = profile_comparison(
+            sides, result, self.settings, pairs, self.allow_mismatch, self.on_progress, self.memory
+        )
         self.interrupted = any("interrupted" in entry.notes for entry in self.profiles)
         for entry in self.profiles:
             if entry.diff is not None:

@@ -46,12 +46,14 @@ def record_machine(db: Database, machine: dict[str, Any], seen: float) -> None:
 
 
 ALLOCATED_METRIC = "allocated"  # metric_values' name of bytes allocated per call (history --metric memory)
+PEAK_METRIC = "peak"  # bytes live at the calls' peak (memray), indexed for runs saved since; the web charts it
 
 
 def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, float | None, float | None, int]]:
     """(case, contender, metric, value, low, high, processes) of a results JSON's ``metrics``:
     instructions per call (median, smallest and largest process), peak traced memory per call, and
-    bytes allocated per call ("allocated": median, smallest and largest process, memray)."""
+    bytes allocated per call and at the peak ("allocated", "peak": median, smallest and largest
+    process, memray)."""
     metrics = result.get("metrics") or {}
     rows = []
     for count in metrics.get("instructions") or []:
@@ -71,19 +73,11 @@ def metric_rows(result: dict[str, Any]) -> list[tuple[str, str, str, float, floa
     for use in metrics.get("memory") or []:
         if use.get("peak_traced") is not None:
             rows.append((use["case"], use["contender"], "memory", float(use["peak_traced"]), None, None, 1))
-        allocated = use.get("allocated_per_call") or []
-        if allocated:
-            rows.append(
-                (
-                    use["case"],
-                    use["contender"],
-                    ALLOCATED_METRIC,
-                    statistics.median(allocated),
-                    min(allocated),
-                    max(allocated),
-                    len(allocated),
-                )
-            )
+        for metric, per_process in ((ALLOCATED_METRIC, "allocated_per_call"), (PEAK_METRIC, "peak_allocated")):
+            values = use.get(per_process) or []
+            if values:
+                row = (statistics.median(values), min(values), max(values), len(values))
+                rows.append((use["case"], use["contender"], metric, *row))
     return rows
 
 

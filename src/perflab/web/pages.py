@@ -24,6 +24,8 @@ from perflab.profile.shares import frame_shares
 from perflab.render.html import report as report_html
 from perflab.render.html.flamegraph import page_data, viewer_markup
 from perflab.render.html.offload_chart import chart_markup
+from perflab.render.terminal import history
+from perflab.results.schema import ALLOCATED_METRIC, PEAK_METRIC
 from perflab.results.store import Store
 from perflab.web.catalog import ChangePoint, Filters, Series, all_changes, iso_time
 from perflab.web.run_pair import RunComparison
@@ -77,14 +79,26 @@ def summary(links: Links, series: Series) -> dict[str, Any]:
     }
 
 
-def metrics(store: Store, series: Series, links: Links) -> dict[str, list[dict]]:
-    """Instructions and memory per call stored for the series' runs (indexed: no run JSON is read)."""
+# The charts of other metrics under the time chart: the store's metric_values name, the chart's title
+# and how its values and steps read.
+METRIC_CHARTS = {
+    INSTRUCTIONS: ("Instructions per call (callgrind; whiskers: smallest and largest process)", history.INSTRUCTIONS),
+    ALLOCATED_METRIC: ("Bytes allocated per call (memray; whiskers: smallest and largest process)", history.MEMORY),
+    PEAK_METRIC: ("Bytes live at the calls' peak (memray; whiskers: smallest and largest process)", history.MEMORY),
+    MEMORY: ("Peak traced memory per call (tracemalloc; bytes)", history.MEMORY),
+}
+
+
+def metrics(store: Store, series: Series, links: Links) -> dict[str, dict[str, Any]]:
+    """Instructions and memory per call stored for the series' runs (indexed: no run JSON is read),
+    with their change points."""
     key = series.key
     found: dict[str, Any] = {}
-    for name in (INSTRUCTIONS, MEMORY):
-        payload = metric_payload(store.metric_measurements(key.benchmark, name, key.case, key.contender), series, links)
+    for name, (title, scale) in METRIC_CHARTS.items():
+        measured = store.metric_measurements(key.benchmark, name, key.case, key.contender)
+        payload = metric_payload(measured, series, links, scale)
         if payload["run"]:
-            found[name] = payload
+            found[name] = {**payload, "title": title, "unit": "instructions" if name == INSTRUCTIONS else "bytes"}
     return found
 
 

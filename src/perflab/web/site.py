@@ -22,8 +22,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from perflab.analysis.changepoints import Point, detect
+from perflab.analysis.counts import MIN_HISTORY_STEP
 from perflab.render.html.report import VERDICT_CLASS
 from perflab.render.html.templating import environment
+from perflab.render.terminal.history import Scale, step_text
 from perflab.units import format_ratio, format_time, format_times
 from perflab.web.catalog import ChangePoint, RunPoint, Series
 
@@ -150,7 +153,7 @@ def series_identity(series: Series) -> dict[str, Any]:
     }
 
 
-def series_payload(series: Series, links: Links, metrics: dict[str, list[dict]] | None = None) -> dict[str, Any]:
+def series_payload(series: Series, links: Links, metrics: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """What the series page draws (and ``/api/series/ID`` returns): points in commit order, change
     points with their commit range, and the other stored metrics."""
     points = series.points
@@ -196,10 +199,12 @@ def change_payload(change: ChangePoint, before: int | None = None, after: int | 
     }
 
 
-def metric_payload(store_measurements: list, series: Series, links: Links) -> dict[str, list]:
-    """The series' runs that counted another metric, as columns (like ``points``)."""
+def metric_payload(store_measurements: list, series: Series, links: Links, scale: Scale) -> dict[str, Any]:
+    """The series' runs that counted another metric, as columns (like ``points``), and its change
+    points found as ``perflab history --metric`` finds them (``scale``: how a step reads)."""
     runs = {p.run_id for p in series.points}
     rows = [m for m in store_measurements if m.run.id in runs]
+    found = detect([Point(m.run.label, m.median, m.low, m.high) for m in rows], min_step=MIN_HISTORY_STEP)
     return {
         "run": [m.run.id for m in rows],
         "label": [m.run.label for m in rows],
@@ -207,6 +212,21 @@ def metric_payload(store_measurements: list, series: Series, links: Links) -> di
         "low": [m.low for m in rows],
         "high": [m.high for m in rows],
         "href": [links.run(m.run.id) for m in rows],
+        "changes": [
+            {
+                "before": step.before,
+                "after": step.after,
+                "before_index": next(i for i in range(step.index - 1, -1, -1) if rows[i].run.label == step.before),
+                "after_index": step.index,
+                "ratio": step.ratio.value,
+                "low": step.ratio.low,
+                "high": step.ratio.high,
+                "tentative": step.tentative,
+                "slower": step.ratio.low > 1,
+                "text": step_text(step, scale),
+            }
+            for step in found.steps
+        ],
     }
 
 

@@ -199,6 +199,14 @@ def profile_option(parser: argparse.ArgumentParser, default: bool | None, detail
     )
 
 
+def require_memray(option: str) -> None:
+    """A one-line error unless memray (the ``perflab[memory]`` extra) is installed: before anything runs."""
+    import importlib.util
+
+    if importlib.util.find_spec("memray") is None:
+        raise UsageError(f"{option} needs memray, which is not installed: pip install 'perflab[memory]'")
+
+
 def sampling_options(parser: argparse.ArgumentParser, detail: str) -> None:
     """``--native`` and ``--samples``; ``detail``: what one count of samples covers in this verb."""
     from perflab.profile.settings import DEFAULT_SAMPLES

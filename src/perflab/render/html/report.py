@@ -28,7 +28,7 @@ from perflab.profile.diff import ProfileDiff
 from perflab.profile.frames import parse_frame
 from perflab.profile.side_profiles import CaseProfiles
 from perflab.render import cache_tables
-from perflab.render.html import flamegraph, templating
+from perflab.render.html import flamegraph, memory_sizes, templating
 from perflab.render.html.axes import log_ticks
 from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
@@ -131,6 +131,7 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         "means": means,
         "chart": _ratio_chart(result),
         "distributions": _distributions(result),
+        "memory_sizes": memory_sizes.chart(result),
         "equivalence": _equivalence(result),
         "cache": {"tables": cache_tables.stored_tables(result), "title": cache_tables.TITLE, "note": cache_tables.NOTE},
         "profiles": [_profiles(index, k, entry) for k, entry in enumerate(section.profiles)],
@@ -325,26 +326,35 @@ def _flame_data(diff: ProfileDiff) -> dict[str, Any]:
         "diff": [n.difference.value for n in nodes],
         "low": [finite(n.difference.low) for n in nodes],
         "high": [finite(n.difference.high) for n in nodes],
-        "selfDiff": [n.b_self - n.a_self for n in nodes],
+        # The tooltip's numbers, formatted here in the diff's unit (time, bytes or allocations).
+        "aText": [diff.format(n.a) for n in nodes],
+        "bText": [diff.format(n.b) for n in nodes],
+        "diffText": [diff.signed(n.difference.value) for n in nodes],
+        "intervalText": [
+            f"[{diff.signed(n.difference.low)}, {diff.signed(n.difference.high)}]"
+            if math.isfinite(n.difference.low) and math.isfinite(n.difference.high)
+            else ""
+            for n in nodes
+        ],
+        "selfText": [diff.signed(n.b_self - n.a_self) for n in nodes],
+        "measure": diff.measure,
+        "words": ["slower", "faster"] if diff.unit == "samples" else ["more", "less"],
     }
 
 
 def _table(diff: ProfileDiff, count: int = 8) -> dict[str, Any]:
-    """The largest changes in self time per call."""
+    """The largest changes in self time (or memory) per call."""
     rows = [
         (
             " > ".join(parse_frame(p).name for p in n.path),
-            format_time(n.a_self),
-            format_time(n.b_self),
-            _signed(n.b_self - n.a_self),
+            diff.format(n.a_self),
+            diff.format(n.b_self),
+            diff.signed(n.b_self - n.a_self),
         )
         for n in diff.largest_self_changes(count)
     ]
-    return {"a_name": diff.a_name, "b_name": diff.b_name, "rows": rows}
-
-
-def _signed(seconds: float) -> str:
-    return ("+" if seconds >= 0 else "-") + format_time(abs(seconds))
+    what = "time" if diff.unit == "samples" else "memory"
+    return {"a_name": diff.a_name, "b_name": diff.b_name, "rows": rows, "what": what}
 
 
 # ---- metadata -----------------------------------------------------------------------------------

@@ -172,12 +172,16 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
         )
 
 
-def _step_text(step: Step, scale: Scale = TIME) -> Text:
-    """A short marker between the rows; the full description follows the table."""
+def step_text(step: Step, scale: Scale = TIME) -> str:
+    """A step in a few words: '▲ more memory +100.00% [+99.90%, +100.10%]' ('?': tentative)."""
     slower = step.ratio.value > 1
     change = scale.change_interval(step.ratio).replace("95% CI ", "")
-    text = f"{'▲' if slower else '▼'} {scale.step_words(slower)}{change}"
-    return Text(text + (" ?" if step.tentative else ""), style="bold red" if slower else "bold green")
+    return f"{'▲' if slower else '▼'} {scale.step_words(slower)}{change}" + (" ?" if step.tentative else "")
+
+
+def _step_text(step: Step, scale: Scale = TIME) -> Text:
+    """A short marker between the rows; the full description follows the table."""
+    return Text(step_text(step, scale), style="bold red" if step.ratio.value > 1 else "bold green")
 
 
 def _axis(points: Sequence[Point]) -> tuple[float, float]:

@@ -19,6 +19,13 @@
     return a >= 1e9 ? (v / 1e9).toPrecision(4) + " G" : a >= 1e6 ? (v / 1e6).toPrecision(4) + " M" :
       a >= 1e3 ? (v / 1e3).toPrecision(4) + " k" : v.toPrecision(4);
   }
+  // bytes in binary units, as perflab.units.format_bytes writes them
+  function fmtBytes(v) {
+    if (v == null || !isFinite(v)) return "?";
+    const a = Math.abs(v);
+    const [scale, unit] = a >= 2 ** 30 ? [2 ** 30, "GiB"] : a >= 2 ** 20 ? [2 ** 20, "MiB"] : a >= 2 ** 10 ? [2 ** 10, "KiB"] : [1, "B"];
+    return (v / scale).toPrecision(3).replace(/\.?0+$/, "") + " " + unit;
+  }
   function fmtDate(t) { return new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC"; }
   function el(tag, text, cls) {
     const e = document.createElement(tag);
@@ -77,25 +84,26 @@
   }
 
   // change points as translucent boxes over the plot (elements in uPlot's overlay, placed after each draw)
-  function bands(u) {
+  const bands = (changes) => (u) => {
     if (!u.bandBoxes) {
-      u.bandBoxes = DATA.changes.map((c) => {
+      u.bandBoxes = changes.map((c) => {
         const box = el("div", null, "band " + (c.slower ? "band-slower" : "band-faster"));
         box.title = c.before + " … " + c.after + ": " + c.text;
         u.over.appendChild(box);
         return box;
       });
     }
-    DATA.changes.forEach((c, k) => {
+    changes.forEach((c, k) => {
       const box = u.bandBoxes[k];
       if (c.before_index == null || c.after_index == null) { box.hidden = true; return; }
       const x0 = u.valToPos(c.before_index, "x"), x1 = u.valToPos(c.after_index, "x");
       box.style.left = x0 + "px";
       box.style.width = Math.max(x1 - x0, 2) + "px";
     });
-  }
+  };
 
-  function makeChart(container, series, fmt, withBands, onPick) {
+  // changes: the series' change points, drawn as bands (null: none drawn)
+  function makeChart(container, series, fmt, changes, onPick) {
     const xs = series.label.map((_, i) => i);
     const [lo, hi] = yRange(series.median, series.low, series.high);
     const tooltip = el("div", null, "tooltip");
@@ -113,7 +121,7 @@
       cursor: { drag: { x: false, y: false }, points: { size: 9 } },
       legend: { show: false },
       hooks: {
-        draw: withBands ? [bands, whiskers(series.low, series.high), struckRings(series)] : [whiskers(series.low, series.high)],
+        draw: [bands(changes || []), whiskers(series.low, series.high), struckRings(series)],
         setCursor: [(u) => {
           const i = u.cursor.idx;
           if (i == null) { tooltip.hidden = true; return; }
@@ -183,10 +191,11 @@
     showPicked();
   }
 
-  const charts = [makeChart(document.getElementById("chart"), P, fmtTime, true, pick)];
+  const charts = [makeChart(document.getElementById("chart"), P, fmtTime, DATA.changes, pick)];
   for (const box of document.querySelectorAll(".metric-chart")) {
     const m = DATA.metrics[box.dataset.metric];
-    charts.push(makeChart(box, m, fmtCount, false, (i) => { window.location.href = m.href[i]; }));
+    const fmt = m.unit === "bytes" ? fmtBytes : fmtCount;
+    charts.push(makeChart(box, m, fmt, m.changes, (i) => { window.location.href = m.href[i]; }));
   }
   window.addEventListener("resize", () => {
     for (const c of charts) c.setSize({ width: Math.max(320, c.root.parentNode.clientWidth), height: 320 });

@@ -1,17 +1,12 @@
 // perflab differential flame graph: one canvas per comparison, written by hand, no dependencies.
-// Width: the mean of both sides' time per call; color: the difference B - A of the frame and
-// everything it calls (red = slower, blue = faster, paler when its 95% interval includes zero).
+// Width: the mean of both sides' time (or memory) per call; color: the difference B - A of the frame and
+// everything it calls (red = slower or more, blue = faster or less, paler when its 95% interval
+// includes zero). Numbers come formatted in the diff's unit (perflab.render.html.report).
 // All text from the profiles is drawn with fillText or set with textContent, never parsed as HTML.
 "use strict";
 (function () {
   const ROW = 18, MIN_WIDTH = 0.5;
   const tooltip = document.getElementById("diff-tooltip");
-  const fmt = (s) => {
-    const a = Math.abs(s);
-    const [scale, unit] = a >= 1 ? [1, "s"] : a >= 1e-3 ? [1e-3, "ms"] : a >= 1e-6 ? [1e-6, "us"] : [1e-9, "ns"];
-    return (s / scale).toPrecision(3) + " " + unit;
-  };
-  const signed = (s) => (s >= 0 ? "+" : "\u2212") + fmt(Math.abs(s));
 
   class DiffView {
     constructor(container, data) {
@@ -83,11 +78,11 @@
       const i = this.hit(e), data = this.data;
       if (i < 0) { tooltip.hidden = true; return; }
       const line = (cls, text) => { const div = document.createElement("div"); div.className = cls; div.textContent = text; return div; };
-      const interval = isFinite(data.low[i]) && isFinite(data.high[i]) ? ` [${signed(data.low[i])}, ${signed(data.high[i])}]` : "";
+      const interval = data.intervalText[i] ? ` ${data.intervalText[i]} (95% CI)` : "";
       tooltip.replaceChildren(
         line("name", data.name[i]), line("where", data.where[i]),
-        line("", `${data.sides[0]}: ${fmt(data.a[i])} per call, ${data.sides[1]}: ${fmt(data.b[i])} per call`),
-        line("", `difference ${signed(data.diff[i])}${interval} (95% CI); self ${signed(data.selfDiff[i])}`),
+        line("", `${data.sides[0]}: ${data.aText[i]}, ${data.sides[1]}: ${data.bText[i]} (${data.measure})`),
+        line("", `difference ${data.diffText[i]}${interval}; self ${data.selfText[i]}`),
         line("hint", "click: zoom here"));
       tooltip.hidden = false;
       const pad = 14, w = tooltip.offsetWidth, h = tooltip.offsetHeight;
