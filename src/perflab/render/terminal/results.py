@@ -173,6 +173,8 @@ def _notes(result: RunResult) -> list[str]:
             lines.append(
                 f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: {escape(mean)}"
             )
+    if result.build_spread is not None:
+        lines.append(escape(result.build_spread.shown))
     lines.append(_precision_line(result))
     for path in result.metadata.get("changed_during_run", []):
         lines.append(
