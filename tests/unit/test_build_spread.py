@@ -28,7 +28,7 @@ def paired_run(ratio: float, spread: BuildSpread | None = None, rounds: int = 20
     """A ``compare --rev main --rev WORKTREE`` of one case whose working tree is ``ratio`` times
     slower, values with 0.5% noise, as check's paired gate reads it."""
     rng = np.random.default_rng(seed)
-    settings = {"precision": 0.01, "alpha": 0.05, "min_effect": 0.01}
+    settings = {"precision": 0.01, "alpha": 0.05, "min_effect": 0.01, "max_time": 10.0}
     recorded = {"build_spread": spread.to_json() if spread else None, "machine": {"cpu_model": "test"}}
     run = RunResult("bench", "bench.py", "main", settings, recorded, {})
     run.sides = {name: {"contender": "spin"} for name in ("main", "WORKTREE")}
@@ -92,3 +92,17 @@ def test_a_kept_a_a_is_used_without_a_second_build_and_the_farthest_case_is_the_
     choice = builds.Choice(command="false")  # a build would fail
     spread = build_noise.measure(tmp_path, side, base, ["K", "WIDE"], Settings(), choice)
     assert spread == BuildSpread("main", "WIDE", Interval(1.01, 0.98, 1.05), cached=True)
+
+
+def test_the_terminal_and_the_html_pages_say_it_escaped():
+    from rich.console import Console
+
+    from perflab.render.html import gate_pages
+    from perflab.render.terminal import results as terminal
+
+    spread = BuildSpread("<b>main[/]", "K", Interval(1.0, 0.99, 1.01))
+    console = Console(record=True, width=300)
+    terminal.render(paired_run(1.07, spread), console)
+    assert "build-to-build spread ±1.0% [measured on the base revision <b>main[/], built twice" in console.export_text()
+    page = gate_pages.render_check(gate.check_paired([paired_run(1.07, spread)]), "bench", "main", "WORKTREE")
+    assert "build-to-build spread ±1.0% [measured on the base revision &lt;b&gt;main[/], built twice" in page
