@@ -170,10 +170,13 @@ def build_options(parser: argparse.ArgumentParser, spread: bool = True) -> None:
     )
 
 
-def build_choice(args: argparse.Namespace, err: Console) -> BuildChoice:
-    """What ``build_options`` asked for, with each build's progress said on ``err``."""
+def build_choice(args: argparse.Namespace, err: Console, revisions: bool = True) -> BuildChoice:
+    """What ``build_options`` asked for, with each build's progress said on ``err``; ``revisions``:
+    whether the command has revisions to build (compare and submit: only with --rev)."""
     from perflab.measure.builds import Choice
 
+    if (args.build or args.build_command or args.build_spread) and not revisions:
+        raise UsageError("--build, --build-command and --build-spread build git revisions: use them with --rev")
     if args.build_command is not None and not args.build_command.strip():
         raise UsageError("--build-command: empty; give the shell command that installs the project")
     if args.build is False and args.build_command:
