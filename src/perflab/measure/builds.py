@@ -189,9 +189,9 @@ def environment(repository: Path, revision: str, python: str, choice: Choice, re
     tree = git.working_tree(repository) if commit is None else git.tree(repository, commit)
     command = choice.install_command()
     interpreter = metadata.interpreter_info(python)
-    parts = [tree, interpreter["executable"], interpreter["version"], command] + (
-        [f"replica {replica}"] * bool(replica)
-    )
+    parts = [tree, interpreter["executable"], interpreter["version"], command]
+    if replica:  # a second build of the same source: an entry of its own
+        parts.append(f"replica {replica}")
     folder = cache_folder() / hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     say = choice.on_progress or (lambda message: None)
     if replica:

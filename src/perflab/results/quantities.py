@@ -13,6 +13,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perflab.units import format_percent, format_ratio
+
 CONFIDENCE = 0.95
 FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no detectable difference"
 
@@ -92,9 +94,8 @@ class BuildSpread:
     def shown(self) -> str:
         """'build-to-build spread ±0.8% [measured on the base revision main, built twice: 1.00x
         slower [0.994x, 1.01x] on K]', as every output writes it."""
-        from perflab.units import format_percent, format_ratio
-
-        measured = f"the base revision {self.revision}, built twice: {format_ratio(self.ratio.value, self.ratio.low, self.ratio.high)}"
+        ratio = format_ratio(self.ratio.value, self.ratio.low, self.ratio.high)
+        measured = f"the base revision {self.revision}, built twice: {ratio}"
         if not math.isfinite(self.spread):
             return f"build-to-build spread unknown [{measured} on {self.case}: too few rounds for an interval]"
         return f"build-to-build spread ±{format_percent(self.spread)} [measured on {measured} on {self.case}]"
