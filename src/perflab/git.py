@@ -46,9 +46,13 @@ def answer(directory: str | Path, *args: str) -> str | None:
 
 
 def top_level(path: str | Path) -> Path | None:
-    """The work tree holding ``path`` (a directory, or a file's directory); None outside git."""
+    """The work tree holding ``path`` (a directory, or a file's directory); None outside git. A
+    path not checked out (a worker's clone has no files) is held by its nearest existing folder's."""
     path = Path(path).resolve()
-    found = answer(path if path.is_dir() else path.parent, "rev-parse", "--show-toplevel")
+    folder = path if path.is_dir() else path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    found = answer(folder, "rev-parse", "--show-toplevel")
     return Path(found) if found else None
 
 

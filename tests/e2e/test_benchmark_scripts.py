@@ -31,7 +31,8 @@ RESULTS = BENCHMARKS / "results"
 TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a minute on a loaded 2-core machine
 # Slower by nature: two to four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
 # a PostgreSQL cluster with queue workers, one killed on purpose; two builds of a C extension
-# (venvs, setuptools from PyPI: ~20 s each, minutes on a loaded machine).
+# (venvs, setuptools from PyPI: ~20 s each, minutes on a loaded machine), and three more for the
+# build-to-build spread with two QUICK comparisons.
 LONGER_TIME_LIMITS = {"instruction_stability": 600, "cache_stability": 600, "team_scale": 300, "build_cost": 600}
 
 # What each tool's absence looks like, and how to install it.
@@ -57,7 +58,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "asv_side_by_side": (r"asv's median inside perflab's 95% interval for \d+ of \d+ cases with an interval", ()),
     "bisect_cost": (r"right commit found: \d+/1 ", ()),
     "broken_optimizations": (r"median\.sort_in_place", ()),
-    "build_cost": (r"cold build \(pip\): median [\d.]+ s over 1 trials", ("gcc",)),
+    "build_cost": (r"cold build \(pip\): median [\d.]+ s over 1 trials(.|\n)*build-to-build spread", ("gcc",)),
     "cache_stability": (r"largest spread of counters >= 1 per call: [\d.]+%", ("valgrind",)),
     "case_studies": (r"Headline figures", ()),
     "changepoint_replay": (r"false change points \(whole history\): [\d.]+ per 1,000", ()),

@@ -121,7 +121,7 @@ def test_contenders_without_a_common_case(bench_file, repository):
 @pytest.mark.parametrize(
     "options, message",
     [
-        (["--build"], "--build and --build-command build git revisions: use them with --rev"),
+        (["--build"], "--build, --build-command and --build-spread build git revisions: use them with --rev"),
         (["--rev", "HEAD", "--rev", "HEAD~1", "--no-build", "--build-command", "make"], "with --no-build"),
     ],
 )

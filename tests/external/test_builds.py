@@ -115,3 +115,31 @@ def test_bisect_skips_a_commit_that_does_not_build_and_builds_log2_n_plus_2(tmp_
     assert outcome["skipped"] == [commits[3]] and outcome["undecided"] == []
     builds_made = list((cache / "builds").glob("*/build.log"))  # complete or failed: every build tried
     assert len(builds_made) <= math.log2(len(commits)) + 2
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_check_says_the_build_spread_and_keeps_its_a_a_with_the_builds(tmp_path, cache):
+    """The same C at both commits: three builds (the base twice, the working tree; ~20 s each, a
+    minute or more when the machine is loaded), the A/A and the check (QUICK), then the check
+    again, which finds the A/A with the builds and builds nothing."""
+    repo = c_extension_repository(tmp_path / "repo", rounds=(1, 1))
+    out = tmp_path / "check.json"
+    bench = repo / "benchmarks" / "bench.py"
+    check = ["check", bench, "--against", "HEAD~1", "--build-spread", *VERDICT]
+    result = run_perflab(*check, "--json", out, "--no-store", cwd=repo, timeout=BUILDS_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    outcome = load_json(out)
+    spread = outcome["build_spread"]
+    assert spread["revision"] == "HEAD~1" and spread["case"] == "K" and not spread["cached"]
+    assert math.isfinite(spread["spread"]) and spread["spread"] > 0
+    # A difference inside the threshold and the spread is not a regression; the summary says both.
+    assert outcome["passed"] and [cell["verdict"] for cell in outcome["cells"]] != ["REGRESSION"]
+    widened = f"{(1 + outcome['threshold']) * (1 + spread['spread']):.4g}x"
+    assert f"no regression (more than {widened} slower)" in result.stdout
+    assert "build-to-build spread ±" in result.stdout and "a regression must exceed both" in result.stdout
+    assert len(list((cache / "builds").glob("*/perflab-build.json"))) == 3
+    again = run_perflab(*check, "--json", out, "--no-store", cwd=repo, timeout=BUILDS_TIMEOUT)
+    assert again.returncode == 0, again.stderr
+    assert load_json(out)["build_spread"]["cached"] and "measuring its two builds" not in again.stderr
+    assert len(list((cache / "builds").glob("*/perflab-build.json"))) == 3

@@ -5,6 +5,7 @@ another worker with one result stored."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import QUICK, run_perflab
+from support.compiled_projects import c_extension_repository
 
 from perflab.results.store import Store
 
@@ -186,6 +188,7 @@ def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
         (["submit", "bench.py", "--label", "a b", "--db", postgres_url], "--label 'a b'"),
         (["submit", "missing.py", "--db", postgres_url], "missing.py: no such benchmark file"),
         (["submit", "bench.py", "--rev", "nope", "--db", postgres_url], "--rev nope: no such revision"),
+        (["submit", "bench.py", "--build", "--db", postgres_url], "--build, --build-command and --build-spread build"),
         (["submit", "bench.py", "--options", "'unclosed", "--db", postgres_url], "--options: No closing quotation"),
         (["submit", "bench.py", "--options", "--max-time nan", "--db", postgres_url], "--options: argument --max-time"),
         (["jobs", "--retry", "1", "--db", postgres_url], "job 1: is not in the queue"),
@@ -233,3 +236,34 @@ def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, pos
     assert {row[0]: row[2] for row in job_rows(postgres_url)}["2"] == "todo"
     again = run_perflab("jobs", "--retry", "1", "--db", postgres_url)
     assert again.returncode == 2 and "only a failed job is retried" in again.stderr
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_a_job_comparing_compiled_revisions_is_built_by_the_worker_once_per_revision(
+    postgres_url, tmp_path, monkeypatch
+):
+    """One worker, one job: two builds of a tiny C extension in the worker's build cache (~20 s
+    each, a minute or more when the machine is loaded) and one QUICK comparison of the built sides."""
+    repo = c_extension_repository(tmp_path / "repo")
+    monkeypatch.setenv("PERFLAB_CACHE", str(tmp_path / "worker-cache"))  # the worker's, inherited
+    worker = start_worker(postgres_url, "builder", tmp_path / "clones", tmp_path / "worker.log")
+    command = "python -m pip install --no-build-isolation ."
+    try:
+        submitted = run_perflab(
+            "submit", "benchmarks/bench.py", "--rev", "HEAD~1", "--rev", "HEAD", "--build", "--build-command", command,
+            "--label", "quiet", "--db", postgres_url, "--options", " ".join(QUICK[:-2]), "--wait", "1500", cwd=repo,
+            timeout=1600,
+        )  # fmt: skip
+    finally:
+        stop([worker])
+    assert submitted.returncode == 0, (submitted.stderr, (tmp_path / "worker.log").read_text()[-2000:])
+    assert ": succeeded: run(s) " in submitted.stderr
+    [(_, run_ids)] = wait_for_jobs(postgres_url, 1, timeout=0).values()
+    assert len(run_ids) == 2  # one stored run per revision
+    with Store.open(postgres_url) as store:
+        built = store.result(run_ids[0]).metadata["builds"]
+    assert len(built) == 2 and {side["command"] for side in built.values()} == {command}
+    assert not any(side["cached"] for side in built.values())
+    assert all(side["environment"].startswith(str(tmp_path / "worker-cache")) for side in built.values())
+    assert len(list((tmp_path / "worker-cache" / "builds").glob("*/perflab-build.json"))) == 2

@@ -94,15 +94,16 @@ def test_a_failed_build_is_said_by_its_cause(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "build, command, message",
+    "build, command, spread, message",
     [
-        (None, "  ", "--build-command: empty"),
-        (False, "make", "--build-command with --no-build"),
+        (None, "  ", False, "--build-command: empty"),
+        (False, "make", False, "--build-command with --no-build"),
+        (False, None, True, "--build-spread with --no-build"),
     ],
 )
-def test_build_options_that_contradict_are_refused(build, command, message):
+def test_build_options_that_contradict_are_refused(build, command, spread, message):
     with pytest.raises(UsageError, match=message):
-        build_choice(argparse.Namespace(build=build, build_command=command), err=None)
+        build_choice(argparse.Namespace(build=build, build_command=command, build_spread=spread), err=None)
 
 
 def test_the_default_command_is_uv_only_where_uv_is_installed(monkeypatch):

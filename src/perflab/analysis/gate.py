@@ -20,7 +20,10 @@ Either way, a regression is reported only when the data support that the slowdow
 than the threshold*: the one-sided test of H0 "ratio <= 1 + threshold" is rejected at ``alpha``
 after Benjamini-Hochberg correction across all compared cells. A machine that is a few percent
 slower during one of two unpaired runs (which no unpaired method can tell from a code change)
-therefore does not fail the build unless it exceeds the threshold. A whole run slowed by a busy
+therefore does not fail the build unless it exceeds the threshold. Across built revisions
+measured with ``--build-spread``, the threshold is widened by the build-to-build spread s (the A/A
+of two builds of the baseline revision): H0 becomes "ratio <= (1 + threshold)(1 + s)", the two
+added on the log scale, so a slowdown a rebuild alone could show is not a regression. A whole run slowed by a busy
 machine is beyond any statistic; ``perflab check`` re-measures before failing (``--confirm``).
 The false-positive rate is checked by simulation in tests/test_gate.py and on replayed real runs
 in benchmarks/changepoint_replay.py.
@@ -47,7 +50,7 @@ from perflab.analysis.counts import (
 from perflab.analysis.detectable import Qualification
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult, json_numbers
-from perflab.results.quantities import SLOWER, Comparison, Interval
+from perflab.results.quantities import SLOWER, BuildSpread, Comparison, Interval
 from perflab.results.verdicts import SMALLEST_MEMORY_DIFFERENCE
 from perflab.units import format_ratio, format_ratio_estimate
 
@@ -147,6 +150,9 @@ class CheckResult:
     # With --affected: what the change touched and what it left to run; the cells not run.
     selection: str | None = None
     skipped: list[SkippedCell] = field(default_factory=list)
+    # Across built revisions with --build-spread: the widest spread of the runs, each run's
+    # threshold widened by its own (regression_threshold).
+    build_spread: BuildSpread | None = None
 
     @property
     def regressions(self) -> list[CellCheck]:
@@ -165,6 +171,8 @@ class CheckResult:
         with its interval and, as every output writes it, ``shown``; the verdicts; and whether the
         gate passed (no regression)."""
         data = asdict(self)
+        if self.build_spread is not None:
+            data["build_spread"] = {**self.build_spread.to_json(), "shown": self.build_spread.shown}
         for entry, cell in zip(data["cells"], self.cells):
             ratio = cell.comparison.ratio
             entry["shown"] = format_ratio(ratio.value, ratio.low, ratio.high)
@@ -232,8 +240,11 @@ def check_paired(
     """Paired: each run measured the baseline revision (its reference side) and the code under test
     (its other side) interleaved, for one contender; FDR-corrected verdicts across all of them."""
     result = CheckResult(threshold, alpha, paired=True)
+    spreads = [run.build_spread for run in runs if run.build_spread is not None]
+    result.build_spread = max(spreads, key=lambda spread: spread.spread) if spreads else None
     rows = []
     for run in runs:
+        widened = regression_threshold(threshold, run.build_spread)
         compared = {(c.case, c.contender): c for c in run.comparisons}
         for cell in run.cells:
             if cell.contender == run.reference:
@@ -249,7 +260,7 @@ def check_paired(
                     contender,
                     run.cell(cell.case, run.reference),
                     cell,
-                    paired_comparison(found.comparison, threshold),
+                    paired_comparison(found.comparison, widened),
                 )
             )
         result.notes += [
@@ -261,6 +272,15 @@ def check_paired(
         ]
     _decide(result, rows, min_effect)
     return result
+
+
+def regression_threshold(threshold: float, build_spread: BuildSpread | None) -> float:
+    """The slowdown a regression must exceed: ``threshold``, and beyond it the build-to-build
+    spread when one was measured: (1 + threshold)(1 + spread) - 1 (1.05x and ±1% -> 1.0605x). An
+    unknown spread (its A/A had no interval) widens nothing; the outputs say it is unknown."""
+    if build_spread is None or not math.isfinite(build_spread.spread):
+        return threshold
+    return (1 + threshold) * (1 + build_spread.spread) - 1
 
 
 def paired_comparison(comparison: Comparison, threshold: float) -> GateComparison:

@@ -51,7 +51,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     output_option(parser, "--markdown", "first bad commit and each step's ratio to good")
     output_option(parser, "--html", "first bad commit and each step's ratio to good, as a page")
-    build_options(parser)
+    build_options(parser, spread=False)
     timing_options(parser, max_time=20.0, precision=0.01)
     parser.set_defaults(handler=run)
 

@@ -158,7 +158,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     _affected_revision(args)  # before anything: a bad combination is a one-line error
     path = resolve_benchmark(args.benchmark)
-    benchmark = load_benchmark(path)
+    build = build_choice(args, err)
+    benchmark = _described_in_build(path, args, build) or load_benchmark(path)
     for note in benchmark.notes:
         say(err, f"perflab check: {note}")
     wanted_metrics = metric_names(args.metric)  # before measuring: fail fast
@@ -172,7 +173,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         inputs=(path, args.against if Path(args.against).is_file() else None, check_store(args, path)),
     )
     pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
-    baseline = _baseline(args, path, benchmark.name, wanted_metrics, build_choice(args, err))
+    baseline = _baseline(args, path, benchmark.name, wanted_metrics, build)
     chosen = select(args.case, benchmark.cases, "case", str(path)) if args.case or args.bench else None
     cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
     contenders = select(args.contender, benchmark.contenders, "contender", str(path))
@@ -266,6 +267,30 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if checked.regressions or checked.instruction_regressions or checked.memory_regressions or failed:
         return EXIT_FAILURES
     return EXIT_OK if stored else EXIT_BAD_INPUT
+
+
+@dataclass(frozen=True)
+class _Described:
+    """A benchmark as a worker in the working tree's build described it: its names only."""
+
+    name: str
+    cases: list[str]
+    contenders: list[str]
+    notes: tuple[str, ...] = ()
+
+
+def _described_in_build(path: Path, args: argparse.Namespace, build: BuildChoice) -> _Described | None:
+    """Against a revision of a project that is built, the benchmark as its built working tree sees
+    it (perflab's interpreter cannot import the compiled project); None: loaded here, as usual."""
+    from perflab.measure import ab_test
+
+    if Path(args.against).is_file():
+        return None
+    try:
+        described = ab_test.describe_built(path, timing_settings(args), build)
+    except ab_test.CompareError as error:
+        raise UsageError(str(error)) from None
+    return None if described is None else _Described(described["name"], described["cases"], described["contenders"])
 
 
 def _affected_revision(args: argparse.Namespace) -> None:
@@ -370,7 +395,7 @@ class _Target:
     """What every attempt measures, whichever the baseline: the benchmark, and the command's options."""
 
     path: Path
-    benchmark: Benchmark
+    benchmark: Benchmark | _Described
     args: argparse.Namespace
     err: Console
     selection: Selection | None = None  # --affected: the cells to run, per contender
@@ -395,6 +420,7 @@ class _ResultsFileBaseline:
         from perflab.analysis import gate
 
         settings = timing_settings(target.args)
+        assert not isinstance(target.benchmark, _Described)  # (described in a build against a revision only)
         run = measure(
             target.path, target.benchmark, cases or list(target.benchmark.cases), contenders, settings, target.err
         )
@@ -525,8 +551,10 @@ def _baseline(
 
     against = Path(args.against)
     if against.is_file():
-        if args.build or args.build_command:
-            raise UsageError(f"--against {against} is a results file: --build and --build-command build revisions")
+        if args.build or args.build_command or args.build_spread:
+            raise UsageError(
+                f"--against {against} is a results file: --build, --build-command and --build-spread build revisions"
+            )
         result = load_file(against, benchmark=name)  # (the name is used for pyperf files only)
         if result.benchmark != name:
             raise UsageError(f"{against}: holds benchmark {result.benchmark!r}, not {name!r}")

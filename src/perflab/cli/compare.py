@@ -136,10 +136,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
         pythons=args.python,
         contender=one_name(args.contender, "--contender with --rev or --python") if across else None,
         fuzz_examples=0 if args.no_fuzz else difference_search.DEFAULT_EXAMPLES,
-        build=build_choice(args, err),
+        build=build_choice(args, err, bool(args.rev)),
     )
-    if (args.build or args.build_command) and not args.rev:
-        raise UsageError("--build and --build-command build git revisions: use them with --rev")
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, check_store(args, path)))
     profiler = None
     unprofiled = "not profiled (--no-profile)"

@@ -15,6 +15,8 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    build_choice,
+    build_options,
     db_path,
     label_option,
     python_option,
@@ -47,6 +49,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "benchmarks", nargs="+", metavar="BENCH", help="benchmark files (in a git repository) or built-ins"
     )
     rev_option(parser)
+    build_options(parser)
     python_option(parser)
     label_option(parser)
     parser.add_argument(
@@ -81,6 +84,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         options = shlex.split(args.options)
     except ValueError as error:
         raise UsageError(f"--options: {error}") from None
+    build_choice(args, err, bool(args.rev))  # refused here, not on a worker later
     specs = [_spec(name, args, options) for name in args.benchmarks]
     for spec in specs:
         _check_options(spec)
@@ -160,4 +164,7 @@ def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
         revisions=revisions,
         pythons=args.python or [],
         options=options,
+        build=args.build,
+        build_command=args.build_command,
+        build_spread=args.build_spread,
     )

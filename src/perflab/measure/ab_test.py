@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from perflab import git
 from perflab.bench.protocol import DescribeEvent, describe_job
-from perflab.measure import builds, difference_search, metadata
+from perflab.measure import build_noise, builds, difference_search, metadata
 from perflab.measure.launcher import run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
@@ -94,6 +95,8 @@ def compare(request: Request, listener: Listener) -> RunResult:
             result.file = str(request.benchmark)
         if built:
             result.metadata["builds"] = {name: environment.to_json() for name, environment in built.items()}
+        if request.build.spread and not result.interrupted:
+            _measure_build_spread(request, sides[0], built, cases, result)
         if request.after_timing is not None and not result.interrupted:
             request.after_timing(sides, cases, result)
         return result
@@ -157,6 +160,33 @@ def _revision_side(revision: str, file: Path, request: Request, built: dict[str,
         return Side(revision, str(file), "", request.settings.python, [] if revision == CURRENT else import_roots(file))
     built[revision] = builds.environment(repository, revision, request.settings.python, request.build)
     return Side(revision, str(file), "", built[revision].python)
+
+
+def describe_built(path: Path, settings: Settings, choice: builds.Choice) -> DescribeEvent | None:
+    """The benchmark as the working tree's build sees it, when its project is built (perflab's own
+    interpreter cannot import a compiled project from its source); None when it runs from source."""
+    repository = git.top_level(path)
+    if repository is None or not choice.wanted(repository):  # (outside a repository: said by the caller)
+        return None
+    try:
+        built = builds.environment(repository, CURRENT, settings.python, choice)
+    except RevisionError as error:  # a build that failed included
+        raise CompareError(str(error)) from None
+    return _describe(Side(CURRENT, str(path), "", built.python), settings)
+
+
+def _measure_build_spread(
+    request: Request, base: Side, built: dict[str, builds.Environment], cases: list[str], result: RunResult
+) -> None:
+    """``--build-spread``: the A/A of the base revision's two builds, in the result's metadata."""
+    if base.name not in built:
+        say = request.build.on_progress or (lambda message: None)
+        say(f"{base.name} is not built (its project does not compile; --build builds it): no build spread")
+        return
+    repository = repository_root(request.benchmark)
+    spread = build_noise.measure(repository, base, built[base.name], cases, request.settings, request.build)
+    if spread is not None:
+        result.metadata["build_spread"] = spread.to_json()
 
 
 def _describe(side: Side, settings: Settings, budget: float | None = None) -> DescribeEvent:

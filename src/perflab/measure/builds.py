@@ -7,7 +7,8 @@ Environments are cached in ``builds/<key>`` under perflab's cache folder (``$PER
 else ``$XDG_CACHE_HOME/perflab``, else ``~/.cache/perflab``). The key is the revision's source
 tree (git's tree hash: a branch, its commit and an identical working tree share one), the
 interpreter and the build command, so a source is never built twice for the same interpreter
-and command. An entry is complete once its ``perflab-build.json`` is written; anything else
+and command (and, for the second build of a revision that measures the build-to-build spread,
+its replica number). An entry is complete once its ``perflab-build.json`` is written; anything else
 there (a build killed half-way, one that failed) is built again next time. After a new build the
 cache is pruned to ``$PERFLAB_BUILD_CACHE_SIZE``, least recently used first (``perflab cache``
 lists and prunes it by hand).
@@ -77,6 +78,8 @@ class Choice:
 
     build: bool | None = None  # None: build the revisions whose project compiles
     command: str | None = None  # None: DEFAULT_COMMAND, or UV_COMMAND when uv is installed
+    # Also build the base revision a second time and measure the two builds A/A (build_noise.py).
+    spread: bool = False
     on_progress: Callable[[str], None] | None = None
 
     def wanted(self, source: Path) -> bool:
@@ -96,6 +99,7 @@ class Environment:
     command: str
     seconds: float  # how long its build took
     cached: bool  # built by an earlier run
+    replica: int = 0  # 0: the revision's build; 1: its second build (build_noise.py)
 
     def to_json(self) -> dict:
         return {
@@ -104,6 +108,7 @@ class Environment:
             "environment": str(self.folder),
             "build_seconds": round(self.seconds, 3),
             "cached": self.cached,
+            **({"replica": self.replica} if self.replica else {}),
         }
 
 
@@ -176,28 +181,31 @@ def compiles(source: Path) -> bool:
     return setup.is_file() and any(word in setup.read_text(errors="replace") for word in _SETUP_PY_WORDS)
 
 
-def environment(repository: Path, revision: str, python: str, choice: Choice) -> Environment:
+def environment(repository: Path, revision: str, python: str, choice: Choice, replica: int = 0) -> Environment:
     """The environment of ``revision`` (or of the working tree, CURRENT) built for ``python``
-    with the choice's command: from the cache, else built now."""
+    with the choice's command: from the cache, else built now. ``replica`` 1: a second build of
+    the same source, in an entry of its own."""
     commit = None if revision == CURRENT else _commit(repository, revision)
     tree = git.working_tree(repository) if commit is None else git.tree(repository, commit)
     command = choice.install_command()
     interpreter = metadata.interpreter_info(python)
-    key = hashlib.sha256(
-        "\0".join([tree, interpreter["executable"], interpreter["version"], command]).encode()
-    ).hexdigest()[:24]
-    folder = cache_folder() / key
+    parts = [tree, interpreter["executable"], interpreter["version"], command]
+    if replica:  # a second build of the same source: an entry of its own
+        parts.append(f"replica {replica}")
+    folder = cache_folder() / hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     say = choice.on_progress or (lambda message: None)
+    if replica:
+        revision = f"{revision} (build {replica + 1})"
     with _locked(folder):
         if (folder / COMPLETE).is_file():
             recorded = json.loads((folder / COMPLETE).read_text())
             os.utime(folder / COMPLETE)  # used now: the last to go when the cache is over its size
             say(f"{revision}: built before, environment {folder}")
-            return Environment(_python_in(folder), folder, tree, command, recorded["build_seconds"], cached=True)
+            return Environment(_python_in(folder), folder, tree, command, recorded["build_seconds"], True, replica)
         say(f"{revision}: building ({command}) into {folder}")
         started = time.monotonic()
         _build(repository, tree, interpreter["executable"], command, folder, revision)
-        built = Environment(_python_in(folder), folder, tree, command, time.monotonic() - started, cached=False)
+        built = Environment(_python_in(folder), folder, tree, command, time.monotonic() - started, False, replica)
         record = {
             **built.to_json(),
             **{"repository": str(repository), "revision": revision, "commit": commit},

@@ -17,8 +17,10 @@ def queue_of(label: str) -> str:
 class JobSpec:
     """``benchmark``: a file's path inside ``repository`` (a path or URL git can clone), measured
     at ``commit``; or a built-in's name when ``repository`` is None. ``revisions`` (commits): a
-    comparison of them, measured interleaved by one worker. ``options``: more `perflab run` or
-    `perflab compare` options, checked when submitted."""
+    comparison of them, measured interleaved by one worker. ``build`` (None: when the project
+    compiles), ``build_command`` and ``build_spread``: how the worker builds those revisions, in its
+    own build cache (compare's --build/--no-build, --build-command, --build-spread). ``options``:
+    more `perflab run` or `perflab compare` options, checked when submitted."""
 
     benchmark: str
     repository: str | None = None
@@ -26,6 +28,9 @@ class JobSpec:
     revisions: list[str] = field(default_factory=list)
     pythons: list[str] = field(default_factory=list)
     options: list[str] = field(default_factory=list)
+    build: bool | None = None
+    build_command: str | None = None
+    build_spread: bool = False
 
     @property
     def verb(self) -> str:
@@ -35,7 +40,10 @@ class JobSpec:
         """The perflab command line (after ``perflab``) that measures it, ``benchmark`` checked out."""
         revisions = [arg for commit in self.revisions for arg in ("--rev", commit)]
         pythons = [arg for python in self.pythons for arg in ("--python", python)]
-        return [self.verb, benchmark, *revisions, *pythons, *self.options]
+        build = [] if self.build is None else ["--build" if self.build else "--no-build"]
+        build += ["--build-command", self.build_command] if self.build_command is not None else []
+        build += ["--build-spread"] if self.build_spread else []
+        return [self.verb, benchmark, *revisions, *pythons, *build, *self.options]
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

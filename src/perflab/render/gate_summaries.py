@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
+from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult, regression_threshold
 from perflab.results.quantities import NO_DIFFERENCE, Interval
 from perflab.units import counted, format_bytes, format_ratio, format_ratio_estimate, format_time
 
@@ -46,9 +46,23 @@ def regressions(check: CheckResult) -> int:
 def thresholds(check: CheckResult) -> str:
     """What fails the check: '1.05x slower or 0.50% more instructions'."""
     return (
-        f"{threshold(check.threshold)} slower"
+        f"{threshold(regression_threshold(check.threshold, check.build_spread))} slower"
         + (f" or {check.instructions_threshold:.2%} more instructions" if check.instructions else "")
         + (f" or {check.memory_threshold:.2%} more memory" if check.memory else "")
+    )
+
+
+def build_spread(check: CheckResult) -> str | None:
+    """Across built revisions with --build-spread: the spread, and how it widens the threshold."""
+    spread = check.build_spread
+    if spread is None:
+        return None
+    widened = regression_threshold(check.threshold, spread)
+    if widened == check.threshold:
+        return f"{spread.shown}; the threshold stays {threshold(check.threshold)}"
+    return (
+        f"{spread.shown}; a regression must exceed both: (1 + threshold) × (1 + spread) = "
+        f"{threshold(check.threshold)} × {1 + spread.spread:.4g} = {threshold(widened)}"
     )
 
 

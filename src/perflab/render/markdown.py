@@ -69,6 +69,9 @@ def _check_lines(
     else:
         headline = f"### :white_check_mark: perflab: no regression (more than {summaries.thresholds(check)}) in {code(benchmark)}"
     lines = [headline, "", f"Baseline: {baseline}  ", f"Current: {current}", "", *_time_table(check, shown), ""]
+    spread = summaries.build_spread(check)
+    if spread:
+        lines += [_cell(spread), ""]
     if folded:
         lines += [
             f"<details><summary>{len(folded)} more cell(s), smaller changes</summary>",
@@ -201,6 +204,8 @@ def render_result(result: RunResult) -> str:
         mean = result.mean_shown(name)
         if mean is not None:
             lines.append(f"- geometric mean over cases, {code(name)}: {mean}")  # perflab's words only
+    if result.build_spread is not None:
+        lines.append(f"- {_cell(result.build_spread.shown)}")
     lines += _cache_lines(result)
     missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
     target = result.settings["precision"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
-from perflab.results.quantities import CellEstimates, Comparison, Interval
+from perflab.results.quantities import BuildSpread, CellEstimates, Comparison, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, Shown, show, show_memory
 from perflab.units import format_ratio
@@ -307,6 +307,12 @@ class RunResult:
         return lines
 
     @property
+    def build_spread(self) -> BuildSpread | None:
+        """Across built revisions with ``--build-spread``: how far two builds of the base revision time apart."""
+        recorded = self.metadata.get("build_spread")
+        return BuildSpread.from_json(recorded) if recorded else None
+
+    @property
     def skips(self) -> list[str]:
         """One line per contender and reason it was not measured (something it needs is not
         installed here, or the benchmark skips a case), naming the cases unless it is all of them."""
@@ -333,6 +339,8 @@ class RunResult:
             if memory is not None:
                 entry["memory_shown"] = memory.to_json()
         data["geometric_means_shown"] = {name: self.mean_shown(name) for name in self.geometric_means}
+        if self.build_spread is not None:
+            data["build_spread_shown"] = self.build_spread.shown
         return json_numbers(data)
 
     def save(self, path: str | Path) -> None:
@@ -347,6 +355,7 @@ class RunResult:
             )
         data = {**data, "schema": SCHEMA}  # version 1 is version 2 without the new statuses and fields
         data.pop("geometric_means_shown", None)  # derived from the rest, as ``shown`` below
+        data.pop("build_spread_shown", None)
         data["cells"] = [_cell_from_json(c) for c in data["cells"]]
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
         data["comparisons"] = [

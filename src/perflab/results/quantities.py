@@ -13,6 +13,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perflab.units import format_percent, format_ratio
+
 CONFIDENCE = 0.95
 FASTER, SLOWER, NO_DIFFERENCE = "faster", "slower", "no detectable difference"
 
@@ -65,3 +67,49 @@ class Comparison:
     p_value: float
     pairs: int
     log_se: float  # standard error of the mean log ratio (for combining across cases)
+
+
+@dataclass(frozen=True)
+class BuildSpread:
+    """How far two builds of one revision (the base of a comparison of built revisions) time
+    apart on this benchmark: the A/A ratio, second build / first, of the case whose interval
+    reaches farthest from 1 (perflab.measure.build_noise). A build is not bit-for-bit
+    reproducible in speed (code layout, link order), so a difference inside this spread may be
+    the build's, not the source's."""
+
+    revision: str
+    case: str
+    ratio: Interval
+    cached: bool = False  # measured by an earlier run, kept with the builds
+
+    @property
+    def spread(self) -> float:
+        """The farther bound as a fraction either way: [0.99, 1.008] -> 0.0101 (1/0.99 - 1); inf
+        without an interval."""
+        if not (self.ratio.low > 0 and math.isfinite(self.ratio.high)):
+            return math.inf
+        return math.expm1(max(math.log(self.ratio.high), -math.log(self.ratio.low), 0.0))
+
+    @property
+    def shown(self) -> str:
+        """'build-to-build spread ±0.8% [measured on the base revision main, built twice: 1.00x
+        slower [0.994x, 1.01x] on K]', as every output writes it."""
+        ratio = format_ratio(self.ratio.value, self.ratio.low, self.ratio.high)
+        measured = f"the base revision {self.revision}, built twice: {ratio}"
+        if not math.isfinite(self.spread):
+            return f"build-to-build spread unknown [{measured} on {self.case}: too few rounds for an interval]"
+        return f"build-to-build spread ±{format_percent(self.spread)} [measured on {measured} on {self.case}]"
+
+    def to_json(self) -> dict:
+        return {
+            "revision": self.revision,
+            "case": self.case,
+            "ratio": {"value": self.ratio.value, "low": self.ratio.low, "high": self.ratio.high},
+            "spread": self.spread,
+            "cached": self.cached,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> BuildSpread:
+        ratio = Interval(*(float(data["ratio"][bound]) for bound in ("value", "low", "high")))  # "inf" too
+        return cls(data["revision"], data["case"], ratio, data.get("cached", False))

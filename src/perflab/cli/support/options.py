@@ -140,8 +140,9 @@ def rev_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_options(parser: argparse.ArgumentParser) -> None:
-    """``--build/--no-build`` and ``--build-command``: how a revision's project is made runnable."""
+def build_options(parser: argparse.ArgumentParser, spread: bool = True) -> None:
+    """``--build/--no-build`` and ``--build-command``: how a revision's project is made runnable;
+    ``spread``: and ``--build-spread`` (compare and check: the verbs that say a verdict beside it)."""
     parser.add_argument(
         "--build",
         action=argparse.BooleanOptionalAction,
@@ -157,17 +158,32 @@ def build_options(parser: argparse.ArgumentParser) -> None:
         "revision's files with the environment activated (default: python -m pip install "
         "--no-build-isolation . , or uv pip install --no-build-isolation . when uv is installed)",
     )
+    if not spread:
+        parser.set_defaults(build_spread=False)
+        return
+    parser.add_argument(
+        "--build-spread",
+        action="store_true",
+        help="also build the base revision a second time and measure its two builds A/A: the build-to-build "
+        "spread, said beside every verdict (check: a regression must exceed it too); kept with the builds, so "
+        "paid once per base revision (default: off, as it costs a second build)",
+    )
 
 
-def build_choice(args: argparse.Namespace, err: Console) -> BuildChoice:
-    """What ``build_options`` asked for, with each build's progress said on ``err``."""
+def build_choice(args: argparse.Namespace, err: Console, revisions: bool = True) -> BuildChoice:
+    """What ``build_options`` asked for, with each build's progress said on ``err``; ``revisions``:
+    whether the command has revisions to build (compare and submit: only with --rev)."""
     from perflab.measure.builds import Choice
 
+    if (args.build or args.build_command or args.build_spread) and not revisions:
+        raise UsageError("--build, --build-command and --build-spread build git revisions: use them with --rev")
     if args.build_command is not None and not args.build_command.strip():
         raise UsageError("--build-command: empty; give the shell command that installs the project")
     if args.build is False and args.build_command:
         raise UsageError("--build-command with --no-build: nothing would be built; drop one of them")
-    return Choice(args.build, args.build_command, lambda message: say(err, message))
+    if args.build is False and args.build_spread:
+        raise UsageError("--build-spread with --no-build: nothing would be built; drop one of them")
+    return Choice(args.build, args.build_command, args.build_spread, lambda message: say(err, message))
 
 
 def python_option(parser: argparse.ArgumentParser, detail: str = "repeat") -> None:

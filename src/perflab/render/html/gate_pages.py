@@ -29,6 +29,7 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         current=current,
         time_columns=summaries.TIME_COLUMNS,
         time_rows=summaries.time_rows(check, check.cells),
+        build_spread=summaries.build_spread(check),
         unqualified=summaries.unqualified(check),
         counts_title=summaries.COUNTS_TITLE,
         count_columns=summaries.COUNT_COLUMNS,

@@ -112,6 +112,8 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         for name in result.geometric_means
         if result.mean_shown(name) is not None
     ]
+    if result.build_spread is not None:
+        means.append(result.build_spread.shown)
     means.append(
         f"verdicts at a false discovery rate of {settings.get('alpha', 0):.0%} across cases "
         f"(Benjamini-Hochberg); differences under {settings.get('min_effect', 0):.0%} count as none"

@@ -219,6 +219,8 @@ def _notes(result: RunResult, compact: bool = False) -> list[str]:
             lines.append(
                 f"geometric mean over cases, {escape(contender)} vs {escape(result.reference)}: {escape(mean)}"
             )
+    if result.build_spread is not None:
+        lines.append(escape(result.build_spread.shown))
     lines.append(_precision_line(result, compact))
     for path in result.metadata.get("changed_during_run", []):
         lines.append(
