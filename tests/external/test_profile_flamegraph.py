@@ -185,6 +185,8 @@ def test_browser_click_on_a_python_frame_shows_its_source_with_the_hot_line_mark
     for page in opened(browser, tmp_path, html.read_text()):
         assert page.locator("#source-lines").is_hidden()
         where = page.evaluate("window.perflabFlame.locate('spin')")
+        page.mouse.move(where["x"], where["y"])
+        assert "this line, all calls: self " in page.text_content("#tooltip")  # a frame is one line of spin
         page.mouse.click(where["x"], where["y"])
         assert state(page)["source"] == "spin"
         assert page.text_content("#source-title").startswith("Source of spin (<project>/bench.py): self ")

@@ -11,7 +11,7 @@ import pytest
 
 from perflab.profile import sources
 from perflab.profile.line_heat import line_tables
-from perflab.profile.model import Profile
+from perflab.profile.model import Profile, merge_profiles
 from perflab.profile.shares import frame_shares
 from perflab.render.html import flamegraph
 
@@ -143,3 +143,15 @@ def test_the_web_shows_the_source_view_of_a_stored_line_profile(tmp_path):
     data = json.loads(re.search(r'id="profile-data">(.*?)</script>', page, re.S).group(1))
     assert [view["name"] for view in data["sources"]][:2] == ["work", "<genexpr>"]
     assert "<script>window.pwned" not in page
+
+
+def test_merged_line_profiles_keep_every_functions_source(tmp_path):
+    profile = line_profile(tmp_path)
+    first, second = profile.metadata["sources"][:1], profile.metadata["sources"][1:]
+    merged = merge_profiles(
+        [
+            ("a", Profile(profile.runs, {"lines": True, "sources": first})),
+            ("b", Profile(profile.runs, {"lines": True, "sources": second})),
+        ]
+    )
+    assert sorted(source["name"] for source in merged.metadata["sources"]) == sorted(s["name"] for s in first + second)

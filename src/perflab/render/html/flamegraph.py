@@ -90,6 +90,7 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
         "meta": _meta_lines(profile),
         "runs": len(profile.runs),
         "unit": weight_unit(profile.metadata),
+        "byLine": bool(profile.metadata.get("lines")),
         "frames": {"name": names, "file": files, "line": lines, "kind": kinds, "source": source},
         "stats": stats,
         "sources": [_source_view(table) for table in tables],

@@ -152,7 +152,8 @@
     const ofView = t.total[i] / (t.total[view.zoom] || 1);
     parts.push(line("", `this box: ${t.total[i].toLocaleString()} ${DATA.unit || "samples"}, ${pct(t.total[i] / (t.total[0] || 1))} of ${view === app.main ? "the operation" : "this view"}` +
       (view.zoom !== 0 ? `, ${pct(ofView)} of the zoomed frame` : "") + ` (self ${t.self[i].toLocaleString()})`));
-    parts.push(line("", `function, all calls: self ${pct(STATS[s])} ${range(STATS[s + 1], STATS[s + 2])}, ` +
+    const what = DATA.byLine && FRAMES.kind[f] === KIND_PYTHON ? "this line" : "function";  // --lines: a frame is a line
+    parts.push(line("", `${what}, all calls: self ${pct(STATS[s])} ${range(STATS[s + 1], STATS[s + 2])}, ` +
       `total ${pct(STATS[s + 3])} ${range(STATS[s + 4], STATS[s + 5])} (95% CI over ${DATA.runs} runs)`));
     parts.push(line("hint", view === app.main ? "click: zoom here and select for the sandwich view" : "click: sandwich of this function"));
     tooltip.replaceChildren(...parts);
