@@ -4,6 +4,7 @@ import re
 from collections import Counter
 
 import pytest
+from support.cli import run_perflab
 
 from perflab.profile.model import Profile
 from perflab.profile.offload import Work, parse_device, predict
@@ -152,3 +153,51 @@ def test_browser_draws_the_offload_size_chart_with_its_break_even(browser, tmp_p
         line, text = page.locator("line.break-even").bounding_box(), label.bounding_box()
         assert abs(line["x"] - (text["x"] + text["width"] / 2)) < 2  # the label centred on its line
         assert page.locator("polyline.curve").bounding_box()["width"] > 300
+
+
+HOT_LINE_BENCH = """
+import perflab
+
+bench = perflab.Benchmark("heat")
+
+@bench.case(items=1)
+def SMALL():
+    return 20000
+
+@bench.contender
+def spin(n):
+    label = "</script><script>window.pwned=1</script>"
+    total = sum(i * i for i in range(n))  # the hot line
+    return total, label
+"""
+
+
+def test_browser_click_on_a_python_frame_shows_its_source_with_the_hot_line_marked(browser, tmp_path):
+    """A real --lines profile, as cheap as one can be (in-process sampler, one run of 60 samples: one
+    worker process, ~4 s; up to ~15 s under heavy load): clicking spin shows its lines, the hot one
+    marked, with its shares printed."""
+    bench = tmp_path / "bench.py"
+    bench.write_text(HOT_LINE_BENCH)
+    html = tmp_path / "lines.html"
+    sampling = ["--sampler", "inprocess", "--samples", "60", "--rate", "200", "--runs", "1", "--timeout", "30"]
+    result = run_perflab("profile", bench, "--lines", *sampling, "--html", html)
+    assert result.returncode == 0, result.stderr
+    for page in opened(browser, tmp_path, html.read_text()):
+        assert page.locator("#source-lines").is_hidden()
+        where = page.evaluate("window.perflabFlame.locate('spin')")
+        page.mouse.move(where["x"], where["y"])
+        assert "this line, all calls: self " in page.text_content("#tooltip")  # a frame is one line of spin
+        page.mouse.click(where["x"], where["y"])
+        assert state(page)["source"] == "spin"
+        assert page.text_content("#source-title").startswith("Source of spin (<project>/bench.py): self ")
+        rows = page.locator("#source-lines tbody tr")
+        texts = rows.locator("td.code").all_text_contents()
+        assert texts[0] == "@bench.contender" and texts[-1] == "    return total, label"
+        hot = rows.filter(has_text="sum(i * i")
+        assert hot.get_attribute("class") == "sampled"
+        assert re.fullmatch(r"\d+\.\d% \[\d+\.\d–\d+\.\d\]", hot.locator("td.share").nth(1).text_content())
+        assert float(hot.evaluate("row => getComputedStyle(row).getPropertyValue('--heat')")) > 0.5
+        definition = rows.filter(has_text="def spin(n):")
+        assert definition.get_attribute("class") in (None, "")  # no sample: unmarked, no number
+        assert definition.locator("td.share").all_text_contents() == ["", ""]
+        assert "<script>window.pwned=1</script>" in rows.filter(has_text="label =").text_content()

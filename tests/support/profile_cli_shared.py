@@ -75,5 +75,8 @@ def check_line_profile(bench_file, *options) -> None:
     totals = {share.frame: share.total.value for share in frame_shares(profile.runs)}
     heavy, light = (totals[f"work (<project>/{bench_file.name}:{line})"] for line in (HEAVY_LINE, LIGHT_LINE))
     assert heavy > light > 0
+    # the source view's text, read when the profile was taken (perflab.profile.sources)
+    work = next(source for source in profile.metadata["sources"] if source["name"] == "work")
+    assert work["lines"][HEAVY_LINE - work["first"]].lstrip().startswith("total = heavy(n)")
     assert "lines by self share (time in the line itself)" in result.stdout
     assert "Python frames by line" in result.stdout

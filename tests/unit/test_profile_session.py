@@ -19,7 +19,7 @@ def profile_with_runs(monkeypatch, samples_per_run: list[int]):
 
     def one_run(*args, **kwargs):
         samples = next(script)
-        return Counter({STACK: samples}) if samples else Counter(), {"samples": samples}, None
+        return Counter({STACK: samples}) if samples else Counter(), {"samples": samples}, None, []
 
     monkeypatch.setattr(session, "_one_run", one_run)
     monkeypatch.setattr(session, "_choose_sampler", lambda settings: (INPROCESS, None))

@@ -131,7 +131,8 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         "--lines",
         action="store_true",
         help="sample the line each Python frame is running: shares per source line (a line heat map) "
-        "in the tables, flame graph and exports, instead of per function",
+        "in the tables, flame graph and exports, instead of per function; --html: the source of a "
+        "clicked function, each line with its shares",
     )
     python_option(parser, "one; default: perflab's own; perflab need not be installed there")
     parser.add_argument(

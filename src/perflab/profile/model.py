@@ -167,6 +167,13 @@ def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
     run_info = [info for _, profile in profiles for info in _run_info(profile)]
     if any(run_info):
         merged.metadata["run_info"] = run_info
+    # A --lines profile's source view: each function's source as the first profile with it kept it.
+    kept: dict[tuple[str, str], dict[str, Any]] = {}
+    for _, profile in profiles:
+        for source in profile.metadata.get("sources", []):
+            kept.setdefault((source["name"], source["file"]), source)
+    if kept:
+        merged.metadata["sources"] = list(kept.values())
     merged.metadata["runs"] = len(merged.runs)
     merged.metadata["samples"] = merged.samples
     merged.metadata["merged_from"] = [name for name, _ in profiles]

@@ -115,6 +115,15 @@ def normalize_path(path: str, roots: list[tuple[str, str]]) -> str:
     return path
 
 
+def resolve_path(path: str, roots: list[tuple[str, str]]) -> str | None:
+    """The file a path ``normalize_path`` shortened names on this machine, or None where no root has it."""
+    root, _, relative = path.partition("/")
+    if not root.startswith("<"):
+        return path
+    candidates = (os.path.join(directory, relative) for directory, name in roots if name == root and relative)
+    return next((candidate for candidate in candidates if os.path.isfile(candidate)), None)
+
+
 def normalize_frame(label: str, roots: list[tuple[str, str]]) -> str:
     frame = parse_frame(label)
     if not frame.file:

@@ -26,6 +26,7 @@ from perflab.profile.model import Profile, subject
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
 from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY, ProfileSettings
+from perflab.profile.sources import read_sources
 from perflab.profile.spare_cpu import has_spare_cpu
 
 
@@ -107,6 +108,7 @@ def profile_operation(
         return outcome
     planned_seconds = settings.effective_samples / (settings.min_runs * rate)
     run_seconds, sampled_seconds = _first_run_seconds(settings, rate, achieved_rate), 0.0
+    roots: list[tuple[str, str]] = []  # those the runs' paths were shortened with
     project = project_root(file)
     started = time.monotonic()
     try:
@@ -129,7 +131,7 @@ def profile_operation(
                     ahead.cancel()
                 ahead = None
             try:
-                run, info, error = _one_run(
+                run, info, error, run_roots = _one_run(
                     file, case, contender, settings, sampler, rate, run_seconds, project, worker
                 )
             except SamplerUnavailable as unavailable:
@@ -149,6 +151,7 @@ def profile_operation(
                 sampled_seconds += run_seconds
                 if not empty_on_a_loaded_machine:
                     profile.runs.append(run)
+                    roots = run_roots
                     profile.metadata.setdefault("run_info", []).append(info)
                 run_seconds = _next_run_seconds(
                     planned_seconds,
@@ -180,6 +183,8 @@ def profile_operation(
         samples=profile.samples,
         elapsed=time.monotonic() - started,
     )
+    if settings.lines and profile.runs:  # the heat map's source, read now: later edits cannot shift it
+        profile.metadata["sources"] = read_sources(profile, roots)
     if sampler == INPROCESS and settings.native:
         outcome.notes.append("native frames were requested but the in-process sampler sees Python frames only")
     return outcome
@@ -223,8 +228,9 @@ def _one_run(
     seconds: float,
     project: str,
     worker: Worker | None = None,
-) -> tuple[Counter[Stack] | None, dict[str, Any], str | None]:
-    """(stacks of the operation, facts about the run, error) from one profiling worker
+) -> tuple[Counter[Stack] | None, dict[str, Any], str | None, list[tuple[str, str]]]:
+    """(stacks of the operation, facts about the run, error, the roots its paths were shortened with)
+    from one profiling worker
     (``worker``: one started ahead for this run, else a new one). A worker stopped by the budget
     is named in the error, as timing names it: in its set-up, or in its run once that outlasts its
     fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
@@ -236,7 +242,7 @@ def _one_run(
     try:
         ready = worker.wait_for("ready")
         if ready is None:
-            return None, {}, stopped_because(worker.outcome, case, contender)
+            return None, {}, stopped_because(worker.outcome, case, contender), []
         target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
         if target_cpu is not None:
             with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
@@ -268,9 +274,10 @@ def _one_run(
                 recording.stop()
         outcome = worker.close()
     if raw is None:
-        return None, {}, stopped_because(outcome, case, contender)
+        return None, {}, stopped_because(outcome, case, contender), []
     trimmed = trim_to_operation(raw)
-    stacks = normalize_stacks(trimmed.stacks, path_roots(project, ready["paths"]))
+    roots = path_roots(project, ready["paths"])
+    stacks = normalize_stacks(trimmed.stacks, roots)
     values = [v for event in outcome.of("profile") for v in event["values"]]
     info = {
         "samples": sum(stacks.values()),
@@ -280,7 +287,7 @@ def _one_run(
         "loops": ready["loops"],
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
     }
-    return stacks, info, stopped_because(outcome, case, contender)
+    return stacks, info, stopped_because(outcome, case, contender), roots
 
 
 def stopped_because(outcome: JobOutcome, case: str, contender: str) -> str | None:

@@ -19,7 +19,9 @@ from typing import Any
 from markupsafe import Markup
 
 from perflab.profile.calltree import flame_columns
+from perflab.profile.diff import function_key
 from perflab.profile.frames import parse_frame
+from perflab.profile.line_heat import LineTable, line_tables
 from perflab.profile.model import Profile, describe_sampling, weight_unit
 from perflab.profile.offload import Offload
 from perflab.profile.shares import FrameShare, frame_shares
@@ -54,14 +56,18 @@ def viewer_markup(data: dict[str, Any]) -> Markup:
 
 
 def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[str, Any]:
-    """Frames (columns), per-frame shares with intervals, and the call tree in depth-first order."""
+    """Frames (columns), per-frame shares with intervals, the call tree in depth-first order, and for
+    a --lines profile the source views of its hottest functions (``source``: a frame's view, or -1)."""
     by_label = {share.frame: share for share in shares}
+    tables = line_tables(profile, shares)
+    view_of = {table.key: i for i, table in enumerate(tables)}
     columns = flame_columns(profile.merged(), PROGRAM_ROOT_LABEL if "program" in profile.metadata else ROOT_LABEL)
     index: dict[str, int] = {}
     names: list[str] = []
     files: list[str] = []
     lines: list[int | None] = []
     kinds: list[int] = []
+    source: list[int] = []
     stats: list[float] = []  # six numbers per frame (self and total share with bounds)
     node_frame = []
     for label in columns.frame:
@@ -73,6 +79,7 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
             files.append(frame.file)
             lines.append(frame.line)
             kinds.append(_PYTHON if frame.is_python else _OTHER if frame.name == "[unknown]" else _NATIVE)
+            source.append(view_of.get(function_key(label), -1) if frame.is_python else -1)
             share = by_label.get(label)
             stats.extend(_rounded(share) if share else [0] * 6)
         node_frame.append(position)
@@ -83,9 +90,30 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
         "meta": _meta_lines(profile),
         "runs": len(profile.runs),
         "unit": weight_unit(profile.metadata),
-        "frames": {"name": names, "file": files, "line": lines, "kind": kinds},
+        "byLine": bool(profile.metadata.get("lines")),
+        "frames": {"name": names, "file": files, "line": lines, "kind": kinds, "source": source},
         "stats": stats,
+        "sources": [_source_view(table) for table in tables],
         "nodes": {"frame": node_frame, "depth": columns.depth, "total": columns.total, "self": columns.self},
+    }
+
+
+def _source_view(table: LineTable) -> dict[str, Any]:
+    """One function's lines for flamegraph.js: number, text (null: not kept), heat, and the six
+    numbers of its shares (null: no sample ran the line)."""
+    return {
+        "name": table.name,
+        "file": table.file,
+        "stats": _rounded(table.function),
+        "rows": [
+            {
+                "line": row.number,
+                "text": row.text,
+                "heat": round(row.heat, 3),
+                "stats": row.share and _rounded(row.share),
+            }
+            for row in table.rows
+        ],
     }
 
 

@@ -152,7 +152,8 @@
     const ofView = t.total[i] / (t.total[view.zoom] || 1);
     parts.push(line("", `this box: ${t.total[i].toLocaleString()} ${DATA.unit || "samples"}, ${pct(t.total[i] / (t.total[0] || 1))} of ${view === app.main ? "the operation" : "this view"}` +
       (view.zoom !== 0 ? `, ${pct(ofView)} of the zoomed frame` : "") + ` (self ${t.self[i].toLocaleString()})`));
-    parts.push(line("", `function, all calls: self ${pct(STATS[s])} ${range(STATS[s + 1], STATS[s + 2])}, ` +
+    const what = DATA.byLine && FRAMES.kind[f] === KIND_PYTHON ? "this line" : "function";  // --lines: a frame is a line
+    parts.push(line("", `${what}, all calls: self ${pct(STATS[s])} ${range(STATS[s + 1], STATS[s + 2])}, ` +
       `total ${pct(STATS[s + 3])} ${range(STATS[s + 4], STATS[s + 5])} (95% CI over ${DATA.runs} runs)`));
     parts.push(line("hint", view === app.main ? "click: zoom here and select for the sandwich view" : "click: sandwich of this function"));
     tooltip.replaceChildren(...parts);
@@ -217,7 +218,7 @@
   const search = document.getElementById("search"), matched = document.getElementById("matched");
   const icicleButton = document.getElementById("icicle"), sandwichButton = document.getElementById("sandwich");
   const crumbs = document.getElementById("crumbs");
-  const app = { main: null, callers: null, callees: null, selected: -1, sandwichFrame: -1 };
+  const app = { main: null, callers: null, callees: null, selected: -1, sandwichFrame: -1, source: -1 };
 
   function zoomTo(view, i) {
     view.zoom = i;
@@ -227,6 +228,7 @@
     const path = [];
     for (let p = i; p >= 0; p = view.tree.parent[p]) path.push(FRAMES.name[view.tree.frame[p]]);
     crumbs.textContent = i === 0 ? "" : "zoomed: " + path.reverse().join(" \u25b8 ");
+    showSource(app.selected);
     view.render();
   }
   function showSandwich(f) {
@@ -243,6 +245,29 @@
     const old = document.getElementById(id), canvas = document.createElement("canvas");
     canvas.id = id; old.replaceWith(canvas); return canvas;
   }
+  // ---- source view (--lines): the clicked function's lines, each with its shares and a heat mark ----
+  const sourceTitle = document.getElementById("source-title"), sourceLines = document.getElementById("source-lines");
+  const share = (st, k) => `${pct(st[k])} ${range(st[k + 1], st[k + 2])}`;
+  function cell(cls, text) { const td = document.createElement("td"); td.className = cls; td.textContent = text; return td; }
+  function showSource(f) {
+    const v = sourceLines && f > 0 ? FRAMES.source[f] : -1;
+    if (!sourceLines || v === undefined || v < 0) { if (sourceLines) sourceLines.hidden = true; app.source = -1; return; }
+    const view = DATA.sources[v];
+    app.source = v;
+    sourceTitle.textContent = `Source of ${view.name} (${view.file}): self ${share(view.stats, 0)}, ` +
+      `total ${share(view.stats, 3)} of the operation (95% CI over ${DATA.runs} runs); unmarked lines had no sample`;
+    const rows = view.rows.map((row) => {
+      const tr = document.createElement("tr");
+      if (row.stats) { tr.className = "sampled"; tr.style.setProperty("--heat", String(row.heat)); }
+      tr.append(cell("number", String(row.line)), cell("share", row.stats ? share(row.stats, 0) : ""),
+                cell("share", row.stats ? share(row.stats, 3) : ""),
+                row.text === null ? cell("missing", "(source not kept: beyond the lines stored)") : cell("code", row.text));
+      return tr;
+    });
+    sourceLines.tBodies[0].replaceChildren(...rows);
+    sourceLines.hidden = false;
+  }
+
   function closeSandwich() {
     app.sandwichFrame = -1;
     document.getElementById("sandwich-pane").hidden = true;
@@ -296,7 +321,8 @@
     state() {
       return { zoomed: FRAMES.name[app.main.tree.frame[app.main.zoom]], icicle: app.main.icicle,
                drawn: app.main.drawn.length / 4, sandwich: app.sandwichFrame >= 0 ? FRAMES.name[app.sandwichFrame] : null,
-               callers: app.callers ? app.callers.drawn.length / 4 : 0, callees: app.callees ? app.callees.drawn.length / 4 : 0 };
+               callers: app.callers ? app.callers.drawn.length / 4 : 0, callees: app.callees ? app.callees.drawn.length / 4 : 0,
+               source: app.source >= 0 ? DATA.sources[app.source].name : null };
     },
   };
   const started = performance.now();
