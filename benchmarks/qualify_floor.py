@@ -39,8 +39,8 @@ import tempfile
 from pathlib import Path
 
 import _cli
-from _common import binomial_interval, finish, format_load, new_figure, quantiles, save_progress, verdict_counts
-from check_gate import run_check
+from _common import binomial_interval, finish, format_load, new_figure, quantiles, verdict_counts
+from check_gate import run_trials
 from compare_revisions import init_repository, write_mylib
 from power import injected_slowdown
 
@@ -165,15 +165,7 @@ def main() -> int:
         commit_revisions(repo, git, figure)
         counts = {"v1-docs": args.aa_trials, "v2-above": args.slow_trials, "v2-below": args.slow_trials}
         plan = [tag for i in range(max(counts.values())) for tag in KINDS if i < counts[tag]]
-        for number, tag in enumerate(plan, 1):
-            trial = {**run_check(repo, tag, timing), "kind": KINDS[tag]}
-            figure["trials"].append(trial)
-            save_progress(args.name, figure, summarize)
-            print(
-                f"trial {number}/{len(plan)} {trial['kind']}: exit {trial['exit']}, change {trial['change']:+.2%} "
-                f"{trial['verdict']}, {trial['wall_s']:.0f} s, load {trial['load_average'][0]:.1f}",
-                flush=True,
-            )
+        run_trials(repo, plan, KINDS, timing, figure, summarize)
     return finish(args.name, figure, summarize, show)
 
 
