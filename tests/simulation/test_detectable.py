@@ -76,7 +76,8 @@ def qualified(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: in
 
 def floor_of(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: int) -> float:
     """What ``perflab qualify`` states after one A/A run: the smallest ratio detected with 80% power."""
-    return qualified(rng, noise, max_rounds, cells).floors[0].change
+    aa = measured(rng, 0.0, noise, max_rounds)
+    return detectable.floor_of("C", "x", aa, ALPHA, MIN_EFFECT, cells, aa.pairs).change
 
 
 def detection_rate(

@@ -37,5 +37,6 @@ def render(qualification: Qualification, aa_runs: list[RunResult], console: Cons
     console.print(
         f"[dim]A change is detected when check calls it faster or slower (false discovery rate "
         f"{qualification.alpha:.0%} across {len(qualification.floors)} cell(s), minimum effect "
-        f"{qualification.min_effect:.0%}); the floor holds at this budget: a longer --max-time lowers it.[/]"
+        f"{qualification.min_effect:.0%}); the floor holds at this budget: a longer --max-time lowers it "
+        "(check says beside each floor the budget that detects a smaller change).[/]"
     )
