@@ -88,7 +88,6 @@ def run_check(repo: Path, other: str, timing: list[str]) -> dict:
     factor, direction, low_shown, high_shown, verdict = rows[-1]
     ratio, low, high = time_ratio(factor, direction, low_shown, high_shown)
     return {
-        "kind": "A/A" if other == "v1-docs" else "slowdown",
         "exit": completed.returncode,
         "verdict": verdict.strip("*"),
         "change": ratio - 1,
@@ -97,6 +96,21 @@ def run_check(repo: Path, other: str, timing: list[str]) -> dict:
         "wall_s": round(wall, 2),
         "load_average": conditions()["load_average"],
     }
+
+
+def run_trials(repo: Path, plan: list[str], kinds: dict[str, str], timing: list[str], figure: dict, summarize) -> None:
+    """One check per revision of ``plan`` (its kind: ``kinds[revision]``), each appended to the
+    figure, saved and printed as it ends (also for qualify_floor.py)."""
+    for number, other in enumerate(plan, 1):
+        trial = {"kind": kinds[other], **run_check(repo, other, timing)}
+        figure["trials"].append(trial)
+        save_progress(figure["figure"], figure, summarize)
+        print(
+            f"trial {number}/{len(plan)} {trial['kind']}: exit {trial['exit']}, change {trial['change']:+.2%} "
+            f"[{trial['change_ci'][0]:+.2%}, {trial['change_ci'][1]:+.2%}] {trial['verdict']}, "
+            f"{trial['wall_s']:.0f} s, load {trial['load_average'][0]:.1f}",
+            flush=True,
+        )
 
 
 def summarize(figure: dict) -> None:
@@ -173,16 +187,7 @@ def main() -> int:
         if plan[: i + 1].count(k) <= (args.aa_trials if k == "v1-docs" else args.slow_trials)
     ]
     with revisions(args.slowdown, figure) as repo:
-        for number, other in enumerate(plan, 1):
-            trial = run_check(repo, other, _cli.timing_options(args))
-            figure["trials"].append(trial)
-            save_progress(args.name, figure, summarize)
-            print(
-                f"trial {number}/{len(plan)} {trial['kind']}: exit {trial['exit']}, change {trial['change']:+.2%} "
-                f"[{trial['change_ci'][0]:+.2%}, {trial['change_ci'][1]:+.2%}] {trial['verdict']}, "
-                f"{trial['wall_s']:.0f} s, load {trial['load_average'][0]:.1f}",
-                flush=True,
-            )
+        run_trials(repo, plan, {"v1-docs": "A/A", "v2-slow": "slowdown"}, _cli.timing_options(args), figure, summarize)
     return finish(args.name, figure, summarize, show)
 
 

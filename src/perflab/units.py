@@ -26,6 +26,11 @@ def format_time(seconds: float, scale_of: float | None = None) -> str:
     return f"{seconds / scale:.3g} {name}" if math.isfinite(seconds) else "?"
 
 
+def format_budget(seconds: float) -> str:
+    """A budget in seconds, as --max-time takes it: 60 -> '60 s', 1200 -> '1,200 s' (never '1.2e+03 s')."""
+    return f"{seconds:,.3g} s" if seconds < 1000 else f"{seconds:,.0f} s"
+
+
 def format_signed_time(seconds: float) -> str:
     """'+3.1 us', '-250 ns': a difference of times."""
     if not math.isfinite(seconds):

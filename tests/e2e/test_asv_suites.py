@@ -1,33 +1,17 @@
 """asv suites, unchanged, through the real command line: ``perflab run`` on a suite using every
-feature (tests/data/asv_suite), ``compare --rev`` and ``check`` on a git repository whose newer
-revision is slower, and the one-line errors."""
+feature (tests/data/asv_suite), ``compare --rev``, ``check`` and ``bisect`` on a git repository
+whose newest revision is slower, and the one-line errors. (``submit``: tests/external/test_jobs.py.)"""
 
 import shutil
 import subprocess
 
 import pytest
 from support.cli import QUICK, VERDICT, load_json, run_perflab
-from support.git_repos import git_repository
+from support.git_repos import asv_project
 from support.paths import TESTS
 
 SUITE = TESTS / "data" / "asv_suite"
 SKIPPED = "suite.TimeSuite.time_upper(2, 'b')"
-
-WORK = "def work(n):\n    return sum(i * i for i in range({n}))\n"
-BENCHMARKS = """
-import mylib
-
-
-class TimeWork:
-    params = [100]
-
-    def time_work(self, n):
-        mylib.work(n)
-
-
-def time_other():
-    pass
-"""
 
 
 def test_run_times_every_case_named_as_asv_names_them_and_says_what_it_skipped(tmp_path):
@@ -67,19 +51,7 @@ def test_the_bench_filter_selects_cases_as_asv_b_does(tmp_path):
 
 @pytest.fixture
 def asv_repository(tmp_path):
-    """A project with an asv suite: v1, then a slower ``work``."""
-    repo = tmp_path / "repo"
-    git = git_repository(repo)
-    (repo / "asv.conf.json").write_text('{"version": 1, "project": "demo", "benchmark_dir": "benchmarks"}')
-    (repo / "benchmarks").mkdir()
-    (repo / "benchmarks" / "__init__.py").write_text("")
-    (repo / "benchmarks" / "bench_work.py").write_text(BENCHMARKS)
-    (repo / "mylib.py").write_text(WORK.format(n="n"))
-    git("add", "-A")
-    git("commit", "-qm", "v1")
-    (repo / "mylib.py").write_text(WORK.format(n="n * 3"))
-    git("commit", "-qam", "slower")
-    return repo
+    return asv_project(tmp_path / "repo")
 
 
 def test_compare_revisions_gives_a_verdict_on_an_asv_benchmark(asv_repository, tmp_path):
@@ -111,6 +83,15 @@ def test_check_fails_on_the_slower_revision_of_an_asv_suite(asv_repository):
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "bench_work.TimeWork.time_work(100)" in result.stdout + result.stderr
+
+
+def test_bisect_finds_the_commit_that_slowed_an_asv_suite_given_as_its_project(asv_repository, tmp_path):
+    out = tmp_path / "bisect.json"
+    timing = [*VERDICT, "--json", out]
+    result = run_perflab("bisect", "--good", "HEAD~2", "--bad", "HEAD", asv_repository, *timing, cwd=asv_repository)
+    assert result.returncode == 0, result.stdout + result.stderr
+    outcome = load_json(out)
+    assert (outcome["case"], outcome["subject"]) == ("bench_work.TimeWork.time_work(100)", "slower")
 
 
 def test_an_asv_conf_json_with_a_missing_benchmark_dir_is_one_line(tmp_path):

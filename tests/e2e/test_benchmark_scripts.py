@@ -63,6 +63,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "case_studies": (r"Headline figures", ()),
     "changepoint_replay": (r"false change points \(whole history\): [\d.]+ per 1,000", ()),
     "check_gate": (r"identical code \(v1-docs\): \d+/1 false alarms", ()),
+    "qualify_floor": (r"above the floor .*: detected \d+/1 ", ()),
     "command_contenders": (r"A/A: \d+/1 trials declared a difference", ("g++",)),
     "compare_revisions": (r"A/A \(v1 vs v1-docs, identical code\): \d+/1 false verdicts", ()),
     "diff_profile_precision": (r"pad holds", ("py-spy",)),

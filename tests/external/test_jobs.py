@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from support.cli import QUICK, run_perflab
 from support.compiled_projects import c_extension_repository
+from support.git_repos import asv_project
 
 from perflab.results.store import Store
 
@@ -181,12 +182,33 @@ def test_a_killed_workers_job_finishes_elsewhere_with_one_result(repo, postgres_
     assert row[:4] == [str(job), "quiet", "succeeded", "2"] and "slow.py" in row[4] and "run(s) " in row[5]
 
 
+def test_an_asv_suite_submitted_by_its_project_directory_runs_on_a_worker(postgres_url, tmp_path):
+    project = asv_project(tmp_path / "asv")
+    options = " ".join([*QUICK[:-2], "-b", "time_work"])
+    worker = start_worker(postgres_url, "w", tmp_path / "cache", tmp_path / "worker.log")
+    try:
+        submitted = run_perflab(
+            "submit", ".", "--label", "quiet", "--db", postgres_url, "--options", options, "--wait", "300", cwd=project
+        )
+    finally:
+        stop([worker])
+    assert submitted.returncode == 0, (submitted.stderr, (tmp_path / "worker.log").read_text()[-2000:])
+    assert "asv.conf.json @ " in submitted.stderr and ": succeeded: run(s) " in submitted.stderr
+    with Store.open(postgres_url) as store:
+        [run] = store.runs()
+        # Measured from the project's directory, as asv runs it: the suite imported mylib from there.
+        assert [cell.case for cell in store.result(run.id).cells] == ["bench_work.TimeWork.time_work(100)"]
+
+
 def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
     wide = {**os.environ, "COLUMNS": "300"}
+    (repo / "suite").mkdir()
+    (repo / "suite" / "asv.conf.json").write_text('{"benchmark_dir": "nowhere"}')
     for args, message in [
         (["submit", "bench.py", "--db", str(tmp_path / "x.db")], "jobs need a PostgreSQL store"),
         (["submit", "bench.py", "--label", "a b", "--db", postgres_url], "--label 'a b'"),
         (["submit", "missing.py", "--db", postgres_url], "missing.py: no such benchmark file"),
+        (["submit", "suite", "--db", postgres_url], "is not a directory"),  # an asv suite's missing benchmark_dir
         (["submit", "bench.py", "--rev", "nope", "--db", postgres_url], "--rev nope: no such revision"),
         (["submit", "bench.py", "--build", "--db", postgres_url], "--build, --build-command and --build-spread build"),
         (["submit", "bench.py", "--options", "'unclosed", "--db", postgres_url], "--options: No closing quotation"),

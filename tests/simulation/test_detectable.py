@@ -1,6 +1,8 @@
 """The floor ``perflab qualify`` states, checked by simulation with fixed seeds: one trial is an A/A
 run (the qualification) and then a paired gate run with a slowdown injected relative to the floor
-that A/A stated, both through perflab's own estimates, stopping rule and gate verdicts."""
+that A/A stated, both through perflab's own estimates, stopping rule and gate verdicts. The same
+for the budget projected beside the floor (a smaller change, at the rounds and precision check
+would be given)."""
 
 from __future__ import annotations
 
@@ -32,9 +34,11 @@ def heavy_tailed(sigma: float) -> Noise:
     return lambda rng: sigma * rng.standard_t(3) / math.sqrt(3)
 
 
-def measured(rng: np.random.Generator, log_change: float, noise: Noise, max_rounds: int) -> Comparison:
+def measured(
+    rng: np.random.Generator, log_change: float, noise: Noise, max_rounds: int, precision: float = PRECISION
+) -> Comparison:
     """One paired run of one cell: rounds of time-adjacent values (the machine's speed drifts between
-    rounds and moves both sides alike), until the ratio's interval is within PRECISION after
+    rounds and moves both sides alike), until the ratio's interval is within ``precision`` after
     MIN_ROUNDS rounds, or the budget's ``max_rounds`` rounds are spent (the runner's stopping rule)."""
     reference: dict[int, list[float]] = {}
     contender: dict[int, list[float]] = {}
@@ -44,25 +48,36 @@ def measured(rng: np.random.Generator, log_change: float, noise: Noise, max_roun
         shift = log_change + noise(rng)  # this round's processes: layout, hash seed, CPU state
         reference[round_number] = list(pairs * np.exp(rng.normal(0, 0.005, VALUES)))
         contender[round_number] = list(pairs * math.exp(shift) * np.exp(rng.normal(0, 0.005, VALUES)))
-        if round_number + 1 >= MIN_ROUNDS and precise(estimates.compare_paired(reference, contender)):
+        if round_number + 1 >= MIN_ROUNDS and precise(estimates.compare_paired(reference, contender), precision):
             break
     return estimates.compare_paired(reference, contender)
 
 
-def precise(comparison: Comparison) -> bool:
-    return comparison.ratio.relative_half_width <= PRECISION
+def precise(comparison: Comparison, precision: float) -> bool:
+    return comparison.ratio.relative_half_width <= precision
 
 
-def gate_verdicts(rng: np.random.Generator, log_changes: list[float], noise: Noise, max_rounds: int) -> list[str]:
+def gate_verdicts(
+    rng: np.random.Generator, log_changes: list[float], noise: Noise, max_rounds: int, precision: float = PRECISION
+) -> list[str]:
     """The gate over several cells measured now, one of them perhaps changed."""
-    compared = [gate.paired_comparison(measured(rng, change, noise, max_rounds), THRESHOLD) for change in log_changes]
+    compared = [
+        gate.paired_comparison(measured(rng, change, noise, max_rounds, precision), THRESHOLD) for change in log_changes
+    ]
     return gate.decide(compared, ALPHA, MIN_EFFECT)
+
+
+def qualified(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: int) -> detectable.Qualification:
+    """What ``perflab qualify`` stores after one A/A run per cell, a round taking one second."""
+    runs = [measured(rng, 0.0, noise, max_rounds) for _ in range(cells)]
+    floors = [detectable.floor_of(f"C{i}", "x", aa, ALPHA, MIN_EFFECT, cells, aa.pairs) for i, aa in enumerate(runs)]
+    return detectable.Qualification("bench", {}, max_rounds, ALPHA, MIN_EFFECT, floors)
 
 
 def floor_of(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: int) -> float:
     """What ``perflab qualify`` states after one A/A run: the smallest ratio detected with 80% power."""
     aa = measured(rng, 0.0, noise, max_rounds)
-    return detectable.floor_of("C", "x", aa, ALPHA, MIN_EFFECT, cells).change
+    return detectable.floor_of("C", "x", aa, ALPHA, MIN_EFFECT, cells, aa.pairs).change
 
 
 def detection_rate(
@@ -105,6 +120,46 @@ def test_the_floor_is_not_a_loose_bound_half_of_it_is_missed_often(scenario):
     noise, max_rounds, cells = SCENARIOS[scenario]
     rate, _ = detection_rate(noise, max_rounds, 0.5, trials=100, seed=12, cells=cells)
     assert rate < 0.80, f"{scenario}: detected {rate:.0%} at half the floor"
+
+
+def projected_detection_rate(
+    noise: Noise, max_rounds: int, cells: int, scale: float, trials: int, seed: int
+) -> tuple[float, int]:
+    """Share of trials whose gate, run at the budget and precision projected beside the floor of the
+    trial's own qualification, calls a slowdown of ``projected_change ** scale`` "slower"; and the
+    trials without a projection (half their floor within the minimum effect)."""
+    rng = np.random.default_rng(seed)
+    detected, unprojected = 0, 0
+    for _ in range(trials):
+        qualification = qualified(rng, noise, max_rounds, cells)
+        projection = qualification.projection(qualification.floors[0], THRESHOLD)
+        if projection is None:
+            unprojected += 1
+            continue
+        assert projection.change < qualification.floors[0].change
+        changes = [scale * math.log(projection.change)] + [0.0] * (cells - 1)
+        verdicts = gate_verdicts(rng, changes, noise, int(projection.max_time), projection.precision)
+        detected += verdicts[0] in DETECTED
+    return detected / (trials - unprojected), unprojected
+
+
+# The noisy scenarios: floors far enough above the 1% minimum effect that half of them is beyond it.
+PROJECTED = ["noisy, budget-bound", "heavy tails, two cells"]
+
+
+@pytest.mark.parametrize("scenario", PROJECTED)
+def test_the_smaller_change_is_detected_at_least_80_percent_of_the_time_at_the_projected_budget(scenario):
+    noise, max_rounds, cells = SCENARIOS[scenario]
+    rate, unprojected = projected_detection_rate(noise, max_rounds, cells, 1.05, trials=200, seed=14)
+    assert unprojected <= 10
+    assert rate >= 0.80, f"{scenario}: detected {rate:.0%} just above the projected change"
+
+
+@pytest.mark.parametrize("scenario", PROJECTED)
+def test_the_projected_budget_is_not_a_loose_bound_half_the_change_is_missed_often(scenario):
+    noise, max_rounds, cells = SCENARIOS[scenario]
+    rate, _ = projected_detection_rate(noise, max_rounds, cells, 0.5, trials=100, seed=15)
+    assert rate < 0.80, f"{scenario}: detected {rate:.0%} at half the projected change"
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

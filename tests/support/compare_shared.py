@@ -2,7 +2,7 @@
 
 import pytest
 
-from support.git_repos import git_repository
+from support.git_repos import slowed_history
 
 SLOW_LIB = "def work(xs):\n    return sum(x * x for x in xs) + {extra}\n"
 
@@ -26,15 +26,8 @@ def lib(xs):
 @pytest.fixture
 def repository(tmp_path):
     """A real git repository with three commits: v1, the same code again, and a 3x slower version."""
-    repo = tmp_path / "repo"
-    git = git_repository(repo)
-    (repo / "bench.py").write_text(REPO_BENCH)
-    (repo / "mylib.py").write_text(SLOW_LIB.format(extra="0"))
-    git("add", "-A")
-    git("commit", "-qm", "v1")
-    (repo / "README").write_text("docs only\n")
-    git("add", "-A")
-    git("commit", "-qm", "docs")
-    (repo / "mylib.py").write_text(SLOW_LIB.format(extra="sum(x * x for x in xs) * 0 + sum(x * x for x in xs) * 0"))
-    git("commit", "-qam", "slower")
-    return repo
+    return slowed_history(
+        tmp_path / "repo",
+        {"bench.py": REPO_BENCH, "mylib.py": SLOW_LIB.format(extra="0")},
+        {"mylib.py": SLOW_LIB.format(extra="sum(x * x for x in xs) * 0 + sum(x * x for x in xs) * 0")},
+    )

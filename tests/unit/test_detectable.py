@@ -14,6 +14,7 @@ from perflab.render.markdown import render_check
 from perflab.results.model import CaseComparison, RunResult
 from perflab.results.quantities import NO_DIFFERENCE, SLOWER, Comparison, Interval
 from perflab.results.store import Store
+from perflab.units import format_budget
 
 MACHINE = {"cpu_model": "Test CPU", "cpu_count": 2, "os": "Linux", "kernel": "6.1"}
 OTHER_MACHINE = {**MACHINE, "cpu_model": "Another CPU"}
@@ -80,8 +81,8 @@ def test_floors_of_every_cell_of_every_a_a_run_named_by_contender():
     assert small.noise == pytest.approx(0.01) and small.rounds == 10
     # Three cells: corrected as check corrects its three verdicts.
     assert small.change == detectable.detectable_change(0.01, 10, 0.01, 0.01, cells=3)
-    assert qualified.detects("SMALL", "x") == f"this runner detects >= {small.change:.2f}x at 60 s"
-    assert qualified.detects("SMALL", "z") is None
+    assert qualified.detects("SMALL", "x", 0.05).startswith(f"this runner detects >= {small.change - 1:.1%} at 60 s; ")
+    assert qualified.detects("SMALL", "z", 0.05) is None
 
 
 def test_qualifications_are_stored_per_machine_and_the_latest_wins(tmp_path):
@@ -120,7 +121,7 @@ def test_check_says_what_this_runner_detects_beside_no_detectable_difference():
     floor = qualified.floor("SMALL", "x")
     assert floor is not None
     text = render_check(checked(NO_DIFFERENCE, qualified), "bench", "b", "c")
-    assert f"| no detectable difference; this runner detects >= {floor.change:.2f}x at 60 s |" in text
+    assert f"| no detectable difference; this runner detects >= {floor.change - 1:.1%} at 60 s; " in text
     assert "perflab qualify" not in text
     # A verdict that found something needs no floor beside it.
     assert "this runner detects" not in render_check(checked(SLOWER, qualified), "bench", "b", "c")
@@ -132,3 +133,74 @@ def test_check_without_a_qualification_says_how_to_get_one():
     # Against a results file (unpaired) the A/A floor does not apply: nothing is said.
     unpaired = render_check(checked(NO_DIFFERENCE, None, paired=False), "bench", "b", "c")
     assert "qualify" not in unpaired and "this runner detects" not in unpaired
+
+
+def test_the_rounds_projected_are_the_fewest_that_detect_the_smaller_change():
+    noise, rounds = 0.02, 10
+    change = 1 + (detectable.detectable_change(noise, rounds, 0.01, 0.01, 1) - 1) / 2
+    projected = detectable.rounds_to_detect(change, noise, rounds, 0.01, 0.01, 1)
+    assert projected is not None and projected > 2 * rounds  # half the change: more than twice the rounds
+
+    def at(n: int) -> float:  # the floor at n rounds of the A/A's noise bound
+        bound = detectable.noise_bound(noise, rounds) / detectable.noise_bound(noise, n)
+        return detectable.detectable_change(noise * bound, n, 0.01, 0.01, 1)
+
+    assert at(projected) <= change < at(projected - 1)
+    # Within the minimum effect no budget detects it; a tiny effect in heavy noise is not worth stating.
+    assert detectable.rounds_to_detect(1.009, noise, rounds, 0.01, 0.01, 1) is None
+    assert detectable.rounds_to_detect(1.0101, 0.5, rounds, 0.01, 0.01, 1) is None
+
+
+def test_the_projection_is_for_the_threshold_above_the_floor_else_for_half_the_floor():
+    assert detectable.projected_change(1.08, threshold=0.05) == pytest.approx(1.05)
+    assert detectable.projected_change(1.031, threshold=0.05) == pytest.approx(1.0155)
+
+
+def projected(noise: float, seconds: float = 60.0, threshold: float = 0.05) -> str:
+    """What check says beside "no detectable difference" of a cell qualified at ``noise``, 10 rounds in ``seconds``."""
+    floor = detectable.floor_of(
+        "SMALL", "x", aa_run("x", {"SMALL": noise}).comparisons[0].comparison, 0.01, 0.01, 1, seconds
+    )
+    return detectable.Qualification("bench", MACHINE, 60.0, 0.01, 0.01, [floor]).detects("SMALL", "x", threshold) or ""
+
+
+def test_check_says_the_budget_and_precision_that_detect_the_smaller_change():
+    # 2% noise over 10 rounds in 60 s: a floor of 3.4%; half of it, 1.7%, needs 31 rounds, 186 s,
+    # said as 190 s (two digits, rounded up), with the precision that does not stop the run sooner.
+    assert detectable.rounds_to_detect(1.017, 0.02, 10, 0.01, 0.01, 1) == 31
+    assert projected(0.02) == (
+        "this runner detects >= 3.4% at 60 s; 1.7% needs ~190 s (--max-time 190 --precision 0.63)"
+    )
+    # The rounds grow at the rate the A/A run bought them: one that reached its precision in 30 s
+    # of its 60 projects half the time.
+    assert projected(0.02, seconds=30.0).endswith("1.7% needs ~93 s (--max-time 93 --precision 0.63)")
+    # Above the check's threshold the projection is for the threshold.
+    assert "; 2.0% needs ~" in projected(0.02, threshold=0.02)
+    # A floor whose half is within --min-effect projects nothing, and says why.
+    assert projected(0.004) == "this runner detects >= 1.1% at 60 s; smaller changes are within --min-effect 1.0%"
+
+
+def test_a_qualification_stored_before_the_seconds_were_takes_its_budget():
+    stored = detectable.qualify([aa_run("x", {"SMALL": 0.02})], 60.0, 0.01, 0.01).to_json()
+    del stored["floors"][0]["seconds"]
+    assert detectable.Qualification.from_json(stored).floors[0].seconds == 60.0
+
+
+def test_check_json_carries_what_this_runner_detects_and_the_projected_budget():
+    qualified = detectable.qualify([aa_run("x", {"SMALL": 0.02})], 60.0, 0.01, 0.01)
+    data = checked(NO_DIFFERENCE, qualified).to_json("bench", "b", "c")
+    cell = data["cells"][0]
+    assert cell["detects"] == qualified.detects("SMALL", "x", 0.05)
+    assert cell["projected"]["change"] < qualified.floors[0].change and cell["projected"]["max_time"] > 60
+    found = checked(SLOWER, qualified).to_json("bench", "b", "c")["cells"][0]
+    assert found["detects"] is None and found["projected"] is None
+
+
+def test_budgets_are_said_in_seconds_as_max_time_takes_them():
+    assert [format_budget(s) for s in (2.5, 60.0, 240.0, 1200.0, 36000.0)] == [
+        "2.5 s",
+        "60 s",
+        "240 s",
+        "1,200 s",
+        "36,000 s",
+    ]

@@ -98,10 +98,10 @@ def test_the_comment_shows_regressions_then_the_largest_changes_and_folds_the_re
 
 def test_the_comment_says_what_this_runner_detects_and_escapes_names():
     checked = gate.CheckResult(0.05, 0.01, paired=True, cells=[cell("![x](https://e.vil/)", 1.0, NO_DIFFERENCE)])
-    floor = detectable.Floor("![x](https://e.vil/)", "x", 10, 0.02, 1.031)
+    floor = detectable.Floor("![x](https://e.vil/)", "x", 10, 0.02, 1.031, 60.0)
     checked.qualification = detectable.Qualification("bench", {}, 60.0, 0.01, 0.01, [floor])
     body = render_comment(checked, "a --> b", "b", "c", {})
-    assert "this runner detects >= 1.03x at 60 s" in body
+    assert "this runner detects >= 3.1% at 60 s; 1.5% needs ~230 s (--max-time 230 --precision 0.57)" in body
     assert "![x](https://e.vil/)" not in body and r"\!\[x\](https://e.vil/)" in body
     # The hidden marker holds the name hashed: a name cannot end the HTML comment early.
     assert re.fullmatch(r"<!-- perflab check [0-9a-f]{16} -->", body.splitlines()[0])

@@ -47,10 +47,10 @@ from perflab.analysis.counts import (
     InstructionsEstimate,
     ProcessSpread,
 )
-from perflab.analysis.detectable import Qualification
+from perflab.analysis.detectable import Projection, Qualification
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import INVALID, NOT_EQUIVALENT, Cell, RunResult, json_numbers
-from perflab.results.quantities import SLOWER, BuildSpread, Comparison, Interval
+from perflab.results.quantities import NO_DIFFERENCE, SLOWER, BuildSpread, Comparison, Interval
 from perflab.results.verdicts import SMALLEST_MEMORY_DIFFERENCE
 from perflab.units import format_ratio, format_ratio_estimate
 
@@ -154,6 +154,20 @@ class CheckResult:
     # threshold widened by its own (regression_threshold).
     build_spread: BuildSpread | None = None
 
+    def detects(self, cell: CellCheck) -> str | None:
+        """Beside a "no detectable difference" of a paired check, what this runner detects on the
+        cell and the budget that would detect less (perflab.analysis.detectable); else None."""
+        if cell.verdict != NO_DIFFERENCE or not self.paired or self.qualification is None:
+            return None
+        return self.qualification.detects(cell.case, cell.contender, self.threshold)
+
+    def projection(self, cell: CellCheck) -> Projection | None:
+        """The budget ``detects`` says, as numbers."""
+        floor = self.qualification.floor(cell.case, cell.contender) if self.qualification else None
+        if self.qualification is None or floor is None or self.detects(cell) is None:
+            return None
+        return self.qualification.projection(floor, self.threshold)
+
     @property
     def regressions(self) -> list[CellCheck]:
         return [cell for cell in self.cells if cell.verdict == REGRESSION]
@@ -176,6 +190,8 @@ class CheckResult:
         for entry, cell in zip(data["cells"], self.cells):
             ratio = cell.comparison.ratio
             entry["shown"] = format_ratio(ratio.value, ratio.low, ratio.high)
+            projection = self.projection(cell)
+            entry["detects"], entry["projected"] = self.detects(cell), asdict(projection) if projection else None
         return json_numbers(
             {
                 "schema": "perflab.check/1",

@@ -19,6 +19,7 @@ from perflab.cli.support.options import (
     contender_option,
     one_name,
     output_option,
+    resolve_benchmark,
     say,
     timing_options,
     timing_settings,
@@ -39,7 +40,10 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30",
         "perflab bisect --good v1.0 --bad main bench.py --markdown bisect.md --json bisect.json",
     )
-    parser.add_argument("benchmark", help="a benchmark file inside the git repository")
+    parser.add_argument(
+        "benchmark",
+        help="a benchmark file inside the git repository, or an asv suite (its benchmark directory or asv.conf.json)",
+    )
     parser.add_argument("--good", required=True, metavar="REV", help="a revision known to be fast")
     parser.add_argument("--bad", required=True, metavar="REV", help="a later revision known to be slow")
     case_option(parser, "bisect follows one; default: the one that regressed most")
@@ -65,9 +69,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
 
-    path = Path(args.benchmark)
-    if not path.is_file():
-        raise UsageError(f"{path}: no such benchmark file (bisect needs a file inside a git repository)")
+    if not Path(args.benchmark).exists():  # (not a built-in's name: bisect measures a repository's commits)
+        raise UsageError(f"{args.benchmark}: no such benchmark file (bisect needs a file inside a git repository)")
+    path = resolve_benchmark(args.benchmark)
     check_outputs(args, "--json", "--markdown", "--html", inputs=(path,))
     case, contender = one_name(args.case, "--case"), one_name(args.contender, "--contender")
     settings = timing_settings(args)

@@ -21,6 +21,7 @@ from perflab.cli.support.options import (
     label_option,
     python_option,
     require_team_extra,
+    resolve_benchmark,
     rev_option,
     say,
     store_errors_are_bad_input,
@@ -46,7 +47,11 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab submit json_dumps uuids --options '--max-time 30'",
     )
     parser.add_argument(
-        "benchmarks", nargs="+", metavar="BENCH", help="benchmark files (in a git repository) or built-ins"
+        "benchmarks",
+        nargs="+",
+        metavar="BENCH",
+        help="benchmark files or asv suites (asv.conf.json, the directory holding it, or the benchmark "
+        "directory) in a git repository, or built-ins",
     )
     rev_option(parser)
     build_options(parser)
@@ -135,16 +140,21 @@ def checked_label(label: str) -> str:
 
 
 def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
-    from perflab import builtins, git
+    from perflab import asv_config, builtins, git
     from perflab.queue.job_spec import JobSpec
 
     path = Path(name)
-    if not path.is_file():
+    if path.is_dir() and (path / asv_config.CONFIG_NAME).is_file():
+        # An asv project: the job runs its asv.conf.json from the project's directory, as asv does
+        # (where the suite imports the project from).
+        path = path / asv_config.CONFIG_NAME
+    if not path.exists():
         if builtins.path_of(name) is None or args.rev:
             raise UsageError(
                 f"{name}: no such benchmark file{'' if args.rev else ' or built-in'} (jobs with --rev need a file in a git repository)"
             )
         return JobSpec(name, pythons=args.python or [], options=options)
+    resolve_benchmark(str(path))  # a config without its benchmark_dir: one line now, not a failed job later
     root = git.top_level(path.resolve().parent)
     if root is None:
         raise UsageError(f"{name}: not inside a git repository; workers get code as a repository and a commit")

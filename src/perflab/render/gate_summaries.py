@@ -75,7 +75,7 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
     rows = []
     for cell in cells:
         ratio = cell.comparison.ratio
-        detects = _detects(check, cell) if cell.verdict == NO_DIFFERENCE else None
+        detects = check.detects(cell)
         times = (
             format_time(cell.baseline),
             format_time(cell.current),
@@ -97,14 +97,7 @@ def skipped_cells(check: CheckResult) -> list[str]:
 
 def unqualified(check: CheckResult) -> bool:
     """Whether some "no detectable difference" of a paired check cannot say what this runner detects."""
-    return check.paired and any(cell.verdict == NO_DIFFERENCE and _detects(check, cell) is None for cell in check.cells)
-
-
-def _detects(check: CheckResult, cell: CellCheck) -> str | None:
-    """What this runner detects on the cell (paired checks only: the floor is the paired gate's)."""
-    if not check.paired or check.qualification is None:
-        return None
-    return check.qualification.detects(cell.case, cell.contender)
+    return check.paired and any(cell.verdict == NO_DIFFERENCE and check.detects(cell) is None for cell in check.cells)
 
 
 def count_rows(check: CheckResult) -> list[Row]:

@@ -9,9 +9,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from perflab.analysis.detectable import POWER, Qualification
+from perflab.analysis.detectable import POWER, Qualification, format_change
 from perflab.results.model import RunResult
-from perflab.units import format_percent, format_times_factor
+from perflab.units import format_percent
 
 
 def render(qualification: Qualification, aa_runs: list[RunResult], console: Console) -> None:
@@ -31,11 +31,12 @@ def render(qualification: Qualification, aa_runs: list[RunResult], console: Cons
             f"{aa.ratio} {escape(aa.verdict)}",
             str(floor.rounds),
             format_percent(math.expm1(floor.noise)) if math.isfinite(floor.noise) else "?",
-            f">= {format_times_factor(floor.change)}" if math.isfinite(floor.change) else "too few rounds",
+            f">= {format_change(floor.change)}" if math.isfinite(floor.change) else "too few rounds",
         )
     console.print(table)
     console.print(
         f"[dim]A change is detected when check calls it faster or slower (false discovery rate "
         f"{qualification.alpha:.0%} across {len(qualification.floors)} cell(s), minimum effect "
-        f"{qualification.min_effect:.0%}); the floor holds at this budget: a longer --max-time lowers it.[/]"
+        f"{qualification.min_effect:.0%}); the floor holds at this budget: a longer --max-time lowers it "
+        "(check says beside each floor the budget that detects a smaller change).[/]"
     )
