@@ -23,9 +23,11 @@ from perflab.measure.budget import Budget
 from perflab.measure.launcher import Worker, WorkerProcess
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
+from perflab.profile.native_perf import check_perf, perf_version
+from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV, PerfRecording, perf_unavailable
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
-from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY, ProfileSettings
+from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PERF, PY_SPY, ProfileSettings
 from perflab.profile.spare_cpu import has_spare_cpu
 
 
@@ -55,7 +57,7 @@ def start_run(
 ) -> StartedRun | None:
     """Start the worker of the first run that ``profile_operation`` with these arguments would make."""
     sampler, _ = _choose_sampler(settings)
-    if sampler is None:
+    if sampler is None or sampler == PERF:  # a perf worker is started by its perf record, in its run
         return None
     seconds = _first_run_seconds(settings, settings.rate_for(sampler), achieved_rate)
     return StartedRun(_start_worker(file, case, contender, settings, sampler, seconds), sampler, seconds)
@@ -85,8 +87,10 @@ def profile_operation(
     of the round's share is not followed by a whole second run (later rounds are sized by the
     samples per second achieved, and more rounds follow while the shares are imprecise).
     """
-    settings = with_spare_cpu_known(settings)
     sampler, reason = _choose_sampler(settings)
+    if sampler == PERF:  # chosen by auto too: its budget and rate are perf's, and it does not fall back
+        settings = replace(settings, sampler=PERF, native=True)
+    settings = with_spare_cpu_known(settings)
     rate = settings.rate_for(sampler) if sampler else None
     profile = Profile(
         metadata={
@@ -200,6 +204,12 @@ def _choose_sampler(settings: ProfileSettings) -> tuple[str | None, str | None]:
     """(sampler, why it is not the default); (None, error) when the requested one is unavailable."""
     if settings.sampler == INPROCESS:
         return INPROCESS, None
+    if settings.sampler == PERF or (settings.sampler == AUTO and settings.native):
+        problem = perf_problem(settings)
+        if problem is None:
+            return PERF, None
+        if settings.sampler == PERF:
+            return None, problem
     if find_py_spy() is None:
         missing = "py-spy was not found (pip install py-spy, or point PERFLAB_PY_SPY at it)"
         return (None, missing) if settings.sampler == PY_SPY else (INPROCESS, missing)
@@ -220,8 +230,9 @@ def _one_run(
     """(stacks of the operation, facts about the run, error) from one profiling worker
     (``worker``: one started ahead for this run, else a new one). A worker stopped by the budget
     is named in the error, as timing names it."""
+    perf = PerfRecording(rate) if sampler == PERF and worker is None else None
     if worker is None:
-        worker = _start_worker(file, case, contender, settings, sampler, seconds)
+        worker = _start_worker(file, case, contender, settings, sampler, seconds, perf)
     recording = None
     raw: Counter[Stack] | None = None
     errors = 0
@@ -247,11 +258,15 @@ def _one_run(
             )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
+        elif perf is not None:
+            perf.enable(ready["pid"], sampler_cpu)
         worker.request_event("profile")
+        if perf is not None:
+            perf.disable()
         if recording is not None:  # also after a crash: py-spy keeps what it sampled until then
             spy, recording = recording, None
             raw, errors = spy.stop()
-        else:
+        elif perf is None:
             reply = worker.outcome.of("profile")
             sampled = reply[-1]["stacks"] if reply else None  # the in-process sampler's
             raw = Counter({tuple(frames): count for frames, count in sampled}) if sampled is not None else None
@@ -259,7 +274,13 @@ def _one_run(
         if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
             with contextlib.suppress(SamplerUnavailable):
                 recording.stop()
-        outcome = worker.close()
+        outcome = worker.close()  # a perf worker's perf record ends with it, writing its data
+        try:
+            if perf is not None and worker.outcome.of("profile"):
+                raw, errors = perf.stacks()
+        finally:
+            if perf is not None:
+                perf.cleanup()
     if raw is None:
         return None, {}, outcome.error
     trimmed = trim_to_operation(raw)
@@ -277,7 +298,13 @@ def _one_run(
 
 
 def _start_worker(
-    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
+    file: str,
+    case: str,
+    contender: str,
+    settings: ProfileSettings,
+    sampler: str,
+    seconds: float,
+    perf: PerfRecording | None = None,
 ) -> Worker:
     """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
     job = profile_job(
@@ -293,11 +320,23 @@ def _start_worker(
         sampling_cpus(_nonblocking(settings, sampler))[1],
     )
     budget = Budget.starting_now(settings.budget) if settings.budget is not None else None  # for its set-up
-    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget)
+    if perf is None:
+        return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget)
+    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget, TRAMPOLINE_ENV, perf.prefix)
 
 
 def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:
-    return sampler == PY_SPY and not settings.blocking and not settings.native
+    """Whether the sampler never stops the target: then it runs on another CPU than the pinned target's."""
+    return sampler == PERF or (sampler == PY_SPY and not settings.blocking and not settings.native)
+
+
+def perf_problem(settings: ProfileSettings) -> str | None:
+    """Why perf cannot take the profile ``settings`` ask for (one line saying what to do), or None."""
+    if settings.mode == "wall":
+        return "--sampler perf samples CPU time only: drop --mode wall, or use --sampler py-spy"
+    if settings.lines:
+        return "--sampler perf labels Python frames by function: drop --lines, or use --sampler py-spy"
+    return perf_unavailable(settings.python)
 
 
 def with_spare_cpu_known(settings: ProfileSettings) -> ProfileSettings:
@@ -330,6 +369,14 @@ def _py_spy() -> str:
 
 
 def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
+    if sampler == PERF:
+        return {
+            "sampler": "perf",
+            "sampler_version": f"{perf_version(check_perf())} --call-graph {CALL_GRAPH}, -X perf_jit",
+            "nonblocking": False,  # py-spy's option; perf never stops the target
+            "native": True,
+            "sampler_reason": None,
+        }
     if sampler == PY_SPY:
         return {
             "sampler": "py-spy",
