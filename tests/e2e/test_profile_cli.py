@@ -37,6 +37,9 @@ EVIL_BENCH = """
         ([], "2 cases (SMALL, LARGE): choose one with --case"),
         (["--case", "SMALL", "--contender", "nope"], "unknown contender 'nope'"),
         (["--case", "SMALL", "--html", "/no/such/dir/x.html"], "--html /no/such/dir/x.html: directory"),
+        # perflab's own interpreter (3.10-3.12 here) has no perf_jit trampoline: the error says what to give instead
+        (["--case", "SMALL", "--sampler", "perf"], "--sampler perf"),
+        (["--case", "SMALL", "--sampler", "perf", "--mode", "wall"], "--sampler perf samples CPU time only"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(bench, args, message):
