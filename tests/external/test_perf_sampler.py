@@ -1,6 +1,7 @@
 """perf as the sampler of a benchmark's operation (perflab.profile.perf_sampler): the built-in json_dumps
 under CPython 3.13 with -X perf_jit, Python and C frames in one profile at 1 kHz."""
 
+import os
 import shutil
 
 import pytest
@@ -43,3 +44,26 @@ def test_native_frames_come_from_perf_named_as_py_spy_names_python_frames(tmp_pa
     unknown = sum(count for stack, count in stacks.items() if any("[unknown]" in label for label in stack))
     assert unknown <= 0.05 * profile.samples
     assert frame_shares(profile.runs)  # shares with intervals from the runs, as for py-spy's profiles
+
+
+def test_auto_gives_way_to_py_spy_where_perf_record_cannot_sample(tmp_path):
+    """A machine where perf is installed but may not sample (perf_event_open denied, as seccomp does in
+    containers; this machine allows it, so a perf that refuses to record stands for it here)."""
+    denied = tmp_path / "bin"
+    denied.mkdir()
+    (denied / "perf").write_text(
+        '#!/bin/sh\n[ "$1" = record ] || exec "$REAL_PERF" "$@"\n'
+        'echo "perf_event_open(..., PERF_FLAG_FD_CLOEXEC) failed with unexpected error 1 (Operation not permitted)" >&2\n'
+        "exit 255\n"
+    )
+    (denied / "perf").chmod(0o755)
+    out = tmp_path / "fallback.profile.json"
+    done = run_perflab(
+        "profile", "json_dumps", "--case", "NESTED", "--python", PYTHON, "--native",
+        "--samples", "10", "--runs", "2", "--json", out,
+        env={"PATH": f"{denied}:{os.environ['PATH']}", "REAL_PERF": shutil.which("perf")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    metadata = Profile.load(out).metadata
+    assert metadata["sampler"] == "py-spy" and "Operation not permitted" in metadata["sampler_reason"]
+    assert "fallback sampler because perf record cannot sample here" in done.stdout

@@ -87,8 +87,9 @@ def profile_operation(
     of the round's share is not followed by a whole second run (later rounds are sized by the
     samples per second achieved, and more rounds follow while the shares are imprecise).
     """
+    requested = settings
     sampler, reason = _choose_sampler(settings)
-    if sampler == PERF:  # chosen by auto too: its budget and rate are perf's, and it does not fall back
+    if sampler == PERF:  # chosen by auto too: its budget and rate are perf's
         settings = replace(settings, sampler=PERF, native=True)
     settings = with_spare_cpu_known(settings)
     rate = settings.rate_for(sampler) if sampler else None
@@ -137,11 +138,17 @@ def profile_operation(
                     file, case, contender, settings, sampler, rate, run_seconds, project, worker
                 )
             except SamplerUnavailable as unavailable:
-                if settings.sampler != AUTO or profile.runs:
+                if requested.sampler != AUTO or profile.runs:
                     outcome.error = str(unavailable)
                     break
-                sampler, reason = INPROCESS, str(unavailable)
+                # auto: perf that cannot record gives way to py-spy, py-spy that cannot attach to the worker's own sampler
+                if sampler == PERF and find_py_spy() is not None:
+                    sampler, settings = PY_SPY, requested
+                else:
+                    sampler = INPROCESS
+                reason = str(unavailable)
                 rate = profile.metadata["rate"] = settings.rate_for(sampler)
+                profile.metadata["sample_budget"] = settings.effective_samples
                 planned_seconds = settings.effective_samples / (settings.min_runs * rate)
                 run_seconds = _first_run_seconds(settings, rate, achieved_rate)
                 continue
@@ -238,6 +245,8 @@ def _one_run(
     errors = 0
     try:
         ready = worker.wait_for("ready")
+        if ready is None and perf is not None and not worker.outcome.events:  # perf record did not start it
+            raise SamplerUnavailable(f"perf record cannot sample here: {worker.outcome.error}")
         if ready is None:
             error = worker.outcome.error
             return None, {}, f"{case}/{contender}: {error}" if worker.outcome.over_budget else error
@@ -382,6 +391,6 @@ def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSetting
             "sampler": "py-spy",
             "sampler_version": py_spy_version(_py_spy()),
             "nonblocking": not settings.blocking and not settings.native,
-            "sampler_reason": None,
+            "sampler_reason": reason,  # why not perf, when auto fell back from it
         }
     return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False, "sampler_reason": reason}
