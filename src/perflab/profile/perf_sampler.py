@@ -128,8 +128,9 @@ class PerfRecording:
         done = subprocess.run(
             [self._perf, *arguments],
             capture_output=True,
-            # perf keeps build ids of what it read in a cache under $HOME unless told otherwise
-            env={**os.environ, "PERF_BUILDID_DIR": os.path.join(self._scratch, "buildid")},
+            # perf inject caches every jitted function it writes in $HOME/.debug (ignoring PERF_BUILDID_DIR):
+            # thousands of entries a profile, so its home is the scratch directory
+            env={**os.environ, "HOME": self._scratch},
             timeout=_READ_TIMEOUT,
             check=False,
         )
