@@ -242,7 +242,7 @@ def _one_run(
         worker = _start_worker(file, case, contender, settings, sampler, seconds, perf)
     recording = None
     raw: Counter[Stack] | None = None
-    errors = 0
+    errors, profiled = 0, False
     try:
         ready = worker.wait_for("ready")
         if ready is None and perf is not None and not worker.outcome.events:  # perf record did not start it
@@ -270,7 +270,8 @@ def _one_run(
         elif perf is not None:
             perf.enable(ready["pid"], sampler_cpu)
         worker.request_event("profile")
-        if perf is not None:
+        profiled = True  # also after a crash: perf keeps what it sampled until then, as py-spy does
+        if perf is not None and worker.outcome.of("profile"):  # alive: its way out is not the operation
             perf.disable()
         if recording is not None:  # also after a crash: py-spy keeps what it sampled until then
             spy, recording = recording, None
@@ -285,7 +286,7 @@ def _one_run(
                 recording.stop()
         outcome = worker.close()  # a perf worker's perf record ends with it, writing its data
         try:
-            if perf is not None and worker.outcome.of("profile"):
+            if perf is not None and profiled:
                 raw, errors = perf.stacks()
         finally:
             if perf is not None:
