@@ -37,6 +37,7 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -97,12 +98,16 @@ for line in sys.stdin:
 class Target:
     """The spinning process."""
 
-    def __init__(self, depth: int, gap: float, cpu: int | None):
+    def __init__(
+        self, depth: int, gap: float, cpu: int | None, python: str = sys.executable, env: dict[str, str] | None = None
+    ):
+        """``python``, ``env``: the interpreter and extra variables (perf_sampler.py: python3.13 -X perf_jit)."""
         self.process = subprocess.Popen(
-            [sys.executable, "-c", TARGET, str(depth), str(gap)],
+            [python, "-c", TARGET, str(depth), str(gap)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            env={**os.environ, **env} if env else None,
             preexec_fn=None if cpu is None else lambda: os.sched_setaffinity(0, {cpu}),
         )
         assert self.process.stdout.readline().strip() == "ready"
@@ -126,24 +131,16 @@ def measure(native: bool, rate: int, nonblocking: bool, placement: str, args: ar
     else:
         target_cpu, sampler_cpu = sampling_cpus(nonblocking and not native)
     target = Target(args.depth, args.gap * 1e-6, target_cpu)
-    stopped_differences, speed_log_ratios, samples = [], [], []
+
+    def profiled() -> tuple[tuple[float, float], int]:
+        recording = PySpyRecording(find_py_spy(), target.process.pid, rate, native, "cpu", nonblocking, cpu=sampler_cpu)
+        recording.wait_until_sampling()
+        window = target.window(args.window)
+        stacks, _ = recording.stop()
+        return window, sum(stacks.values())
+
     try:
-        target.window(args.window)  # warm-up, not counted
-        for pair in range(args.pairs):
-            windows = {}
-            for profiled in (True, False) if pair % 2 == 0 else (False, True):
-                if profiled:
-                    recording = PySpyRecording(
-                        find_py_spy(), target.process.pid, rate, native, "cpu", nonblocking, cpu=sampler_cpu
-                    )
-                    recording.wait_until_sampling()
-                    windows[True] = target.window(args.window)
-                    stacks, _ = recording.stop()
-                    samples.append(sum(stacks.values()))
-                else:
-                    windows[False] = target.window(args.window)
-            stopped_differences.append((windows[True][0] - windows[False][0]) / args.window)
-            speed_log_ratios.append(math.log(windows[False][1] / windows[True][1]))
+        stopped_differences, speed_log_ratios, samples = abba_pairs(target, args.pairs, args.window, profiled)
     finally:
         target.close()
     stopped, stopped_half = mean_and_half_width(stopped_differences)
@@ -168,6 +165,27 @@ def measure(native: bool, rate: int, nonblocking: bool, placement: str, args: ar
         "stopped_differences": stopped_differences,
         "speed_log_ratios": speed_log_ratios,
     }
+
+
+def abba_pairs(
+    target: Target, pairs: int, seconds: float, profiled: Callable[[], tuple[tuple[float, float], int]]
+) -> tuple[list[float], list[float], list[int]]:
+    """ABBA pairs of windows of ``target`` with and without a sampler (``profiled``: one window with it
+    attached, and the samples it took), after a warm-up window: per pair, the stopped fraction the
+    sampler added and the log ratio of running speeds; the samples of each profiled window."""
+    stopped_differences, speed_log_ratios, samples = [], [], []
+    target.window(seconds)  # warm-up, not counted
+    for pair in range(pairs):
+        windows = {}
+        for with_sampler in (True, False) if pair % 2 == 0 else (False, True):
+            if with_sampler:
+                windows[True], taken = profiled()
+                samples.append(taken)
+            else:
+                windows[False] = target.window(seconds)
+        stopped_differences.append((windows[True][0] - windows[False][0]) / seconds)
+        speed_log_ratios.append(math.log(windows[False][1] / windows[True][1]))
+    return stopped_differences, speed_log_ratios, samples
 
 
 def mean_and_half_width(values: list[float]) -> tuple[float, float]:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.external import other_python
 
 from perflab.profile.sampler import find_py_spy
 
@@ -32,8 +33,15 @@ TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a min
 # Slower by nature: two to four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
 # a PostgreSQL cluster with queue workers, one killed on purpose; two builds of a C extension
 # (venvs, setuptools from PyPI: ~20 s each, minutes on a loaded machine), and three more for the
-# build-to-build spread with two QUICK comparisons.
-LONGER_TIME_LIMITS = {"instruction_stability": 600, "cache_stability": 600, "team_scale": 300, "build_cost": 600}
+# build-to-build spread with two QUICK comparisons; three perflab profiles under python3.13 besides a
+# perf window (70 s at load 8).
+LONGER_TIME_LIMITS = {
+    "instruction_stability": 600,
+    "cache_stability": 600,
+    "team_scale": 300,
+    "build_cost": 600,
+    "perf_sampler": 300,
+}
 
 # What each tool's absence looks like, and how to install it.
 TOOLS: dict[str, tuple[Callable[[], object], str]] = {
@@ -42,6 +50,7 @@ TOOLS: dict[str, tuple[Callable[[], object], str]] = {
     "perf": (lambda: shutil.which("perf"), "apt-get install -y linux-perf"),
     "valgrind": (lambda: shutil.which("valgrind"), "apt-get install -y valgrind"),
     "py-spy": (find_py_spy, "pip install py-spy"),
+    "python3.13": (lambda: other_python("3.13"), "pyenv install 3.13"),
     "hyperfine": (lambda: shutil.which("hyperfine"), "cargo install hyperfine"),
     "chromium": (
         lambda: Path("/usr/bin/chromium").exists() and importlib.util.find_spec("playwright"),
@@ -79,6 +88,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "profile_speed": (r"profiling json_dumps \(\d+ sides, 100 samples per side\): before [\d.]+ s", ("py-spy",)),
     "profile_viewer_scale": (r"chromium \(best of 1\): navigation to first draw", ("chromium",)),
     "program_profile": (r"profiling overhead: program wall time x[\d.]+", ("py-spy",)),
+    "perf_sampler": (r"time to \d+ native samples: perf [\d.]+ s", ("perf", "py-spy", "python3.13")),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
     "sampler_pause": (r"stopped: slowdown +[+-][\d.]+%", ("py-spy",)),
     "repeat_only_cautions": (r"false cautions \(genuine contenders\): \d+/\d+ faster comparisons", ()),

@@ -1,6 +1,8 @@
 """`perflab profile`, `perflab merge` and `run --profile` end to end: real workers, real py-spy."""
 
 import json
+import shutil
+import sys
 import textwrap
 
 import pytest
@@ -40,6 +42,13 @@ EVIL_BENCH = """
         ([], "2 cases (SMALL, LARGE): choose one with --case"),
         (["--case", "SMALL", "--contender", "nope"], "unknown contender 'nope'"),
         (["--case", "SMALL", "--html", "/no/such/dir/x.html"], "--html /no/such/dir/x.html: directory"),
+        pytest.param(
+            ["--case", "SMALL", "--sampler", "perf"],
+            "--sampler perf needs CPython 3.13+" if shutil.which("perf") else "--sampler perf: native profiles need",
+            marks=pytest.mark.skipif(sys.version_info >= (3, 13), reason="perflab's own interpreter has perf_jit"),
+            id="perf-sampler-without-3.13",
+        ),
+        (["--case", "SMALL", "--sampler", "perf", "--mode", "wall"], "--sampler perf samples CPU time only"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(bench, args, message):

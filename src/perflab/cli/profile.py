@@ -38,10 +38,12 @@ from perflab.profile.settings import (
     DEFAULT_RATE,
     DEFAULT_RUNS,
     DEFAULT_SAMPLES,
+    IN_KERNEL,
     INPROCESS,
     MEMORY_VIEWS,
     NATIVE,
     OWN_CPU,
+    PERF,
     PERF_RUNS,
     PY_SPY,
     SHARED,
@@ -106,7 +108,7 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         help=f"samples per second (default {DEFAULT_RATE[OWN_CPU]} when py-spy reads the pinned target "
         f"from another CPU without stopping it; {DEFAULT_RATE[SHARED]} when a sample stops the target "
         f"(--blocking, the in-process sampler), on one CPU and for a whole program; {DEFAULT_RATE[NATIVE]} "
-        "with --native: a native sample stops the target ~1.5 ms)",
+        f"with py-spy --native: a native sample stops the target ~1.5 ms; {DEFAULT_RATE[IN_KERNEL]} with perf)",
     )
     parser.add_argument(
         "--runs",
@@ -123,9 +125,11 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--sampler",
-        choices=(AUTO, PY_SPY, INPROCESS),
+        choices=(AUTO, PY_SPY, PERF, INPROCESS),
         default=AUTO,
-        help="py-spy, the in-process fallback, or auto: py-spy unless it cannot attach (default)",
+        help="py-spy; perf (Python and C frames at 1 kHz without stopping the target: Linux perf and "
+        "CPython 3.13+, see --python); the in-process fallback; or auto (default): with --native perf where "
+        "it works, else py-spy; py-spy unless it cannot attach",
     )
     parser.add_argument(
         "--lines",
@@ -186,7 +190,7 @@ _TIME_ONLY: dict[str, object] = {
 def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.bench.loading import load_benchmark
     from perflab.profile.native_perf import is_command
-    from perflab.profile.session import profile_operation
+    from perflab.profile.session import perf_problem, profile_operation
 
     if args.memory and (args.native_command or program_profile.is_program(args) or args.benchmark is None):
         raise UsageError("--memory profiles a benchmark's operation: give a benchmark file or built-in")
@@ -196,6 +200,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(
             "--python profiles a benchmark's operation under that interpreter; a program runs as it is "
             "given (-- /path/to/python3.12 app.py)"
+        )
+    if args.sampler == PERF and (args.native_command or program_profile.is_program(args)):
+        raise UsageError(
+            "--sampler perf profiles a benchmark's operation; a Python program is sampled by py-spy, "
+            "a native one by perf with --native-command"
         )
     if args.lines and (args.native_command or program_profile.is_program(args)):
         raise UsageError("--lines profiles a benchmark's operation by line; programs are profiled by function")
@@ -227,7 +236,6 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if is_command(benchmark, contender):  # a program: sampled by perf, not py-spy
         outcome = native_profile.profile_contender(benchmark, case, contender, native_profile.settings_from(args), err)
         return report(outcome, views, err)
-    say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     settings = ProfileSettings(
         samples=args.samples,
         **program_profile.sampling(args),
@@ -238,6 +246,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
         python=_interpreter(args.python),
         lines=args.lines,
     )
+    if settings.sampler == PERF and (problem := perf_problem(settings)):
+        raise UsageError(problem)
+    say(err, f"profiling {benchmark.name} / {case} / {contender} ...")
     outcome = profile_operation(
         str(path), case, contender, settings, benchmark.name, on_run=lambda message: say(err, f"  {message}")
     )

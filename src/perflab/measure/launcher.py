@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast, overload
@@ -148,21 +148,26 @@ class WorkerProcess:
         python: str = sys.executable,
         hash_seed: str | None = None,
         budget: Budget | None = None,
+        extra_env: dict[str, str] | None = None,
+        wrapper: Sequence[str] = (),
     ):
+        """``extra_env``, ``wrapper``: the worker started as ``wrapper... python -m perflab.bench.worker`` with
+        these variables set (a profiler that starts its target: perflab.profile.perf_sampler)."""
         self.timeout, self.budget, self.mode = timeout, budget, job["mode"]
         # A profiling run's duration, fixed in its job.
         self._duration = cast(ProfileJob, job)["duration"] if job["mode"] == "profile" else 0.0
         self._requested = 0.0  # when the last command was sent (time.monotonic())
+        self._wrapped = bool(wrapper)
         self.outcome = JobOutcome()
         self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open for the worker's life, closed in close()
         self._buffer = b""
         self._done = False
         self._process = subprocess.Popen(
-            [python, "-m", "perflab.bench.worker"],
+            [*wrapper, python, "-m", "perflab.bench.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
-            env=_with_hash_seed(worker_environment(python), hash_seed),
+            env=_with_extra(_with_hash_seed(worker_environment(python), hash_seed), extra_env),
             start_new_session=True,
         )  # own process group: a kill takes its children
         _live.add(self)  # from its first moment: whatever stops perflab, it does not outlive perflab
@@ -205,6 +210,9 @@ class WorkerProcess:
             self._send(Command(do="exit"))
             self.budget = None  # its last checks (integrity) run past the budget: within --timeout only
             self.wait_for("done")
+            if self._wrapped:  # the wrapper ends when the worker does, and may still have work then (its output)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._process.wait(self.timeout)
         self._kill()
         self._process.wait()
         self._stderr.close()
@@ -304,11 +312,16 @@ def worker_environment(python: str) -> dict[str, str] | None:
     return {**os.environ, "PYTHONPATH": exposed + (os.pathsep + inherited if inherited else "")}
 
 
+def _with_extra(environment: dict[str, str] | None, extra: dict[str, str] | None) -> dict[str, str] | None:
+    """``environment`` (None: this process's) with ``extra`` set, when given."""
+    if not extra:
+        return environment
+    return {**(environment if environment is not None else os.environ), **extra}
+
+
 def _with_hash_seed(environment: dict[str, str] | None, hash_seed: str | None) -> dict[str, str] | None:
     """``environment`` (None: this process's) with PYTHONHASHSEED set, when ``hash_seed`` is given."""
-    if hash_seed is None:
-        return environment
-    return {**(environment if environment is not None else os.environ), "PYTHONHASHSEED": hash_seed}
+    return _with_extra(environment, None if hash_seed is None else {"PYTHONHASHSEED": hash_seed})
 
 
 def run_job(

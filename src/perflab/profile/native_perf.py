@@ -132,7 +132,7 @@ def profile_command(
     profile = Profile(
         metadata={
             "sampler": "perf",
-            "sampler_version": _version(perf),
+            "sampler_version": perf_version(perf),
             "mode": "cpu",
             "native": True,
             "rate": settings.rate,
@@ -285,7 +285,7 @@ def _label(symbol: str, dso: str) -> str:
     return f"{name} ({library})" if library else name
 
 
-def _version(perf: str) -> str:
+def perf_version(perf: str) -> str:
     try:
         return subprocess.run([perf, "version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):

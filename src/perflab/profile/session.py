@@ -23,9 +23,11 @@ from perflab.measure.budget import Budget
 from perflab.measure.launcher import JobOutcome, Worker, WorkerProcess
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
+from perflab.profile.native_perf import check_perf, perf_version
+from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV, PerfRecording, perf_unavailable
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
-from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PY_SPY, ProfileSettings
+from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PERF, PY_SPY, ProfileSettings
 from perflab.profile.sources import read_sources
 from perflab.profile.spare_cpu import has_spare_cpu
 
@@ -56,7 +58,7 @@ def start_run(
 ) -> StartedRun | None:
     """Start the worker of the first run that ``profile_operation`` with these arguments would make."""
     sampler, _ = _choose_sampler(settings)
-    if sampler is None:
+    if sampler is None or sampler == PERF:  # a perf worker is started by its perf record, in its run
         return None
     seconds = _first_run_seconds(settings, settings.rate_for(sampler), achieved_rate)
     return StartedRun(_start_worker(file, case, contender, settings, sampler, seconds), sampler, seconds)
@@ -86,8 +88,11 @@ def profile_operation(
     of the round's share is not followed by a whole second run (later rounds are sized by the
     samples per second achieved, and more rounds follow while the shares are imprecise).
     """
-    settings = with_spare_cpu_known(settings)
+    requested = settings
     sampler, reason = _choose_sampler(settings)
+    if sampler == PERF:  # chosen by auto too: its budget and rate are perf's
+        settings = replace(settings, sampler=PERF, native=True)
+    settings = with_spare_cpu_known(settings)
     rate = settings.rate_for(sampler) if sampler else None
     profile = Profile(
         metadata={
@@ -135,11 +140,17 @@ def profile_operation(
                     file, case, contender, settings, sampler, rate, run_seconds, project, worker
                 )
             except SamplerUnavailable as unavailable:
-                if settings.sampler != AUTO or profile.runs:
+                if requested.sampler != AUTO or profile.runs:
                     outcome.error = str(unavailable)
                     break
-                sampler, reason = INPROCESS, str(unavailable)
+                # auto: perf that cannot record gives way to py-spy, py-spy that cannot attach to the worker's own sampler
+                if sampler == PERF and find_py_spy() is not None:
+                    sampler, settings = PY_SPY, requested
+                else:
+                    sampler = INPROCESS
+                reason = str(unavailable)
                 rate = profile.metadata["rate"] = settings.rate_for(sampler)
+                profile.metadata["sample_budget"] = settings.effective_samples
                 planned_seconds = settings.effective_samples / (settings.min_runs * rate)
                 run_seconds = _first_run_seconds(settings, rate, achieved_rate)
                 continue
@@ -212,6 +223,12 @@ def _choose_sampler(settings: ProfileSettings) -> tuple[str | None, str | None]:
     """(sampler, why it is not the default); (None, error) when the requested one is unavailable."""
     if settings.sampler == INPROCESS:
         return INPROCESS, None
+    if settings.sampler == PERF or (settings.sampler == AUTO and settings.native):
+        problem = perf_problem(settings)
+        if problem is None:
+            return PERF, None
+        if settings.sampler == PERF:
+            return None, problem
     if find_py_spy() is None:
         missing = "py-spy was not found (pip install py-spy, or point PERFLAB_PY_SPY at it)"
         return (None, missing) if settings.sampler == PY_SPY else (INPROCESS, missing)
@@ -234,13 +251,16 @@ def _one_run(
     (``worker``: one started ahead for this run, else a new one). A worker stopped by the budget
     is named in the error, as timing names it: in its set-up, or in its run once that outlasts its
     fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
+    perf = PerfRecording(rate) if sampler == PERF and worker is None else None
     if worker is None:
-        worker = _start_worker(file, case, contender, settings, sampler, seconds)
+        worker = _start_worker(file, case, contender, settings, sampler, seconds, perf)
     recording = None
     raw: Counter[Stack] | None = None
-    errors = 0
+    errors, profiled = 0, False
     try:
         ready = worker.wait_for("ready")
+        if ready is None and perf is not None and not worker.outcome.events:  # perf record did not start it
+            raise SamplerUnavailable(f"perf record cannot sample here: {worker.outcome.error}")
         if ready is None:
             return None, {}, stopped_because(worker.outcome, case, contender), []
         target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
@@ -260,11 +280,16 @@ def _one_run(
             )
             spy.wait_until_sampling()  # raises SamplerUnavailable (and cleans up) if it cannot attach
             recording = spy
+        elif perf is not None:
+            perf.enable(ready["pid"], sampler_cpu)
         worker.request_event("profile")
+        profiled = True  # also after a crash: perf keeps what it sampled until then, as py-spy does
+        if perf is not None and worker.outcome.of("profile"):  # alive: its way out is not the operation
+            perf.disable()
         if recording is not None:  # also after a crash: py-spy keeps what it sampled until then
             spy, recording = recording, None
             raw, errors = spy.stop()
-        else:
+        elif perf is None:
             reply = worker.outcome.of("profile")
             sampled = reply[-1]["stacks"] if reply else None  # the in-process sampler's
             raw = Counter({tuple(frames): count for frames, count in sampled}) if sampled is not None else None
@@ -272,7 +297,13 @@ def _one_run(
         if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
             with contextlib.suppress(SamplerUnavailable):
                 recording.stop()
-        outcome = worker.close()
+        outcome = worker.close()  # a perf worker's perf record ends with it, writing its data
+        try:
+            if perf is not None and profiled:
+                raw, errors = perf.stacks()
+        finally:
+            if perf is not None:
+                perf.cleanup()
     if raw is None:
         return None, {}, stopped_because(outcome, case, contender), []
     trimmed = trim_to_operation(raw)
@@ -298,7 +329,13 @@ def stopped_because(outcome: JobOutcome, case: str, contender: str) -> str | Non
 
 
 def _start_worker(
-    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
+    file: str,
+    case: str,
+    contender: str,
+    settings: ProfileSettings,
+    sampler: str,
+    seconds: float,
+    perf: PerfRecording | None = None,
 ) -> Worker:
     """A profile-mode worker for one run of ``seconds``, setting up on the sampler's CPU when pinned."""
     job = profile_job(
@@ -314,11 +351,23 @@ def _start_worker(
         sampling_cpus(_nonblocking(settings, sampler))[1],
     )
     budget = Budget.starting_now(settings.budget) if settings.budget is not None else None  # for its set-up
-    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget)
+    if perf is None:
+        return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget)
+    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget, TRAMPOLINE_ENV, perf.prefix)
 
 
 def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:
-    return sampler == PY_SPY and not settings.blocking and not settings.native
+    """Whether the sampler never stops the target: then it runs on another CPU than the pinned target's."""
+    return sampler == PERF or (sampler == PY_SPY and not settings.blocking and not settings.native)
+
+
+def perf_problem(settings: ProfileSettings) -> str | None:
+    """Why perf cannot take the profile ``settings`` ask for (one line saying what to do), or None."""
+    if settings.mode == "wall":
+        return "--sampler perf samples CPU time only: drop --mode wall, or use --sampler py-spy"
+    if settings.lines:
+        return "--sampler perf labels Python frames by function: drop --lines, or use --sampler py-spy"
+    return perf_unavailable(settings.python)
 
 
 def with_spare_cpu_known(settings: ProfileSettings) -> ProfileSettings:
@@ -351,11 +400,19 @@ def _py_spy() -> str:
 
 
 def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
+    if sampler == PERF:
+        return {
+            "sampler": "perf",
+            "sampler_version": f"{perf_version(check_perf())} --call-graph {CALL_GRAPH}, -X perf_jit",
+            "nonblocking": False,  # py-spy's option; perf never stops the target
+            "native": True,
+            "sampler_reason": None,
+        }
     if sampler == PY_SPY:
         return {
             "sampler": "py-spy",
             "sampler_version": py_spy_version(_py_spy()),
             "nonblocking": not settings.blocking and not settings.native,
-            "sampler_reason": None,
+            "sampler_reason": reason,  # why not perf, when auto fell back from it
         }
     return {"sampler": "inprocess", "sampler_version": INPROCESS_DESCRIPTION, "native": False, "sampler_reason": reason}

@@ -10,7 +10,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 
-AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
+AUTO, PY_SPY, INPROCESS, PERF = "auto", "py-spy", "inprocess", "perf"
 # Samples per second when --rate is not given, by how a sample is taken:
 # - OWN_CPU: py-spy --nonblocking on a spare CPU beside the pinned target reads its memory without
 #   stopping it or taking its CPU (perflab.profile.spare_cpu), so 2,000 samples take 2 s, not 10.
@@ -19,9 +19,11 @@ AUTO, PY_SPY, INPROCESS = "auto", "py-spy", "inprocess"
 #   whole programs: not pinned) costs the target time per sample: 200 Hz.
 # - NATIVE: unwinding C frames stops the target 1.4-1.7 ms a sample (+15-21% at 100 Hz here), so
 #   10 Hz, and a native profile's default budget is smaller to keep its wall time near a Python one.
-OWN_CPU, SHARED, NATIVE = "own CPU", "shared", "native"
-DEFAULT_RATE = {OWN_CPU: 1000, SHARED: 200, NATIVE: 10}
-DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case in a comparison
+# - IN_KERNEL: perf samples in the kernel and copies the stack without stopping the target (it unwinds
+#   afterwards, on another CPU), Python and native frames alike (perflab.profile.perf_sampler): 1 kHz.
+OWN_CPU, SHARED, NATIVE, IN_KERNEL = "own CPU", "shared", "native", "in the kernel"
+DEFAULT_RATE = {OWN_CPU: 1000, SHARED: 200, NATIVE: 10, IN_KERNEL: 1000}
+DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case in a comparison (True: py-spy --native)
 # Runs (fresh processes) of a profile: the unit of its shares' intervals. With the budget fixed, more
 # runs of fewer samples narrow a share's t interval (t quantile 2.78 with 5 runs, 2.36 with 8) for
 # ~0.13 s of py-spy start and stop per run at 1 kHz (json_dumps, benchmarks/profile_speed.py).
@@ -53,10 +55,12 @@ INPROCESS_DESCRIPTION = "in-process (timer signal in the worker; Python frames o
 class ProfileSettings:
     samples: int | None = None  # budget of samples of the operation, over all runs; None: DEFAULT_SAMPLES
     rate: int | None = None  # samples per second; None: DEFAULT_RATE for how samples are taken (rate_for)
-    native: bool = False  # also collect C frames (py-spy only)
+    native: bool = False  # also collect C frames (py-spy --native, or perf)
     mode: str = "cpu"  # "cpu": running threads only; "wall": waiting threads too
     lines: bool = False  # Python frames labelled by the line running (a line heat map), not the function's first line
-    sampler: str = AUTO  # AUTO: py-spy, falling back to INPROCESS when it cannot attach
+    # AUTO: perf for native frames where it can (perflab.profile.perf_sampler), else py-spy, falling back
+    # to INPROCESS when it cannot attach
+    sampler: str = AUTO
     # py-spy pauses the target for each sample unless --nonblocking (Python frames only: it cannot
     # unwind native stacks of a running process). Not pausing slows the target less and was as
     # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
@@ -84,6 +88,8 @@ class ProfileSettings:
         """``rate``, else the default for ``sampler`` (PY_SPY or INPROCESS) and ``spare_cpu``."""
         if self.rate:
             return self.rate
+        if sampler == PERF:
+            return DEFAULT_RATE[IN_KERNEL]
         if self.native:
             return DEFAULT_RATE[NATIVE]
         never_stops = sampler == PY_SPY and not self.blocking
@@ -92,11 +98,11 @@ class ProfileSettings:
     @property
     def wants_spare_cpu(self) -> bool:
         """Whether ``rate_for`` depends on ``spare_cpu`` (the default rate of Python frames, not blocking)."""
-        return not self.rate and not self.native and not self.blocking and self.sampler != INPROCESS
+        return not self.rate and not self.native and not self.blocking and self.sampler not in (INPROCESS, PERF)
 
     @property
     def effective_samples(self) -> int:
-        return self.samples or DEFAULT_SAMPLES[self.native]
+        return self.samples or DEFAULT_SAMPLES[self.native and self.sampler != PERF]
 
     @property
     def share_precision(self) -> float | None:

@@ -228,13 +228,16 @@ def sampling_options(parser: argparse.ArgumentParser, detail: str) -> None:
     from perflab.profile.settings import DEFAULT_SAMPLES
 
     parser.add_argument(
-        "--native", action="store_true", help="profile C frames too: extensions and libpython (py-spy --native)"
+        "--native",
+        action="store_true",
+        help="profile C frames too: extensions and libpython (Linux perf at 1 kHz where it works and the "
+        "interpreter is CPython 3.13+, else py-spy --native at 10 Hz)",
     )
     parser.add_argument(
         "--samples",
         type=whole_number(1),
         metavar="N",
-        help=f"profile samples to collect ({detail}; default {DEFAULT_SAMPLES[False]}, with --native "
+        help=f"profile samples to collect ({detail}; default {DEFAULT_SAMPLES[False]}, with py-spy --native "
         f"{DEFAULT_SAMPLES[True]})",
     )
 

@@ -1,0 +1,215 @@
+"""Figure: perf as the sampler of a benchmark's operation (``--sampler perf``), beside py-spy --native.
+
+Three figures in one run, all under pyenv's CPython 3.13 (``-X perf_jit``; perf needs 3.13+, see
+perflab.profile.perf_sampler):
+
+1. Distortion: sampler_pause.py's method (a process spinning at the bottom of a 30-frame Python
+   stack adds up every gap between two clock reads longer than 20 us: the time it was not
+   running), in ABBA pairs of windows with and without ``perf record -F RATE --call-graph
+   dwarf,65528`` attached, pinned as perflab pins (target and perf on different CPUs). The slowdown
+   is 1 / (1 - stopped fraction) - 1, with a 95% t interval over pairs; beside it, how much slower
+   the target ran between stops. Target: <= 1% at >= 1 kHz.
+2. Attribution: profile_attribution.py's known split (alpha 40%, beta 60% by construction)
+   profiled with ``perflab profile --sampler perf``: absolute error of each function's total share
+   (with native frames, C code its bytecode runs is below it, not in its self share).
+   Target: <= 2 percentage points.
+3. Time to a native profile: ``perflab profile json_dumps --case NESTED --native --samples N`` with
+   perf (auto picks it under 3.13) and with ``--sampler py-spy`` (10 Hz: a native sample stops the
+   target), wall time of the whole command. Target: 2,000 samples in <= 5 s of sampling with perf.
+
+    python benchmarks/perf_sampler.py [--pairs 10] [--window 1.0] [--rate 1000] [--repeats 3] [--samples 2000]
+    python benchmarks/perf_sampler.py --quick    # smoke run: 2 pairs of 0.5 s, profiles of 2 runs: 100 samples, 20 with py-spy
+
+Writes benchmarks/results/perf_sampler.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import _cli
+from _common import conditions, machine
+from profile_attribution import PROGRAM, TRUE_SELF, profile_once
+from sampler_pause import Target, abba_pairs, mean_and_half_width
+from support.external import other_python
+
+from perflab.profile.frames import parse_frame
+from perflab.profile.model import Profile
+from perflab.profile.native_perf import check_perf
+from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV
+from perflab.profile.session import sampling_cpus
+from perflab.profile.shares import frame_shares
+
+DEPTH, GAP_US = 30, 20.0
+
+
+class AttachedPerf:
+    """``perf record -p PID`` for one window, sampling once it answers on its control pipe."""
+
+    def __init__(self, pid: int, rate: int, cpu: int | None, scratch: str):
+        control, ack = os.path.join(scratch, "control"), os.path.join(scratch, "ack")
+        for fifo in (control, ack):
+            if not os.path.exists(fifo):
+                os.mkfifo(fifo)
+        self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
+        self.data = os.path.join(scratch, "perf.data")
+        command = [check_perf(), "record", "-q", "-e", "cpu-clock", "-F", str(rate), "--call-graph", CALL_GRAPH]
+        command += ["-N", "--control", f"fifo:{control},{ack}", "-p", str(pid), "-o", self.data]
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=None if cpu is None else lambda: os.sched_setaffinity(0, {cpu}),
+        )
+        os.write(self._control, b"ping\n")  # answered once perf has attached and sampling is on
+        assert b"ack" in os.read(self._ack, 64)
+
+    def stop(self) -> int:
+        """Stop perf; the samples it took."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait()
+        os.close(self._control)
+        os.close(self._ack)
+        listed = subprocess.run(
+            [check_perf(), "script", "-i", self.data, "-F", "tid", "-G"], capture_output=True, text=True
+        )
+        return sum(1 for line in listed.stdout.splitlines() if line.strip())
+
+
+def distortion(python: str, rate: int, args: argparse.Namespace) -> dict:
+    target_cpu, perf_cpu = sampling_cpus(True)
+    target = Target(DEPTH, GAP_US * 1e-6, target_cpu, python, TRAMPOLINE_ENV)
+    try:
+        with tempfile.TemporaryDirectory(prefix="perflab-perf-figure-") as scratch:
+
+            def profiled() -> tuple[tuple[float, float], int]:
+                perf = AttachedPerf(target.process.pid, rate, perf_cpu, scratch)
+                window = target.window(args.window)
+                return window, perf.stop()
+
+            stopped_differences, speed_log_ratios, samples = abba_pairs(target, args.pairs, args.window, profiled)
+    finally:
+        target.close()
+        Path(f"/tmp/jit-{target.process.pid}.dump").unlink(missing_ok=True)  # the target's, by -X perf_jit
+    stopped, half = mean_and_half_width(stopped_differences)
+    running, running_half = mean_and_half_width(speed_log_ratios)
+    return {
+        "rate": rate,
+        "slowdown": 1 / (1 - stopped) - 1,
+        "slowdown_ci": [1 / (1 - (stopped - half)) - 1, 1 / (1 - (stopped + half)) - 1],
+        "running_slowdown": math.expm1(running),
+        "running_slowdown_ci": [math.expm1(running - running_half), math.expm1(running + running_half)],
+        "samples_per_second": sorted(samples)[len(samples) // 2] / args.window,
+        "pairs": len(stopped_differences),
+        "stopped_differences": stopped_differences,
+    }
+
+
+def attribution(python: str, args: argparse.Namespace) -> list[dict]:
+    """Each profile's error on alpha's and beta's total share: with native frames, the C code a function's
+    bytecode runs (the loader's __tls_get_addr, for libpython's thread state) is below it, not in its self share."""
+    repeats = []
+    with tempfile.TemporaryDirectory() as directory:
+        bench = Path(directory) / "bench.py"
+        bench.write_text(PROGRAM)
+        for repeat in range(args.repeats):
+            profile = profile_once(
+                bench,
+                Path(directory) / f"{repeat}.json",
+                args.samples,
+                ["--sampler", "perf", "--python", python, "--runs", str(args.runs)],
+            )
+            shares = {parse_frame(share.frame).name: share.total for share in frame_shares(profile.runs)}
+            repeats.append(
+                {
+                    name: {
+                        "true": truth,
+                        "measured": shares[name].value,
+                        "ci": [shares[name].low, shares[name].high],
+                        "abs_error_pp": abs(shares[name].value - truth) * 100,
+                    }
+                    for name, truth in TRUE_SELF.items()
+                }
+            )
+    return repeats
+
+
+def time_to_profile(python: str, samples: int, options: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "profile.json"
+        command = [sys.executable, "-m", "perflab", "profile", "json_dumps", "--case", "NESTED", "--native"]
+        command += ["--python", python, "--samples", str(samples), *options, "--json", str(out)]
+        started = time.monotonic()
+        done = subprocess.run(command, capture_output=True, text=True)
+        wall = time.monotonic() - started
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-400:]}")
+        profile = Profile.load(out)
+    return {
+        "command": " ".join(command[1:-2]),
+        "wall_s": round(wall, 1),
+        "samples": profile.samples,
+        "sampler": profile.metadata["sampler_version"],
+        "rate": profile.metadata["rate"],
+        "profiling_s": round(profile.metadata["elapsed"], 1),
+    }
+
+
+def main() -> None:
+    arguments = _cli.parser(__doc__)
+    _cli.add_windows(arguments, 10)
+    arguments.add_argument("--rate", type=int, default=1000, help="perf's samples per second (default 1000)")
+    _cli.add_trials(arguments, 3, "profiles of the known split", flag="--repeats")
+    arguments.add_argument("--samples", type=int, default=2000, help="samples per profile (default 2000)")
+    arguments.add_argument(
+        "--py-spy-samples", type=int, default=2000, help="samples of py-spy's native profile (default 2000: ~200 s)"
+    )
+    arguments.add_argument("--runs", type=int, default=8, help="profiling runs per profile (default 8, perflab's)")
+    args = _cli.parse(arguments, pairs=2, window=0.5, repeats=1, samples=100, py_spy_samples=20, runs=2)
+    python = other_python("3.13")
+    if python is None:
+        sys.exit("perf_sampler.py needs pyenv's python3.13 (perf's Python frames need CPython 3.13+)")
+    figure = {
+        "figure": "perf_sampler",
+        "machine": machine(),
+        "conditions_start": conditions(),
+        "how": __doc__,
+        "python": python,
+    }
+    load = os.getloadavg()[0]
+    result = figure["distortion"] = distortion(python, args.rate, args)
+    low, high = result["slowdown_ci"]
+    print(
+        f"distortion, perf at {args.rate} Hz (dwarf stacks): slowdown {result['slowdown']:+.2%} [95% CI {low:+.2%}, "
+        f"{high:+.2%}]; running slower by {result['running_slowdown']:+.2%}; {result['samples_per_second']:.0f} "
+        f"samples/s ({result['pairs']} ABBA pairs of {args.window:g} s; load average {load:.2f} -> {os.getloadavg()[0]:.2f})",
+        flush=True,
+    )
+    repeats = figure["attribution"] = attribution(python, args)
+    worst = max(f["abs_error_pp"] for r in repeats for f in r.values())
+    shares = ", ".join(f"alpha {r['alpha']['measured']:.1%} beta {r['beta']['measured']:.1%}" for r in repeats)
+    print(f"attribution, --sampler perf: total shares max abs error {worst:.2f} pp ({shares}; true 40% / 60%)")
+    runs = ["--runs", str(args.runs)]
+    perf = figure["time_perf"] = time_to_profile(python, args.samples, runs)
+    spy = figure["time_py_spy"] = time_to_profile(python, args.py_spy_samples, [*runs, "--sampler", "py-spy"])
+    print(
+        f"time to {perf['samples']} native samples: perf {perf['wall_s']} s ({perf['profiling_s']} s profiling, "
+        f"{perf['rate']} Hz); py-spy --native: {spy['samples']} samples in {spy['wall_s']} s ({spy['profiling_s']} s "
+        f"profiling, {spy['rate']} Hz) (load average {os.getloadavg()[0]:.2f})"
+    )
+    figure["conditions_end"] = conditions()
+    _cli.written(_cli.write_figure("perf_sampler", figure))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Linux perf as the sampler of a benchmark's profiling worker: Python and C frames at 1 kHz.
+
+perf samples in the kernel (``cpu-clock``, a software event: it works in virtual machines) and
+copies each sample's stack without stopping the target; it unwinds afterwards. For Python frames
+the worker runs CPython 3.13+'s ``-X perf_jit`` (``PYTHON_PERF_JIT_SUPPORT=1``): each Python
+function runs through a small trampoline whose unwinding information the interpreter writes to
+``/tmp/jit-PID.dump``, so ``perf record --call-graph dwarf`` unwinds through Python calls as
+through C ones, and ``perf inject --jit`` names the trampolines ``py::qualname:file``. 3.12's
+``-X perf`` publishes names only (a perf map, no unwinding information): DWARF unwinding stops at
+the innermost Python function, and frame pointers give nothing through interpreters built
+without them (pyenv's), so 3.12 is profiled by py-spy (docs: "Native frames").
+
+perf starts the worker with sampling off and samples only once it is ready, so set-up is not
+sampled. The stacks are read by perflab.profile.native_perf's parser and relabelled as py-spy
+labels them, so that profiles, diffs and merges line up with py-spy's: a Python frame is
+``qualname (file:first line)``; the interpreter's own frames between Python calls (evaluation
+loop, calls, trampolines) are dropped as py-spy drops them; kernel frames are dropped (their time
+stays with the frame that entered the kernel, as py-spy sees it); C frames keep perf's
+``function (library)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import inspect
+import os
+import re
+import selectors
+import shutil
+import subprocess
+import tempfile
+import types
+from collections import Counter
+from pathlib import Path
+
+from perflab.profile.folded import Stack
+from perflab.profile.frames import Frame, parse_frame
+from perflab.profile.native_perf import NativeProfilerUnavailable, check_perf, parse_script
+from perflab.profile.sampler import SamplerUnavailable
+
+# The worker's environment under perf: the trampoline with unwinding information (CPython 3.13+).
+TRAMPOLINE_ENV = {"PYTHON_PERF_JIT_SUPPORT": "1"}
+CALL_GRAPH = "dwarf,65528"
+_START_TIMEOUT = 30.0  # seconds perf may take to answer on its control pipe
+_READ_TIMEOUT = 120.0  # seconds perf inject or perf script may take
+_JIT_DIR = "/tmp"  # where CPython writes jit-PID.dump, and perf inject the code it describes
+_PYTHON_PREFIX = "py::"
+_INTERPRETER = re.compile(r"^(lib)?python\d+\.\d+")  # the interpreter's binary or libpython
+
+
+@functools.cache
+def perf_unavailable(python: str) -> str | None:
+    """Why ``--sampler perf`` cannot profile under ``python`` (one line saying what to do), or None."""
+    try:
+        check_perf()
+    except NativeProfilerUnavailable as error:
+        return f"--sampler perf: {error}"
+    probe = "import sys, sysconfig; print(sys.version_info >= (3, 13) and bool(sysconfig.get_config_var('PY_HAVE_PERF_TRAMPOLINE')), sys.version.split()[0])"
+    try:
+        said = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=30).stdout.split()
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"--sampler perf: cannot run {python}: {error}"
+    if said[:1] != ["True"]:
+        version = said[1] if len(said) > 1 else "unknown"
+        return (
+            f"--sampler perf needs CPython 3.13+ built with the perf trampoline (-X perf_jit); {python} is "
+            f"{version}: give --python /path/to/python3.13, or use --sampler py-spy"
+        )
+    return None
+
+
+class PerfRecording:
+    """One ``perf record`` that starts a profiling worker (``prefix`` goes before its command) with
+    sampling off, samples between ``enable`` and ``disable``, and is read by ``stacks`` once the
+    worker has exited (perf then writes its data).
+
+    perf starts the worker rather than attaching to it: the jit dump is found through the worker's
+    mapping of it, which perf sees reliably only as it happens (attached, ``perf record -p`` missed
+    it in most runs here under load, and stacks then stop at the innermost Python frame).
+    """
+
+    def __init__(self, rate: int):
+        self._perf = check_perf()
+        self._scratch = tempfile.mkdtemp(prefix="perflab-perf-")
+        self._data = os.path.join(self._scratch, "perf.data")
+        self.pid: int | None = None
+        control, ack = os.path.join(self._scratch, "control"), os.path.join(self._scratch, "ack")
+        os.mkfifo(control)
+        os.mkfifo(ack)
+        # Both ends open read-write: neither side waits for the other to open its pipe.
+        self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
+        self.prefix = [self._perf, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", str(rate), "-N", "-D", "-1"]
+        self.prefix += ["--call-graph", CALL_GRAPH, "--control", f"fifo:{control},{ack}", "-o", self._data, "--"]
+
+    def enable(self, pid: int, cpu: int | None = None) -> None:
+        """Start sampling the worker ``pid`` (set up, waiting for its profiling request); perf runs on ``cpu``
+        (not the target's: reading samples then takes no time from it). SamplerUnavailable if perf does not answer."""
+        self.pid = pid
+        if cpu is not None:
+            with contextlib.suppress(OSError, ValueError, IndexError):  # perf is the worker's parent
+                parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                os.sched_setaffinity(parent, {cpu})
+        self._command("enable")
+
+    def disable(self) -> None:
+        self._command("disable")
+
+    def _command(self, command: str) -> None:
+        os.write(self._control, command.encode() + b"\n")
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._ack, selectors.EVENT_READ)
+            if not selector.select(_START_TIMEOUT) or b"ack" not in os.read(self._ack, 64):
+                raise SamplerUnavailable(f"perf record did not answer {command!r} within {_START_TIMEOUT:g} s")
+
+    def stacks(self) -> tuple[Counter[Stack], int]:
+        """The samples, once the worker and perf have exited: stacks in py-spy's labels, root first
+        (sampling errors: none counted)."""
+        if not os.path.exists(self._data):
+            raise SamplerUnavailable("perf record wrote no data")
+        injected = os.path.join(self._scratch, "jit.data")
+        self._run("inject", "--jit", "-i", self._data, "-o", injected)
+        script = self._run("script", "-i", injected, "-F", "comm,tid,ip,sym,dso")
+        return python_stacks(parse_script(script.decode("utf-8", "replace"))), 0
+
+    def _run(self, *arguments: str) -> bytes:
+        done = subprocess.run(
+            [self._perf, *arguments],
+            capture_output=True,
+            # perf inject caches every jitted function it writes in $HOME/.debug (ignoring PERF_BUILDID_DIR):
+            # thousands of entries a profile, so its home is the scratch directory
+            env={**os.environ, "HOME": self._scratch},
+            timeout=_READ_TIMEOUT,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SamplerUnavailable(f"perf {arguments[0]} failed: {_last_line(done.stderr)}")
+        return done.stdout
+
+    def cleanup(self) -> None:
+        for descriptor in (self._ack, self._control):
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+        shutil.rmtree(self._scratch, ignore_errors=True)
+        if self.pid is not None:  # the worker's jit dump, and the code perf inject wrote beside it (by its pid)
+            for path in [f"{_JIT_DIR}/jit-{self.pid}.dump", *glob.glob(f"{_JIT_DIR}/jitted-{self.pid}-*.so")]:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+
+def python_stacks(stacks: Counter[Stack]) -> Counter[Stack]:
+    """perf's stacks (``native_perf.parse_script``) in py-spy's labels: see the module's docstring."""
+    relabelled: Counter[Stack] = Counter()
+    for stack, count in stacks.items():
+        frames = [parse_frame(label) for label in stack]
+        frames = [frame for frame in frames if not frame.file.startswith("[kernel")]
+        # The interpreter's frames are kept only below a native function the innermost Python frame called
+        # (unicode_dealloc under encoder_call); its evaluation loop, calls and builtins are the Python frame's time.
+        python = max((i for i, frame in enumerate(frames) if frame.name.startswith(_PYTHON_PREFIX)), default=-1)
+        native = next((i for i, frame in enumerate(frames) if i > python and not _is_interpreter(frame)), len(frames))
+        kept = [frame for i, frame in enumerate(frames) if i > native or not _is_interpreter(frame)]
+        relabelled[tuple(_label(frame) for frame in kept)] += count
+    return relabelled
+
+
+def _is_interpreter(frame: Frame) -> bool:
+    return bool(_INTERPRETER.match(frame.file)) and not frame.name.startswith(_PYTHON_PREFIX)
+
+
+def _label(frame: Frame) -> str:
+    """``py::qualname:file`` as py-spy's ``qualname (file:first line)``; other frames unchanged."""
+    if not frame.name.startswith(_PYTHON_PREFIX):
+        return frame.label
+    qualname, _, file = frame.name[len(_PYTHON_PREFIX) :].partition(":")
+    return Frame(qualname, file, first_lines(file).get(qualname)).label
+
+
+@functools.lru_cache(maxsize=256)
+def first_lines(file: str) -> dict[str, int]:
+    """The first line of every function and class body of a source file, by qualified name: the
+    line py-spy gives a frame (its code object's ``co_firstlineno``: a decorated function's first
+    decorator), found by compiling the file. Empty for a file that cannot be read or compiled
+    (``<frozen ...>``, syntax newer than this interpreter's): its frames then carry no line."""
+    try:
+        code = compile(Path(file).read_bytes(), file, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines: dict[str, int] = {}
+    pending: list[tuple[types.CodeType, str]] = [(code, "")]
+    while pending:
+        code, prefix = pending.pop()
+        qualname = getattr(code, "co_qualname", None) or prefix + code.co_name  # co_qualname: 3.11+
+        # a name defined twice (two lambdas of one function) is given its first definition's line
+        lines[qualname] = min(lines.get(qualname, code.co_firstlineno), code.co_firstlineno)
+        if code.co_flags & inspect.CO_OPTIMIZED:  # a function: what it defines is local to it
+            inner = qualname + ".<locals>."
+        else:  # a class body, or the module (whose definitions have no prefix)
+            inner = "" if qualname == "<module>" else qualname + "."
+        pending.extend((constant, inner) for constant in code.co_consts if isinstance(constant, types.CodeType))
+    return lines
+
+
+def _last_line(stderr: bytes | str | None) -> str:
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else (stderr or "")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "no output"

@@ -1,0 +1,69 @@
+"""perf as the sampler of a benchmark's operation (perflab.profile.perf_sampler): the built-in json_dumps
+under CPython 3.13 with -X perf_jit, Python and C frames in one profile at 1 kHz."""
+
+import os
+import shutil
+
+import pytest
+from support.cli import run_perflab
+from support.external import other_python
+
+from perflab.profile.frames import parse_frame
+from perflab.profile.model import Profile
+from perflab.profile.shares import frame_shares
+
+PYTHON = other_python("3.13")
+pytestmark = pytest.mark.skipif(
+    shutil.which("perf") is None or PYTHON is None,
+    reason="needs Linux perf (.ci/run installs linux-perf) and pyenv's python3.13",
+)
+
+
+def test_native_frames_come_from_perf_named_as_py_spy_names_python_frames(tmp_path):
+    """~45 s at load 9: two workers start under python3.13 (perflab imported there), and perf inject and
+    perf script read each run's DWARF stacks; 2 runs of 200 samples are the least that gives shares."""
+    out = tmp_path / "nested.profile.json"
+    done = run_perflab(
+        "profile", "json_dumps", "--case", "NESTED", "--python", PYTHON, "--native",
+        "--samples", "200", "--runs", "2", "--json", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    profile = Profile.load(out)
+    assert (profile.metadata["sampler"], profile.metadata["rate"]) == ("perf", 1000)  # auto picked perf
+    assert "perf version" in done.stdout and "1000 Hz, Python + native frames" in done.stdout
+    stacks = profile.merged()
+    # perflab's harness is trimmed: no frame of the worker is left, and the operation starts at the contender
+    # (but for C code the harness loop calls itself: its clock, as py-spy shows it too)
+    assert not any("perflab/bench/worker" in parse_frame(label).file for stack in stacks for label in stack)
+    at_contender = sum(count for stack, count in stacks.items() if stack[:1] and stack[0].startswith("json_stdlib "))
+    assert at_contender >= 0.9 * profile.samples
+    names = [[parse_frame(label).name for label in stack] for stack in stacks]
+    assert any("py_encode_basestring_ascii" in n[n.index("dumps") :] for n in names if "dumps" in n)
+    dumps = next(parse_frame(label) for stack in stacks for label in stack if label.startswith("dumps "))
+    assert dumps.file == "<stdlib>/json/__init__.py" and dumps.line is not None  # as py-spy: first line
+    unknown = sum(count for stack, count in stacks.items() if any("[unknown]" in label for label in stack))
+    assert unknown <= 0.05 * profile.samples
+    assert frame_shares(profile.runs)  # shares with intervals from the runs, as for py-spy's profiles
+
+
+def test_auto_gives_way_to_py_spy_where_perf_record_cannot_sample(tmp_path):
+    """A machine where perf is installed but may not sample (perf_event_open denied, as seccomp does in
+    containers; this machine allows it, so a perf that refuses to record stands for it here)."""
+    denied = tmp_path / "bin"
+    denied.mkdir()
+    (denied / "perf").write_text(
+        '#!/bin/sh\n[ "$1" = record ] || exec "$REAL_PERF" "$@"\n'
+        'echo "perf_event_open(..., PERF_FLAG_FD_CLOEXEC) failed with unexpected error 1 (Operation not permitted)" >&2\n'
+        "exit 255\n"
+    )
+    (denied / "perf").chmod(0o755)
+    out = tmp_path / "fallback.profile.json"
+    done = run_perflab(
+        "profile", "json_dumps", "--case", "NESTED", "--python", PYTHON, "--native",
+        "--samples", "10", "--runs", "2", "--json", out,
+        env={"PATH": f"{denied}:{os.environ['PATH']}", "REAL_PERF": shutil.which("perf")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    metadata = Profile.load(out).metadata
+    assert metadata["sampler"] == "py-spy" and "Operation not permitted" in metadata["sampler_reason"]
+    assert "fallback sampler because perf record cannot sample here" in done.stdout

@@ -1,0 +1,111 @@
+"""perf's stacks of a CPython 3.13 -X perf_jit process, as py-spy labels them (perflab.profile.perf_sampler),
+on a real ``perf script`` recording (tests/data/perf_script: the program and its perf script text)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perflab.profile.frames import parse_frame
+from perflab.profile.native_perf import parse_script
+from perflab.profile.perf_sampler import first_lines, python_stacks
+
+DATA = Path(__file__).parent.parent / "data" / "perf_script"
+PROGRAM = str(DATA / "program.py")
+JSON_C = "_json.cpython-313-x86_64-linux-gnu.so"
+
+
+def recorded() -> list[tuple[str, ...]]:
+    """The recording's stacks (root first) from the program's first Python frame (what is below it,
+    libc's start, is below measured_region in a profile), its path put back where it was recorded."""
+    text = (DATA / "perf_jit.txt").read_text().replace("@DIR@", str(DATA))
+    module = f"<module> ({PROGRAM}:1)"
+    return [stack[stack.index(module) :] for stack in python_stacks(parse_script(text)) if module in stack]
+
+
+def names(stack: tuple[str, ...]) -> list[str]:
+    return [parse_frame(label).name for label in stack]
+
+
+def test_python_frames_are_named_as_py_spy_names_them_with_their_first_line():
+    stack = next(s for s in recorded() if names(s)[-1] == "ascii_escape_unicode")
+    # the decorated method's first line is its decorator's, as py-spy reports it (co_firstlineno)
+    assert stack[:3] == (f"<module> ({PROGRAM}:1)", f"main ({PROGRAM}:13)", f"Encoder.run ({PROGRAM}:7)")
+    dumps = parse_frame(stack[3])
+    assert (dumps.name, Path(dumps.file).parts[-2:]) == ("dumps", ("json", "__init__.py"))
+
+
+def test_the_interpreters_frames_between_python_calls_are_dropped_and_c_frames_keep_their_library():
+    stack = next(s for s in recorded() if names(s)[-1] == "ascii_escape_unicode")
+    assert names(stack) == [
+        "<module>",
+        "main",
+        "Encoder.run",
+        "dumps",
+        "JSONEncoder.encode",
+        "JSONEncoder.iterencode",
+        "encoder_call",
+        "encoder_listencode_obj",
+        "encoder_listencode_dict",
+        "encoder_encode_key_value",
+        "encoder_listencode_obj",
+        "encoder_listencode_list",
+        "encoder_listencode_obj",
+        "py_encode_basestring_ascii",
+        "ascii_escape_unicode",  # inlined: perf names it, with the library of the function it is inlined into
+    ]
+    assert stack[-1] == f"ascii_escape_unicode ({JSON_C})"
+
+
+def test_the_evaluation_loop_is_the_python_functions_own_time():
+    # a sample in _PyEval_EvalFrameDefault running JSONEncoder.encode's bytecode
+    assert names(next(s for s in recorded() if len(s) == 5)) == [
+        "<module>",
+        "main",
+        "Encoder.run",
+        "dumps",
+        "JSONEncoder.encode",
+    ]
+
+
+def test_an_interpreter_function_called_by_an_extension_is_kept():
+    stack = next(s for s in recorded() if names(s)[-1] == "_PyThreadState_GetCurrent")
+    # under frames inlined into the extension (their library is the extension's, as perf places them)
+    assert stack[-4:] == (
+        f"encoder_listencode_obj ({JSON_C})",
+        f"_Py_EnterRecursiveCall ({JSON_C})",
+        f"_PyThreadState_GET ({JSON_C})",
+        "_PyThreadState_GetCurrent (libpython3.13.so.1.0)",
+    )
+
+
+def test_kernel_frames_are_dropped_and_their_time_stays_with_the_frame_that_entered_the_kernel():
+    text = (DATA / "perf_jit.txt").read_text()
+    assert "[kernel.kallsyms]" in text
+    text = text.replace("@DIR@", str(DATA))
+    assert not any("kernel" in label for stack in python_stacks(parse_script(text)) for label in stack)
+    assert len(recorded()) == 5  # the sixth sample: the dynamic loader at start-up, no Python frame
+
+
+def test_first_lines_follow_the_compiler_for_nested_decorated_and_class_scopes(tmp_path):
+    source = tmp_path / "scopes.py"
+    source.write_text(
+        "import functools\n"
+        "\n"
+        "class Outer:\n"
+        "    class Inner:\n"
+        "        @functools.cache\n"
+        "        @staticmethod\n"
+        "        def method():\n"
+        "            def helper():\n"
+        "                return [x for x in range(3)]\n"
+        "            return helper\n"
+        "\n"
+        "square = lambda x: x * x\n"
+    )
+    lines = first_lines(str(source))
+    assert lines["<module>"] == 1
+    assert lines["Outer"] == 3 and lines["Outer.Inner"] == 4
+    assert lines["Outer.Inner.method"] == 5  # the first decorator's line
+    assert lines["Outer.Inner.method.<locals>.helper"] == 8
+    assert lines["<lambda>"] == 12
+    assert first_lines(str(tmp_path / "missing.py")) == {}  # its frames then carry no line
