@@ -84,3 +84,30 @@ def test_the_store_verbs_import_no_statistics_library_where_they_compute_none(tm
         )
         assert done.returncode == 0, (verb, done.stderr)
         assert done.stdout.strip().endswith("LOADED"), (verb, done.stdout[-300:])
+
+
+def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats(tmp_path):
+    """run's t intervals, tests and FDR step-up come from scipy.special (perflab.analysis.intervals):
+    scipy.stats cost every measuring verb ~0.7 s of CPU to import. Checked on a run with a verdict."""
+    (tmp_path / "bench.py").write_text(
+        "import perflab\nbench = perflab.Benchmark('sum')\n\n@bench.case\ndef SMALL():\n    return list(range(100))\n\n"
+        "@bench.contender\ndef builtin(xs):\n    return sum(xs)\n\n"
+        "@bench.contender\ndef loop(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n"
+    )
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['perflab', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('perflab', run_name='__main__')\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "print('LOADED', 'scipy.stats' if 'scipy.stats' in sys.modules else '')\n"
+    )
+    quick = ["--precision", "50", "--values", "5", "--value-time", "0.002", "--debug-rounds", "2", "--no-fuzz"]
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "run", "bench.py", *quick, "--no-store", "--json", "out.json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "loop" in (tmp_path / "out.json").read_text()
+    assert done.stdout.strip().endswith("LOADED"), done.stdout[-300:]
