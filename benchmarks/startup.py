@@ -9,6 +9,12 @@ order statistics, scipy.stats.binom), and the ratio perflab/pyperf from the per-
 start-up; the modules each command imports (counted once, outside the timing, with
 ``python -X importtime``) say where a regression comes from (tests/test_startup.py keeps the list).
 
+A second figure: the CPU time of a measuring verb's own process (``perflab run`` of a two-contender
+benchmark at 2 rounds, its workers not counted: getrusage(RUSAGE_SELF) at its exit), beside the
+same run with ``import scipy.stats`` first, which is what the run paid before its intervals moved
+to scipy.special (issue 24: every one of the suite's perflab subprocesses paid it). A quarter as
+many trials as above, the two alternating.
+
     python benchmarks/startup.py --trials 40
     python benchmarks/startup.py --quick        # smoke run: 3 trials
 """
@@ -18,7 +24,9 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import _cli
 import numpy as np
@@ -42,6 +50,57 @@ def median_interval(values: list[float]) -> tuple[float, float, float]:
     return float(np.median(ordered)), float(ordered[max(low - 1, 0)]), float(ordered[min(high, n - 1)])
 
 
+BENCH = """
+import perflab
+bench = perflab.Benchmark("sum")
+
+@bench.case
+def SMALL():
+    return list(range(100))
+
+@bench.contender
+def builtin(xs):
+    return sum(xs)
+
+@bench.contender
+def loop(xs):
+    total = 0
+    for x in xs:
+        total += x
+    return total
+"""
+# perflab run in this process, then its own CPU seconds (user + system) on the last line.
+OWN_CPU = """
+import resource, runpy, sys
+sys.argv = ["perflab", *sys.argv[1:]]
+try:
+    runpy.run_module("perflab", run_name="__main__")
+except SystemExit as done:
+    assert not done.code, done.code
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(usage.ru_utime + usage.ru_stime)
+"""
+RUN = ["run", "bench.py", "--no-store", "--no-fuzz", "--precision", "50", "--values", "5", "--value-time", "0.002"]
+RUN += ["--debug-rounds", "2"]
+VERB_VARIANTS = {"perflab run": OWN_CPU, "perflab run + import scipy.stats": "import scipy.stats\n" + OWN_CPU}
+
+
+def verb_cpu(trials: int) -> dict[str, list[float]]:
+    """CPU seconds of ``perflab run``'s own process, with and without scipy.stats, alternating."""
+    seconds: dict[str, list[float]] = {name: [] for name in VERB_VARIANTS}
+    names = list(VERB_VARIANTS)
+    with tempfile.TemporaryDirectory() as directory:
+        (Path(directory) / "bench.py").write_text(BENCH)
+        for trial in range(trials):
+            for name in names[trial % 2 :] + names[: trial % 2]:
+                done = subprocess.run(
+                    [sys.executable, "-c", VERB_VARIANTS[name], *RUN],
+                    cwd=directory, capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                seconds[name].append(float(done.stdout.split()[-1]))
+    return seconds
+
+
 def modules_imported(command: list[str]) -> int:
     """How many modules ``command`` imports (lines of ``-X importtime``, the interpreter's own included)."""
     done = subprocess.run([command[0], "-X", "importtime", *command[1:]], capture_output=True, text=True, check=True)
@@ -61,6 +120,8 @@ def main() -> int:
             start = time.perf_counter()
             subprocess.run(COMMANDS[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             times[name].append(time.perf_counter() - start)
+    verb_trials = max(1, args.trials // 4)
+    cpu = verb_cpu(verb_trials)
     after = conditions()
     figure = {
         "machine": machine(),
@@ -71,6 +132,9 @@ def main() -> int:
         "seconds": {name: median_interval(values) for name, values in times.items()},
         "modules imported": modules,
         "raw": times,
+        "own CPU seconds of a measuring verb": {name: median_interval(values) for name, values in cpu.items()},
+        "own CPU trials": verb_trials,
+        "raw own CPU seconds": cpu,
     }
     pyperf = np.array(times["python -m pyperf --help"])
     for name in ("perflab --help", "perflab run --help"):
@@ -86,6 +150,12 @@ def main() -> int:
         median, low, high = figure[f"ratio {name} / pyperf"]
         within = "within" if high <= TARGET_RATIO else "NOT within" if low > TARGET_RATIO else "undecided against"
         print(f"  {name} / pyperf: x{median:.2f} [{low:.2f}-{high:.2f}] ({within} the x{TARGET_RATIO} target)")
+    print(f"own CPU of a measuring verb, {verb_trials} trials each, alternating (its workers not counted):")
+    for name, (median, low, high) in figure["own CPU seconds of a measuring verb"].items():
+        print(f"  {name:<34} {median:.2f} s CPU  [95% CI {low:.2f}-{high:.2f}]")
+    saved = np.array(cpu["perflab run + import scipy.stats"]) - np.array(cpu["perflab run"])
+    median, low, high = median_interval(list(saved))
+    print(f"  scipy.stats would add: {median:.2f} s CPU [95% CI {low:.2f}-{high:.2f}] to every measuring verb")
     _cli.written(path)
     return 0 if all(math.isfinite(v[0]) for v in figure["seconds"].values()) else 1
 
