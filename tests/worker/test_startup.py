@@ -28,6 +28,18 @@ VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import
 VERBS += ["isolate", "serve", "publish", "submit", "worker", "jobs"]
 
 
+# perflab VERB ... in this process, then "LOADED" and whether scipy.stats was imported.
+STATS_PROBE = """
+import runpy, sys
+sys.argv = ["perflab", *sys.argv[1:]]
+try:
+    runpy.run_module("perflab", run_name="__main__")
+except SystemExit as done:
+    assert not done.code, done.code
+print("LOADED", "scipy.stats" if "scipy.stats" in sys.modules else "")
+"""
+
+
 def imported_by_help(*verbs: str) -> set[str]:
     """The modules that building the parser and printing the help of ``verbs`` ("": the top) import."""
     done = subprocess.run([sys.executable, "-c", PROBE, *verbs], capture_output=True, text=True, timeout=60)
@@ -68,19 +80,14 @@ def test_the_store_verbs_import_no_statistics_library_where_they_compute_none(tm
     result = RunResult(benchmark="b", file="b.py", reference="reference", settings={}, metadata={}, work={})
     result.cells.append(cell)
     result.save(tmp_path / "run.json")
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['perflab', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('perflab', run_name='__main__')\n"
-        "except SystemExit as done:\n"
-        "    assert not done.code, done.code\n"
-        "print('LOADED', 'scipy.stats' if 'scipy.stats' in sys.modules else '')\n"
-    )
     db = str(tmp_path / "store.db")
     for verb in (["import", str(tmp_path / "run.json")], ["history", "b"], ["export", str(tmp_path / "out")]):
         done = subprocess.run(
-            [sys.executable, "-c", probe, *verb, "--db", db], capture_output=True, text=True, timeout=60, cwd=tmp_path
+            [sys.executable, "-c", STATS_PROBE, *verb, "--db", db],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
         )
         assert done.returncode == 0, (verb, done.stderr)
         assert done.stdout.strip().endswith("LOADED"), (verb, done.stdout[-300:])
@@ -94,18 +101,9 @@ def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats
         "@bench.contender\ndef builtin(xs):\n    return sum(xs)\n\n"
         "@bench.contender\ndef loop(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n"
     )
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['perflab', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('perflab', run_name='__main__')\n"
-        "except SystemExit as done:\n"
-        "    assert not done.code, done.code\n"
-        "print('LOADED', 'scipy.stats' if 'scipy.stats' in sys.modules else '')\n"
-    )
     quick = ["--precision", "50", "--values", "5", "--value-time", "0.002", "--debug-rounds", "2", "--no-fuzz"]
     done = subprocess.run(
-        [sys.executable, "-c", probe, "run", "bench.py", *quick, "--no-store", "--json", "out.json"],
+        [sys.executable, "-c", STATS_PROBE, "run", "bench.py", *quick, "--no-store", "--json", "out.json"],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

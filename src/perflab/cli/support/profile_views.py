@@ -18,7 +18,6 @@ from perflab.cli.support.options import (
     write_output,
 )
 from perflab.option_types import whole_number
-from perflab.units import counted
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -172,6 +171,7 @@ def report(outcome: ProfileOutcome, views: Views, err: Console) -> int:
     from perflab.profile.shares import frame_shares
     from perflab.render.terminal import profile as profile_terminal
     from perflab.render.terminal.console import stdout_console
+    from perflab.units import counted
 
     profile = outcome.profile
     if outcome.error and profile.runs:  # every output of a profile cut short says so, and why
