@@ -10,7 +10,7 @@ import textwrap
 
 import pyperf
 import pytest
-from support.cli import QUICK, run_perflab
+from support.cli import QUICK, VERDICT, run_perflab
 from support.history_shared import BENCH, commit, git, repo  # noqa: F401 - fixtures are found by name
 from support.summary_tables import html_rows, markdown_rows, page_text
 
@@ -34,7 +34,7 @@ def test_check_against_a_branch_fails_on_the_regression_with_a_markdown_summary(
     repo, commits, env = repo
     summary, page = tmp_path / "summary.md", tmp_path / "summary.html"
     process = run_perflab(
-        "check", "bench.py", "--against", "main", *QUICK, "--markdown", summary, "--html", page, cwd=repo, env=env
+        "check", "bench.py", "--against", "main", *VERDICT, "--markdown", summary, "--html", page, cwd=repo, env=env
     )
     assert process.returncode == 1, process.stderr
     assert process.stdout.startswith("### :x: perflab: 1 regression(s), more than 1.05x slower, in `summing`")
@@ -65,7 +65,7 @@ def test_check_against_a_results_file(repo, tmp_path):
     assert exported.returncode == 0, exported.stderr
     [baseline] = (tmp_path / "out").glob("summing-1.json")
     assert RunResult.load(baseline).metadata["git"]["commit"] == commits["first"]
-    process = run_perflab("check", "bench.py", "--against", str(baseline), *QUICK, cwd=repo, env=env)
+    process = run_perflab("check", "bench.py", "--against", str(baseline), *VERDICT, cwd=repo, env=env)
     assert process.returncode == 1 and "**REGRESSION**" in process.stdout
     uncounted = run_perflab(
         "check", "bench.py", "--against", str(baseline), "--metric", "instructions", cwd=repo, env=env

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from support.cli import QUICK, run_perflab
+from support.cli import VERDICT, run_perflab
 
 BENCH = """
 # {message}
@@ -59,7 +59,8 @@ def repo(tmp_path_factory):
         if branch == "feature" and git(repo, "rev-parse", "--abbrev-ref", "HEAD") != "feature":
             git(repo, "checkout", "-q", "-b", "feature")
         commits[message] = commit(repo, work, message)
-        process = run_perflab("run", "bench.py", *QUICK, cwd=repo, env=env)
+        # at the stopping rule (VERDICT): these runs are the baselines of checks that must find the step
+        process = run_perflab("run", "bench.py", *VERDICT, cwd=repo, env=env)
         assert process.returncode == 0, process.stderr
         assert "stored as run" in process.stderr
     return repo, commits, env
