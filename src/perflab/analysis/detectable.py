@@ -151,11 +151,13 @@ class Qualification:
         }
 
 
-def noise_bound(noise: float, rounds: int) -> float:
-    """The NOISE_CONFIDENCE upper confidence bound of a standard deviation estimated from ``rounds`` values."""
+def noise_bound(noise: float, rounds: int, upper: bool = True) -> float:
+    """The NOISE_CONFIDENCE one-sided confidence bound (upper, or lower) of a standard deviation
+    estimated from ``rounds`` values."""
     df = rounds - 1
-    # chdtri(df, c) is chi2's (1 - c) quantile: the noise's upper bound at one-sided confidence c
-    return noise * math.sqrt(df / float(special.chdtri(df, NOISE_CONFIDENCE)))
+    # chdtri(df, p) is chi2's (1 - p) quantile: its low quantile gives the upper bound, its high the lower
+    tail = NOISE_CONFIDENCE if upper else 1 - NOISE_CONFIDENCE
+    return noise * math.sqrt(df / float(special.chdtri(df, tail)))
 
 
 def detectable_change(noise: float, rounds: int, alpha: float, min_effect: float, cells: int) -> float:
@@ -208,9 +210,7 @@ def projected_precision(noise: float, rounds: int, projected_rounds: int) -> flo
     """The --precision (95% half-width of the ratio) the check reaches only at ``projected_rounds``
     rounds, at the NOISE_CONFIDENCE lower bound of the A/A's noise: its stopping rule must not end
     the run before."""
-    df = rounds - 1
-    # chdtri(df, 1 - c) is chi2's c quantile: the noise's lower bound at one-sided confidence c
-    se = noise * math.sqrt(df / float(special.chdtri(df, 1 - NOISE_CONFIDENCE))) / math.sqrt(projected_rounds)
+    se = noise_bound(noise, rounds, upper=False) / math.sqrt(projected_rounds)
     return math.expm1(t_quantile(projected_rounds - 1) * se)
 
 
