@@ -291,8 +291,14 @@ _live: set[WorkerProcess] = set()
 
 @atexit.register
 def _kill_live_workers() -> None:
-    for worker in list(_live):
+    workers = list(_live)
+    for worker in workers:
         worker._kill()
+    # and gone before perflab is: a SIGKILLed process on a busy CPU can still be running for a moment
+    # after its kill was sent, and whoever waits for perflab must find none of its workers left
+    for worker in workers:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker._process.wait(5)
 
 
 @functools.cache
