@@ -125,14 +125,15 @@ def injected_slowdown(percent: float, iterations: int | None) -> dict:
     """The busy-loop size that adds ``percent`` to json.dumps(NESTED) (``iterations``: given, only
     checked), as the figures that inject a slowdown record it."""
     given = iterations is not None
-    if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if allowed is not None:  # like perflab's workers: no migration between batches
+        os.sched_setaffinity(0, {min(allowed)})
     if iterations is None:
         iterations, calibrated = calibrate(percent / 100)
     else:
         calibrated = measured_slowdown(iterations)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    if allowed is not None:  # back to the CPUs the figure was given (taskset), not every CPU
+        os.sched_setaffinity(0, allowed)
     print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
     return {
         "busy_iterations": iterations,
