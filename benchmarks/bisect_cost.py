@@ -249,7 +249,9 @@ def main() -> int:
         "seed": args.seed,
         "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json --max-time {args.max_time:g}",
     }
-    figure = new_figure(NAME, settings, calibration=injected_slowdown(args.slowdown, args.iterations), trials=[])
+    figure = new_figure(
+        NAME, settings, calibration=injected_slowdown(args.slowdown, args.iterations, over_empty_loop=True), trials=[]
+    )
     positions = random.Random(args.seed)
     for number in trial_numbers(args.trials, args.budget, figure):
         slow_at = positions.randint(1, args.commits)

@@ -108,7 +108,7 @@ def main() -> int:
     figure = new_figure(NAME, settings, calibration={}, trials=[])
     revisions = {"v1": 0}
     for percent in (float(p) for p in args.slowdowns.split(",")):
-        calibration = injected_slowdown(percent, None)
+        calibration = injected_slowdown(percent, None, over_empty_loop=True)
         revisions[f"slow{percent:g}"] = calibration["busy_iterations"]
         figure["calibration"][f"slow{percent:g}"] = {"percent": percent, **calibration}
     timing = Settings(max_time=args.max_time, precision=0.01)

@@ -78,17 +78,23 @@ def benchmark_source(iterations: int, slowdown: float) -> str:
     return POWER_BENCHMARK.replace("@ITERATIONS@", str(iterations)).replace("@SLOWDOWN@", f"{slowdown:.1%}")
 
 
-def measured_slowdown(iterations: int, batches: int = 301, batch_time: float = 0.001) -> float:
+def measured_slowdown(
+    iterations: int, over_empty_loop: bool = False, batches: int = 301, batch_time: float = 0.001
+) -> float:
     """min time(slower) / min time(reference) - 1 over alternating short batches, in this process.
 
+    The reference is json.dumps alone, or (``over_empty_loop``) json.dumps with the busy loop at 0
+    iterations: mylib's pad() (benchmarks/compare_revisions.py) runs in the base revision too, so
+    there only the iterations are injected, not the loop's own cost (~3% of a call here).
     The functions come from the very source the trials run, so the calibration times the same code.
     The minimum of many short batches is the time of a batch nobody interrupted: on a shared
     machine it is stable where means and medians follow the load.
     """
-    namespace: dict = {}
-    exec(compile(benchmark_source(iterations, 0.0), "<power benchmark>", "exec"), namespace)
-    bench = namespace["bench"]
-    reference, slow = (bench.contenders[n].function for n in ("json_stdlib", "slower"))
+    bench = _benchmark(iterations)
+    slow = bench.contenders[SLOWER].function
+    reference = (
+        _benchmark(0).contenders[SLOWER].function if over_empty_loop else bench.contenders["json_stdlib"].function
+    )
     argument = bench.cases["NESTED"].build()
     loops = max(1, int(batch_time / _time(reference, argument, 1000) * 1000))
     best = {reference: float("inf"), slow: float("inf")}
@@ -98,6 +104,13 @@ def measured_slowdown(iterations: int, batches: int = 301, batch_time: float = 0
     return best[slow] / best[reference] - 1
 
 
+def _benchmark(iterations: int):
+    """The benchmark of the very source the trials run, with ``iterations``."""
+    namespace: dict = {}
+    exec(compile(benchmark_source(iterations, 0.0), "<power benchmark>", "exec"), namespace)
+    return namespace["bench"]
+
+
 def _time(function, argument, loops: int) -> float:
     started = time.perf_counter()
     for _ in range(loops):
@@ -105,15 +118,15 @@ def _time(function, argument, loops: int) -> float:
     return time.perf_counter() - started
 
 
-def calibrate(target: float, attempts: int = 3) -> tuple[int, float]:
+def calibrate(target: float, over_empty_loop: bool, attempts: int = 3) -> tuple[int, float]:
     """Busy-loop iterations that add ``target`` to a call: a line through two points, then checked;
     drawn again when the check is off by more than 2x (one noisy point once gave 594 iterations
     and a 123% slowdown for a 5% target)."""
     for _ in range(attempts):
-        base, probe = measured_slowdown(0), 200
-        per_iteration = (measured_slowdown(probe) - base) / probe
+        base, probe = measured_slowdown(0, over_empty_loop), 200
+        per_iteration = (measured_slowdown(probe, over_empty_loop) - base) / probe
         iterations = max(1, round((target - base) / per_iteration)) if per_iteration > 0 else 1
-        checked = measured_slowdown(iterations)
+        checked = measured_slowdown(iterations, over_empty_loop)
         if target / 2 <= checked <= target * 2:
             return iterations, checked
     raise SystemExit(
@@ -121,24 +134,26 @@ def calibrate(target: float, attempts: int = 3) -> tuple[int, float]:
     )
 
 
-def injected_slowdown(percent: float, iterations: int | None) -> dict:
+def injected_slowdown(percent: float, iterations: int | None, over_empty_loop: bool = False) -> dict:
     """The busy-loop size that adds ``percent`` to json.dumps(NESTED) (``iterations``: given, only
-    checked), as the figures that inject a slowdown record it."""
+    checked), as the figures that inject a slowdown record it; ``over_empty_loop`` for mylib's
+    revisions, whose base already runs the loop at 0 iterations (see measured_slowdown)."""
     given = iterations is not None
     allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     if allowed is not None:  # like perflab's workers: no migration between batches
         os.sched_setaffinity(0, {min(allowed)})
     if iterations is None:
-        iterations, calibrated = calibrate(percent / 100)
+        iterations, calibrated = calibrate(percent / 100, over_empty_loop)
     else:
-        calibrated = measured_slowdown(iterations)
+        calibrated = measured_slowdown(iterations, over_empty_loop)
     if allowed is not None:  # back to the CPUs the figure was given (taskset), not every CPU
         os.sched_setaffinity(0, allowed)
     print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
     return {
         "busy_iterations": iterations,
         "slowdown_at_calibration": calibrated,
-        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"
+        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process; against "
+        + ("the busy loop at 0 iterations (the base revision runs it too)" if over_empty_loop else "json.dumps alone")
         + ("; iterations given by --iterations" if given else ""),
     }
 

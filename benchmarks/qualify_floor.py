@@ -156,7 +156,7 @@ def main() -> int:
         figure["floor"] = {**floor.to_json(), "text": qualification.detects("NESTED", "encode", 0.05)}
         for tag, factor in (("v2-above", args.above), ("v2-below", args.below)):
             target = injected(floor, factor)
-            calibration = injected_slowdown(100 * target, None)
+            calibration = injected_slowdown(100 * target, None, over_empty_loop=True)
             figure["calibration"][tag] = {
                 **calibration,
                 "target": target,
