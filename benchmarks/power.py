@@ -123,7 +123,9 @@ def calibrate(target: float, over_empty_loop: bool, attempts: int = 3) -> tuple[
     drawn again when the check is off by more than 2x (one noisy point once gave 594 iterations
     and a 123% slowdown for a 5% target)."""
     for _ in range(attempts):
-        base, probe = measured_slowdown(0, over_empty_loop), 200
+        # Over the empty loop the two functions at 0 iterations are the same code: measuring that
+        # base would only add its noise (~0.5%, enough to double a sub-1% target).
+        base, probe = 0.0 if over_empty_loop else measured_slowdown(0), 200
         per_iteration = (measured_slowdown(probe, over_empty_loop) - base) / probe
         iterations = max(1, round((target - base) / per_iteration)) if per_iteration > 0 else 1
         checked = measured_slowdown(iterations, over_empty_loop)
