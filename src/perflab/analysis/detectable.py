@@ -46,6 +46,9 @@ POWER = 0.8
 NOISE_CONFIDENCE = 0.8
 # Beyond this many rounds a projected budget is not worth stating (over 100x a typical A/A run).
 MAX_PROJECTED_ROUNDS = 10_000
+# An A/A run that ended before this fraction of its budget was stopped by --precision: the floor
+# is what that precision buys, and a longer --max-time alone would not lower it.
+USED_BUDGET = 0.8
 
 
 def format_change(change: float) -> str:
@@ -63,12 +66,13 @@ class Projection:
     max_time: float  # seconds per contender, as --max-time
     precision: float  # as --precision, a fraction
 
-    def text(self) -> str:
-        """'1.6% needs ~240 s (--max-time 240 --precision 0.52)'."""
-        return (
-            f"{format_change(self.change)} needs ~{format_budget(self.max_time)} "
-            f"(--max-time {self.max_time:.0f} --precision {self.precision * 100:.2g})"
-        )
+    def text(self, budget: float) -> str:
+        """'1.6% needs ~240 s (--max-time 240 --precision 0.52)'; within ``budget`` (the check's
+        --max-time) only the precision stands in the way: '1.4% needs --precision 0.4 (~7 s)'."""
+        change, precision = format_change(self.change), f"--precision {self.precision * 100:.2g}"
+        if self.max_time <= budget:
+            return f"{change} needs {precision} (~{format_budget(self.max_time)})"
+        return f"{change} needs ~{format_budget(self.max_time)} (--max-time {self.max_time:.0f} {precision})"
 
 
 @dataclass(frozen=True)
@@ -115,9 +119,11 @@ class Qualification:
         if floor is None or not math.isfinite(floor.change):
             return None
         text = f"this runner detects >= {format_change(floor.change)} at {format_budget(self.max_time)}"
+        if floor.seconds < USED_BUDGET * self.max_time:  # the floor is --precision's, not the budget's
+            text += f" (its A/A reached --precision in ~{format_budget(floor.seconds)})"
         projection = self.projection(floor, threshold)
         if projection is not None:
-            return f"{text}; {projection.text()}"
+            return f"{text}; {projection.text(self.max_time)}"
         if projected_change(floor.change, threshold) <= 1 + self.min_effect:
             return f"{text}; smaller changes are within --min-effect {format_percent(self.min_effect)}"
         return text
