@@ -177,8 +177,7 @@ def test_check_says_the_budget_and_precision_that_detect_the_smaller_change():
     # An A/A run stopped by --precision long before its budget: the floor is that precision's, and
     # within the budget only a finer precision is needed (a longer --max-time alone changes nothing).
     assert projected(0.02, seconds=5.0) == (
-        "this runner detects >= 3.4% at 60 s (its A/A reached --precision in ~5 s); "
-        "1.7% needs --precision 0.63 (~16 s)"
+        "this runner detects >= 3.4% at 60 s (its A/A reached --precision in ~5 s); 1.7% needs --precision 0.63 (~16 s)"
     )
     # Above the check's threshold the projection is for the threshold.
     assert "; 2.0% needs ~" in projected(0.02, threshold=0.02)
