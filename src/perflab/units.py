@@ -119,6 +119,11 @@ def format_count(value: float | None) -> str:
     return "" if value is None else f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
+def format_bytes_range(value: float, low: float, high: float) -> str:
+    """A memory figure with its range: ``48.9 KiB [48.9 KiB, 49 KiB]``."""
+    return f"{format_bytes(value)} [{format_bytes(low)}, {format_bytes(high)}]"
+
+
 def format_bytes(value: float) -> str:
     """Memory in binary units with 3 significant digits: ``1.21 KiB``, ``48 B``."""
     for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 from support.pytest_runs import FAST, run_pytest
 
+from perflab.results.history import metric_measurements
 from perflab.results.store import Store
 
 
@@ -70,9 +71,12 @@ def test_call_pedantic_extra_info_group_and_store(tmp_path):
     small, large = found["test_sum[10]"]["perflab"]["median"], found["test_sum[1000]"]["perflab"]["median"]
     assert small["high"] < large["low"]
     assert "in-process timing" in done.stdout and "outliers (kept)" in done.stdout
+    # Without --perflab-metric memory, nothing about memory (test_pytest_plugin_memory.py: with it).
+    assert "memory:" not in done.stdout and not any("memory" in entry["perflab"] for entry in found.values())
     with Store.open(tmp_path / "perflab.db", create=False) as store:
         assert store.benchmarks() == ["pytest:test_bench.py"]
         cases = {(m.case, m.contender) for m in store.measurements("pytest:test_bench.py")}
+        assert not metric_measurements(store, "pytest:test_bench.py", metric="memory")
     assert cases == {("test_sum[10]", "benchmark"), ("test_sum[1000]", "benchmark"), ("test_sleep", "benchmark")}
 
 
@@ -252,6 +256,7 @@ def test_gate_against_a_git_revision_reads_the_store(tmp_path):
         ("--perflab-value-time", "inf"),
         ("--benchmark-max-time", "-1"),
         ("--perflab-precision", "1e309"),
+        ("--perflab-metric", "instructions"),  # the plugin measures time, and memory when asked
     ],
 )
 def test_bad_options_are_one_line_usage_errors(tmp_path, option, value):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perflab.analysis.intervals import one_sample
-from perflab.bench.protocol import allocations_job
+from perflab.bench.protocol import AllocationsEvent, allocations_job
 from perflab.measure import metadata
 from perflab.measure.budget import Budget
 from perflab.measure.launcher import run_job
@@ -86,17 +86,9 @@ def profile_allocations(
                 break
             event = events[0]
             loops = event["loops"]  # the first run's calibration: every run makes the same calls
-            roots = path_roots(project, event["paths"])
-            views: dict[str, Counter[Stack]] = {}
-            outside = 0
-            for name in MEMORY_VIEWS:
-                trimmed = trim_to_operation(_stacks(event["views"][name]))
-                views[name] = normalize_stacks(trimmed.stacks, roots)
-                outside += trimmed.outside if name == "allocated" else 0
+            views, info = run_views(event, path_roots(project, event["paths"]))
             profile.runs.append(views[settings.view])
             profile.metadata["sampler_version"] = f"memray {event['memray']}"
-            info: dict[str, Any] = {name: sum(view.values()) for name, view in views.items()}
-            info.update(loops=loops, outside_operation=outside, frame_objects=event["frame_objects"])
             profile.metadata.setdefault("run_info", []).append(info)
             on_run(f"run {len(profile.runs)}: {loops} calls, {info['allocations']} allocations")
     except KeyboardInterrupt:
@@ -104,6 +96,22 @@ def profile_allocations(
     profile.metadata.update(runs=len(profile.runs), samples=profile.samples)
     outcome.notes += frame_objects_note(profile)
     return outcome
+
+
+def run_views(
+    event: AllocationsEvent, roots: list[tuple[str, str]]
+) -> tuple[dict[str, Counter[Stack]], dict[str, Any]]:
+    """One run's four views, trimmed to the operation and normalized, and its ``run_info``: each
+    view's total, the calls, the bytes allocated outside the operation, the frame objects."""
+    views: dict[str, Counter[Stack]] = {}
+    outside = 0
+    for name in MEMORY_VIEWS:
+        trimmed = trim_to_operation(_stacks(event["views"][name]))
+        views[name] = normalize_stacks(trimmed.stacks, roots)
+        outside += trimmed.outside if name == "allocated" else 0
+    info: dict[str, Any] = {name: sum(view.values()) for name, view in views.items()}
+    info.update(loops=event["loops"], outside_operation=outside, frame_objects=event["frame_objects"])
+    return views, info
 
 
 def frame_objects_note(profile: Profile) -> list[str]:
@@ -129,7 +137,12 @@ def _stacks(pairs: list[Any]) -> Counter[Stack]:
 def per_process(profile: Profile) -> dict[str, list[float]]:
     """Each view's total per call (the peak as it is), one value per run (fresh process); views a
     run did not record are left out."""
-    infos = [info for info in profile.metadata.get("run_info", []) if info.get("loops")]
+    return per_run(profile.metadata.get("run_info", []))
+
+
+def per_run(run_info: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """``per_process`` of runs' ``run_info`` (``run_views``), wherever the runs were made."""
+    infos = [info for info in run_info if info.get("loops")]
     figures = {}
     for name in MEMORY_VIEWS:
         values = [info[name] / (info["loops"] if name in PER_CALL_VIEWS else 1) for info in infos if name in info]

@@ -30,13 +30,16 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perflab.analysis.estimates import CellEstimates, Comparison, Interval, compare_paired, verdict
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.comparators import resolve_comparator
 from perflab.bench.worker.region import calibration_steps
 from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, SamplingSettings, blocks_of, estimate
+
+if TYPE_CHECKING:  # memray and the profile's processors come in only when memory is measured
+    from perflab.metrics.memory import MemoryUse
 
 REFERENCE_NAME = "benchmark"  # the contender name of a plain benchmark(...) call in perflab's store
 COMPARE_WARMUP_ROUNDS = 2
@@ -62,6 +65,7 @@ class Measured:
     warmups: list[float] = field(default_factory=list)
     estimates: CellEstimates | None = None
     cprofile: pstats.Stats | None = None
+    memory: MemoryUse | None = None  # --perflab-metric memory (perflab.pytest_plugin.memory_per_call)
 
     @property
     def stats(self) -> ValueStats:
@@ -128,7 +132,8 @@ class Metadata:
     ``stats``, the summary of the values. ``metadata[key]`` and ``metadata.get(key)`` read a
     statistic first, then an attribute, as pytest-benchmark's ``Metadata`` does (so
     ``benchmark.stats["mean"]`` and ``benchmark.stats["stats"].median`` both work).
-    ``measured`` is perflab's own record: every value, the loop count and the 95% intervals."""
+    ``measured`` is perflab's own record: every value, the loop count and the 95% intervals;
+    ``memory`` its memory per call with ``--perflab-metric memory`` (None without)."""
 
     def __init__(self, fixture: BenchmarkFixture, measured: Measured, options: dict[str, Any]) -> None:
         self.name, self.fullname, self.group = fixture.name, fixture.fullname, fixture.group
@@ -137,6 +142,7 @@ class Metadata:
         self.options = options
         self.stats = measured.stats
         self.measured = measured
+        self.memory = measured.memory
 
     def __bool__(self) -> bool:
         return bool(self.stats)
@@ -214,6 +220,7 @@ class BenchmarkFixture:
         cprofile: bool = False,
         alpha: float = 0.01,
         min_effect: float = 0.01,
+        memory: bool = False,
     ) -> None:
         self.name = node.name
         self.fullname = node.nodeid
@@ -230,6 +237,7 @@ class BenchmarkFixture:
         self._record = record
         self._cprofile = cprofile
         self._alpha, self._min_effect = alpha, min_effect
+        self._memory = memory
         self._mode: str | None = None
 
     @property
@@ -257,7 +265,7 @@ class BenchmarkFixture:
         with _quiet_interpreter(self._settings.disable_gc):
             while (loops := sampler.next_loops()) is not None:
                 sampler.add(_timed_calls(call, loops, self._settings.timer))
-        measured = self._finish(sampler)
+        measured = self._finish(sampler, call)
         if self._cprofile:
             return _profiled(call, measured, measured.loops)
         return call()
@@ -273,14 +281,31 @@ class BenchmarkFixture:
                 for _ in itertools.repeat(None, loops):
                     await function(*args, **kwargs)
                 sampler.add(timer() - start)
-        self._finish(sampler)
+        self._finish(sampler, None, "a coroutine function's calls are not tracked")
         return await function(*args, **kwargs)
 
-    def _finish(self, sampler: Sampler) -> Measured:
+    def _finish(self, sampler: Sampler, call: Callable[[], Any] | None, why_not: str = "") -> Measured:
         assert sampler.loops is not None  # sampling is over, so calibration is
         measured = Measured(REFERENCE_NAME, sampler.loops, sampler.values, sampler.warmups, estimate(sampler.values))
+        self._measure_memory(measured, call, why_not)
         self._save([measured])
         return measured
+
+    def _measure_memory(self, measured: Measured, call: Callable[[], Any] | None, why_not: str) -> None:
+        """``--perflab-metric memory``: the call's memory per call, after its timing (never during it)."""
+        if not self._memory or not measured.values:
+            return
+        from perflab.metrics.memory import MemoryUse
+        from perflab.pytest_plugin import memory_per_call
+
+        if call is None:
+            measured.memory = MemoryUse(self.name, measured.contender, 0, error=f"memory not measured: {why_not}")
+            return
+        time_per_call = measured.estimates.median.value if measured.estimates else min(measured.values)
+        with _quiet_interpreter(disable_gc=False):
+            measured.memory = memory_per_call.measure(
+                call, time_per_call, self.name, measured.contender, str(self._node.path)
+            )
 
     # --- benchmark.pedantic(...) --------------------------------------------------------------
 
@@ -344,6 +369,11 @@ class BenchmarkFixture:
             if teardown is not None:
                 teardown(*call_args, **call_kwargs)
         measured = Measured(REFERENCE_NAME, iterations, values, [], estimate(values))
+        self._measure_memory(
+            measured,
+            None if setup or teardown else functools.partial(target, *args, **kwargs),
+            "benchmark.pedantic with setup or teardown (every call needs them)",
+        )
         if self._cprofile:
             call_args, call_kwargs = arguments()
             _profiled(
@@ -385,6 +415,8 @@ class BenchmarkFixture:
             return {name: ContenderOutcome(name, outputs[name], Measured(name, 0, [])) for name in names}
         rounds = self._interleaved(calls, names)
         outcomes = self._compared(names, outputs, rounds)
+        for name in names:
+            self._measure_memory(outcomes[name].measured, calls[name], "")
         self.comparison = outcomes
         self._save(
             [outcome.measured for outcome in outcomes.values()], [outcomes[name] for name in names[1:]], comparator.name
@@ -457,8 +489,13 @@ class BenchmarkFixture:
             "warmup": self._settings.warmups,
             "timer": _callable_name(self._settings.timer),
             "timing": "in-process",
+            "min_effect": self._min_effect,  # the verdicts' minimum effect (memory verdicts read it from the run)
         }
         self.stats = Metadata(self, measured[0], options)
+        if len(measured) == 1 and measured[0].memory is not None:  # where pytest-benchmark users keep figures
+            from perflab.pytest_plugin.memory_per_call import as_json
+
+            self.extra_info.setdefault("memory", as_json(measured[0].memory))
         self._record(
             Record(
                 str(self._node.path),

@@ -83,6 +83,14 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         default=0.005,
         help="calibrated duration of one value (default 0.005)",
     )
+    group.addoption(
+        "--perflab-metric",
+        choices=("time", "memory"),
+        default="time",
+        help="what to measure of every benchmark: time (default), or memory per call besides (bytes allocated "
+        "and at the peak by memray, retained by tracemalloc, as `perflab run --metric memory`; needs "
+        "perflab[memory])",
+    )
     if not _pytest_benchmark_available(pluginmanager):
         # pytest-benchmark's own options, so that command lines and CI scripts written for it work.
         bench = parser.getgroup("benchmark")
@@ -147,6 +155,14 @@ def pytest_configure(config: pytest.Config) -> None:
             )
         return
     unsupported.refuse_asked(config)
+    if config.getoption("perflab_metric") == "memory":
+        from perflab.metrics.count_jobs import MetricUnavailable
+        from perflab.metrics.memory import require_memray
+
+        try:
+            require_memray()
+        except MetricUnavailable as missing:
+            raise pytest.UsageError(f"--perflab-metric memory: {missing}") from None
     against = config.getoption("perflab_against")
     for output in ("perflab_json", "benchmark_json"):
         written = config.getoption(output, None)

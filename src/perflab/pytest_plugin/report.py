@@ -15,13 +15,16 @@ import json
 import platform
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perflab import __version__
 from perflab.analysis import estimates
-from perflab.pytest_plugin.benchmark_api import Record, ValueStats
+from perflab.pytest_plugin.benchmark_api import Measured, Record, ValueStats
 from perflab.pytest_plugin.sampling import blocks_of
 from perflab.results.model import EQUIVALENT, REFERENCE, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
+
+if TYPE_CHECKING:  # the memory metric's modules come in only when it was measured
+    from perflab.metrics.memory import MemoryUse
 
 SESSION_SCHEMA = "perflab.pytest/1"
 PYTEST_BENCHMARK_FORMAT_VERSION = "5.3.1"  # the pytest-benchmark release whose JSON layout is written
@@ -63,6 +66,7 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
         metadata={**metadata, "timing": "in-process (pytest plugin)"},
         work={record.name: None for record in records},
     )
+    memory: list[MemoryUse] = []  # --perflab-metric memory: stored as `perflab run --metric memory` stores it
     for record in records:
         for measured in record.contenders:
             runs = [
@@ -84,6 +88,8 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                     ),
                 )
             )
+            if measured.memory is not None:
+                memory.append(measured.memory)
         if record.comparisons:
             reference = record.contenders[0].contender
             result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
@@ -104,6 +110,10 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                         unchecked=COMPARE_UNCHECKED,
                     )
                 )
+    if memory:
+        from perflab import metrics
+
+        result.metrics = metrics.Measured(memory=memory).to_json()
     return result
 
 
@@ -146,7 +156,7 @@ def pytest_benchmark_json(records: list[Record], metadata: dict[str, Any]) -> di
                     "data": measured.values,
                     "iterations": measured.loops,
                 },
-                "perflab": _perflab_fields(measured.estimates, compared.get(measured.contender)),
+                "perflab": _perflab_fields(measured, compared.get(measured.contender)),
             }
             if measured.cprofile is not None:
                 entry["cprofile"] = _cprofile_rows(measured.cprofile)
@@ -178,8 +188,9 @@ def pytest_benchmark_json(records: list[Record], metadata: dict[str, Any]) -> di
     }
 
 
-def _perflab_fields(cell_estimates: estimates.CellEstimates | None, outcome) -> dict[str, Any]:
+def _perflab_fields(measured: Measured, outcome) -> dict[str, Any]:
     fields: dict[str, Any] = {"timing": "in-process"}
+    cell_estimates = measured.estimates
     if cell_estimates is not None:
         fields.update(
             median=_interval(cell_estimates.median),
@@ -191,6 +202,10 @@ def _perflab_fields(cell_estimates: estimates.CellEstimates | None, outcome) -> 
         fields.update(
             ratio_to_reference=_interval(outcome.ratio), p_adjusted=outcome.p_adjusted, verdict=outcome.verdict
         )
+    if measured.memory is not None:
+        from perflab.pytest_plugin.memory_per_call import as_json
+
+        fields["memory"] = as_json(measured.memory)
     return fields
 
 
@@ -246,4 +261,30 @@ def summary_lines(records: list[Record]) -> list[str]:
                 )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)
+            if measured.memory is not None:
+                lines.append(_memory_line(measured.memory, record))
     return lines
+
+
+def _memory_line(use: MemoryUse, record: Record) -> str:
+    """``--perflab-metric memory``: the figures of ``perflab run --metric memory``'s table, and
+    beside a compared contender the memory verdict against the reference."""
+    from perflab.pytest_plugin.memory_per_call import RUNS_NOTE
+    from perflab.results.verdicts import show_memory
+    from perflab.units import format_bytes, format_bytes_range
+
+    if use.error or use.allocated is None or use.peak is None:
+        return f"  memory: {use.error or 'not measured'}"
+    line = (
+        f"  memory: {format_bytes_range(use.allocated.value, use.allocated.low, use.allocated.high)} allocated/call, "
+        f"peak {format_bytes_range(use.peak.value, use.peak.low, use.peak.high)}"
+    )
+    if use.retained_per_call is not None:
+        line += f", retained/call {format_bytes(use.retained_per_call)}"
+    line += f" (memray, {RUNS_NOTE}, {use.allocation_loops:,} calls each"
+    line += "; retained: tracemalloc)" if use.retained_per_call is not None else ")"
+    reference = record.contenders[0].memory
+    if use is not reference and reference is not None and reference.allocated_per_call and use.allocated_per_call:
+        shown = show_memory(use.allocated_per_call, reference.allocated_per_call, record.options["min_effect"])
+        line += f"; allocated/call vs {record.contenders[0].contender}: {shown.ratio}, memory verdict: {shown.text}"
+    return line

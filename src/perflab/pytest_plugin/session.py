@@ -86,6 +86,7 @@ class BenchmarkSession:
             cprofile=bool(keywords.get("cprofile")),
             alpha=defaults.alpha,
             min_effect=defaults.min_effect,
+            memory=option(self.config, "perflab_metric") == "memory",
         )
 
     @pytest.hookimpl(trylast=True)
@@ -146,6 +147,8 @@ class BenchmarkSession:
         threshold = option(self.config, "perflab_threshold")
         checked = gate.check(baseline, runs, threshold)
         self.lines.append(f"perflab gate against {against} (threshold {threshold:.1%}, in-process values):")
+        if any(run.metrics for run in runs):  # --perflab-metric memory measured, but the gate does not read it
+            self.lines.append("  time only: memory per call is not gated (`perflab check --metric memory` gates it)")
         for cell in checked.cells:
             ratio = cell.comparison.ratio
             self.lines.append(

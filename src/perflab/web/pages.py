@@ -89,15 +89,28 @@ METRIC_CHARTS = {
 }
 
 
+# A chart's figure that runs measuring the other one may lack: runs stored before the peak was kept
+# have bytes allocated per call and no peak. Such runs are named "not recorded" under the chart,
+# never drawn (as zero or otherwise) and never left out without a word.
+RECORDED_WITH = {PEAK_METRIC: ALLOCATED_METRIC}
+
+
 def metrics(store: Store, series: Series, links: Links) -> dict[str, dict[str, Any]]:
     """Instructions and memory per call stored for the series' runs (indexed: no run JSON is read),
-    with their change points."""
+    with their change points, and the runs a figure was not recorded for."""
     key = series.key
+    measured = {name: store.metric_measurements(key.benchmark, name, key.case, key.contender) for name in METRIC_CHARTS}
+    in_series = {point.run_id for point in series.points}
     found: dict[str, Any] = {}
     for name, (title, scale) in METRIC_CHARTS.items():
-        measured = store.metric_measurements(key.benchmark, name, key.case, key.contender)
-        payload = metric_payload(measured, series, links, scale)
-        if payload["run"]:
+        payload = metric_payload(measured[name], series, links, scale)
+        charted = set(payload["run"])
+        payload["not_recorded"] = [
+            m.run.label
+            for m in measured.get(RECORDED_WITH.get(name, name), [])
+            if m.run.id in in_series and m.run.id not in charted
+        ]
+        if payload["run"] or payload["not_recorded"]:
             found[name] = {**payload, "title": title, "unit": "instructions" if name == INSTRUCTIONS else "bytes"}
     return found
 

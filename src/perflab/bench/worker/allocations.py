@@ -19,7 +19,7 @@ import sysconfig
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import FrameType
 from typing import Any
 
@@ -44,31 +44,66 @@ class ToolMissing(Exception):
 
 def run_allocations(job: AllocationsJob, events: EventStream) -> None:
     """Warm up, then ``loops`` calls under memray; one "allocations" event with the four views."""
+    memray = _memray()
+    benchmark, _, argument = load_case(job["file"], job["case"])
+    contender = benchmark.contenders[job["contender"]]
+    try:
+        operation = contender.build()
+    except Exception as error:
+        raise UserCodeError("contender", contender.name, error, job["file"]) from error
+    try:
+        event = track_calls(operation, argument, job["loops"], job["value_time"], job["warmups"], job["native"], memray)
+    except OperationFailed as failed:
+        raise UserCodeError("contender", contender.name, failed.error, job["file"]) from failed.error
+    events.send(event)
+
+
+class OperationFailed(Exception):
+    """The operation raised while its calls were tracked (``error``)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _memray() -> Any:
     try:
         import memray
     except ModuleNotFoundError as error:
         raise ToolMissing(
             f"memray is not installed for this interpreter ({error}): pip install 'perflab[memory]'"
         ) from error
-    benchmark, _, argument = load_case(job["file"], job["case"])
-    contender = benchmark.contenders[job["contender"]]
+    return memray
+
+
+def track_calls(
+    operation: Callable[[Any], Any],
+    argument: Any,
+    loops: int | None,
+    value_time: float,
+    warmups: int,
+    native: bool,
+    memray: Any = None,
+) -> AllocationsEvent:
+    """The job's measurement of one operation already built: ``warmups`` calls, then ``loops``
+    calls (None: what takes ``value_time`` untracked) under memray, and the four views. The
+    pytest plugin calls it in its own process for ``--perflab-metric memory``."""
+    memray = memray or _memray()
     directory = tempfile.mkdtemp(prefix="perflab-memray-")
     try:
         try:
-            operation = contender.build()
-            measured_region(operation, argument, job["warmups"])
-            loops = job["loops"] or max(_MIN_LOOPS, min(_MAX_LOOPS, calibrate(operation, argument, job["value_time"])))
+            measured_region(operation, argument, warmups)
+            loops = loops or max(_MIN_LOOPS, min(_MAX_LOOPS, calibrate(operation, argument, value_time)))
             gc.collect()  # garbage of the set-up is not freed inside the tracked calls
             capture = os.path.join(directory, "capture.bin")
-            tracker = memray.Tracker(capture, native_traces=job["native"], trace_python_allocators=True)
+            tracker = memray.Tracker(capture, native_traces=native, trace_python_allocators=True)
             _calls(tracker, operation, argument, loops)
             frames = _FrameObjects()
-            if not job["native"]:  # the same calls again, untracked, counting the frame objects
+            if not native:  # the same calls again, untracked, counting the frame objects
                 _calls(frames, operation, argument, loops)
         except Exception as error:
-            raise UserCodeError("contender", contender.name, error, job["file"]) from error
+            raise OperationFailed(error) from error
         with memray.FileReader(capture) as reader:
-            native = job["native"]
             allocated: Counter[tuple[str, ...]] = Counter()
             count: Counter[tuple[str, ...]] = Counter()
             stacks = _StackLabels(native)
@@ -78,26 +113,24 @@ def run_allocations(job: AllocationsJob, events: EventStream) -> None:
                 stack = stacks.of(record)
                 allocated[stack] += record.size
                 count[stack] += record.n_allocations
-            subtracted = frames.subtract_from(allocated, count) if not job["native"] else "native frames were collected"
+            subtracted = frames.subtract_from(allocated, count) if not native else "native frames were collected"
             views = {
                 "allocated": allocated,
                 "allocations": count,
                 "peak": _sizes(stacks, reader.get_high_watermark_allocation_records(merge_threads=True)),
                 "held": _sizes(stacks, reader.get_leaked_allocation_records(merge_threads=True)),
             }
-        events.send(
-            AllocationsEvent(
-                event="allocations",
-                loops=loops,
-                memray=str(getattr(memray, "__version__", "?")),
-                paths=sysconfig.get_paths(),
-                views={name: [[list(stack), value] for stack, value in view.items()] for name, view in views.items()},
-                frame_objects=FrameObjects(
-                    bytes=sum(frames.bytes.values()),
-                    count=sum(frames.count.values()),
-                    not_subtracted=subtracted,
-                ),
-            )
+        return AllocationsEvent(
+            event="allocations",
+            loops=loops,
+            memray=str(getattr(memray, "__version__", "?")),
+            paths=sysconfig.get_paths(),
+            views={name: [[list(stack), value] for stack, value in view.items()] for name, view in views.items()},
+            frame_objects=FrameObjects(
+                bytes=sum(frames.bytes.values()),
+                count=sum(frames.count.values()),
+                not_subtracted=subtracted,
+            ),
         )
     finally:
         shutil.rmtree(directory, ignore_errors=True)

@@ -30,7 +30,7 @@ def run_count(job: CountJob, events: EventStream) -> None:
             measured_region(operation, argument, calls)
             region_marker()
         rss_after = peak_rss()
-        traced = _traced_memory(operation, argument, loops) if job.get("memory") else None
+        traced = traced_memory(operation, argument, loops) if job.get("memory") else None
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send(
@@ -38,7 +38,7 @@ def run_count(job: CountJob, events: EventStream) -> None:
     )
 
 
-def _traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> TracedMemory:
+def traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) -> TracedMemory:
     """tracemalloc over ``loops`` calls: the peak above the start and what was still held after."""
     tracemalloc.start()
     try:

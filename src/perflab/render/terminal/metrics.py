@@ -15,7 +15,7 @@ from perflab.metrics.memory import ALLOCATION_RUNS
 from perflab.render import cache_tables
 from perflab.results.model import RunResult
 from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, SAME_MEMORY
-from perflab.units import format_bytes, format_count
+from perflab.units import format_bytes, format_bytes_range, format_count
 
 
 def render(result: RunResult, console: Console, measured: Measured) -> None:
@@ -197,4 +197,4 @@ def _bytes(value: float | None) -> str:
 def _bytes_range(spread: ProcessSpread | None) -> str:
     if spread is None:
         return ""
-    return f"{format_bytes(spread.value)} [{format_bytes(spread.low)}, {format_bytes(spread.high)}]"
+    return format_bytes_range(spread.value, spread.low, spread.high)
