@@ -81,6 +81,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "hyperfine_side_by_side": (r"perflab ratio [\d.]+", ("g++", "hyperfine")),
     "instruction_stability": (r"extra vs base: instructions [+-][\d.]+%", ("valgrind",)),
     "memory_gate": (r"A/A: \d+/\d+ false regressions of the memory gate", ()),
+    "memory_overhead": (r"perflab profile --memory +x[\d.]+ \[95% CI", ()),
     "native_profile_attribution": (r"heavy's share median", ("g++", "perf")),
     "power": (r"detected as slower: \d+/1 ", ()),
     "profile_attribution": (r"function shares max abs error [\d.]+ pp", ("py-spy",)),
