@@ -4,6 +4,7 @@ asv.conf.json."""
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 import sys
@@ -162,13 +163,74 @@ def test_setup_cache_runs_once_per_process_and_its_value_comes_first(tmp_path):
     assert run(build(benchmark, "bench_mod.Cached.time_it(2)")) == (1, 2)
 
 
-def test_number_caps_the_calls_after_one_setup_and_setup_runs_again_before_each_value():
-    benchmark = load_benchmark(SUITE / "benchmarks")
+def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many_calls(tmp_path):
+    # asv_runner 0.3 (asv#966): with a setup hook, setup runs again before every timed call, even
+    # with number = 1; a value still holds many calls (one call timed right after the worker wakes
+    # is a cold call), as many as their setups fit in a few milliseconds.
+    directory = suite(
+        tmp_path,
+        """
+        import time
+        SEEN = []
+
+        class Growing:
+            def setup(self):
+                self.items = []
+
+            def time_append(self):
+                self.items.append(1)
+                SEEN.append(len(self.items))
+
+        class Popping:
+            number = 1
+
+            def setup(self):
+                self.items = [1]
+
+            def time_pop(self):
+                self.items.pop()
+
+        class Slow:
+            def setup(self):
+                time.sleep(0.006)
+
+            def time_nothing(self):
+                pass
+        """,
+    )
+    benchmark = load_benchmark(directory)
     run = benchmark.contenders[CONTENDER].build()
-    prepared = build(benchmark, "suite.Popping.time_pop")  # pops its one item: one call per setup
-    assert calibrate(run, prepared, 10.0) == 1  # at most `number` calls in a value
-    run(prepared)
-    assert run.times_itself(prepared, 5) > 0  # five calls, each after teardown and setup again
+    run.times_itself(build(benchmark, "bench_mod.Growing.time_append"), 50)
+    assert sys.modules["benchmarks.bench_mod"].SEEN == [1] * 50
+    popping = build(benchmark, "bench_mod.Popping.time_pop")
+    assert calibrate(run, popping, 0.005) > 1  # an IndexError if two calls shared one setup
+    assert run.max_loops(build(benchmark, "bench_mod.Slow.time_nothing")) == 1  # its setup fills a value
+
+
+def test_the_garbage_collector_is_off_while_timing_as_under_asv(tmp_path):
+    directory = suite(
+        tmp_path,
+        """
+        import gc
+        SEEN = []
+
+        def time_plain():
+            SEEN.append(gc.isenabled())
+
+        class WithSetup:
+            def setup(self):
+                pass
+
+            def time_it(self):
+                SEEN.append(gc.isenabled())
+        """,
+    )
+    benchmark = load_benchmark(directory)
+    run = benchmark.contenders[CONTENDER].build()
+    run.times_itself(build(benchmark, "bench_mod.time_plain"), 3)
+    run.times_itself(build(benchmark, "bench_mod.WithSetup.time_it"), 3)
+    assert sys.modules["benchmarks.bench_mod"].SEEN == [False] * 6
+    assert gc.isenabled()
 
 
 def test_a_value_starts_from_a_fresh_setup_when_number_is_not_declared(tmp_path):
