@@ -309,19 +309,21 @@ def test_asv_conf_json_names_the_benchmark_directory_comments_and_all(tmp_path):
         asv_config.benchmark_dir(tmp_path / "asv.conf.json")
 
 
-def test_the_skips_of_a_run_name_the_cases_unless_it_is_all_of_them():
+def test_only_a_missing_dependency_is_a_skip_that_fails_the_run_and_its_cases_are_named_unless_all():
+    # An asv setup's NotImplementedError says the case does not apply: listed with the results, no failure.
     from perflab.results.model import Cell, RunResult
 
     result = RunResult(benchmark="b", file="b", reference="asv", settings={}, metadata={}, work={})
-    result.cells = [Cell(case, contender) for case in ("x(1)", "x(2)", "y") for contender in ("asv", "other")]
+    contenders = ("asv", "other", "third")
+    result.cells = [Cell(case, contender) for case in ("x(1)", "x(2)", "y") for contender in contenders]
     for cell in result.cells:
         if cell.contender == "other":
             cell.skipped = "skipped: not installed (other)"
         elif cell.case.startswith("x"):
-            cell.skipped = "skipped: setup raised NotImplementedError()"
+            cell.skipped = f"skipped: {'setup raised NotImplementedError()' if cell.contender == 'asv' else 'not installed (third)'}"
     assert result.skips == [
-        "asv on x(1), x(2): skipped: setup raised NotImplementedError()",
         "other: skipped: not installed (other)",
+        "third on x(1), x(2): skipped: not installed (third)",
     ]
 
 
