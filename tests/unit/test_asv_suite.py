@@ -163,6 +163,32 @@ def test_setup_cache_runs_once_per_process_and_its_value_comes_first(tmp_path):
     assert run(build(benchmark, "bench_mod.Cached.time_it(2)")) == (1, 2)
 
 
+def test_a_class_setup_waits_for_setup_cache_and_a_module_setup_runs_before_it_as_in_asv_runner(tmp_path):
+    # asv_runner#52: a class's setup(self) reading what setup_cache writes ran before setup_cache.
+    directory = suite(
+        tmp_path,
+        """
+        ORDER = []
+
+        def setup():
+            ORDER.append("module setup")
+
+        class Cached:
+            def setup_cache(self):
+                ORDER.append("setup_cache")
+
+            def setup(self):
+                ORDER.append("class setup")
+
+            def time_it(self):
+                pass
+        """,
+    )
+    build(load_benchmark(directory), "bench_mod.Cached.time_it")
+    order = sys.modules["benchmarks.bench_mod"].ORDER
+    assert order == ["module setup", "setup_cache", "module setup", "class setup"]
+
+
 def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many_calls(tmp_path):
     # asv_runner 0.3 (asv#966): with a setup hook, setup runs again before every timed call, even
     # with number = 1; a value still holds many calls (one call timed right after the worker wakes

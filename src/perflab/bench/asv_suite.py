@@ -31,7 +31,7 @@ How asv's running is kept (docs/migrating.md):
   is timed right after the worker wakes (one call timed alone then takes several times longer:
   cold caches); the setups of one value are limited to about ``_SETUP_SECONDS``.
 - ``setup_cache`` runs once per worker process (asv runs it once per run and pickles its value to
-  each benchmark's process); a parameter-free ``setup`` runs before it, as in asv.
+  each benchmark's process); a module's parameter-free ``setup`` runs before it, as in asv.
 - ``timeraw_*`` returns code (or ``(code, setup)``); each value runs it in a fresh interpreter with
   ``timeit`` and ``number`` executions (default 1), as asv does; the interpreter's start-up is not timed.
 - ``mem_*``, ``peakmem_*`` and ``track_*`` report a size or a number, not a time: they are
@@ -299,7 +299,11 @@ def _setup_cache(benchmark: Discovered, setups: list[Callable[..., Any]]) -> Any
         return _NO_CACHE
     key = getattr(function, "__func__", function)  # one class's methods share their setup_cache
     if key not in _caches:
-        for setup in setups:  # parameter-free setups run first, as in asv (asv#1592)
+        # A module's parameter-free setup runs first, as in asv (asv#1592); a class's setup(self)
+        # waits for setup_cache's value, as asv_runner 0.3 keeps it (asv_runner#52).
+        for setup in setups:
+            if inspect.ismethod(setup):
+                continue
             try:
                 inspect.signature(setup).bind()
             except TypeError:
