@@ -87,6 +87,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "profile_distortion": (r"slowdown +[+-][\d.]+% \[95% CI", ("py-spy",)),
     "profile_speed": (r"profiling json_dumps \(\d+ sides, 100 samples per side\): before [\d.]+ s", ("py-spy",)),
     "profile_viewer_scale": (r"chromium \(best of 1\): navigation to first draw", ("chromium",)),
+    "isolate_bias": (r"isolated vs direct: \d+ of \d+ comparisons say a difference", ()),
     "program_profile": (r"profiling overhead: program wall time x[\d.]+", ("py-spy",)),
     "perf_sampler": (r"time to \d+ native samples: perf [\d.]+ s", ("perf", "py-spy", "python3.13")),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
