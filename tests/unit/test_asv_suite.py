@@ -207,15 +207,6 @@ def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many
                 self.items.append(1)
                 SEEN.append(len(self.items))
 
-        class Popping:
-            number = 1
-
-            def setup(self):
-                self.items = [1]
-
-            def time_pop(self):
-                self.items.pop()
-
         class Slow:
             def setup(self):
                 time.sleep(0.006)
@@ -228,7 +219,8 @@ def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many
     run = benchmark.contenders[CONTENDER].build()
     run.times_itself(build(benchmark, "bench_mod.Growing.time_append"), 50)
     assert sys.modules["benchmarks.bench_mod"].SEEN == [1] * 50
-    popping = build(benchmark, "bench_mod.Popping.time_pop")
+    feature_suite = load_benchmark(SUITE / "benchmarks")  # its Popping pops its one item: number = 1
+    popping = build(feature_suite, "suite.Popping.time_pop")
     assert calibrate(run, popping, 0.005) > 1  # an IndexError if two calls shared one setup
     assert run.max_loops(build(benchmark, "bench_mod.Slow.time_nothing")) == 1  # its setup fills a value
 
