@@ -361,13 +361,13 @@ class _RunsAsv:
 
 def _timed_call(prepared: Prepared) -> Callable[[], Any]:
     """What asv times (``_param_bound_func``): the benchmark itself, or a function calling it with
-    its arguments; asv's time includes that function's call."""
-    function, arguments = prepared.benchmark.function, prepared.arguments
+    its arguments; asv's time includes that function's call (written as asv's, ``self.func(*param)``)."""
+    benchmark, arguments = prepared.benchmark, prepared.arguments
     if not arguments:
-        return function
+        return benchmark.function
 
     def call() -> None:
-        function(*arguments)
+        benchmark.function(*arguments)
 
     return call
 
