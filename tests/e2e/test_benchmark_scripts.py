@@ -64,6 +64,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "affected_selection": (r"regressed cells skipped: \d+/\d+ over \d+ trials", ()),
     "aa_false_positives": (r"difference declared: \d+/1 ", ()),
     "allocation_accuracy": (r"accuracy: \d+/2 cells within 1% or 64 bytes", ()),
+    "asv_timing_causes": (r"one setup\+call timed after a blocking pipe read: [\d.]+ .s", ()),
     "asv_side_by_side": (r"asv's median inside perflab's 95% interval for \d+ of \d+ cases with an interval", ()),
     "bisect_cost": (r"right commit found: \d+/1 ", ()),
     "broken_optimizations": (r"median\.sort_in_place", ()),
