@@ -18,9 +18,9 @@ def test_run_times_every_case_named_as_asv_names_them_and_says_what_it_skipped(t
     shutil.copytree(SUITE, tmp_path / "project")
     out = tmp_path / "r.json"
     result = run_perflab("run", tmp_path / "project" / "asv.conf.json", *QUICK, "--json", out, "--db", tmp_path / "db")
-    assert result.returncode == 1, result.stdout + result.stderr  # a skip fails the run unless allowed
-    assert f"asv on {SKIPPED}: skipped: setup raised NotImplementedError('n=2 with b')" in result.stderr
-    assert "--allow-skipped" in result.stderr
+    # asv's skip (NotImplementedError in setup) is listed with its reason and does not fail the run
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{SKIPPED}/asv: skipped: setup raised NotImplementedError('n=2 with b')" in " ".join(result.stdout.split())
     data = load_json(out)
     cells = {cell["case"]: cell for cell in data["cells"]}
     assert len(cells) == 15 and "sub.nested.TimeNested.time_join(2, 'x' (1))" in cells

@@ -4,6 +4,7 @@ asv.conf.json."""
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 import sys
@@ -162,13 +163,92 @@ def test_setup_cache_runs_once_per_process_and_its_value_comes_first(tmp_path):
     assert run(build(benchmark, "bench_mod.Cached.time_it(2)")) == (1, 2)
 
 
-def test_number_caps_the_calls_after_one_setup_and_setup_runs_again_before_each_value():
-    benchmark = load_benchmark(SUITE / "benchmarks")
+def test_a_class_setup_waits_for_setup_cache_and_a_module_setup_runs_before_it_as_in_asv_runner(tmp_path):
+    # asv_runner#52: a class's setup(self) reading what setup_cache writes ran before setup_cache.
+    directory = suite(
+        tmp_path,
+        """
+        ORDER = []
+
+        def setup():
+            ORDER.append("module setup")
+
+        class Cached:
+            def setup_cache(self):
+                ORDER.append("setup_cache")
+
+            def setup(self):
+                ORDER.append("class setup")
+
+            def time_it(self):
+                pass
+        """,
+    )
+    build(load_benchmark(directory), "bench_mod.Cached.time_it")
+    order = sys.modules["benchmarks.bench_mod"].ORDER
+    assert order == ["module setup", "setup_cache", "module setup", "class setup"]
+
+
+def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many_calls(tmp_path):
+    # asv_runner 0.3 (asv#966): with a setup hook, setup runs again before every timed call, even
+    # with number = 1; a value still holds many calls (one call timed right after the worker wakes
+    # is a cold call), as many as their setups fit in a few milliseconds.
+    directory = suite(
+        tmp_path,
+        """
+        import time
+        SEEN = []
+
+        class Growing:
+            def setup(self):
+                self.items = []
+
+            def time_append(self):
+                self.items.append(1)
+                SEEN.append(len(self.items))
+
+        class Slow:
+            def setup(self):
+                time.sleep(0.006)
+
+            def time_nothing(self):
+                pass
+        """,
+    )
+    benchmark = load_benchmark(directory)
     run = benchmark.contenders[CONTENDER].build()
-    prepared = build(benchmark, "suite.Popping.time_pop")  # pops its one item: one call per setup
-    assert calibrate(run, prepared, 10.0) == 1  # at most `number` calls in a value
-    run(prepared)
-    assert run.times_itself(prepared, 5) > 0  # five calls, each after teardown and setup again
+    run.times_itself(build(benchmark, "bench_mod.Growing.time_append"), 50)
+    assert sys.modules["benchmarks.bench_mod"].SEEN == [1] * 50
+    feature_suite = load_benchmark(SUITE / "benchmarks")  # its Popping pops its one item: number = 1
+    popping = build(feature_suite, "suite.Popping.time_pop")
+    assert calibrate(run, popping, 0.005) > 1  # an IndexError if two calls shared one setup
+    assert run.max_loops(build(benchmark, "bench_mod.Slow.time_nothing")) == 1  # its setup fills a value
+
+
+def test_the_garbage_collector_is_off_while_timing_as_under_asv(tmp_path):
+    directory = suite(
+        tmp_path,
+        """
+        import gc
+        SEEN = []
+
+        def time_plain():
+            SEEN.append(gc.isenabled())
+
+        class WithSetup:
+            def setup(self):
+                pass
+
+            def time_it(self):
+                SEEN.append(gc.isenabled())
+        """,
+    )
+    benchmark = load_benchmark(directory)
+    run = benchmark.contenders[CONTENDER].build()
+    run.times_itself(build(benchmark, "bench_mod.time_plain"), 3)
+    run.times_itself(build(benchmark, "bench_mod.WithSetup.time_it"), 3)
+    assert sys.modules["benchmarks.bench_mod"].SEEN == [False] * 6
+    assert gc.isenabled()
 
 
 def test_a_value_starts_from_a_fresh_setup_when_number_is_not_declared(tmp_path):
@@ -247,19 +327,21 @@ def test_asv_conf_json_names_the_benchmark_directory_comments_and_all(tmp_path):
         asv_config.benchmark_dir(tmp_path / "asv.conf.json")
 
 
-def test_the_skips_of_a_run_name_the_cases_unless_it_is_all_of_them():
+def test_only_a_missing_dependency_is_a_skip_that_fails_the_run_and_its_cases_are_named_unless_all():
+    # An asv setup's NotImplementedError says the case does not apply: listed with the results, no failure.
     from perflab.results.model import Cell, RunResult
 
     result = RunResult(benchmark="b", file="b", reference="asv", settings={}, metadata={}, work={})
-    result.cells = [Cell(case, contender) for case in ("x(1)", "x(2)", "y") for contender in ("asv", "other")]
+    contenders = ("asv", "other", "third")
+    result.cells = [Cell(case, contender) for case in ("x(1)", "x(2)", "y") for contender in contenders]
     for cell in result.cells:
         if cell.contender == "other":
             cell.skipped = "skipped: not installed (other)"
         elif cell.case.startswith("x"):
-            cell.skipped = "skipped: setup raised NotImplementedError()"
+            cell.skipped = f"skipped: {'setup raised NotImplementedError()' if cell.contender == 'asv' else 'not installed (third)'}"
     assert result.skips == [
-        "asv on x(1), x(2): skipped: setup raised NotImplementedError()",
         "other: skipped: not installed (other)",
+        "third on x(1), x(2): skipped: not installed (third)",
     ]
 
 

@@ -72,6 +72,16 @@ def test_the_pyperf_and_asv_recorders_are_harness_where_they_are_defined(module,
     assert trim_to_operation(raw).stacks == Counter({("encode (/b.py:3)",): 3})
 
 
+def test_an_asv_setup_between_timed_calls_is_not_the_operation():
+    """asv_suite runs the benchmark's setup again before each timed call, inside measured_region."""
+    recorder = inspect.getsourcefile(asv_suite)
+    where = f"measured_region ({inspect.getsourcefile(region.measured_region)}:1)"
+    timed = ("main (/w.py:1)", where, f"times_itself ({recorder}:1)")
+    raw = Counter({(*timed, f"Prepared.redo_setup ({recorder}:2)", "setup (/b.py:3)"): 5, (*timed, "pop (/b.py:9)"): 2})
+    trimmed = trim_to_operation(raw)
+    assert (trimmed.stacks, trimmed.outside) == (Counter({("pop (/b.py:9)",): 2}), 5)
+
+
 def test_a_user_function_named_measured_region_is_not_the_harness():
     raw = Counter({(WORKER, "measured_region (/home/me/bench.py:4)", "g (/home/me/bench.py:8)"): 1})
     assert trim_to_operation(raw).stacks == Counter(

@@ -21,12 +21,17 @@ How asv's running is kept (docs/migrating.md):
 
 - ``setup`` runs before the benchmark, outside the timed region; a ``NotImplementedError`` there
   skips that combination (``Skipped``), as do ``skip_params``.
-- A perflab value is asv's sample: before each value (and each call made for its output) that
-  follows a call, ``teardown`` and ``setup`` run again, as asv's ``redo_setup`` does before each
-  sample. A declared ``number`` caps the calls in one value (``max_loops``), so state that
-  ``setup`` builds is used by at most ``number`` calls.
+- A time is asv's time of one call (asv_runner 0.3's ``TimeBenchmark``), measured as asv
+  measures it: the garbage collector off while timing (as ``timeit``); the benchmark called
+  through the zero-argument function asv times (with parameters or a ``setup_cache`` value, a
+  function calling it with them); with a ``setup`` hook, ``teardown`` and ``setup`` again before
+  every call and each call timed alone (its own pair of clock reads, as asv times one call per
+  sample then), else calls timed in batches of ``number`` (all of a value's calls when none is
+  declared), setup again before each batch. A perflab value holds many such calls, so that no call
+  is timed right after the worker wakes (one call timed alone then takes several times longer:
+  cold caches); the setups of one value are limited to about ``_SETUP_SECONDS``.
 - ``setup_cache`` runs once per worker process (asv runs it once per run and pickles its value to
-  each benchmark's process); a parameter-free ``setup`` runs before it, as in asv.
+  each benchmark's process); a module's parameter-free ``setup`` runs before it, as in asv.
 - ``timeraw_*`` returns code (or ``(code, setup)``); each value runs it in a fresh interpreter with
   ``timeit`` and ``number`` executions (default 1), as asv does; the interpreter's start-up is not timed.
 - ``mem_*``, ``peakmem_*`` and ``track_*`` report a size or a number, not a time: they are
@@ -40,6 +45,7 @@ asv need not be installed. Runs in worker processes: standard library only.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import inspect
@@ -75,6 +81,9 @@ _ADDRESS = re.compile(r"^(<.*) at (0x[\da-fA-F]*)(>)$")
 # A timeraw_ benchmark's fresh interpreter runs the code it is sent, which imports only what asv's
 # does (timeit): the timed statement finds no module loaded that a fresh ``python`` would not have.
 _RAW_INTERPRETER = "import sys; exec(sys.stdin.read())"
+# The seconds the setups before one value's calls may take: a cheap setup gives a value thousands of
+# calls, one that lasts this long gives it one call.
+_SETUP_SECONDS = 0.005
 _RAW_TIMER = "from timeit import timeit, default_timer\nprint(repr(timeit({}, {}, number={}, timer=default_timer)))\n"
 
 
@@ -245,6 +254,7 @@ class Prepared:
         self.teardowns = benchmark.all_named("teardown")
         self.number = 0
         self.used = False  # called since its last setup
+        self.setup_seconds = 0.0  # how long its setup took
 
     def __deepcopy__(self, memo: dict) -> Prepared:
         return self
@@ -259,12 +269,14 @@ class Prepared:
             raise Skipped(f"{self.benchmark.name}: its parameters are in skip_params")
         cache = _setup_cache(self.benchmark, self.setups)
         self.arguments = self.values if cache is _NO_CACHE else (cache, *self.values)
+        begun = time.perf_counter()
         try:
             for setup in self.setups:
                 setup(*self.arguments)
         except NotImplementedError as error:
             raise Skipped(f"setup raised NotImplementedError({str(error)!r}), which skips in asv") from None
         # Read after setup, which may change it (asv's _load_vars); timeraw_ defaults to 1.
+        self.setup_seconds = time.perf_counter() - begun
         self.number = int(self.benchmark.attribute("number", 1 if self.kind == "timeraw" else 0))
 
     def redo_setup(self) -> None:
@@ -287,7 +299,11 @@ def _setup_cache(benchmark: Discovered, setups: list[Callable[..., Any]]) -> Any
         return _NO_CACHE
     key = getattr(function, "__func__", function)  # one class's methods share their setup_cache
     if key not in _caches:
-        for setup in setups:  # parameter-free setups run first, as in asv (asv#1592)
+        # A module's parameter-free setup runs first, as in asv (asv#1592); a class's setup(self)
+        # waits for setup_cache's value, as asv_runner 0.3 keeps it (asv_runner#52).
+        for setup in setups:
+            if inspect.ismethod(setup):
+                continue
             try:
                 inspect.signature(setup).bind()
             except TypeError:
@@ -299,8 +315,8 @@ def _setup_cache(benchmark: Discovered, setups: list[Callable[..., Any]]) -> Any
 
 
 class _RunsAsv:
-    """The contender of every case: one call runs the benchmark once; ``times_itself`` gives the
-    worker's values as asv's samples (setup again before each, at most ``number`` calls in one)."""
+    """The contender of every case: one call runs the benchmark once; ``times_itself`` times the
+    worker's values as asv times its samples (the module's docstring)."""
 
     __name__ = CONTENDER
 
@@ -313,25 +329,47 @@ class _RunsAsv:
 
     @staticmethod
     def max_loops(prepared: Prepared) -> int | None:
-        return prepared.number or None
+        if prepared.kind == "timeraw":
+            return prepared.number  # a process per call: one value, one batch
+        if prepared.setups:  # a setup per call: as many calls as their setups fit in _SETUP_SECONDS
+            return max(1, int(_SETUP_SECONDS / max(prepared.setup_seconds, 1e-9)))
+        return None
 
     @staticmethod
     def times_itself(prepared: Prepared, loops: int) -> float:
+        if prepared.kind == "timeraw":  # a fresh interpreter is its fresh state: no setup again, as in asv
+            return _raw_seconds(prepared, loops)  # at most ``number`` loops (max_loops)
+        batch = 1 if prepared.setups else prepared.number or max(loops, 1)
+        call = _timed_call(prepared)
+        timer = time.perf_counter
         elapsed = 0.0
-        batch = prepared.number or max(loops, 1)
-        for start in range(0, loops, batch):
-            calls = min(batch, loops - start)
-            if prepared.kind == "timeraw":  # a fresh interpreter is its fresh state: no setup again, as in asv
-                elapsed += _raw_seconds(prepared, calls)
-                continue
-            prepared.redo_setup()
-            function, arguments = prepared.benchmark.function, prepared.arguments
-            timer = time.perf_counter
-            begun = timer()
-            for _ in itertools.repeat(None, calls):
-                function(*arguments)
-            elapsed += timer() - begun
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for start in range(0, loops, batch):
+                calls = itertools.repeat(None, min(batch, loops - start))
+                prepared.redo_setup()
+                begun = timer()
+                for _ in calls:
+                    call()
+                elapsed += timer() - begun
+        finally:
+            if collecting:
+                gc.enable()
         return elapsed
+
+
+def _timed_call(prepared: Prepared) -> Callable[[], Any]:
+    """What asv times (``_param_bound_func``): the benchmark itself, or a function calling it with
+    its arguments; asv's time includes that function's call (written as asv's, ``self.func(*param)``)."""
+    benchmark, arguments = prepared.benchmark, prepared.arguments
+    if not arguments:
+        return benchmark.function
+
+    def call() -> None:
+        benchmark.function(*arguments)
+
+    return call
 
 
 def _raw_seconds(prepared: Prepared, number: int) -> float:

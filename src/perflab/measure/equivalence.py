@@ -20,6 +20,7 @@ from perflab.results.model import (
     ERROR,
     MUTATES_INPUT,
     NOT_EQUIVALENT,
+    NOT_INSTALLED,
     REFERENCE,
     SHARES_OUTPUT,
     SKIPPED,
@@ -164,7 +165,7 @@ def skip_reason(outcome: JobOutcome) -> str | None:
     case (an asv setup's NotImplementedError); else None: any other ImportError is an error."""
     errors = outcome.of("error")
     if errors and errors[0].get("missing"):
-        return f"skipped: not installed ({errors[0]['detail']})"
+        return f"{NOT_INSTALLED} ({errors[0]['detail']})"
     if errors and errors[0].get("skipped"):
         return f"skipped: {errors[0]['skipped']}"
     return None

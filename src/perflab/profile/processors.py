@@ -39,6 +39,9 @@ _RECORDER_FILES = (
     os.path.join("perflab", "pyperf_script.py"),
     os.path.join("perflab", "bench", "asv_suite.py"),
 )
+# Where an asv benchmark's setup runs again between its timed calls (perflab.bench.asv_suite):
+# samples below it are set-up, not the operation, though inside the measured region.
+_ASV_SETUP = (os.path.join("perflab", "bench", "asv_suite.py"), "redo_setup")
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 
@@ -55,13 +58,14 @@ def trim_to_operation(stacks: Mapping[Stack, int]) -> Trimmed:
     A sample whose innermost frame is ``measured_region`` itself (its loop, or C code it calls
     directly when native frames are off) is kept as an empty stack: time of the operation that
     no deeper frame explains. The recorder frames a pyperf script's function (or an asv suite's)
-    runs under are harness too: they are dropped from the operation's stack.
+    runs under are harness too: they are dropped from the operation's stack; an asv benchmark's
+    setup between its timed calls is outside, as the harness is.
     """
     trimmed: Counter[Stack] = Counter()
     outside = 0
     for stack, count in stacks.items():
         position = next((i for i, label in enumerate(stack) if is_measured_region(label)), None)
-        if position is None:
+        if position is None or any(_is_asv_setup(label) for label in stack[position + 1 :]):
             outside += count
             continue
         # recorder frames are harness wherever a sample shows them (a torn stack can put one below
@@ -81,6 +85,11 @@ def without_operation_frame(stacks: Mapping[Stack, int]) -> Counter[Stack]:
     for stack, count in stacks.items():
         result[() if stack == (OPERATION_SELF,) else stack] += count
     return result
+
+
+def _is_asv_setup(label: str) -> bool:
+    frame = parse_frame(label)
+    return frame.file.endswith(_ASV_SETUP[0]) and frame.name.rpartition(".")[2] == _ASV_SETUP[1]
 
 
 def is_measured_region(label: str) -> bool:
