@@ -11,8 +11,9 @@ after a warm-up, printing the median time per call. Settings:
 - perflab profile --memory: the calls inside ``memray.Tracker(..., trace_python_allocators=True)``,
   exactly as perflab's allocations job opens it (perflab.bench.worker.allocations);
 - perflab profile --memory --native: the same with ``native_traces=True``;
-- memray run (its defaults), memray run --trace-python-allocators, memray run --native: the
-  driver untouched, run by ``python -m memray run -q -o FILE``, as a user would by hand.
+- memray run (its defaults), with --trace-python-allocators, --native, and both (perflab's two
+  settings by hand): the driver untouched, run by ``python -m memray run -q -o FILE``, as a user
+  would.
 
 Each pair is the untracked driver and one setting, in alternating order (ABBA across pairs), so the
 machine's drifts cancel in the per-pair ratio; the slowdown is the geometric mean over pairs with
@@ -69,6 +70,7 @@ SETTINGS = {
     "memray run (defaults)": ("none", []),
     "memray run --trace-python-allocators": ("none", ["--trace-python-allocators"]),
     "memray run --native": ("none", ["--native"]),
+    "memray run --native --trace-python-allocators": ("none", ["--native", "--trace-python-allocators"]),
 }
 QUICK = ["perflab profile --memory", "memray run (defaults)"]
 
@@ -128,7 +130,7 @@ def main() -> int:
             figure["results"][name] = {**result, "conditions": [before, conditions()]}
             low, high = result["ci"]
             print(
-                f"{name:38s} x{result['ratio']:.2f} [95% CI {low:.2f}, {high:.2f}] per call of json.dumps(NESTED) "
+                f"{name:46s} x{result['ratio']:.2f} [95% CI {low:.2f}, {high:.2f}] per call of json.dumps(NESTED) "
                 f"({result['pairs']} ABBA pairs; untracked median {result['untracked_median_s'] * 1e6:.1f} us; "
                 f"load average {before['load_average'][0]:.2f})",
                 flush=True,
