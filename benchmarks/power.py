@@ -17,23 +17,25 @@ Target: "slower" in >= 80% of trials, each within 60 s.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import _cli
 from _common import (
     BENCHMARK_FILE_HEADER,
+    CALIBRATION_METHOD,
     LOOPS_RATIO_GROUPS,
     binomial_interval,
     by_loops_ratio,
+    calibrate,
     describe_decision,
     finish,
     format_load,
     loops_ratio,
+    min_batch_slowdown,
     new_figure,
+    pinned_to_one_cpu,
     print_by_loops_ratio,
     quantiles,
     repeated_runs,
@@ -78,67 +80,32 @@ def benchmark_source(iterations: int, slowdown: float) -> str:
     return POWER_BENCHMARK.replace("@ITERATIONS@", str(iterations)).replace("@SLOWDOWN@", f"{slowdown:.1%}")
 
 
-def measured_slowdown(iterations: int, batches: int = 301, batch_time: float = 0.001) -> float:
-    """min time(slower) / min time(reference) - 1 over alternating short batches, in this process.
-
-    The functions come from the very source the trials run, so the calibration times the same code.
-    The minimum of many short batches is the time of a batch nobody interrupted: on a shared
-    machine it is stable where means and medians follow the load.
-    """
+def measured_slowdown(iterations: int) -> float:
+    """The slowdown ``iterations`` busy-loop iterations add to json.dumps(NESTED), in this process
+    (_common.min_batch_slowdown). The functions come from the very source the trials run, so the
+    calibration times the same code."""
     namespace: dict = {}
     exec(compile(benchmark_source(iterations, 0.0), "<power benchmark>", "exec"), namespace)
     bench = namespace["bench"]
     reference, slow = (bench.contenders[n].function for n in ("json_stdlib", "slower"))
     argument = bench.cases["NESTED"].build()
-    loops = max(1, int(batch_time / _time(reference, argument, 1000) * 1000))
-    best = {reference: float("inf"), slow: float("inf")}
-    for index in range(batches):
-        for function in (reference, slow) if index % 2 else (slow, reference):
-            best[function] = min(best[function], _time(function, argument, loops))
-    return best[slow] / best[reference] - 1
-
-
-def _time(function, argument, loops: int) -> float:
-    started = time.perf_counter()
-    for _ in range(loops):
-        function(argument)
-    return time.perf_counter() - started
-
-
-def calibrate(target: float, attempts: int = 3) -> tuple[int, float]:
-    """Busy-loop iterations that add ``target`` to a call: a line through two points, then checked;
-    drawn again when the check is off by more than 2x (one noisy point once gave 594 iterations
-    and a 123% slowdown for a 5% target)."""
-    for _ in range(attempts):
-        base, probe = measured_slowdown(0), 200
-        per_iteration = (measured_slowdown(probe) - base) / probe
-        iterations = max(1, round((target - base) / per_iteration)) if per_iteration > 0 else 1
-        checked = measured_slowdown(iterations)
-        if target / 2 <= checked <= target * 2:
-            return iterations, checked
-    raise SystemExit(
-        f"power.py: calibration missed {target:.1%} {attempts} times (last {checked:.1%}); the machine is too noisy, or pass --iterations"
-    )
+    return min_batch_slowdown((reference, argument), (slow, argument))
 
 
 def injected_slowdown(percent: float, iterations: int | None) -> dict:
     """The busy-loop size that adds ``percent`` to json.dumps(NESTED) (``iterations``: given, only
     checked), as the figures that inject a slowdown record it."""
     given = iterations is not None
-    if hasattr(os, "sched_setaffinity"):  # like perflab's workers: no migration between batches
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    if iterations is None:
-        iterations, calibrated = calibrate(percent / 100)
-    else:
-        calibrated = measured_slowdown(iterations)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    with pinned_to_one_cpu():
+        if iterations is None:
+            iterations, calibrated = calibrate(percent / 100, measured_slowdown, probe=200, script="power.py")
+        else:
+            calibrated = measured_slowdown(iterations)
     print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
     return {
         "busy_iterations": iterations,
         "slowdown_at_calibration": calibrated,
-        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"
-        + ("; iterations given by --iterations" if given else ""),
+        "method": CALIBRATION_METHOD + ("; iterations given by --iterations" if given else ""),
     }
 
 
