@@ -18,6 +18,7 @@ from pathlib import Path
 
 from perflab.analysis import gate
 from perflab.git import resolve_ref
+from perflab.pytest_plugin import stale_build
 from perflab.pytest_plugin.report import load_runs
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import RunResult
@@ -54,8 +55,11 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path | str
                     for stored in store.runs(run.benchmark)
                     if stored.git_commit == commit and stored.machine_id == machine and stored.python_id == python
                 ]
-                if matching:
-                    found.append(store.result(matching[-1].id))
+                # A run that measured a stale build (stale_build.py) measured another tree than its commit's.
+                newest = (store.result(summary.id) for summary in reversed(matching))
+                fresh = next((result for result in newest if stale_build.MARK not in result.metadata), None)
+                if fresh is not None:
+                    found.append(fresh)
     except StoreError as error:
         raise BaselineError(f"--perflab-against {against}: {error}") from None
     if not found:
