@@ -179,6 +179,18 @@ def calibrate(target: float, slowdown_of, probe: int, script: str, attempts: int
     )
 
 
+def injected_work(percent: float, slowdown_of, iterations: int | None, probe: int, script: str) -> dict[str, Any]:
+    """Iterations of injected work that add ``percent`` (``iterations``: given, only checked),
+    measured on one CPU: the iterations, the slowdown at calibration and how it was obtained."""
+    with pinned_to_one_cpu():
+        if iterations is None:
+            found, calibrated = calibrate(percent / 100, slowdown_of, probe, script)
+        else:
+            found, calibrated = iterations, slowdown_of(iterations)
+    given = "; iterations given by --iterations" if iterations is not None else ""
+    return {"iterations": found, "slowdown_at_calibration": calibrated, "method": CALIBRATION_METHOD + given}
+
+
 @dataclass
 class PerflabRun:
     """One ``perflab run ... --json`` subprocess: its wall time and the results it wrote."""

@@ -54,16 +54,14 @@ from pathlib import Path
 
 import _cli
 from _common import (
-    CALIBRATION_METHOD,
     binomial_interval,
-    calibrate,
     conditions,
     finish,
     format_load,
+    injected_work,
     min_batch_slowdown,
     new_figure,
     perflab_json,
-    pinned_to_one_cpu,
     quantiles,
     save_progress,
     verdict_counts,
@@ -95,21 +93,14 @@ def calibrated_extra(scratch: Path, percent: float, extra: int | None) -> dict:
     def slowdown_of(iterations: int) -> float:
         return min_batch_slowdown((cspin.spin, SPIN_ARGUMENT), (cspin.spin, SPIN_ARGUMENT + iterations))
 
-    given = extra is not None
-    with pinned_to_one_cpu():
-        if extra is None:
-            extra, calibrated = calibrate(percent / 100, slowdown_of, probe=100, script="compiled_power.py")
-        else:
-            calibrated = slowdown_of(extra)
-    print(f"calibrated: {extra} more loop iterations add {calibrated:.2%} to cspin.spin({SPIN_ARGUMENT})", flush=True)
-    return {
-        "extra_iterations": extra,
-        "slowdown_at_calibration": calibrated,
-        "base_build_seconds": round(built.seconds, 3),
-        "method": CALIBRATION_METHOD
-        + f", spin({SPIN_ARGUMENT} + k) against spin({SPIN_ARGUMENT}) on the base build"
-        + ("; iterations given by --iterations" if given else ""),
-    }
+    found = injected_work(percent, slowdown_of, extra, probe=100, script="compiled_power.py")
+    print(
+        f"calibrated: {found['iterations']} more loop iterations add {found['slowdown_at_calibration']:.2%} "
+        f"to cspin.spin({SPIN_ARGUMENT})",
+        flush=True,
+    )
+    found["method"] += f"; spin({SPIN_ARGUMENT} + k) against spin({SPIN_ARGUMENT}) on the base build"
+    return {"extra_iterations": found.pop("iterations"), **found, "base_build_seconds": round(built.seconds, 3)}
 
 
 def git(repository: Path, *arguments: str) -> None:

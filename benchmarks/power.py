@@ -24,18 +24,16 @@ from pathlib import Path
 import _cli
 from _common import (
     BENCHMARK_FILE_HEADER,
-    CALIBRATION_METHOD,
     LOOPS_RATIO_GROUPS,
     binomial_interval,
     by_loops_ratio,
-    calibrate,
     describe_decision,
     finish,
     format_load,
+    injected_work,
     loops_ratio,
     min_batch_slowdown,
     new_figure,
-    pinned_to_one_cpu,
     print_by_loops_ratio,
     quantiles,
     repeated_runs,
@@ -95,18 +93,13 @@ def measured_slowdown(iterations: int) -> float:
 def injected_slowdown(percent: float, iterations: int | None) -> dict:
     """The busy-loop size that adds ``percent`` to json.dumps(NESTED) (``iterations``: given, only
     checked), as the figures that inject a slowdown record it."""
-    given = iterations is not None
-    with pinned_to_one_cpu():
-        if iterations is None:
-            iterations, calibrated = calibrate(percent / 100, measured_slowdown, probe=200, script="power.py")
-        else:
-            calibrated = measured_slowdown(iterations)
-    print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
-    return {
-        "busy_iterations": iterations,
-        "slowdown_at_calibration": calibrated,
-        "method": CALIBRATION_METHOD + ("; iterations given by --iterations" if given else ""),
-    }
+    found = injected_work(percent, measured_slowdown, iterations, probe=200, script="power.py")
+    print(
+        f"calibrated: {found['iterations']} busy-loop iterations add {found['slowdown_at_calibration']:.2%} "
+        "to json.dumps(NESTED)",
+        flush=True,
+    )
+    return {"busy_iterations": found.pop("iterations"), **found}
 
 
 def main() -> int:
