@@ -164,7 +164,7 @@ def test_spin(benchmark):
 def test_pytest_gate_against_a_revision_refuses_a_stale_build_and_fails_a_slower_one(tmp_path):
     """The developer's flow: build in place, run the suite with --perflab (stored at its commit),
     change the C, then gate against HEAD~1. Three in-place compiles (~2 s each, no venv) and four
-    short pytest sessions: ~30 s on a loaded machine."""
+    short pytest sessions, one per state the gate must tell apart: 40-75 s at load average 11."""
     pytest.importorskip("setuptools", reason="needs setuptools to build in place")
     repo = c_extension_repository(tmp_path / "repo", rounds=(1,))
     (repo / "test_spin.py").write_text(PYTEST_SPIN)
@@ -174,7 +174,9 @@ def test_pytest_gate_against_a_revision_refuses_a_stale_build_and_fails_a_slower
     build = lambda *force: subprocess.run(
         [sys.executable, "setup.py", "-q", "build_ext", "--inplace", *force], cwd=repo, check=True, capture_output=True
     )
-    gate = ["--perflab", "--benchmark-max-time", "0.3", "--perflab-precision", "1", "--perflab-threshold", "25"]
+    # A 90% threshold: the slower revision loops 3 times (~2.9x); an unchanged rebuild measured in
+    # another session of a loaded machine must not fail.
+    gate = ["--perflab", "--benchmark-max-time", "0.3", "--perflab-precision", "1", "--perflab-threshold", "90"]
     build()
     run_pytest(repo, *gate, check=True)  # the baseline, stored at HEAD
     (repo / "cspin.c").touch()

@@ -4,9 +4,9 @@ A pytest session times whatever extension modules it imports; it cannot build th
 Cython or Rust source of the repository changed after its extension was built (a commit or a
 checkout without a rebuild), the session measured another tree's build while its runs are stored
 under this commit: a ``--perflab-against REF`` gate would compare the wrong code, and later gates
-against this commit would too. The test is make's: an extension imported from the repository (an
-in-place or editable build) or from a distribution installed from it (``direct_url.json``) that is
-older than the newest tracked source file of a compiled language.
+against this commit would too. The test is make's, over the whole project: the newest extension
+imported from the repository (an in-place or editable build) or from a distribution installed from
+it (``direct_url.json``) is older than the newest tracked source file of a compiled language.
 """
 
 from __future__ import annotations
@@ -41,10 +41,12 @@ def find(test_file: str | Path) -> str | None:
     newest = max((path for path in sources if path.is_file()), key=lambda path: path.stat().st_mtime, default=None)
     if newest is None:
         return None
-    oldest = min(extensions, key=lambda path: path.stat().st_mtime)
-    if oldest.stat().st_mtime >= newest.stat().st_mtime:
+    # The newest extension: a rebuild recompiles only the extensions whose sources changed, so an
+    # unchanged one keeps its older file; any build after the last source change is this tree's.
+    built = max(extensions, key=lambda path: path.stat().st_mtime)
+    if built.stat().st_mtime >= newest.stat().st_mtime:
         return None
-    return f"{oldest.name} was built before {newest.relative_to(root)} last changed"
+    return f"{built.name} was built before {newest.relative_to(root)} last changed"
 
 
 def _imported_extensions() -> list[Path]:
