@@ -70,12 +70,13 @@ from _common import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.compiled_projects import SPIN_ARGUMENT, c_extension_repository  # (tests/ on the path: the tests' project)
 
+from perflab.analysis.gate import REGRESSION, SLOWER_WITHIN_THRESHOLD
 from perflab.measure import builds
+from perflab.results.quantities import NO_DIFFERENCE
 
 NAME = "compiled_power"
 TARGET_RATE = 0.80
-DETECTED = ("slower, within threshold", "REGRESSION")
-NO_DIFFERENCE = "no detectable difference"
+DETECTED = (SLOWER_WITHIN_THRESHOLD, REGRESSION)  # check's verdicts that call the slowdown
 BENCH = "benchmarks/bench.py"
 
 
@@ -89,6 +90,8 @@ def calibrated_extra(scratch: Path, percent: float, extra: int | None) -> dict:
     [site] = (built.folder / "venv" / "lib").glob("python*/site-packages")
     sys.path.insert(0, str(site))
     import cspin  # the base build's extension
+
+    sys.path.remove(str(site))  # nothing else of that environment (its setuptools, pip) in this process
 
     def slowdown_of(iterations: int) -> float:
         return min_batch_slowdown((cspin.spin, SPIN_ARGUMENT), (cspin.spin, SPIN_ARGUMENT + iterations))
@@ -107,9 +110,9 @@ def git(repository: Path, *arguments: str) -> None:
     subprocess.run(["git", "-C", str(repository), *arguments], check=True, capture_output=True)
 
 
-def check_trial(repository: Path, revision: str, kind: str, timing: list[str], out: Path) -> dict:
-    """``perflab check --against base --build`` with ``revision`` checked out."""
-    git(repository, "checkout", "-q", revision)
+def check_trial(repository: Path, kind: str, timing: list[str], out: Path) -> dict:
+    """``perflab check --against base --build`` with the revision tagged ``kind`` checked out."""
+    git(repository, "checkout", "-q", kind)
     command = ["check", str(repository / BENCH), "--against", "base", "--build", "--no-store", *timing]
     return {"kind": kind, **outcome(perflab_json(command, out))}
 
@@ -208,6 +211,9 @@ def show(figure: dict) -> None:
         f"  settings: {figure['settings']['timing']}; load average start {format_load(figure['start'])}, end {format_load(figure['end'])}"
     )
     print(
+        f"  builds: {figure['settings']['build_command']}; by hand: {figure['settings']['by_hand_install']} --target DIR ."
+    )
+    print(
         f"  injected: {c['extra_iterations']} more loop iterations, {c['slowdown_at_calibration']:.2%} at calibration, "
         f"{s['measured_slowdown_median']:.2%} as the trials measured it (median ratio)"
     )
@@ -259,7 +265,7 @@ def main() -> int:
             git(repository, "tag", tag, revision)
         for number in range(args.trials):
             for kind in ("slow", "same") if number % 2 == 0 else ("same", "slow"):
-                trial = check_trial(repository, kind, kind, timing, scratch / "check.json")
+                trial = check_trial(repository, kind, timing, scratch / "check.json")
                 trial["first"] = number == 0  # its revision built now (the base: by the calibration)
                 figure["trials"].append(trial)
                 print(
