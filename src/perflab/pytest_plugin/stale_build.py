@@ -66,8 +66,8 @@ def _built_in(extension: Path, root: Path) -> bool:
 
 
 def _installed_from(root: Path) -> set[Path]:
-    """The files of the distributions installed from the repository (``pip install .``, ``maturin
-    develop``): their ``direct_url.json`` names it."""
+    """The files of the distributions installed from the repository (``pip install .``): their
+    ``direct_url.json`` names it."""
     files: set[Path] = set()
     for distribution in importlib.metadata.distributions():
         direct = distribution.read_text("direct_url.json")
