@@ -163,8 +163,8 @@ def test_spin(benchmark):
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
 def test_pytest_gate_against_a_revision_refuses_a_stale_build_and_fails_a_slower_one(tmp_path):
     """The developer's flow: build in place, run the suite with --perflab (stored at its commit),
-    change the C, then gate against HEAD~1. Three in-place compiles (~2 s each, no venv) and four
-    short pytest sessions, one per state the gate must tell apart: 40-75 s at load average 11."""
+    change the C, then gate against HEAD~1. Three in-place compiles (~2 s each, no venv) and five
+    short pytest sessions, one per state the gate must tell apart: 50-90 s at load average 11."""
     pytest.importorskip("setuptools", reason="needs setuptools to build in place")
     repo = c_extension_repository(tmp_path / "repo", rounds=(1,))
     (repo / "test_spin.py").write_text(PYTEST_SPIN)
@@ -189,6 +189,9 @@ def test_pytest_gate_against_a_revision_refuses_a_stale_build_and_fails_a_slower
     assert stale.returncode == 4, stale.stdout[-2000:]
     assert "was built before cspin.c last changed" in stale.stdout and "--build`" in stale.stdout
     build()
+    only_stale = run_pytest(repo, *gate, "--perflab-against", "HEAD")  # HEAD's one stored run is the stale one
+    assert only_stale.returncode == 4, only_stale.stdout[-2000:]
+    assert "the runs there measured a stale build, which is no baseline" in only_stale.stdout
     slower = run_pytest(repo, *gate, "--perflab-against", "HEAD~1")
     assert slower.returncode == 1, slower.stdout[-2000:]
     assert "REGRESSION" in slower.stdout

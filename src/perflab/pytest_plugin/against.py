@@ -46,7 +46,7 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path | str
         raise BaselineError(f"--perflab-against {against}: neither a file nor a git revision of this repository")
     machine = machine_fingerprint(current[0].metadata.get("machine") or {})
     python = python_fingerprint(current[0].metadata.get("python") or {})
-    found = []
+    found, stale = [], 0
     try:
         with Store.open(store_path, create=False) as store:
             for run in current:
@@ -60,12 +60,15 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path | str
                 fresh = next((result for result in newest if stale_build.MARK not in result.metadata), None)
                 if fresh is not None:
                     found.append(fresh)
+                elif matching:
+                    stale += 1
     except StoreError as error:
         raise BaselineError(f"--perflab-against {against}: {error}") from None
     if not found:
+        skipped = " (the runs there measured a stale build, which is no baseline)" if stale else ""
         raise BaselineError(
             f"--perflab-against {against}: no stored run of these tests at commit {commit[:12]} on "
-            f"this machine and interpreter in {store_path}; run the benchmarks there first "
+            f"this machine and interpreter in {store_path}{skipped}; run the benchmarks there first "
             "(or pass a file written by --perflab-json)"
         )
     return found
