@@ -164,7 +164,7 @@ def test_spin(benchmark):
 def test_pytest_gate_against_a_revision_refuses_a_stale_build_and_fails_a_slower_one(tmp_path):
     """The developer's flow: build in place, run the suite with --perflab (stored at its commit),
     change the C, then gate against HEAD~1. Three in-place compiles (~2 s each, no venv) and five
-    short pytest sessions, one per state the gate must tell apart: 50-90 s at load average 11."""
+    short pytest sessions, one per state the gate must tell apart: 50-100 s at load average 8-11."""
     pytest.importorskip("setuptools", reason="needs setuptools to build in place")
     repo = c_extension_repository(tmp_path / "repo", rounds=(1,))
     (repo / "test_spin.py").write_text(PYTEST_SPIN)
