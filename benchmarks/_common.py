@@ -118,6 +118,90 @@ def binomial_interval(successes: int, trials: int) -> list[float]:
     return [ci.low, ci.high]
 
 
+# How injected slowdowns are calibrated (power.py's busy loop, compiled_power.py's C loop).
+CALIBRATION_METHOD = "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"
+
+
+@contextlib.contextmanager
+def pinned_to_one_cpu() -> Iterator[None]:
+    """While inside, this process runs on one CPU, like perflab's workers: no migration between
+    a calibration's batches. Its CPUs are given back as they were (never widened)."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+def min_batch_slowdown(reference: tuple, slow: tuple, batches: int = 301, batch_time: float = 0.001) -> float:
+    """min time(slow) / min time(reference) - 1 over alternating short batches, in this process;
+    each side a (function, argument) pair.
+
+    The minimum of many short batches is the time of a batch nobody interrupted: on a shared
+    machine it is stable where means and medians follow the load.
+    """
+    sides = (reference, slow)
+    loops = max(1, int(batch_time / _batch_time(reference, 1000) * 1000))
+    best = [math.inf, math.inf]
+    for index in range(batches):
+        for side in (0, 1) if index % 2 else (1, 0):
+            best[side] = min(best[side], _batch_time(sides[side], loops))
+    return best[1] / best[0] - 1
+
+
+def _batch_time(side: tuple, loops: int) -> float:
+    function, argument = side
+    started = time.perf_counter()
+    for _ in range(loops):
+        function(argument)
+    return time.perf_counter() - started
+
+
+def calibrate(
+    target: float, slowdown_of, probe: int, script: str, zero_at_zero: bool = False, attempts: int = 3
+) -> tuple[int, float]:
+    """How many iterations of injected work add ``target`` (0.05: 5%), ``slowdown_of(iterations)``
+    measuring what a number adds: a line through 0 and ``probe`` iterations, refined once by
+    proportion (a short loop costs more per iteration than a long probe says: first guesses came
+    out 1.5-2x over sub-5% targets), then checked; drawn again when the check is off by more than
+    2x (one noisy point once gave 594 iterations and a 123% slowdown for a 5% target).
+    ``zero_at_zero``: 0 iterations is the reference's own code, so its slowdown is 0, not measured
+    (measuring it only adds its noise, ~0.5%: enough to double a sub-1% target). Pin the process
+    first (pinned_to_one_cpu)."""
+    for _ in range(attempts):
+        base = 0.0 if zero_at_zero else slowdown_of(0)
+        per_iteration = (slowdown_of(probe) - base) / probe
+        iterations = max(1, round((target - base) / per_iteration)) if per_iteration > 0 else 1
+        checked = slowdown_of(iterations)
+        if checked - base > 0 and not 0.8 <= checked / target <= 1.25:
+            iterations = max(1, round(iterations * (target - base) / (checked - base)))
+            checked = slowdown_of(iterations)
+        if target / 2 <= checked <= target * 2:
+            return iterations, checked
+    raise SystemExit(
+        f"{script}: calibration missed {target:.1%} {attempts} times (last {checked:.1%}); the machine is too "
+        "noisy, or pass --iterations"
+    )
+
+
+def injected_work(
+    percent: float, slowdown_of, iterations: int | None, probe: int, script: str, zero_at_zero: bool = False
+) -> dict[str, Any]:
+    """Iterations of injected work that add ``percent`` (``iterations``: given, only checked),
+    measured on one CPU: the iterations, the slowdown at calibration and how it was obtained."""
+    with pinned_to_one_cpu():
+        if iterations is None:
+            found, calibrated = calibrate(percent / 100, slowdown_of, probe, script, zero_at_zero)
+        else:
+            found, calibrated = iterations, slowdown_of(iterations)
+    given = "; iterations given by --iterations" if iterations is not None else ""
+    return {"iterations": found, "slowdown_at_calibration": calibrated, "method": CALIBRATION_METHOD + given}
+
+
 @dataclass
 class PerflabRun:
     """One ``perflab run ... --json`` subprocess: its wall time and the results it wrote."""

@@ -17,10 +17,8 @@ Target: "slower" in >= 80% of trials, each within 60 s.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import _cli
@@ -32,7 +30,9 @@ from _common import (
     describe_decision,
     finish,
     format_load,
+    injected_work,
     loops_ratio,
+    min_batch_slowdown,
     new_figure,
     print_by_loops_ratio,
     quantiles,
@@ -78,30 +78,20 @@ def benchmark_source(iterations: int, slowdown: float) -> str:
     return POWER_BENCHMARK.replace("@ITERATIONS@", str(iterations)).replace("@SLOWDOWN@", f"{slowdown:.1%}")
 
 
-def measured_slowdown(
-    iterations: int, over_empty_loop: bool = False, batches: int = 301, batch_time: float = 0.001
-) -> float:
-    """min time(slower) / min time(reference) - 1 over alternating short batches, in this process.
-
-    The reference is json.dumps alone, or (``over_empty_loop``) json.dumps with the busy loop at 0
-    iterations: mylib's pad() (benchmarks/compare_revisions.py) runs in the base revision too, so
-    there only the iterations are injected, not the loop's own cost (~3% of a call here).
-    The functions come from the very source the trials run, so the calibration times the same code.
-    The minimum of many short batches is the time of a batch nobody interrupted: on a shared
-    machine it is stable where means and medians follow the load.
-    """
+def measured_slowdown(iterations: int, over_empty_loop: bool = False) -> float:
+    """The slowdown ``iterations`` busy-loop iterations add to json.dumps(NESTED), in this process
+    (_common.min_batch_slowdown). The functions come from the very source the trials run, so the
+    calibration times the same code. The reference is json.dumps alone, or (``over_empty_loop``)
+    json.dumps with the busy loop at 0 iterations: mylib's pad() (benchmarks/compare_revisions.py)
+    runs in the base revision too, so there only the iterations are injected, not the loop's own
+    cost (~3% of a call here)."""
     bench = _benchmark(iterations)
     slow = bench.contenders[SLOWER].function
     reference = (
         _benchmark(0).contenders[SLOWER].function if over_empty_loop else bench.contenders["json_stdlib"].function
     )
     argument = bench.cases["NESTED"].build()
-    loops = max(1, int(batch_time / _time(reference, argument, 1000) * 1000))
-    best = {reference: float("inf"), slow: float("inf")}
-    for index in range(batches):
-        for function in (reference, slow) if index % 2 else (slow, reference):
-            best[function] = min(best[function], _time(function, argument, loops))
-    return best[slow] / best[reference] - 1
+    return min_batch_slowdown((reference, argument), (slow, argument))
 
 
 def _benchmark(iterations: int):
@@ -111,57 +101,25 @@ def _benchmark(iterations: int):
     return namespace["bench"]
 
 
-def _time(function, argument, loops: int) -> float:
-    started = time.perf_counter()
-    for _ in range(loops):
-        function(argument)
-    return time.perf_counter() - started
-
-
-def calibrate(target: float, over_empty_loop: bool, attempts: int = 3) -> tuple[int, float]:
-    """Busy-loop iterations that add ``target`` to a call: a line through two points, refined once
-    by proportion (an iteration costs more in a short loop than the 200-iteration probe says: first
-    guesses came out 1.5-2x over sub-5% targets), then checked; drawn again when the check is off by
-    more than 2x (one noisy point once gave 594 iterations and a 123% slowdown for a 5% target)."""
-    for _ in range(attempts):
-        # Over the empty loop the two functions at 0 iterations are the same code: measuring that
-        # base would only add its noise (~0.5%, enough to double a sub-1% target).
-        base, probe = 0.0 if over_empty_loop else measured_slowdown(0), 200
-        per_iteration = (measured_slowdown(probe, over_empty_loop) - base) / probe
-        iterations = max(1, round((target - base) / per_iteration)) if per_iteration > 0 else 1
-        checked = measured_slowdown(iterations, over_empty_loop)
-        if checked - base > 0 and not 0.8 <= checked / target <= 1.25:
-            iterations = max(1, round(iterations * (target - base) / (checked - base)))
-            checked = measured_slowdown(iterations, over_empty_loop)
-        if target / 2 <= checked <= target * 2:
-            return iterations, checked
-    raise SystemExit(
-        f"power.py: calibration missed {target:.1%} {attempts} times (last {checked:.1%}); the machine is too noisy, or pass --iterations"
-    )
-
-
 def injected_slowdown(percent: float, iterations: int | None, over_empty_loop: bool = False) -> dict:
     """The busy-loop size that adds ``percent`` to json.dumps(NESTED) (``iterations``: given, only
     checked), as the figures that inject a slowdown record it; ``over_empty_loop`` for mylib's
     revisions, whose base already runs the loop at 0 iterations (see measured_slowdown)."""
-    given = iterations is not None
-    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    if allowed is not None:  # like perflab's workers: no migration between batches
-        os.sched_setaffinity(0, {min(allowed)})
-    if iterations is None:
-        iterations, calibrated = calibrate(percent / 100, over_empty_loop)
-    else:
-        calibrated = measured_slowdown(iterations, over_empty_loop)
-    if allowed is not None:  # back to the CPUs the figure was given (taskset), not every CPU
-        os.sched_setaffinity(0, allowed)
-    print(f"calibrated: {iterations} busy-loop iterations add {calibrated:.2%} to json.dumps(NESTED)", flush=True)
-    return {
-        "busy_iterations": iterations,
-        "slowdown_at_calibration": calibrated,
-        "method": "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process; against "
-        + ("the busy loop at 0 iterations (the base revision runs it too)" if over_empty_loop else "json.dumps alone")
-        + ("; iterations given by --iterations" if given else ""),
-    }
+    found = injected_work(
+        percent,
+        lambda count: measured_slowdown(count, over_empty_loop),
+        iterations,
+        probe=200,
+        script="power.py",
+        zero_at_zero=over_empty_loop,
+    )
+    print(
+        f"calibrated: {found['iterations']} busy-loop iterations add {found['slowdown_at_calibration']:.2%} "
+        "to json.dumps(NESTED)",
+        flush=True,
+    )
+    against = "the busy loop at 0 iterations (the base revision runs it too)" if over_empty_loop else "json.dumps alone"
+    return {"busy_iterations": found.pop("iterations"), **found, "method": f"{found['method']}; against {against}"}
 
 
 def main() -> int:

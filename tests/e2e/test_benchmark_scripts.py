@@ -33,13 +33,15 @@ TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a min
 # Slower by nature: two to four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
 # a PostgreSQL cluster with queue workers, one killed on purpose; two builds of a C extension
 # (venvs, setuptools from PyPI: ~20 s each, minutes on a loaded machine), and three more for the
-# build-to-build spread with two QUICK comparisons; three perflab profiles under python3.13 besides a
+# build-to-build spread with two QUICK comparisons; three builds of a C extension, two checks and the
+# by-hand flow's two installs (compiled_power); three perflab profiles under python3.13 besides a
 # perf window (70 s at load 8).
 LONGER_TIME_LIMITS = {
     "instruction_stability": 600,
     "cache_stability": 600,
     "team_scale": 300,
     "build_cost": 600,
+    "compiled_power": 600,
     "perf_sampler": 300,
 }
 
@@ -75,6 +77,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "check_gate": (r"identical code \(v1-docs\): \d+/1 false alarms", ()),
     "qualify_floor": (r"above the floor .*: detected \d+/1 ", ()),
     "command_contenders": (r"A/A: \d+/1 trials declared a difference", ("g++",)),
+    "compiled_power": (r"5% slower C \(slow vs base\): detected \d+/1 (.|\n)*wall time, by hand", ("gcc",)),
     "compare_revisions": (r"A/A \(v1 vs v1-docs, identical code\): \d+/1 false verdicts", ()),
     "diff_profile_precision": (r"pad holds", ("py-spy",)),
     "equivalence_cost": (r"new / base: [\d.]+", ()),

@@ -6,6 +6,7 @@ measured paired and interleaved. A build is a new venv, its build requirements a
 import math
 import shutil
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from support.cli import QUICK, VERDICT, load_json, run_perflab
 from support.compiled_projects import c_extension_repository, cython_repository, rust_repository
 from support.external import skip_anywhere
+from support.pytest_runs import run_pytest
 
 # A pip build of the smallest C extension takes ~20 s on this machine, ~150 s when it is loaded by
 # several builds at once; Rust's first build of PyO3 minutes more.
@@ -143,3 +145,53 @@ def test_check_says_the_build_spread_and_keeps_its_a_a_with_the_builds(tmp_path,
     assert again.returncode == 0, again.stderr
     assert load_json(out)["build_spread"]["cached"] and "measuring its two builds" not in again.stderr
     assert len(list((cache / "builds").glob("*/perflab-build.json"))) == 3
+
+
+PYTEST_SPIN = """
+import time
+
+import pytest
+import cspin
+
+
+@pytest.mark.benchmark(timer=time.process_time)  # CPU time: the gate sees the code, not the load
+def test_spin(benchmark):
+    benchmark(cspin.spin, 20000)
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_pytest_gate_against_a_revision_refuses_a_stale_build_and_fails_a_slower_one(tmp_path):
+    """The developer's flow: build in place, run the suite with --perflab (stored at its commit),
+    change the C, then gate against HEAD~1. Three in-place compiles (~2 s each, no venv) and five
+    short pytest sessions, one per state the gate must tell apart: 50-100 s at load average 8-11."""
+    pytest.importorskip("setuptools", reason="needs setuptools to build in place")
+    repo = c_extension_repository(tmp_path / "repo", rounds=(1,))
+    (repo / "test_spin.py").write_text(PYTEST_SPIN)
+    git = lambda *args: subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    git("add", "-A")
+    git("commit", "-qm", "test")
+    build = lambda *force: subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace", *force], cwd=repo, check=True, capture_output=True
+    )
+    # A 90% threshold: the slower revision loops 3 times (~2.9x); an unchanged rebuild measured in
+    # another session of a loaded machine must not fail.
+    gate = ["--perflab", "--benchmark-max-time", "0.3", "--perflab-precision", "1", "--perflab-threshold", "90"]
+    build()
+    run_pytest(repo, *gate, check=True)  # the baseline, stored at HEAD
+    (repo / "cspin.c").touch()
+    build("--force")
+    unchanged = run_pytest(repo, *gate, "--perflab-against", "HEAD")
+    assert unchanged.returncode == 0, unchanged.stdout[-2000:]
+    (repo / "cspin.c").write_text((repo / "cspin.c").read_text().replace("ROUNDS 1", "ROUNDS 3"))
+    git("commit", "-qam", "3 rounds")
+    stale = run_pytest(repo, *gate, "--perflab-against", "HEAD~1")  # the 1-round build, still in place
+    assert stale.returncode == 4, stale.stdout[-2000:]
+    assert "was built before cspin.c last changed" in stale.stdout and "--build`" in stale.stdout
+    build()
+    only_stale = run_pytest(repo, *gate, "--perflab-against", "HEAD")  # HEAD's one stored run is the stale one
+    assert only_stale.returncode == 4, only_stale.stdout[-2000:]
+    assert "the runs there measured a stale build, which is no baseline" in only_stale.stdout
+    slower = run_pytest(repo, *gate, "--perflab-against", "HEAD~1")
+    assert slower.returncode == 1, slower.stdout[-2000:]
+    assert "REGRESSION" in slower.stdout

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from support.git_repos import git_repository
 
+SPIN_ARGUMENT = 2000  # the benchmark's one case: spin(2000)
+
 # The benchmark sits in benchmarks/, outside the project's import root, so the worker imports the
 # installed (built) module, not the source folder.
 BENCH = """
@@ -17,22 +19,24 @@ bench = perflab.Benchmark("spin")
 
 @bench.case
 def K():
-    return 2000
+    return {argument}
 
 @bench.contender
 def spin(n):
     return {module}.spin(n)
 """
 
-# volatile: the compiler keeps every round of the loop, so `rounds` sets the cost.
+# volatile: the compiler keeps every round of the loop, so `rounds` sets the cost; EXTRA more
+# iterations of the same loop, whose result is dropped, add a small cost (benchmarks/compiled_power.py).
 C_SOURCE = """
 #include <Python.h>
 
 static PyObject *spin(PyObject *self, PyObject *arg) {
     long n = PyLong_AsLong(arg);
-    volatile long total = 0;
+    volatile long total = 0, dropped = 0;
     for (long round = 0; round < ROUNDS; round++)
         for (long i = 0; i < n; i++) total += i % 7;
+    for (long i = 0; i < EXTRA; i++) dropped += i % 7;
     return PyLong_FromLong(total / ROUNDS);
 }
 
@@ -111,23 +115,26 @@ MATURIN_PYPROJECT = (
 )
 
 
-def c_extension_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
+def c_extension_repository(path: Path, rounds: tuple[int, ...] = (1, 3), extra: tuple[int, ...] = ()) -> Path:
     """A setuptools C extension ``cspin`` whose commits loop ``rounds`` times each (the first
-    fast, the next slower by that factor; 0: a commit that does not compile); the benchmark in
-    benchmarks/bench.py. Every commit has a source tree of its own (no two share a build)."""
+    fast, the next slower by that factor; 0: a commit that does not compile), plus ``extra``
+    iterations each (default none); the benchmark in benchmarks/bench.py. Every commit has a
+    source tree of its own (no two share a build)."""
+    sources = iter([_c_source(count, more) for count, more in zip(rounds, extra or (0,) * len(rounds))])
     return _repository(
         path,
         "cspin",
         {"pyproject.toml": SETUPTOOLS_PYPROJECT, "setup.py": SETUP_PY},
-        lambda count: {"cspin.c": _c_source(count)},
+        lambda count: {"cspin.c": next(sources)},  # called once per commit, in order
         rounds,
     )
 
 
-def _c_source(rounds: int) -> str:
+def _c_source(rounds: int, extra: int) -> str:
+    defines = f"#define ROUNDS {rounds or 1}\n#define EXTRA {extra}\n"
     if rounds == 0:
-        return "#define ROUNDS 1\n" + C_SOURCE.replace("total += i % 7;", "total += i % 7")
-    return f"#define ROUNDS {rounds}\n" + C_SOURCE
+        return defines + C_SOURCE.replace("total += i % 7;", "total += i % 7")
+    return defines + C_SOURCE
 
 
 def cython_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
@@ -154,7 +161,7 @@ def rust_repository(path: Path, rounds: tuple[int, ...] = (1, 3)) -> Path:
 
 def _repository(path: Path, module: str, fixed: dict[str, str], varying, rounds: tuple[int, ...]) -> Path:
     git = git_repository(path)
-    for name, text in {"benchmarks/bench.py": BENCH.format(module=module), **fixed}.items():
+    for name, text in {"benchmarks/bench.py": BENCH.format(module=module, argument=SPIN_ARGUMENT), **fixed}.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
     for number, count in enumerate(rounds):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from perflab.analysis import gate
 from perflab.git import resolve_ref
+from perflab.pytest_plugin import stale_build
 from perflab.pytest_plugin.report import load_runs
 from perflab.results.fingerprints import machine_fingerprint, python_fingerprint
 from perflab.results.model import RunResult
@@ -45,7 +46,7 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path | str
         raise BaselineError(f"--perflab-against {against}: neither a file nor a git revision of this repository")
     machine = machine_fingerprint(current[0].metadata.get("machine") or {})
     python = python_fingerprint(current[0].metadata.get("python") or {})
-    found = []
+    found, stale = [], 0
     try:
         with Store.open(store_path, create=False) as store:
             for run in current:
@@ -54,14 +55,20 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path | str
                     for stored in store.runs(run.benchmark)
                     if stored.git_commit == commit and stored.machine_id == machine and stored.python_id == python
                 ]
-                if matching:
-                    found.append(store.result(matching[-1].id))
+                # A run that measured a stale build (stale_build.py) measured another tree than its commit's.
+                newest = (store.result(summary.id) for summary in reversed(matching))
+                fresh = next((result for result in newest if stale_build.MARK not in result.metadata), None)
+                if fresh is not None:
+                    found.append(fresh)
+                elif matching:
+                    stale += 1
     except StoreError as error:
         raise BaselineError(f"--perflab-against {against}: {error}") from None
     if not found:
+        skipped = " (the runs there measured a stale build, which is no baseline)" if stale else ""
         raise BaselineError(
             f"--perflab-against {against}: no stored run of these tests at commit {commit[:12]} on "
-            f"this machine and interpreter in {store_path}; run the benchmarks there first "
+            f"this machine and interpreter in {store_path}{skipped}; run the benchmarks there first "
             "(or pass a file written by --perflab-json)"
         )
     return found

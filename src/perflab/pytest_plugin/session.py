@@ -109,14 +109,26 @@ class BenchmarkSession:
             return
         from perflab.measure import metadata
         from perflab.pytest_plugin import against as gate
-        from perflab.pytest_plugin import report
+        from perflab.pytest_plugin import report, stale_build
 
         rootdir = Path(self.config.rootpath)
         collected = metadata.collect(measured[0].test_file)
+        stale = stale_build.find(measured[0].test_file)
+        if stale:  # kept with the runs: a gate never takes them as its commit's baseline
+            collected[stale_build.MARK] = stale
         runs = report.run_results(measured, rootdir, collected)
         self.lines += report.summary_lines(measured) + [f"({report.IN_PROCESS_NOTE})"]
+        if stale:
+            self.lines.append(f"note: a stale build was measured: {stale} (rebuild, then run again)")
         store_path = self._store_path(measured[0].test_file)
-        if against:  # before anything is written: the baseline is read as it was
+        if against and stale:
+            self._refuse(
+                session,
+                f"--perflab-against {against}: {stale}, so this session measured another tree's build; "
+                f"rebuild the project and run again (or measure both revisions built: "
+                f"`perflab check bench.py --against {against} --build`)",
+            )
+        elif against:  # before anything is written: the baseline is read as it was
             self._gate(session, against, runs, store_path, gate)
         json_path = option(self.config, "benchmark_json")
         if json_path:
@@ -140,9 +152,7 @@ class BenchmarkSession:
         try:
             baseline = gate.baseline_runs(against, runs, store_path)
         except gate.BaselineError as error:
-            self.lines.append(f"perflab: error: {error}")
-            self.failed_gate = True
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            self._refuse(session, str(error))
             return
         threshold = option(self.config, "perflab_threshold")
         checked = gate.check(baseline, runs, threshold)
@@ -164,6 +174,12 @@ class BenchmarkSession:
                 f"perflab: {len(checked.regressions)} regression(s) beyond {threshold:.1%}: the session fails"
             )
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _refuse(self, session: pytest.Session, error: str) -> None:
+        """The gate cannot decide: one line, and the session ends as a usage error."""
+        self.lines.append(f"perflab: error: {error}")
+        self.failed_gate = True
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def _store(self, runs: list, path: Path | str) -> None:
         from perflab.results.store import Store, StoreError
