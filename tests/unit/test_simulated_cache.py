@@ -117,3 +117,29 @@ def test_a_run_keeps_its_cells_counts_in_the_cells_profile():
     assert set(mine.metadata[simulated_cache.KEY]) == {"encoder_listencode_obj", "py_encode_basestring_ascii"}
     assert simulated_cache.KEY not in other.metadata  # another cell's counts are not this one's
     assert simulated_cache.KEY not in memory.metadata  # an allocation profile's frames are not time
+
+
+def test_the_webs_stored_profile_page_carries_the_tooltip_lines_escaped(tmp_path):
+    pytest.importorskip("jinja2", reason="the web view needs perflab[web]")
+    import json
+    import re
+
+    from support.store_results import synthetic_result
+
+    from perflab.results.store import Store
+    from perflab.web import pages
+    from perflab.web.site import Links, cell_id
+
+    hostile = "<img src=x onerror=alert(1)>"
+    stack = ("op (<project>/bench.py:1)", f"{hostile} (lib.so)", "py_encode_basestring_ascii (_json.c)")
+    profile = Profile([{stack: 3}, {stack: 2}], {"sampler": "py-spy", "native": True})
+    simulated_cache.keep(profile.metadata, {**PER_CALL, hostile: {"Ir": 5.0, "D1mr": 1.0}})
+    with Store.open(tmp_path / "perflab.db") as store:
+        run_id = store.save(synthetic_result())
+        store.save_profile(run_id, "SMALL", "base", profile)
+        page = pages.profile(Links(static_site=True, depth=1), store, run_id, cell_id("SMALL", "base"))
+    assert page is not None and hostile not in page  # in the page's JSON with <, > escaped
+    data = json.loads(re.search(r'id="profile-data">(.*?)</script>', page, re.DOTALL).group(1))
+    notes = dict(zip(data["frames"]["name"], data["frames"]["cache"]))
+    assert notes[hostile].startswith("simulated per call (cachegrind, --metric cache): 1 L1 data misses")
+    assert notes["py_encode_basestring_ascii"].endswith("in 6,994 instructions of its own")
