@@ -13,6 +13,7 @@ from perflab.metrics import callgrind_format
 from perflab.metrics.cache import SIMULATION
 from perflab.metrics.count_jobs import Target
 from perflab.metrics.instructions import region_dumps
+from perflab.profile import simulated_cache
 from perflab.render.cache_tables import TITLE
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
@@ -65,10 +66,12 @@ def test_every_function_is_named_in_the_region_dumps(regions):
 def test_cache_metric_on_the_command_line(bench_file, tmp_path):
     """Three simulated processes of one contender (each ~2 s of valgrind's start-up alone, more
     under load): the table, the line about hardware counters, the counts in --json agreeing across
-    processes, with the functions that miss, and the Markdown table."""
+    processes, with the functions that miss, and the Markdown table; the cell's profile (a few
+    samples: only what it keeps is looked at) keeps the counts per C function for its tooltips."""
     path = bench_file(WORK_BENCH)
-    out, summary = tmp_path / "out.json", tmp_path / "out.md"
+    out, summary, profiles = tmp_path / "out.json", tmp_path / "out.md", tmp_path / "profiles"
     options = ["--contender", "once", "--metric", "cache", "--json", out, "--markdown", summary]
+    options += ["--samples", "20", "--profile-dir", profiles]
     done = run_perflab("run", path, *options, *QUICK, timeout=900)  # valgrind, on a loaded machine
     assert done.returncode == 0, done.stderr
     assert "cycles (estimate)" in done.stdout and "D1 write misses" in done.stdout  # the table's rows
@@ -78,3 +81,5 @@ def test_cache_metric_on_the_command_line(bench_file, tmp_path):
     instructions = [p["Ir"] for p in reading["per_call"]]
     assert (max(instructions) - min(instructions)) / min(instructions) <= 0.0005
     assert f"{TITLE}: DOC" in summary.read_text() and "| instructions |" in summary.read_text()
+    kept = json.loads((profiles / "DOC-once.profile.json").read_text())["metadata"][simulated_cache.KEY]
+    assert kept["py_encode_basestring_ascii"]["Ir"] > 0 and not [name for name in kept if "isra" in name]

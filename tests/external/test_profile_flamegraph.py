@@ -34,6 +34,8 @@ def sample_profile() -> Profile:
             "benchmark": "b",
             "case": "C",
             "contender": EVIL,
+            # --metric cache's counts of the same cell (perflab.profile.simulated_cache), by callgrind's names
+            "simulated_cache": {"encoder_call": {"Ir": 34.0, "D1mr": 1.0, "DLmr": 0.5, "Bcm": 2.0}},
         },
     )
 
@@ -99,6 +101,18 @@ def test_browser_tooltip_shows_shares_intervals_and_file_line(page):
     text = tooltip.text_content()
     assert "<project>/bench.py:20" in text
     assert re.search(r"self 30\.0% \[\d+\.\d–\d+\.\d\], total 80\.0% \[\d+\.\d–\d+\.\d\] \(95% CI over 3 runs\)", text)
+
+
+def test_browser_tooltip_of_a_c_frame_shows_its_simulated_misses(page):
+    tooltip = page.locator("#tooltip")
+    for name, shown in (("encoder_call", True), ("hot", False)):
+        where = page.evaluate("(name) => window.perflabFlame.locate(name)", name)
+        page.mouse.move(where["x"], where["y"])
+        assert tooltip.is_visible()
+        line = (
+            "simulated per call (cachegrind, --metric cache): 1 L1 data misses, 0.5 LL misses, 2 branch mispredictions"
+        )
+        assert (line in tooltip.text_content()) is shown  # a Python frame: no counts of its own
 
 
 def test_browser_click_zooms_and_reset_returns(page):

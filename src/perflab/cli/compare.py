@@ -112,6 +112,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
+    from perflab import metrics
     from perflab.measure import ab_test, difference_search
     from perflab.profile.allocations import AllocationSettings
     from perflab.profile.settings import ProfileSettings
@@ -159,6 +160,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
         if profiler:
             profiler(sides, cases, result)
         measured.append(measure_metrics(result, wanted_metrics, settings.timeout, err))
+        for entry in profiler.profiles if profiler else []:  # --metric cache's misses in the flame graphs' tooltips
+            for side, profile in ((entry.reference, entry.reference_profile), (entry.other, entry.other_profile)):
+                metrics.annotate_profile(profile, result, entry.case, side)
 
     request.after_timing = after_timing
     try:

@@ -324,6 +324,7 @@ def after_run(
 ) -> int:
     """``run --profile``: profile each measured (case, contender) after timing, keeping each profile
     next to the stored run (``saved``) for ``perflab history``; the worst exit code."""
+    from perflab import metrics
     from perflab.bench.loading import load_benchmark
     from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
@@ -355,6 +356,7 @@ def after_run(
         views = Views(
             html=f"{stem}.html" if args.profile_dir else None, json=f"{stem}.profile.json" if args.profile_dir else None
         )
+        metrics.annotate_profile(outcome.profile, result, cell.case, cell.contender)  # --metric cache's misses
         worst = max(worst, report(outcome, views, err))
         if outcome.interrupted:
             break

@@ -21,6 +21,8 @@ from typing import Any
 from perflab.analysis.counts import ALLOCATED, PEAK, Disagreement, InstructionsEstimate, ProcessSpread
 from perflab.metrics import cache, counters, instructions, memory
 from perflab.metrics.count_jobs import MetricUnavailable, require, targets
+from perflab.profile import simulated_cache
+from perflab.profile.model import Profile, is_allocation_profile
 from perflab.results.model import RunResult
 
 TIME, INSTRUCTIONS, MEMORY, COUNTERS, CACHE = "time", "instructions", "memory", "counters", "cache"
@@ -98,6 +100,17 @@ def memory_figures(result: RunResult) -> dict[tuple[str, str], dict[str, Process
     return figures
 
 
+def annotate_profile(profile: Profile, result: RunResult, case: str, side: str) -> None:
+    """Keep the simulated counts per C function that ``--metric cache`` measured for a cell in a
+    time profile of the same cell, for its flame graph's tooltips (nothing without them)."""
+    measured = stored(result)
+    if measured is None or is_allocation_profile(profile.metadata):
+        return
+    for reading in measured.cache or []:
+        if (reading.case, reading.contender) == (case, side) and reading.functions:
+            simulated_cache.keep(profile.metadata, reading.functions)
+
+
 def check_tools(names: list[str]) -> None:
     """Before anything is measured: MetricUnavailable if a required tool is missing.
 
@@ -139,6 +152,7 @@ def _add_hardware(readings: list[cache.CacheReading], hardware: list[counters.Co
 __all__ = [
     "NAMES",
     "InstructionsEstimate",
+    "annotate_profile",
     "Measured",
     "MetricUnavailable",
     "check_tools",

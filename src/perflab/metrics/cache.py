@@ -7,7 +7,8 @@ so the counted calls are exactly those of ``--metric instructions`` (perflab.met
 warm-up, then 0 calls and N calls between markers, per call = (N-call region - 0-call region) / N,
 address randomization off, a pinned environment). Each cell is counted in 3 separate processes;
 the counters and the cycle estimate's cost model are perflab.analysis.cache_model. The same dumps
-give each function's own counts, hence which functions miss.
+give each function's own counts, hence which functions miss, in a table and in the tooltips of a
+profile of the same cell (perflab.profile.simulated_cache).
 
 Where ``perf stat`` has hardware counters (not on most virtual machines), they are read too
 (perflab.metrics.counters) and shown in the same table.
@@ -19,7 +20,7 @@ import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from perflab.analysis.cache_model import misses, summarize
+from perflab.analysis.cache_model import cycle_estimate, misses, summarize
 from perflab.metrics import callgrind_format
 from perflab.metrics.count_jobs import Target, loops_for, require
 from perflab.metrics.instructions import NATIVE_SECONDS, REPEATS, region_dumps
@@ -27,7 +28,10 @@ from perflab.metrics.instructions import NATIVE_SECONDS, REPEATS, region_dumps
 # Names written in full in every dump: compressed, a name is spelled out once per run, in
 # whichever dump first needs it, and later dumps have only its number.
 SIMULATION = ("--cache-sim=yes", "--branch-sim=yes", "--compress-strings=no")
-TOP_FUNCTIONS = 10  # functions kept per cell, those with the most cache misses per call
+TOP_FUNCTIONS = 10  # functions in the table of a cell, those with the most cache misses per call
+# Functions kept per cell, those with the most estimated cycles: what a profile's frames can show
+# (the hot C functions of the operation), at a bounded size in results files.
+KEPT_FUNCTIONS = 100
 
 
 @dataclass
@@ -39,6 +43,13 @@ class CacheReading:
     loops: int
     per_call: list[dict[str, float]] = field(default_factory=list)  # callgrind event -> count per call
     functions: dict[str, dict[str, float]] = field(default_factory=dict)  # function -> event -> own count per call
+
+    @property
+    def top_functions(self) -> dict[str, dict[str, float]]:
+        """The functions of the table: those with the most cache misses per call (none without a miss)."""
+        ranked = sorted(self.functions.items(), key=lambda item: misses(item[1]), reverse=True)
+        return {name: events for name, events in ranked[:TOP_FUNCTIONS] if misses(events) > 0}
+
     caches: list[str] = field(default_factory=list)  # the simulated caches, as callgrind describes them
     hardware: dict[str, float] | None = None  # perf stat's counters per call, where the machine has them
     error: str | None = None
@@ -76,7 +87,7 @@ Simulated = tuple[dict[str, float], dict[str, dict[str, float]], list[str]]
 def simulate_once(
     valgrind: str, target: Target, loops: int, timeout: float = 600.0
 ) -> tuple[Simulated | None, str | None]:
-    """One run: ((events per call, the top functions' events per call, the caches), None), or
+    """One run: ((events per call, the kept functions' events per call, the caches), None), or
     (None, why it failed)."""
     regions, error = region_dumps(valgrind, target, loops, timeout, SIMULATION)
     if regions is None:
@@ -87,9 +98,9 @@ def simulate_once(
         name: {e: (counts.get(e, 0) - empty.functions.get(name, {}).get(e, 0)) / loops for e in full.events}
         for name, counts in full.functions.items()
     }
-    top = sorted(functions, key=lambda name: misses(functions[name]), reverse=True)[:TOP_FUNCTIONS]
+    kept = sorted(functions, key=lambda name: cycle_estimate(functions[name]), reverse=True)[:KEPT_FUNCTIONS]
     caches = [d for d in full.descriptions if d.split(" ", 1)[0] in ("I1", "D1", "LL")]
-    return (events, {name: functions[name] for name in top if misses(functions[name]) > 0}, caches), None
+    return (events, {name: functions[name] for name in kept if functions[name].get("Ir", 0) > 0}, caches), None
 
 
 def ratio(reading: CacheReading, reference: CacheReading | None, counter: str) -> float:

@@ -22,7 +22,8 @@ run is a fresh process, so the intervals are Welch's across processes.
 
 Profiles are only diffed when their sampler, sampling mode (a memory profile's view), frames
 collected and interpreter agree (``allow_mismatch`` overrides): otherwise the difference would be
-partly the instrument's.
+partly the instrument's. py-spy --native and perf count as one sampler: both sample CPU time in
+Python and C frames, and their C frames are named alike (perflab.profile.processors.align_native_frames).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ import numpy as np
 
 from perflab.analysis import intervals
 from perflab.profile.frames import Frame, parse_frame
-from perflab.profile.model import IncomparableProfiles, Profile, is_allocation_profile, weight_unit
+from perflab.profile.model import IncomparableProfiles, Profile, instrument, is_allocation_profile, weight_unit
+from perflab.profile.processors import align_native_frames
 from perflab.profile.settings import MEMORY_VIEWS, PER_CALL_VIEWS
 from perflab.results.quantities import Interval
 from perflab.units import format_bytes, format_count, format_time
@@ -181,8 +183,13 @@ class ProfileDiff:
 
 def check_comparable(a: Profile, b: Profile, names: tuple[str, str] = ("A", "B")) -> None:
     """Raise IncomparableProfiles (one line) when the instruments differ: sampler, mode, frames, interpreter."""
+    samplers = a.metadata.get("sampler"), b.metadata.get("sampler")
+    if samplers[0] != samplers[1] and instrument(a.metadata) != instrument(b.metadata):  # py-spy --native, perf: one
+        raise IncomparableProfiles(
+            f"the profiles differ in sampler ({names[0]}: {samplers[0]!r}, {names[1]}: "
+            f"{samplers[1]!r}); refusing to diff them (--allow-mismatch to diff anyway)"
+        )
     for key, what, default in (
-        ("sampler", "sampler", None),
         ("mode", "sampling mode", None),
         ("native", "frames collected", None),
         ("lines", "frames by line", False),  # profiles saved before --lines say nothing: by function
@@ -219,6 +226,13 @@ def diff_profiles(
         if not allow_mismatch:
             raise
         notes.append(f"diffed although {str(error).split('; refusing')[0].removeprefix('the ')}")
+    if a.metadata.get("sampler") != b.metadata.get("sampler") and not notes:  # not refused: perf and py-spy --native
+        notes.append(
+            f"sampled by {a.metadata.get('sampler')} and {b.metadata.get('sampler')}: their C frames lined up by "
+            "function; each sampler slows the target differently"
+        )
+    runs_a, runs_b = align_native_frames([a.runs, b.runs])  # a perf profile against a py-spy one: C frames alike
+    a, b = replace(a, runs=runs_a), replace(b, runs=runs_b)
     memory = is_allocation_profile(a.metadata)
     if memory:  # bytes per call are the profiles' own figures: a time per call would not split them
         timed = timed_difference = None

@@ -16,6 +16,7 @@ from typing import Any
 
 from perflab.profile.folded import FoldedFormatError, Stack, merge_stacks, read_folded
 from perflab.profile.processors import (
+    align_native_frames,
     is_measured_region,
     normalize_stacks,
     path_roots,
@@ -29,6 +30,9 @@ SCHEMA = "perflab.profile/1"
 # Metadata that must agree for two profiles to be merged or compared: a profile with native frames
 # and one without, CPU and wall-clock samples, or frames by line and by function describe different things.
 COMPARABLE_KEYS = ("sampler", "mode", "native", "lines", "benchmark", "case", "contender")
+# Samplers whose profiles with C frames are of one thing (CPU time of the same Python and C frames,
+# C functions named alike by align_native_frames): their profiles merge and diff with each other.
+NATIVE_SAMPLERS = ("py-spy", "perf")
 
 
 class ProfileFileError(Exception):
@@ -138,6 +142,13 @@ def weight_unit(metadata: dict[str, Any]) -> str:
     return "allocations" if metadata.get("mode") == "allocations" else "bytes"
 
 
+def instrument(metadata: dict[str, Any]) -> str | None:
+    """The sampler as merging and diffing compare it: py-spy --native and perf count as one (two
+    profiles of one sampler differ in nothing here: with and without C frames, "native" says so)."""
+    sampler = metadata.get("sampler")
+    return " or ".join(NATIVE_SAMPLERS) if metadata.get("native") and sampler in NATIVE_SAMPLERS else sampler
+
+
 class IncomparableProfiles(Exception):
     """Profiles whose sampler, mode or subject differ; merging them would mix different things."""
 
@@ -149,12 +160,16 @@ def _run_info(profile: Profile) -> list[dict[str, Any]]:
 
 
 def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
-    """All runs of all profiles in one; refused when their comparable metadata differ."""
+    """All runs of all profiles in one, C frames named alike (``align_native_frames``); refused when
+    their comparable metadata differ (py-spy --native and perf count as one sampler)."""
     merged = Profile()
     origin: dict[str, str] = {}  # which input each merged metadata value came from
     for name, profile in profiles:
         for key in COMPARABLE_KEYS:
-            if key in profile.metadata and key in merged.metadata and profile.metadata[key] != merged.metadata[key]:
+            differ = profile.metadata.get(key) != merged.metadata.get(key)
+            if key == "sampler":
+                differ = differ and instrument(profile.metadata) != instrument(merged.metadata)
+            if key in profile.metadata and key in merged.metadata and differ:
                 raise IncomparableProfiles(
                     f"{name}: {key} is {profile.metadata[key]!r} but {origin[key]} has "
                     f"{merged.metadata[key]!r}; profiles that differ in {key} cannot be merged"
@@ -162,7 +177,12 @@ def merge_profiles(profiles: list[tuple[str, Profile]]) -> Profile:
         for key, value in profile.metadata.items():
             if key not in merged.metadata:
                 merged.metadata[key], origin[key] = value, name
-        merged.runs.extend(profile.runs)
+    merged.runs = [run for runs in align_native_frames([p.runs for _, p in profiles]) for run in runs]
+    samplers = dict.fromkeys(
+        v for _, p in profiles if (v := p.metadata.get("sampler_version") or p.metadata.get("sampler"))
+    )
+    if len(samplers) > 1:  # py-spy --native and perf: say both
+        merged.metadata["sampler_version"] = " + ".join(samplers)
     # Per-run details stay aligned with the runs (a differential profile reads each run's time per call).
     run_info = [info for _, profile in profiles for info in _run_info(profile)]
     if any(run_info):

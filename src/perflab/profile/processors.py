@@ -6,6 +6,9 @@
   ``<stdlib>``) and folds native frames to one node per C function, so profiles taken from two
   checkouts, machines or runs line up frame for frame (``project_root`` finds what ``<project>``
   stands for: the git work tree of the benchmark file).
+- ``align_native_frames`` names each C function one way across profiles taken by different
+  samplers (py-spy --native: ``f (_json.c)``, the source file; perf: ``f.isra.0 (_json....so)``,
+  the symbol and its library), so that they merge and diff frame for frame.
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from perflab import git
 from perflab.profile.folded import Stack
-from perflab.profile.frames import Frame, parse_frame
+from perflab.profile.frames import Frame, native_function, parse_frame
 
 MEASURED_REGION = "measured_region"
 # The label of samples whose innermost frame is measured_region itself (an empty trimmed stack) where
@@ -157,6 +160,32 @@ def normalize_stacks(stacks: Mapping[Stack, int], roots: list[tuple[str, str]]) 
             new.append(cache[label])
         normalized[tuple(new)] += count
     return normalized
+
+
+def align_native_frames(profiles: Sequence[Sequence[Mapping[Stack, int]]]) -> list[list[Counter[Stack]]]:
+    """Each profile's runs with every C frame labelled by its function as written in the source
+    (perflab.profile.frames.native_function) and the file of the first frame of that function
+    seen, the first profile's first: one frame per C function whichever sampler took the profile.
+    Python frames and unresolved ones (``[unknown] (library)``, already alike) keep their labels."""
+    first: dict[str, str] = {}  # C function -> its label in every profile
+    labels: dict[str, str] = {}  # a label as given -> aligned
+
+    def aligned(label: str) -> str:
+        if label not in labels:
+            frame = parse_frame(label)
+            function = None if frame.is_python else native_function(frame.name)
+            labels[label] = (
+                label if function is None else first.setdefault(function, Frame(function, frame.file, None).label)
+            )
+        return labels[label]
+
+    result: list[list[Counter[Stack]]] = []
+    for runs in profiles:
+        result.append([Counter() for _ in runs])
+        for run, relabelled in zip(runs, result[-1]):
+            for stack, count in run.items():
+                relabelled[tuple(map(aligned, stack))] += count
+    return result
 
 
 def project_root(directory: str | Path) -> str:

@@ -5,6 +5,7 @@ and per side the functions that miss the most."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from perflab.analysis.cache_model import NAMES, counters
@@ -98,18 +99,28 @@ def _time_row(result: RunResult, case: str, sides: list[str], others: list[str])
 
 def _functions(reading: CacheReading) -> FunctionTable:
     table = FunctionTable(reading.contender)
-    for name, events in reading.functions.items():
-        named = counters(events)
-        table.rows.append(
-            [
-                name,
-                format_count(named["instructions"]),
-                format_count(named["I1 misses"]),
-                format_count(named["D1 read misses"] + named["D1 write misses"]),
-                format_count(
-                    named["LL instruction misses"] + named["LL data read misses"] + named["LL data write misses"]
-                ),
-                format_count(named["branch mispredictions"]),
-            ]
-        )
+    for name, events in reading.top_functions.items():
+        table.rows.append([name, *(format_count(count) for count in function_counts(events).values())])
     return table
+
+
+def function_counts(events: Mapping[str, float]) -> dict[str, float]:
+    """One function's own counts per call, by the function table's columns after its name."""
+    named = counters(events)
+    return {
+        "instructions": named["instructions"],
+        "I1 misses": named["I1 misses"],
+        "D1 misses": named["D1 read misses"] + named["D1 write misses"],
+        "LL misses": named["LL instruction misses"] + named["LL data read misses"] + named["LL data write misses"],
+        "branch mispredictions": named["branch mispredictions"],
+    }
+
+
+def frame_note(events: Mapping[str, float]) -> str:
+    """A flame graph frame's line on its C function's simulated misses (perflab.profile.simulated_cache)."""
+    counts = function_counts(events)
+    return (
+        f"simulated per call (cachegrind, --metric cache): {format_count(counts['D1 misses'])} L1 data misses, "
+        f"{format_count(counts['LL misses'])} LL misses, {format_count(counts['branch mispredictions'])} "
+        f"branch mispredictions, in {format_count(counts['instructions'])} instructions of its own"
+    )

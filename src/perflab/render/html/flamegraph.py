@@ -4,7 +4,9 @@ The page draws on a <canvas> (never one DOM node per frame), so it stays respons
 samples and tens of thousands of distinct frames: only frames wider than half a pixel are drawn,
 and a subtree too narrow to see is skipped as a whole. Features: click to zoom, search with the
 share of samples matched, tooltips with each function's self/total share and 95% interval,
-flame/icicle toggle, a caller/callee ("sandwich") view of one function, file:line of Python frames.
+flame/icicle toggle, a caller/callee ("sandwich") view of one function, file:line of Python frames,
+and for C frames the simulated cache misses of their function when --metric cache counted the same
+cell (perflab.profile.simulated_cache).
 
 The page is templates/flamegraph.html (autoescaped, render/html/templating.py). Data goes into it as
 JSON inside a <script type="application/json"> element with <, > and & escaped (script_json), and
@@ -25,6 +27,8 @@ from perflab.profile.line_heat import LineTable, line_tables
 from perflab.profile.model import Profile, describe_sampling, weight_unit
 from perflab.profile.offload import Offload
 from perflab.profile.shares import FrameShare, frame_shares
+from perflab.profile.simulated_cache import of_frame
+from perflab.render.cache_tables import frame_note
 from perflab.render.html import templating
 from perflab.render.html.offload_chart import chart_markup
 from perflab.units import counted
@@ -56,8 +60,9 @@ def viewer_markup(data: dict[str, Any]) -> Markup:
 
 
 def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[str, Any]:
-    """Frames (columns), per-frame shares with intervals, the call tree in depth-first order, and for
-    a --lines profile the source views of its hottest functions (``source``: a frame's view, or -1)."""
+    """Frames (columns), per-frame shares with intervals, the call tree in depth-first order, for
+    a --lines profile the source views of its hottest functions (``source``: a frame's view, or -1),
+    and a C frame's simulated cache misses (``cache``: a line for its tooltip, or null)."""
     by_label = {share.frame: share for share in shares}
     tables = line_tables(profile, shares)
     view_of = {table.key: i for i, table in enumerate(tables)}
@@ -68,6 +73,7 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
     lines: list[int | None] = []
     kinds: list[int] = []
     source: list[int] = []
+    cache: list[str | None] = []
     stats: list[float] = []  # six numbers per frame (self and total share with bounds)
     node_frame = []
     for label in columns.frame:
@@ -80,18 +86,21 @@ def page_data(profile: Profile, title: str, shares: list[FrameShare]) -> dict[st
             lines.append(frame.line)
             kinds.append(_PYTHON if frame.is_python else _OTHER if frame.name == "[unknown]" else _NATIVE)
             source.append(view_of.get(function_key(label), -1) if frame.is_python else -1)
+            counted = of_frame(profile.metadata, label)
+            cache.append(frame_note(counted) if counted else None)
             share = by_label.get(label)
             stats.extend(_rounded(share) if share else [0] * 6)
         node_frame.append(position)
     stats[:6] = [0, 0, 0, 1, 1, 1]  # the root: all of the operation
     kinds[0] = _OTHER  # the root is the harness' measured region, not a function of the operation
+    cache[0] = None
     return {
         "title": title,
         "meta": _meta_lines(profile),
         "runs": len(profile.runs),
         "unit": weight_unit(profile.metadata),
         "byLine": bool(profile.metadata.get("lines")),
-        "frames": {"name": names, "file": files, "line": lines, "kind": kinds, "source": source},
+        "frames": {"name": names, "file": files, "line": lines, "kind": kinds, "source": source, "cache": cache},
         "stats": stats,
         "sources": [_source_view(table) for table in tables],
         "nodes": {"frame": node_frame, "depth": columns.depth, "total": columns.total, "self": columns.self},

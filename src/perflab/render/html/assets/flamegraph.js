@@ -155,6 +155,7 @@
     const what = DATA.byLine && FRAMES.kind[f] === KIND_PYTHON ? "this line" : "function";  // --lines: a frame is a line
     parts.push(line("", `${what}, all calls: self ${pct(STATS[s])} ${range(STATS[s + 1], STATS[s + 2])}, ` +
       `total ${pct(STATS[s + 3])} ${range(STATS[s + 4], STATS[s + 5])} (95% CI over ${DATA.runs} runs)`));
+    if (FRAMES.cache && FRAMES.cache[f]) parts.push(line("cache", FRAMES.cache[f]));  // its C function's simulated misses
     parts.push(line("hint", view === app.main ? "click: zoom here and select for the sandwich view" : "click: sandwich of this function"));
     tooltip.replaceChildren(...parts);
     tooltip.hidden = false;
