@@ -9,9 +9,11 @@ Each trial runs, back to back in this session, on a copy of the suite in a scrat
    not cover what differs between processes);
 2. ``perflab run SUITE --json out.json`` with the precision and budget given below.
 
-Both are timed from start to exit. For every case the figure prints asv's median, perflab's median
-with its 95% interval, and whether asv's median lies inside it: on a quiet machine the two should
-agree within perflab's interval (a wall-time figure, taken under load, is provisional).
+Both are timed from start to exit. For every case the figure prints asv's median with the 95%
+interval of perflab's estimator over asv's samples, perflab's median with its 95% interval, whether
+asv's median lies inside perflab's interval, and whether the two intervals overlap (asv's few
+samples move its median more than perflab's interval is wide, so the overlap is the fairer test of
+"within each other's intervals"); a wall-time figure, taken under load, is provisional.
 
     python benchmarks/asv_side_by_side.py                        # tests/data/asv_suite, 3 trials
     python benchmarks/asv_side_by_side.py --suite path/to/asv.conf.json
@@ -41,8 +43,9 @@ NAME = "asv_side_by_side"
 SUITE = Path(__file__).resolve().parents[1] / "tests" / "data" / "asv_suite" / "asv.conf.json"
 
 
-def run_asv(project: Path, quick: bool, bench: list[str]) -> tuple[float, dict[str, float]]:
-    """asv's own run of the suite in ``project``: (wall seconds, {case: asv's median})."""
+def run_asv(project: Path, quick: bool, bench: list[str]) -> tuple[float, dict[str, tuple[float, float, float]]]:
+    """asv's own run of the suite in ``project``: (wall seconds, {case: asv's median and the 95%
+    interval of perflab's estimator over asv's samples})."""
     environment = {**os.environ, "HOME": str(project.parent)}  # asv's machine file, kept out of ~
     git = ["git", "-C", str(project)]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -57,7 +60,11 @@ def run_asv(project: Path, quick: bool, bench: list[str]) -> tuple[float, dict[s
     wall = time.perf_counter() - started
     (results,) = project.rglob(f"figure/{commit[:8]}-*.json")
     run = load_asv_results(results, json.loads(results.read_text()), "asv")
-    return wall, {cell.case: cell.estimates.median.value for cell in run.cells if cell.estimates}
+    return wall, {
+        cell.case: (cell.estimates.median.value, cell.estimates.median.low, cell.estimates.median.high)
+        for cell in run.cells
+        if cell.estimates
+    }
 
 
 def main() -> int:
@@ -93,13 +100,16 @@ def main() -> int:
                 continue
             median = cell["estimates"]["median"]
             low, high = float(median["low"]), float(median["high"])
-            asv = asv_medians.get(cell["case"])
+            asv, asv_low, asv_high = asv_medians.get(cell["case"], (None, math.nan, math.nan))
             finite = math.isfinite(low) and math.isfinite(high)  # a smoke run's 2 rounds give no interval
+            both_finite = finite and math.isfinite(asv_low) and math.isfinite(asv_high)
             cases[cell["case"]] = {
                 "asv_median": asv,
+                "asv_ci": [asv_low, asv_high],
                 "perflab_median": median["value"],
                 "perflab_ci": [low, high],
                 "asv_inside": (low <= asv <= high) if asv is not None and finite else None,
+                "overlap": (low <= asv_high and asv_low <= high) if asv is not None and both_finite else None,
             }
         walls = {"asv_wall_s": round(asv_wall, 2), "perflab_wall_s": round(run.wall, 2)}
         load = conditions()["load_average"]
@@ -115,17 +125,24 @@ def show(figure: dict) -> None:
     print(f"suite {figure['settings']['suite']}; {machine_line(figure)}")
     for trial in figure["trials"]:
         judged = [case["asv_inside"] for case in trial["cases"].values() if case["asv_inside"] is not None]
+        overlaps = [case.get("overlap") for case in trial["cases"].values() if case.get("overlap") is not None]
+        ratios = [c["perflab_median"] / c["asv_median"] for c in trial["cases"].values() if c["asv_median"]]
         print(
             f"\ntrial {trial['trial'] + 1}: wall time asv {trial['asv_wall_s']:.1f} s, perflab "
             f"{trial['perflab_wall_s']:.1f} s; asv's median inside perflab's 95% interval for {sum(judged)} of "
-            f"{len(judged)} cases with an interval; load {' '.join(f'{x:.2f}' for x in trial['load_average'])}"
+            f"{len(judged)} cases with an interval; the two intervals overlap for {sum(overlaps)} of "
+            f"{len(overlaps)}; perflab/asv medians {min(ratios, default=math.nan):.2f}-{max(ratios, default=math.nan):.2f}; "
+            f"load {' '.join(f'{x:.2f}' for x in trial['load_average'])}"
         )
         for case, both in trial["cases"].items():
             low, high = both["perflab_ci"]
             asv = format_time(both["asv_median"]) if both["asv_median"] is not None else "not run"
+            asv_low, asv_high = both.get("asv_ci", [math.nan, math.nan])
+            asv_ci = f" [{format_time(asv_low)}, {format_time(asv_high)}]" if math.isfinite(asv_low) else ""
             print(
-                f"  {case}: asv {asv}; perflab {format_time(both['perflab_median'])} "
+                f"  {case}: asv {asv}{asv_ci}; perflab {format_time(both['perflab_median'])} "
                 f"[{format_time(low)}, {format_time(high)}]{'  (asv outside)' if both['asv_inside'] is False else ''}"
+                f"{'  (intervals apart)' if both.get('overlap') is False else ''}"
             )
 
 
