@@ -62,7 +62,7 @@ def estimate_cell(
     factor = _small_sample_factor(k)
     tail = (1 - CONFIDENCE) / 2 * 100
     intervals = []
-    for estimate, replicates in ((median, np.nanmedian(picks, axis=1)), (mean, np.nanmean(picks, axis=1))):
+    for estimate, replicates in ((median, _row_medians(picks)), (mean, np.nanmean(picks, axis=1))):
         low, high = np.percentile(replicates, [tail, 100 - tail])
         # Widened on the log scale: times are positive and vary by factors, and a linear widening
         # with two or three processes (t is 12.7 for one degree of freedom) crossed zero.
@@ -86,6 +86,14 @@ def _process_matrix(processes: Sequence[Sequence[float]]) -> np.ndarray:
     for row, values in zip(matrix, processes):
         row[: len(values)] = values
     return matrix
+
+
+def _row_medians(picks: np.ndarray) -> np.ndarray:
+    """The median of each row, ignoring the NaN that pad processes with fewer values.
+
+    Without padding (every process has as many values, the usual case) numpy's median gives the
+    same values as nanmedian at a third to a half of its cost: the bootstrap takes thousands."""
+    return np.nanmedian(picks, axis=1) if np.isnan(picks).any() else np.median(picks, axis=1)
 
 
 def ratio_of_medians(
@@ -113,7 +121,7 @@ def ratio_of_medians(
 
     def medians(matrix: np.ndarray) -> np.ndarray:
         picks = matrix[rng.integers(0, len(matrix), size=(resamples, len(matrix)))].reshape(resamples, -1)
-        return np.nanmedian(picks, axis=1)
+        return _row_medians(picks)
 
     # Both runs' processes make the spread of the ratio: the t quantile has the degrees of freedom of both.
     factor = _small_sample_factor(k, len(old) + len(new) - 2)
