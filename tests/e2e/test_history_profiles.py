@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from support.cli import run_perflab
+from support.cli import QUICK, run_perflab
 from support.git_repos import git_repository
 from support.store_results import synthetic_result
 
@@ -37,8 +37,6 @@ def pipeline(n):
     return parse(n) + render(n)
 """
 
-TINY = ["--max-time", "10", "--precision", "50", "--values", "5", "--value-time", "0.002"]
-
 
 def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(tmp_path):
     project, db = tmp_path / "project", tmp_path / "perflab.db"
@@ -50,7 +48,7 @@ def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(t
         # Profiles at the first and last commit only (profiling is the slow part): the step between
         # the 2nd and 3rd commits is explained by the closest profiled runs on each side.
         profile = ["--samples", "60"] if number in (0, 3) else []
-        process = run_perflab("run", "bench.py", *TINY, *profile, "--db", db, cwd=project)
+        process = run_perflab("run", "bench.py", *QUICK, *profile, "--db", db, cwd=project)
         assert process.returncode == 0, process.stderr
         assert ("profile stored with run" in process.stderr) == bool(profile)
     with Store.open(db) as store:

@@ -3,6 +3,7 @@ the parser's own modules only, none of the libraries (rich, numpy, scipy, Hypoth
 or perflab modules the verbs import where they use them. (How fast it is, is a figure in
 benchmarks/startup.py, not a test.)"""
 
+import json
 import subprocess
 import sys
 
@@ -109,3 +110,44 @@ def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats
     assert done.returncode == 0, done.stderr
     assert "loop" in (tmp_path / "out.json").read_text()
     assert done.stdout.strip().endswith("LOADED"), done.stdout[-300:]
+
+
+# The real worker, its job on standard input; at exit, the modules it imported, into the file named.
+WORKER_PROBE = """
+import atexit, runpy, sys
+atexit.register(lambda: open(sys.argv[1], "w").write(" ".join(sorted(sys.modules))))
+runpy.run_module("perflab.bench.worker", run_name="__main__")
+"""
+COUNTED = """
+import perflab
+bench = perflab.Benchmark("counted")
+
+@bench.case
+def N():
+    return 3
+
+@bench.contender
+def sum_to(n):
+    return sum(range(n))
+"""
+OTHER_JOB_MODES = ("checks", "fuzz", "timing", "profiling", "allocations", "reach", "describe")
+
+
+def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
+    """A worker runs one job, and a counted one runs under valgrind (--metric instructions, cache),
+    where each module imported at start-up costs seconds: the other job modes' stay unimported."""
+    bench = tmp_path / "bench.py"
+    bench.write_text(COUNTED)
+    job = {"mode": "count", "file": str(bench), "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "warmups": 1, "memory": False}  # fmt: skip
+    modules = tmp_path / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_PROBE, modules],
+        input=json.dumps(job) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"event": "count"' in done.stdout, done.stdout + done.stderr
+    imported = set(modules.read_text().split())
+    assert "perflab.bench.worker.counting" in imported
+    assert not {f"perflab.bench.worker.{mode}" for mode in OTHER_JOB_MODES} & imported
