@@ -9,8 +9,8 @@ Each trial runs, back to back in this session, on a copy of the suite in a scrat
    not cover what differs between processes);
 2. ``perflab run SUITE --json out.json`` with the precision and budget given below.
 
-Both are timed from start to exit. For every case the figure prints asv's median with the 95%
-interval of perflab's estimator over asv's samples, perflab's median with its 95% interval, whether
+Both are timed from start to exit. For every case the figure prints asv's median with asv's own
+99% interval of it (its results' stats_ci_99_a/b), perflab's median with its 95% interval, whether
 asv's median lies inside perflab's interval, and whether the two intervals overlap (asv's few
 samples move its median more than perflab's interval is wide, so the overlap is the fairer test of
 "within each other's intervals"); a wall-time figure, taken under load, is provisional.
@@ -23,6 +23,7 @@ samples move its median more than perflab's interval is wide, so the overlap is 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -36,6 +37,7 @@ from pathlib import Path
 import _cli
 from _common import conditions, finish, machine_line, new_figure, run_perflab, save_progress
 
+from perflab.bench.asv_suite import case_name
 from perflab.results.import_asv import load as load_asv_results
 from perflab.units import format_time
 
@@ -44,8 +46,8 @@ SUITE = Path(__file__).resolve().parents[1] / "tests" / "data" / "asv_suite" / "
 
 
 def run_asv(project: Path, quick: bool, bench: list[str]) -> tuple[float, dict[str, tuple[float, float, float]]]:
-    """asv's own run of the suite in ``project``: (wall seconds, {case: asv's median and the 95%
-    interval of perflab's estimator over asv's samples})."""
+    """asv's own run of the suite in ``project``: (wall seconds, {case: asv's median and asv's own
+    99% interval of it, from its results file})."""
     environment = {**os.environ, "HOME": str(project.parent)}  # asv's machine file, kept out of ~
     git = ["git", "-C", str(project)]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -59,12 +61,31 @@ def run_asv(project: Path, quick: bool, bench: list[str]) -> tuple[float, dict[s
     subprocess.run([*asv, "run", *options, *bench, *(["--quick"] if quick else [])], cwd=project, env=environment)
     wall = time.perf_counter() - started
     (results,) = project.rglob(f"figure/{commit[:8]}-*.json")
-    run = load_asv_results(results, json.loads(results.read_text()), "asv")
+    data = json.loads(results.read_text())
+    run = load_asv_results(results, data, "asv")
+    intervals = asv_intervals(data)
     return wall, {
-        cell.case: (cell.estimates.median.value, cell.estimates.median.low, cell.estimates.median.high)
+        cell.case: (cell.estimates.median.value, *intervals.get(cell.case, (math.nan, math.nan)))
         for cell in run.cells
         if cell.estimates
     }
+
+
+def asv_intervals(data: dict) -> dict[str, tuple[float, float]]:
+    """asv's own 99% interval of each case's median (its results' stats_ci_99_a/b), by perflab's
+    case names (perflab.bench.asv_suite.case_name, as perflab's importer names them)."""
+    columns, found = data["result_columns"], {}
+    for name, row in (data.get("results") or {}).items():
+        entry = dict(zip(columns, row))
+        lows, highs, ids = entry.get("stats_ci_99_a"), entry.get("stats_ci_99_b"), entry.get("params") or []
+        if lows is None or highs is None:
+            continue
+        cases = [case_name(name, combination) for combination in itertools.product(*ids)] if ids else [name]
+        lows, highs = (lows, highs) if ids else ([lows], [highs])
+        for case, low, high in zip(cases, lows, highs):
+            if low is not None and high is not None:
+                found[case] = (float(low), float(high))
+    return found
 
 
 def main() -> int:
