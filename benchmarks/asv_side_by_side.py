@@ -83,7 +83,7 @@ def asv_intervals(data: dict) -> dict[str, tuple[float, float]]:
         cases = [case_name(name, combination) for combination in itertools.product(*ids)] if ids else [name]
         lows, highs = (lows, highs) if ids else ([lows], [highs])
         for case, low, high in zip(cases, lows, highs):
-            if low is not None and high is not None:
+            if isinstance(low, (int, float)) and isinstance(high, (int, float)):  # (a skipped case has none)
                 found[case] = (float(low), float(high))
     return found
 
