@@ -81,7 +81,7 @@ def asv_intervals(data: dict) -> dict[str, tuple[float, float]]:
         if lows is None or highs is None:
             continue
         cases = [case_name(name, combination) for combination in itertools.product(*ids)] if ids else [name]
-        lows, highs = (lows, highs) if ids else ([lows], [highs])
+        lows, highs = (value if isinstance(value, list) else [value] for value in (lows, highs))
         for case, low, high in zip(cases, lows, highs):
             if isinstance(low, (int, float)) and isinstance(high, (int, float)):  # (a skipped case has none)
                 found[case] = (float(low), float(high))
