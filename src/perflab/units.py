@@ -55,6 +55,8 @@ def format_percent(fraction: float) -> str:
     if not math.isfinite(fraction):
         return "?"
     percent = fraction * 100
+    if abs(percent) >= 1e6:  # (a floor from 2 noisy rounds: 5e+49%, not fifty digits that wrap a table)
+        return f"{percent:.2g}%"
     return f"{percent:.1f}%" if abs(percent) >= 0.1 else f"{percent:.2g}%"
 
 

@@ -4,6 +4,7 @@ benchmarks/hostile_inputs.py (the figure of issue 11): each probe gets its own s
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 # Two contenders of one trivial operation: quick to measure.
@@ -116,6 +117,15 @@ def leaves_a_child(xs):
     "def image(xs):\n    return sorted(xs)\n",
     "b = a (one Benchmark, two names)": "alias = bench\n",
 }
+
+
+def processes_left(marker: str, seconds: float = 5.0) -> list[int]:
+    """processes_marked once none is left, or after ``seconds``: a killed grandchild (not perflab's
+    to wait for) can take a moment to go on a loaded machine; one still there after it is left."""
+    deadline = time.monotonic() + seconds
+    while (found := processes_marked(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
 
 
 def processes_marked(marker: str) -> list[int]:

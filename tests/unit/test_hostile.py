@@ -35,3 +35,5 @@ def test_ratios_and_percentages_read_as_numbers():
     assert format_ratio(1.22, 0.98, 1.3) == "1.22x slower [0.980x, 1.30x]"  # a bound in the other direction
     assert format_ratio(0.5, float("-inf"), float("inf")) == "2.00x faster [no interval]"
     assert format_percent(0.0001) == "0.01%" and format_percent(0.01) == "1.0%" and format_percent(0.5) == "50.0%"
+    # A floor from 2 noisy rounds is astronomically large: two digits, not fifty that wrap a table.
+    assert format_percent(5.05e47) == "5.1e+49%" and format_percent(123.0) == "12300.0%"
