@@ -35,7 +35,16 @@ def test_a_run_without_samples_between_runs_with_samples_is_left_out_not_an_erro
     assert [sum(run.values()) for run in outcome.profile.runs] == [40, 30, 30]
 
 
-@pytest.mark.parametrize("first_runs", [[0], [0, 40]])
-def test_no_sample_in_the_first_run_means_the_sampler_cannot_see_the_operation(monkeypatch, first_runs):
+@pytest.mark.parametrize("first_runs", [[0, 40, 30, 30], [0, 0, 40, 30, 30]])
+def test_empty_first_runs_on_a_loaded_machine_are_left_out(monkeypatch, first_runs):
+    """Seen in CI: under load the first run of a session got no sample at all."""
     outcome = profile_with_runs(monkeypatch, first_runs)
-    assert outcome.error == "the sampler collected no samples of the operation"
+    assert outcome.error is None
+    assert [sum(run.values()) for run in outcome.profile.runs] == [40, 30, 30]
+
+
+@pytest.mark.parametrize("runs", [[0, 0, 0], [0, 0, 0, 40]])
+def test_runs_without_any_sample_mean_the_sampler_cannot_see_the_operation(monkeypatch, runs):
+    outcome = profile_with_runs(monkeypatch, runs)
+    assert outcome.error.startswith(f"the sampler collected no samples of the operation in {len(runs[:3])} runs (")
+    assert outcome.profile.runs == []

@@ -31,6 +31,10 @@ from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PER
 from perflab.profile.sources import read_sources
 from perflab.profile.spare_cpu import has_spare_cpu
 
+# Runs in a row without a single sample before the sampler is taken not to see the operation: a
+# loaded machine can starve a run, even the first (each empty run makes the next one longer).
+EMPTY_RUNS_BEFORE_GIVING_UP = 3
+
 
 @dataclass
 class ProfileOutcome:
@@ -116,6 +120,7 @@ def profile_operation(
     roots: list[tuple[str, str]] = []  # those the runs' paths were shortened with
     project = project_root(file)
     started = time.monotonic()
+    empty_runs_in_a_row = 0
     try:
         while (
             len(profile.runs) < runs
@@ -154,13 +159,15 @@ def profile_operation(
                 planned_seconds = settings.effective_samples / (settings.min_runs * rate)
                 run_seconds = _first_run_seconds(settings, rate, achieved_rate)
                 continue
-            # An empty run after runs with samples is a loaded machine (CPU-time samples of a process
-            # that waited for a CPU all along), not a sampler that cannot see the operation: it is
-            # left out (a share of nothing is undefined) and the next run is lengthened.
-            empty_on_a_loaded_machine = run is not None and info["samples"] == 0 and profile.samples > 0
+            # An empty run is most often a loaded machine (CPU-time samples of a process that waited
+            # for a CPU all along, seen in CI for a first run too): it is left out (a share of nothing
+            # is undefined) and the next run is lengthened. Only EMPTY_RUNS_BEFORE_GIVING_UP empty runs
+            # without any sample at all mean a sampler that cannot see the operation.
+            empty = run is not None and info["samples"] == 0
+            empty_runs_in_a_row = empty_runs_in_a_row + 1 if empty and profile.samples == 0 else 0
             if run is not None:
                 sampled_seconds += run_seconds
-                if not empty_on_a_loaded_machine:
+                if not empty:
                     profile.runs.append(run)
                     roots = run_roots
                     profile.metadata.setdefault("run_info", []).append(info)
@@ -172,16 +179,19 @@ def profile_operation(
                     settings.min_runs - len(profile.runs),
                 )
                 on_run(
-                    "a run without samples of the operation (a loaded machine): left out, the next one longer"
-                    if empty_on_a_loaded_machine
+                    "a run without samples of the operation (a loaded machine?): left out, the next one longer"
+                    if empty
                     else f"run {len(profile.runs)}: {info['samples']} samples of the operation "
                     f"({profile.samples}/{settings.effective_samples})"
                 )
             if error:
                 outcome.error = error
                 break
-            if run is not None and profile.samples == 0:
-                outcome.error = "the sampler collected no samples of the operation"
+            if empty_runs_in_a_row == EMPTY_RUNS_BEFORE_GIVING_UP:
+                outcome.error = (
+                    f"the sampler collected no samples of the operation in {empty_runs_in_a_row} runs "
+                    f"({sampled_seconds:.2g} s sampled)"
+                )
                 break
     except KeyboardInterrupt:
         outcome.interrupted = True
