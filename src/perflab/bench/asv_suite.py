@@ -24,12 +24,13 @@ How asv's running is kept (docs/migrating.md):
 - A time is asv's time of one call (asv_runner 0.3's ``TimeBenchmark``), measured as asv
   measures it: the garbage collector off while timing (as ``timeit``); the benchmark called
   through the zero-argument function asv times (with parameters or a ``setup_cache`` value, a
-  function calling it with them); with a ``setup`` hook, ``teardown`` and ``setup`` again before
-  every call and each call timed alone (its own pair of clock reads, as asv times one call per
-  sample then), else calls timed in batches of ``number`` (all of a value's calls when none is
-  declared), setup again before each batch. A perflab value holds many such calls, so that no call
-  is timed right after the worker wakes (one call timed alone then takes several times longer:
-  cold caches); the setups of one value are limited to about ``_SETUP_SECONDS``.
+  function calling it with them, reading it from an object in the state of asv_runner's); with a
+  ``setup`` hook, ``teardown`` and ``setup`` again before every call and each call timed alone (its
+  own pair of clock reads, as asv times one call per sample then), else calls timed in batches of
+  ``number`` (all of a value's calls when none is declared), setup again before each batch. A
+  perflab value holds many such calls, so that no call is timed right after the worker wakes (one
+  call timed alone then takes several times longer: cold caches); the setups of one value are
+  limited to about ``_SETUP_SECONDS``.
 - ``setup_cache`` runs once per worker process (asv runs it once per run and pickles its value to
   each benchmark's process); a module's parameter-free ``setup`` runs before it, as in asv.
 - ``timeraw_*`` returns code (or ``(code, setup)``); each value runs it in a fresh interpreter with
@@ -340,7 +341,7 @@ class _RunsAsv:
         if prepared.kind == "timeraw":  # a fresh interpreter is its fresh state: no setup again, as in asv
             return _raw_seconds(prepared, loops)  # at most ``number`` loops (max_loops)
         batch = 1 if prepared.setups else prepared.number or max(loops, 1)
-        call = _timed_call(prepared)
+        call = timed_call(prepared)
         timer = time.perf_counter
         elapsed = 0.0
         collecting = gc.isenabled()
@@ -359,17 +360,31 @@ class _RunsAsv:
         return elapsed
 
 
-def _timed_call(prepared: Prepared) -> Callable[[], Any]:
+def timed_call(prepared: Prepared) -> Callable[[], Any]:
     """What asv times (``_param_bound_func``): the benchmark itself, or a function calling it with
-    its arguments; asv's time includes that function's call (written as asv's, ``self.func(*param)``)."""
-    benchmark, arguments = prepared.benchmark, prepared.arguments
+    its arguments; asv's time includes that function's call (asv's bytecode, ``self.func(*param)``,
+    reading the benchmark from an object in the state of asv's: ``_AsvBenchmark``)."""
+    function, arguments = prepared.benchmark.function, prepared.arguments
     if not arguments:
-        return benchmark.function
+        return function
+    harness = _AsvBenchmark(function)
 
     def call() -> None:
-        benchmark.function(*arguments)
+        harness.func(*arguments)
 
     return call
+
+
+class _AsvBenchmark:
+    """What asv's zero-argument function reads ``func`` from: asv_runner's benchmark object, whose
+    ``__dict__`` asv_runner has materialized (``vars(self)`` in ``Benchmark._collect_dynamic_attrs``).
+    On CPython 3.11 and 3.12 an attribute read from such an object does not stay specialized (CPython
+    gh-106485; 3.13 no longer pays it), which made asv's time of a ~130 ns benchmark 1.2x perflab's;
+    an object in the same state keeps that cost in both (docs/migrating.md)."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.func = function
+        vars(self)  # materializes __dict__, as asv_runner does
 
 
 def _raw_seconds(prepared: Prepared, number: int) -> float:
