@@ -1,6 +1,6 @@
 """Figure: why perflab's and asv's times of one asv suite differed, by experiment in one process.
 
-Three experiments on the same Python, interleaved (benchmarks/README.md, "asv suites"):
+Four experiments on the same Python, interleaved (benchmarks/README.md, "asv suites"):
 
 1. Every timed case of the suite, ``--repeats`` times in turn: asv_runner's own
    ``TimeBenchmark.run`` (asv's samples; its median, and the ``number`` it chose) beside perflab's
@@ -10,13 +10,21 @@ Three experiments on the same Python, interleaved (benchmarks/README.md, "asv su
    100,000 pairs (asv's time of a call timed alone includes one).
 3. A cold call: a setup-and-call of ``Popping.time_pop``'s shape timed alone right after a blocking
    pipe read (as a worker waits for its next command), against the same timed back to back.
+4. The same loop count on both sides: every parameterized case without a setup hook (asv times it
+   through its zero-argument function, ``timeit`` batches), asv_runner's own timer beside perflab's
+   ``times_itself``, ``--batches`` pairs of ``--loops`` calls alternating; then that function's
+   cost alone: perflab's (asv's bytecode, reading the benchmark from an object whose ``__dict__``
+   is materialized, as asv_runner's is) against the same bytecode reading it from a fresh object.
+   Each figure is the median of the per-pair ratios.
 
     python benchmarks/asv_timing_causes.py                 # tests/data/asv_suite, 3 repeats
-    python benchmarks/asv_timing_causes.py --quick         # smoke run: one case, one repeat, 200 cold calls
+    python benchmarks/asv_timing_causes.py --quick         # smoke run: one case, one repeat, 200 cold calls, 5 pairs of 500
 """
 
 from __future__ import annotations
 
+import gc
+import itertools
 import json
 import os
 import statistics
@@ -26,7 +34,7 @@ import time
 from pathlib import Path
 
 import _cli
-from _common import finish, machine_line, new_figure
+from _common import finish, machine_line, new_figure, pinned_to_one_cpu
 
 from perflab.bench import asv_suite
 from perflab.bench.worker.region import calibrate, measured_region
@@ -133,16 +141,93 @@ def cold_and_warm(calls: int) -> dict[str, float]:
     return {"cold": statistics.median(cold), "warm": statistics.median(warm), "cold_n": len(cold), "warm_n": len(warm)}
 
 
+def same_loops(loops: int, batches: int, only: str | None) -> dict[str, dict[str, float]]:
+    """Experiment 4: {case: asv/perflab and materialized/fresh, medians of per-pair ratios, and
+    the median nanoseconds per call of each side}."""
+    from asv_runner.discovery import disc_benchmarks
+
+    sys.path.insert(0, str(SUITE.parent))
+    theirs = {benchmark.name: benchmark for benchmark in disc_benchmarks(str(SUITE))}
+    ours = asv_suite.load(SUITE)
+    operation = ours.contenders[asv_suite.CONTENDER].build()
+    found = {}
+    for discovered in asv_suite.discover(SUITE):
+        if discovered.kind != "time" or not discovered.params or discovered.all_named("setup"):
+            continue
+        benchmark = theirs[discovered.name]
+        for index, (name, _) in enumerate(discovered.combinations()):
+            if only and only not in name:
+                continue
+            benchmark.set_param_idx(index)
+            benchmark.do_setup()
+            asv_timer = benchmark._get_timer(*benchmark._current_params)
+            prepared = ours.cases[name].build()
+            ours_now = asv_suite.timed_call(prepared)
+            fresh = fresh_object_call(prepared)
+            sides: dict[str, list[float]] = {"asv": [], "perflab": [], "materialized": [], "fresh": []}
+            for _ in range(batches):
+                sides["asv"].append(asv_timer.timeit(loops) / loops)
+                sides["perflab"].append(operation.times_itself(prepared, loops) / loops)
+                sides["materialized"].append(timed_loop(ours_now, loops) / loops)
+                sides["fresh"].append(timed_loop(fresh, loops) / loops)
+            benchmark.do_teardown()
+            found[name] = {
+                **{f"{side}_ns": statistics.median(values) * 1e9 for side, values in sides.items()},
+                "asv_over_perflab": median_ratio(sides["asv"], sides["perflab"]),
+                "materialized_over_fresh": median_ratio(sides["materialized"], sides["fresh"]),
+            }
+    return found
+
+
+def fresh_object_call(prepared):
+    """perflab's zero-argument function (asv's bytecode) reading the benchmark from an object whose
+    ``__dict__`` was never materialized: what perflab timed before issue 27's fix. (Its own code
+    object: specialization state is per code object.)"""
+
+    class Fresh:
+        def __init__(self, function) -> None:
+            self.func = function
+
+    harness, arguments = Fresh(prepared.benchmark.function), prepared.arguments
+
+    def call() -> None:
+        harness.func(*arguments)
+
+    return call
+
+
+def timed_loop(call, loops: int) -> float:
+    timer, collecting = time.perf_counter, gc.isenabled()
+    gc.disable()
+    try:
+        begun = timer()
+        for _ in itertools.repeat(None, loops):
+            call()
+        return timer() - begun
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def median_ratio(numerators: list[float], denominators: list[float]) -> float:
+    return statistics.median(a / b for a, b in zip(numerators, denominators))
+
+
 def main() -> int:
     arguments = _cli.parser(__doc__)
     _cli.add_trials(arguments, 3, "asv/perflab repetitions of each case, interleaved", flag="--repeats")
     arguments.add_argument("--cases", metavar="TEXT", help="only the cases whose name contains TEXT")
     arguments.add_argument("--calls", type=int, default=4000, help="cold calls in experiment 3 (default 4000)")
-    args = _cli.parse(arguments, repeats=1, cases="time_upper(1, 'a')", calls=200)
-    figure = new_figure(NAME, {"repeats": args.repeats, "cases": args.cases, "calls": args.calls})
+    arguments.add_argument("--loops", type=int, default=5000, help="calls per timing in experiment 4 (default 5000)")
+    arguments.add_argument("--batches", type=int, default=300, help="pairs of timings in experiment 4 (default 300)")
+    args = _cli.parse(arguments, repeats=1, cases="time_upper(1, 'a')", calls=200, loops=500, batches=5)
+    settings = {"repeats": args.repeats, "cases": args.cases, "calls": args.calls, "loops": args.loops}
+    figure = new_figure(NAME, {**settings, "batches": args.batches, "python": sys.version.split()[0]})
     figure["cases"] = side_by_side(args.repeats, args.cases)
     figure["clock_read_s"] = clock_read()
     figure["cold_call"] = cold_and_warm(args.calls)
+    with pinned_to_one_cpu():
+        figure["same_loops"] = same_loops(args.loops, args.batches, None if _cli.is_smoke() else args.cases)
     return finish(NAME, figure, lambda f: None, show)
 
 
@@ -159,6 +244,17 @@ def show(figure: dict) -> None:
         f"one setup+call timed after a blocking pipe read: {format_time(cold['cold'])} (median of {cold['cold_n']}); "
         f"back to back: {format_time(cold['warm'])} (median of {cold['warm_n']})"
     )
+    settings = figure["settings"]
+    print(
+        f"same loops ({settings['loops']} calls, {settings['batches']} alternating pairs, one CPU, "
+        f"Python {settings.get('python', '?')}): asv_runner's timer / perflab's, and asv's function reading "
+        "the benchmark from a materialized __dict__ / from a fresh object (medians of per-pair ratios):"
+    )
+    for name, row in figure.get("same_loops", {}).items():
+        print(
+            f"  {name}: asv {row['asv_ns']:.1f} ns, perflab {row['perflab_ns']:.1f} ns, ratio "
+            f"{row['asv_over_perflab']:.3f}; materialized / fresh {row['materialized_over_fresh']:.3f}"
+        )
 
 
 if __name__ == "__main__":
