@@ -255,15 +255,15 @@ def test_the_garbage_collector_is_off_while_timing_as_under_asv(tmp_path):
 def test_the_zero_argument_function_reads_the_benchmark_as_asv_runners_does():
     # asv_runner times a parameterized benchmark through ``self.func(*param)``, reading ``func`` from
     # its benchmark object, whose __dict__ it has materialized (vars(self)); on CPython 3.11 and 3.12
-    # that read is not specialized: TimeNested.time_join read 1.2x perflab's time while perflab read
-    # it from a fresh object (benchmarks/asv_timing_causes.py, experiment 4).
+    # that read does not stay specialized: TimeNested.time_join read 1.2x perflab's time while perflab
+    # read it from a fresh object (benchmarks/asv_timing_causes.py, experiment 4).
     name = "sub.nested.TimeNested.time_join"
     ours = timed_call(build(load_benchmark(SUITE / "benchmarks"), f"{name}(2, 'x' (0))"))
     (asv,) = [found for found in disc_benchmarks(str(SUITE / "benchmarks")) if found.name == name]
     theirs = asv._param_bound_func(2, "x")
     assert ours.__code__.co_code == theirs.__code__.co_code
 
-    def holder_has_a_dict(call) -> bool:
+    def holder_has_a_dict(call) -> bool:  # the collector sees an object's dict once it is materialized
         (holder,) = [cell.cell_contents for cell in call.__closure__ if not isinstance(cell.cell_contents, tuple)]
         return any(type(referent) is dict and "func" in referent for referent in gc.get_referents(holder))
 
