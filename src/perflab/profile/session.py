@@ -103,10 +103,11 @@ def profile_operation(
     ``collect_metadata``: False for a further round of a side whose first round collected the
     interpreter, machine and git facts (0.15 s of subprocesses each time).
     ``ahead``: the worker of the first run, started by ``start_run`` (closed here if not used); its
-    run lasts the seconds it was started for. With perf, each later run's worker is started once the
-    run before it has ended, while its recording is read (a second or more), sized from the samples
-    per second so far (the run being read is counted at that rate); it is closed if that run turns
-    out to be the last. Nothing else of the session runs while a worker is sampled.
+    run lasts the seconds it was started for. With perf, the first run's worker, when not given, is
+    started before the machine's facts are collected, and each later run's once the run before it
+    has ended, while its recording is read (a second or more), sized from the samples per second so
+    far (the run being read counted at that rate); it is closed if that run turns out to be the
+    last. Nothing else of the session runs while a worker is sampled.
     ``runs``: a round of perflab.profile.pairing is one run: a run that falls a few samples short
     of the round's share is not followed by a whole second run (later rounds are sized by the
     samples per second achieved, and more rounds follow while the shares are imprecise).
@@ -117,6 +118,8 @@ def profile_operation(
         settings = replace(settings, sampler=PERF, native=True)
     settings = with_spare_cpu_known(settings)
     rate = settings.rate_for(sampler) if sampler else None
+    if ahead is None and sampler == PERF and rate is not None:  # it sets up while the facts below are collected
+        ahead = _started(file, case, contender, settings, sampler, _first_run_seconds(settings, rate, achieved_rate))
     profile = Profile(
         metadata={
             **subject(file, case, contender, benchmark),
