@@ -10,10 +10,13 @@ import pytest
 from support.cli import run_perflab
 from support.external import other_python
 
+from perflab.builtins import json_dumps
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
 from perflab.profile.native_perf import parse_script
 from perflab.profile.perf_sampler import TRAMPOLINE_ENV, PerfRecording, python_stacks
+from perflab.profile.session import start_run
+from perflab.profile.settings import ProfileSettings
 from perflab.profile.shares import frame_shares
 
 PYTHON = other_python("3.13")
@@ -119,3 +122,15 @@ def test_a_recording_is_read_without_a_build_id_cache_into_the_same_frames(tmp_p
     names = [[parse_frame(label).name for label in stack] for stack in stacks]
     assert any(n[-2:] == ["py_encode_basestring_ascii", "ascii_escape_unicode"] and "dumps" in n for n in names)
     assert not any("[unknown]" in label for stack in stacks for label in stack)
+
+
+def test_a_perf_worker_started_ahead_and_not_needed_leaves_no_jit_dump():
+    """A session starts the next run's worker while it reads a run, and closes it if that run was the
+    last: its interpreter's /tmp/jit-PID.dump (~270 kB) goes with it."""
+    settings = ProfileSettings(sampler="perf", native=True, python=PYTHON)
+    started = start_run(str(Path(json_dumps.__file__)), "NESTED", "json_stdlib", settings)
+    assert started is not None and started.perf is not None
+    ready = started.worker.wait_for("ready")
+    assert ready is not None and os.path.exists(f"/tmp/jit-{ready['pid']}.dump")
+    started.cancel()
+    assert not os.path.exists(f"/tmp/jit-{ready['pid']}.dump")

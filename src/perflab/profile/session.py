@@ -58,6 +58,10 @@ class StartedRun:
     perf: PerfRecording | None = None  # the perf record that started the worker (sampling off until its run)
 
     def cancel(self) -> None:
+        if self.perf is not None and self.perf.pid is None:  # the worker's jit dump is named by its pid
+            seen = [event for event in self.worker.outcome.events if event["event"] == "ready"]
+            ready = seen[0] if seen else self.worker.wait_for("ready")
+            self.perf.pid = ready["pid"] if ready else None
         self.worker.close()
         if self.perf is not None:
             self.perf.cleanup()
@@ -321,10 +325,10 @@ def _one_run(
     ended: Callable[[], None] | None = None,
 ) -> tuple[Counter[Stack] | None, dict[str, Any], str | None, list[tuple[str, str]]]:
     """(stacks of the operation, facts about the run, error, the roots its paths were shortened with)
-    from one profiling worker (``ahead``: one started ahead for this run, else a new one).
-    ``ended`` is called once the worker has run and exited, before perf's recording is read. A worker stopped by the budget
-    is named in the error, as timing names it: in its set-up, or in its run once that outlasts its
-    fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
+    from one profiling worker (``ahead``: one started ahead for this run, else a new one); ``ended``
+    is called once the worker has run and exited, before perf's recording is read. A worker stopped
+    by the budget is named in the error, as timing names it: in its set-up, or in its run once that
+    outlasts its fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
     clock = [time.monotonic()]  # when it began, was ready, had exited, was read
     started = ahead or _started(file, case, contender, settings, sampler, seconds)
     worker, perf = started.worker, started.perf
