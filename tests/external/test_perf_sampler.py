@@ -27,8 +27,9 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_native_frames_come_from_perf_named_as_py_spy_names_python_frames(tmp_path):
-    """~45 s at load 9: two workers start under python3.13 (perflab imported there), and perf inject and
-    perf script read each run's DWARF stacks; 2 runs of 200 samples are the least that gives shares."""
+    """~13 s at load 7 (45 s before perf's build-id cache was turned off): two workers start under python3.13
+    (perflab imported there), and perf inject and perf script read each run's DWARF stacks; 2 runs of 200
+    samples are the least that gives shares."""
     out = tmp_path / "nested.profile.json"
     done = run_perflab(
         "profile", "json_dumps", "--case", "NESTED", "--python", PYTHON, "--native",
