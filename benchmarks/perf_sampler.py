@@ -15,9 +15,15 @@ perflab.profile.perf_sampler):
    Target: <= 2 percentage points.
 3. Time to a native profile: ``perflab profile json_dumps --case NESTED --native --samples N`` with
    perf (auto picks it under 3.13) and with ``--sampler py-spy`` (10 Hz: a native sample stops the
-   target), wall time of the whole command. Target: 2,000 samples in <= 5 s of sampling with perf.
+   target), wall time of the whole command, and where it went: before the first run (interpreter
+   start, the machine's facts, perf's probe), and summed over the runs (the profile's ``run_info``):
+   waiting for a worker to be ready (with perf, each later worker starts while the run before is
+   read), sampling (until the worker exited and perf wrote its recording), reading (perf inject,
+   perf script, trimming); beside it, the widest 95% half-width of a share over the runs (fewer,
+   longer runs: wider). Target: 2,000 samples in <= 5 s with perf.
 
-    python benchmarks/perf_sampler.py [--pairs 10] [--window 1.0] [--rate 1000] [--repeats 3] [--samples 2000]
+    python benchmarks/perf_sampler.py [--pairs 10] [--window 1.0] [--rate 1000] [--repeats 3] [--samples 2000] [--runs 8]
+    python benchmarks/perf_sampler.py --runs 4   # fewer, longer runs: the time to 2,000 samples, and the intervals they give
     python benchmarks/perf_sampler.py --quick    # smoke run: 2 pairs of 0.5 s, profiles of 2 runs: 100 samples, 20 with py-spy
 
 Writes benchmarks/results/perf_sampler.json.
@@ -48,7 +54,7 @@ from perflab.profile.model import Profile
 from perflab.profile.native_perf import check_perf
 from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV
 from perflab.profile.session import sampling_cpus
-from perflab.profile.shares import frame_shares
+from perflab.profile.shares import frame_shares, widest_half_width
 
 DEPTH, GAP_US = 30, 20.0
 
@@ -155,14 +161,29 @@ def time_to_profile(python: str, samples: int, options: list[str]) -> dict:
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-400:]}")
         profile = Profile.load(out)
+    runs = profile.metadata["run_info"]
+    summed = {stage: sum(info["wall"][stage] for info in runs) for stage in ("start", "sampling", "reading")}
     return {
         "command": " ".join(command[1:-2]),
         "wall_s": round(wall, 1),
         "samples": profile.samples,
         "sampler": profile.metadata["sampler_version"],
         "rate": profile.metadata["rate"],
+        "runs": len(runs),
+        # how precise its shares are: the widest 95% half-width over runs, in percentage points
+        "widest_half_width_pp": round(widest_half_width(profile.runs) * 100, 2),
         "profiling_s": round(profile.metadata["elapsed"], 1),
+        "stages_s": {
+            "before the runs": round(wall - profile.metadata["elapsed"], 2),
+            **{stage: round(seconds, 2) for stage, seconds in summed.items()},
+            # runs left out (no sample) and what the session does between runs
+            "other": round(profile.metadata["elapsed"] - sum(summed.values()), 2),
+        },
     }
+
+
+def stages(timed: dict) -> str:
+    return ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in timed["stages_s"].items())
 
 
 def main() -> None:
@@ -203,9 +224,9 @@ def main() -> None:
     perf = figure["time_perf"] = time_to_profile(python, args.samples, runs)
     spy = figure["time_py_spy"] = time_to_profile(python, args.py_spy_samples, [*runs, "--sampler", "py-spy"])
     print(
-        f"time to {perf['samples']} native samples: perf {perf['wall_s']} s ({perf['profiling_s']} s profiling, "
-        f"{perf['rate']} Hz); py-spy --native: {spy['samples']} samples in {spy['wall_s']} s ({spy['profiling_s']} s "
-        f"profiling, {spy['rate']} Hz) (load average {os.getloadavg()[0]:.2f})"
+        f"time to {perf['samples']} native samples: perf {perf['wall_s']} s in {perf['runs']} runs at {perf['rate']} Hz "
+        f"({stages(perf)}; shares to +-{perf['widest_half_width_pp']} pp at worst); py-spy --native: {spy['samples']} samples in {spy['wall_s']} s in {spy['runs']} runs at "
+        f"{spy['rate']} Hz ({stages(spy)}) (load average {os.getloadavg()[0]:.2f})"
     )
     figure["conditions_end"] = conditions()
     _cli.written(_cli.write_figure("perf_sampler", figure))

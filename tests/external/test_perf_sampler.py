@@ -3,13 +3,20 @@ under CPython 3.13 with -X perf_jit, Python and C frames in one profile at 1 kHz
 
 import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from support.cli import run_perflab
 from support.external import other_python
 
+from perflab.builtins import json_dumps
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
+from perflab.profile.native_perf import parse_script
+from perflab.profile.perf_sampler import TRAMPOLINE_ENV, PerfRecording, python_stacks
+from perflab.profile.session import start_run
+from perflab.profile.settings import ProfileSettings
 from perflab.profile.shares import frame_shares
 
 PYTHON = other_python("3.13")
@@ -20,8 +27,9 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_native_frames_come_from_perf_named_as_py_spy_names_python_frames(tmp_path):
-    """~45 s at load 9: two workers start under python3.13 (perflab imported there), and perf inject and
-    perf script read each run's DWARF stacks; 2 runs of 200 samples are the least that gives shares."""
+    """~13 s at load 7 (45 s before perf's build-id cache was turned off): two workers start under python3.13
+    (perflab imported there), and perf inject and perf script read each run's DWARF stacks; 2 runs of 200
+    samples are the least that gives shares."""
     out = tmp_path / "nested.profile.json"
     done = run_perflab(
         "profile", "json_dumps", "--case", "NESTED", "--python", PYTHON, "--native",
@@ -67,3 +75,63 @@ def test_auto_gives_way_to_py_spy_where_perf_record_cannot_sample(tmp_path):
     metadata = Profile.load(out).metadata
     assert metadata["sampler"] == "py-spy" and "Operation not permitted" in metadata["sampler_reason"]
     assert "fallback sampler because perf record cannot sample here" in done.stdout
+
+
+PROGRAM = """
+import json, os, sys, time
+print(os.getpid(), flush=True)
+sys.stdin.readline()  # sampling is on
+document = {"key": ["caf\\u00e9 " * 40] * 20}
+end = time.perf_counter() + 0.3
+while time.perf_counter() < end:
+    json.dumps(document)
+"""
+
+
+def test_a_recording_is_read_without_a_build_id_cache_into_the_same_frames(tmp_path):
+    """One python3.13 -X perf_jit process of 0.3 s under PerfRecording, read by it (perf's build-id cache
+    off: perf inject cached ~2,000 files a run, whose deletion took 7 s here) and by perf with its cache
+    as before: the same stacks, inlined C frames kept, nothing unresolved."""
+    program = tmp_path / "program.py"
+    program.write_text(PROGRAM)
+    perf = PerfRecording(1000)
+    try:
+        process = subprocess.Popen(
+            [*perf.prefix, PYTHON, str(program)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, **TRAMPOLINE_ENV},
+            text=True,
+        )
+        assert process.stdout is not None
+        perf.enable(int(process.stdout.readline()))
+        process.communicate("go\n", timeout=60)
+        stacks, _ = perf.stacks()
+        assert not list(Path(perf.data).parent.rglob(".build-id"))  # nothing cached beside the recording
+        # as perflab read recordings before: perf's cache in $HOME/.debug
+        home = {**os.environ, "HOME": str(tmp_path)}
+        injected = tmp_path / "jit.data"
+        subprocess.run(["perf", "inject", "--jit", "-i", perf.data, "-o", injected], env=home, check=True)
+        assert (tmp_path / ".debug" / ".build-id").is_dir()
+        script = subprocess.run(
+            ["perf", "script", "-i", injected, "-F", "comm,tid,ip,sym,dso"],
+            env=home, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    finally:
+        perf.cleanup()
+    assert stacks == python_stacks(parse_script(script.stdout))
+    names = [[parse_frame(label).name for label in stack] for stack in stacks]
+    assert any(n[-2:] == ["py_encode_basestring_ascii", "ascii_escape_unicode"] and "dumps" in n for n in names)
+    assert not any("[unknown]" in label for stack in stacks for label in stack)
+
+
+def test_a_perf_worker_started_ahead_and_not_needed_leaves_no_jit_dump():
+    """A session starts the next run's worker while it reads a run, and closes it if that run was the
+    last: its interpreter's /tmp/jit-PID.dump (~270 kB) goes with it."""
+    settings = ProfileSettings(sampler="perf", native=True, python=PYTHON)
+    started = start_run(str(Path(json_dumps.__file__)), "NESTED", "json_stdlib", settings)
+    assert started is not None and started.perf is not None
+    ready = started.worker.wait_for("ready")
+    assert ready is not None and os.path.exists(f"/tmp/jit-{ready['pid']}.dump")
+    started.cancel()
+    assert not os.path.exists(f"/tmp/jit-{ready['pid']}.dump")

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from perflab.profile import session
-from perflab.profile.settings import INPROCESS, ProfileSettings
+from perflab.profile.settings import INPROCESS, PERF, ProfileSettings
 
 STACK = ("work (<project>/bench.py:1)",)
 
@@ -48,3 +48,58 @@ def test_runs_without_any_sample_mean_the_sampler_cannot_see_the_operation(monke
     outcome = profile_with_runs(monkeypatch, runs)
     assert outcome.error.startswith(f"the sampler collected no samples of the operation in {len(runs[:3])} runs (")
     assert outcome.profile.runs == []
+
+
+class Worker:
+    """A worker that is only started and closed (its runs are scripted)."""
+
+    def __init__(self, started: list[Worker]):
+        self.closed = False
+        started.append(self)
+
+    def close(self):
+        self.closed = True
+
+
+def perf_profile_with_runs(monkeypatch, samples_per_run: list[int]) -> tuple[list[Worker], list[Worker], list]:
+    """A perf session whose runs collect ``samples_per_run`` samples in turn: (workers started, workers
+    that ran, the worker each run was given ahead or None)."""
+    script = iter(samples_per_run)
+    started: list[Worker] = []
+    ran: list[Worker] = []
+    given = []
+
+    def started_run(file, case, contender, settings, sampler, seconds):
+        return session.StartedRun(Worker(started), sampler, seconds)
+
+    def one_run(file, case, contender, settings, sampler, rate, seconds, project, ahead=None, ended=None):
+        given.append(ahead.worker if ahead else None)
+        ran.append((ahead or started_run(file, case, contender, settings, sampler, seconds)).worker)
+        if ended is not None:  # the worker has exited: its recording is read now
+            ended()
+        samples = next(script)
+        return Counter({STACK: samples}), {"samples": samples}, None, []
+
+    monkeypatch.setattr(session, "_one_run", one_run)
+    monkeypatch.setattr(session, "_started", started_run)
+    monkeypatch.setattr(session, "_choose_sampler", lambda settings: (PERF, None))
+    monkeypatch.setattr(session, "_sampler_metadata", lambda sampler, reason, settings: {})
+    settings = ProfileSettings(samples=1000, min_runs=4, sampler=PERF, rate=1000)
+    outcome = session.profile_operation("bench.py", "SMALL", "work", settings, collect_metadata=False)
+    assert outcome.error is None and [sum(run.values()) for run in outcome.profile.runs] == samples_per_run
+    return started, ran, given
+
+
+def test_with_perf_every_run_has_its_worker_started_ahead(monkeypatch):
+    """The first before the machine's facts are collected, each later one while the run before is read."""
+    started, ran, given = perf_profile_with_runs(monkeypatch, [250, 250, 250, 250])
+    assert given == ran and len({id(worker) for worker in ran}) == 4
+    assert started == ran  # none started for nothing: the last run was expected to be the last
+
+
+def test_a_worker_started_ahead_for_a_run_not_needed_is_closed(monkeypatch):
+    """A loaded machine gives fewer samples per second than the rate, then more: the fourth run
+    was expected to fall short, so a fifth worker was started, and it is not needed."""
+    started, ran, given = perf_profile_with_runs(monkeypatch, [100, 100, 100, 800])
+    assert given == ran and len(started) == len(ran) + 1
+    assert started[-1] not in ran and started[-1].closed

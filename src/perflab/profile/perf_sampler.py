@@ -47,6 +47,8 @@ _START_TIMEOUT = 30.0  # seconds perf may take to answer on its control pipe
 _READ_TIMEOUT = 120.0  # seconds perf inject or perf script may take
 _JIT_DIR = "/tmp"  # where CPython writes jit-PID.dump, and perf inject the code it describes
 _PYTHON_PREFIX = "py::"
+# perf's configuration for reading a recording (perf-config(1): /dev/null disables the build-id cache)
+NO_BUILDID_CACHE = "[buildid]\n\tdir = /dev/null\n"
 _INTERPRETER = re.compile(r"^(lib)?python\d+\.\d+")  # the interpreter's binary or libpython
 
 
@@ -84,15 +86,19 @@ class PerfRecording:
     def __init__(self, rate: int):
         self._perf = check_perf()
         self._scratch = tempfile.mkdtemp(prefix="perflab-perf-")
-        self._data = os.path.join(self._scratch, "perf.data")
+        self.data = os.path.join(self._scratch, "perf.data")
         self.pid: int | None = None
         control, ack = os.path.join(self._scratch, "control"), os.path.join(self._scratch, "ack")
         os.mkfifo(control)
         os.mkfifo(ack)
         # Both ends open read-write: neither side waits for the other to open its pipe.
         self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
+        # perf inject caches every jitted function it writes (thousands a run, with their libraries: ~2,000
+        # files) in a build-id cache unless this says not to, and deleting them took 7 s a run here
+        self._config = os.path.join(self._scratch, "perfconfig")
+        Path(self._config).write_text(NO_BUILDID_CACHE)
         self.prefix = [self._perf, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", str(rate), "-N", "-D", "-1"]
-        self.prefix += ["--call-graph", CALL_GRAPH, "--control", f"fifo:{control},{ack}", "-o", self._data, "--"]
+        self.prefix += ["--call-graph", CALL_GRAPH, "--control", f"fifo:{control},{ack}", "-o", self.data, "--"]
 
     def enable(self, pid: int, cpu: int | None = None) -> None:
         """Start sampling the worker ``pid`` (set up, waiting for its profiling request); perf runs on ``cpu``
@@ -117,10 +123,10 @@ class PerfRecording:
     def stacks(self) -> tuple[Counter[Stack], int]:
         """The samples, once the worker and perf have exited: stacks in py-spy's labels, root first
         (sampling errors: none counted)."""
-        if not os.path.exists(self._data):
+        if not os.path.exists(self.data):
             raise SamplerUnavailable("perf record wrote no data")
         injected = os.path.join(self._scratch, "jit.data")
-        self._run("inject", "--jit", "-i", self._data, "-o", injected)
+        self._run("inject", "--jit", "-i", self.data, "-o", injected)
         script = self._run("script", "-i", injected, "-F", "comm,tid,ip,sym,dso")
         return python_stacks(parse_script(script.decode("utf-8", "replace"))), 0
 
@@ -128,9 +134,7 @@ class PerfRecording:
         done = subprocess.run(
             [self._perf, *arguments],
             capture_output=True,
-            # perf inject caches every jitted function it writes in $HOME/.debug (ignoring PERF_BUILDID_DIR):
-            # thousands of entries a profile, so its home is the scratch directory
-            env={**os.environ, "HOME": self._scratch},
+            env={**os.environ, "PERF_CONFIG": self._config},  # in place of the user's: no build-id cache
             timeout=_READ_TIMEOUT,
             check=False,
         )

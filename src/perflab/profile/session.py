@@ -10,6 +10,8 @@ between runs (fresh processes) is what the intervals of per-frame shares need.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import os
 import time
 from collections import Counter
@@ -47,14 +49,22 @@ class ProfileOutcome:
 @dataclass
 class StartedRun:
     """A profiling worker started ahead of its turn: it sets up on the sampler's CPU while another
-    worker is sampled on the target's (perflab.profile.pairing), so its start-up costs no wall time."""
+    worker is sampled on the target's (perflab.profile.pairing), or while the recording of the run
+    before it is read (perf), so its start-up costs no wall time."""
 
     worker: Worker
     sampler: str
     seconds: float  # the duration of its run, fixed in its job
+    perf: PerfRecording | None = None  # the perf record that started the worker (sampling off until its run)
 
     def cancel(self) -> None:
+        if self.perf is not None and self.perf.pid is None:  # the worker's jit dump is named by its pid
+            seen = [event for event in self.worker.outcome.events if event["event"] == "ready"]
+            ready = seen[0] if seen else self.worker.wait_for("ready")
+            self.perf.pid = ready["pid"] if ready else None
         self.worker.close()
+        if self.perf is not None:
+            self.perf.cleanup()
 
 
 def start_run(
@@ -62,10 +72,19 @@ def start_run(
 ) -> StartedRun | None:
     """Start the worker of the first run that ``profile_operation`` with these arguments would make."""
     sampler, _ = _choose_sampler(settings)
-    if sampler is None or sampler == PERF:  # a perf worker is started by its perf record, in its run
+    if sampler is None:
         return None
     seconds = _first_run_seconds(settings, settings.rate_for(sampler), achieved_rate)
-    return StartedRun(_start_worker(file, case, contender, settings, sampler, seconds), sampler, seconds)
+    return _started(file, case, contender, settings, sampler, seconds)
+
+
+def _started(
+    file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
+) -> StartedRun:
+    """A worker for a run of ``seconds``, started now (under its perf record with perf)."""
+    perf = PerfRecording(settings.rate_for(sampler)) if sampler == PERF else None
+    worker = _start_worker(file, case, contender, settings, sampler, seconds, perf)
+    return StartedRun(worker, sampler, seconds, perf)
 
 
 def profile_operation(
@@ -87,7 +106,12 @@ def profile_operation(
     perflab.profile.pairing), to size the first run as the later ones are sized.
     ``collect_metadata``: False for a further round of a side whose first round collected the
     interpreter, machine and git facts (0.15 s of subprocesses each time).
-    ``ahead``: the worker of the first run, started by ``start_run`` (closed here if not used).
+    ``ahead``: the worker of the first run, started by ``start_run`` (closed here if not used); its
+    run lasts the seconds it was started for. With perf, the first run's worker, when not given, is
+    started before the machine's facts are collected, and each later run's once the run before it
+    has ended, while its recording is read (a second or more), sized from the samples per second so
+    far (the run being read counted at that rate); it is closed if that run turns out to be the
+    last. Nothing else of the session runs while a worker is sampled.
     ``runs``: a round of perflab.profile.pairing is one run: a run that falls a few samples short
     of the round's share is not followed by a whole second run (later rounds are sized by the
     samples per second achieved, and more rounds follow while the shares are imprecise).
@@ -98,6 +122,8 @@ def profile_operation(
         settings = replace(settings, sampler=PERF, native=True)
     settings = with_spare_cpu_known(settings)
     rate = settings.rate_for(sampler) if sampler else None
+    if ahead is None and sampler == PERF and rate is not None:  # it sets up while the facts below are collected
+        ahead = _started(file, case, contender, settings, sampler, _first_run_seconds(settings, rate, achieved_rate))
     profile = Profile(
         metadata={
             **subject(file, case, contender, benchmark),
@@ -121,6 +147,7 @@ def profile_operation(
     project = project_root(file)
     started = time.monotonic()
     empty_runs_in_a_row = 0
+    following: list[StartedRun] = []  # the next run's worker, started while this run's recording is read
     try:
         while (
             len(profile.runs) < runs
@@ -133,16 +160,28 @@ def profile_operation(
                     f"of {settings.effective_samples} samples collected"
                 )
                 break
-            worker = None
+            if ahead is None and following:
+                ahead = following.pop()
+            this: StartedRun | None = None
             if ahead is not None:
-                if ahead.sampler == sampler and ahead.seconds == run_seconds:
-                    worker = ahead.worker
+                if ahead.sampler == sampler:
+                    this, run_seconds = ahead, ahead.seconds
                 else:
                     ahead.cancel()
                 ahead = None
+            upcoming = _following_seconds(profile, sampled_seconds, run_seconds, settings, rate, achieved_rate, runs)
+            start_following = (
+                functools.partial(
+                    _start_ahead,
+                    following,
+                    functools.partial(_started, file, case, contender, settings, sampler, upcoming),
+                )
+                if sampler == PERF and upcoming is not None
+                else None
+            )
             try:
                 run, info, error, run_roots = _one_run(
-                    file, case, contender, settings, sampler, rate, run_seconds, project, worker
+                    file, case, contender, settings, sampler, rate, run_seconds, project, this, start_following
                 )
             except SamplerUnavailable as unavailable:
                 if requested.sampler != AUTO or profile.runs:
@@ -196,8 +235,9 @@ def profile_operation(
     except KeyboardInterrupt:
         outcome.interrupted = True
     finally:
-        if ahead is not None:
-            ahead.cancel()
+        for unused in [ahead, *following]:
+            if unused is not None:
+                unused.cancel()
     profile.metadata.update(
         _sampler_metadata(sampler, reason, settings),
         runs=len(profile.runs),
@@ -216,6 +256,33 @@ def _first_run_seconds(settings: ProfileSettings, rate: int, achieved_rate: floa
     if not achieved_rate:
         return planned
     return _next_run_seconds(planned, achieved_rate, rate, settings.effective_samples, settings.min_runs)
+
+
+def _following_seconds(
+    profile: Profile,
+    sampled_seconds: float,
+    run_seconds: float,
+    settings: ProfileSettings,
+    rate: int,
+    achieved_rate: float | None,
+    runs: int | None,
+) -> float | None:
+    """The duration of the run after the one about to be made (of ``run_seconds``), or None if the
+    samples expected by then leave none to make: that run counted at the samples per second so far."""
+    per_second = profile.samples / sampled_seconds if sampled_seconds else achieved_rate or rate
+    expected = profile.samples + per_second * run_seconds
+    made = len(profile.runs) + 1
+    more = made < runs if runs is not None else expected < settings.effective_samples or made < settings.min_runs
+    if not more:
+        return None
+    planned = settings.effective_samples / (settings.min_runs * rate)
+    left = int(settings.effective_samples - expected)
+    return _next_run_seconds(planned, per_second, rate, left, settings.min_runs - made)
+
+
+def _start_ahead(into: list[StartedRun], start: Callable[[], StartedRun]) -> None:
+    """Start a run's worker ahead of its turn, into the list the session takes it from."""
+    into.append(start())
 
 
 def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:
@@ -254,25 +321,27 @@ def _one_run(
     rate: int,
     seconds: float,
     project: str,
-    worker: Worker | None = None,
+    ahead: StartedRun | None = None,
+    ended: Callable[[], None] | None = None,
 ) -> tuple[Counter[Stack] | None, dict[str, Any], str | None, list[tuple[str, str]]]:
     """(stacks of the operation, facts about the run, error, the roots its paths were shortened with)
-    from one profiling worker
-    (``worker``: one started ahead for this run, else a new one). A worker stopped by the budget
-    is named in the error, as timing names it: in its set-up, or in its run once that outlasts its
-    fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
-    perf = PerfRecording(rate) if sampler == PERF and worker is None else None
-    if worker is None:
-        worker = _start_worker(file, case, contender, settings, sampler, seconds, perf)
+    from one profiling worker (``ahead``: one started ahead for this run, else a new one); ``ended``
+    is called once the worker has run and exited, before perf's recording is read. A worker stopped
+    by the budget is named in the error, as timing names it: in its set-up, or in its run once that
+    outlasts its fixed duration (a call that hangs; py-spy keeps what it sampled until then)."""
+    clock = [time.monotonic()]  # when it began, was ready, had exited, was read
+    started = ahead or _started(file, case, contender, settings, sampler, seconds)
+    worker, perf = started.worker, started.perf
     recording = None
     raw: Counter[Stack] | None = None
-    errors, profiled = 0, False
+    errors, profiled, finished = 0, False, False
     try:
         ready = worker.wait_for("ready")
         if ready is None and perf is not None and not worker.outcome.events:  # perf record did not start it
             raise SamplerUnavailable(f"perf record cannot sample here: {worker.outcome.error}")
         if ready is None:
             return None, {}, stopped_because(worker.outcome, case, contender), []
+        clock.append(time.monotonic())
         target_cpu, sampler_cpu = sampling_cpus(_nonblocking(settings, sampler))
         if target_cpu is not None:
             with contextlib.suppress(OSError):  # the worker is gone: its outcome says why
@@ -303,12 +372,16 @@ def _one_run(
             reply = worker.outcome.of("profile")
             sampled = reply[-1]["stacks"] if reply else None  # the in-process sampler's
             raw = Counter({tuple(frames): count for frames, count in sampled}) if sampled is not None else None
+        finished = True
     finally:
         if recording is not None:  # interrupted: stop py-spy, its stacks are not needed
             with contextlib.suppress(SamplerUnavailable):
                 recording.stop()
         outcome = worker.close()  # a perf worker's perf record ends with it, writing its data
+        clock.append(time.monotonic())
         try:
+            if ended is not None and finished and outcome.error is None:
+                ended()
             if perf is not None and profiled:
                 raw, errors = perf.stacks()
         finally:
@@ -320,6 +393,7 @@ def _one_run(
     roots = path_roots(project, ready["paths"])
     stacks = normalize_stacks(trimmed.stacks, roots)
     values = [v for event in outcome.of("profile") for v in event["values"]]
+    clock.append(time.monotonic())
     info = {
         "samples": sum(stacks.values()),
         "seconds": seconds,
@@ -327,6 +401,9 @@ def _one_run(
         "sampler_errors": errors,
         "loops": ready["loops"],
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
+        # wall seconds waiting for the worker to be ready (none when started ahead and ready), from then until
+        # it exited (perf wrote its recording), and reading the samples (perf inject and perf script)
+        "wall": dict(zip(("start", "sampling", "reading"), (round(b - a, 3) for a, b in itertools.pairwise(clock)))),
     }
     return stacks, info, stopped_because(outcome, case, contender), roots
 
