@@ -156,7 +156,13 @@ def round_log_ratio(reference: Sequence[float], contender: Sequence[float]) -> f
 def compare_paired(reference: Mapping[int, Sequence[float]], contender: Mapping[int, Sequence[float]]) -> Comparison:
     """Ratio contender/reference: a t interval over rounds of the per-round log ratios."""
     rounds = sorted(r for r in set(reference) & set(contender) if len(reference[r]) and len(contender[r]))
-    logs = np.array([round_log_ratio(reference[r], contender[r]) for r in rounds])
+    return compare_round_logs([round_log_ratio(reference[r], contender[r]) for r in rounds])
+
+
+def compare_round_logs(round_logs: Sequence[float]) -> Comparison:
+    """``compare_paired`` from the rounds' log ratios (``round_log_ratio``), for a caller that keeps
+    them as rounds arrive instead of recomputing every round's ratio each time."""
+    logs = np.array(round_logs, dtype=float)
     n = len(logs)
     if n == 0:
         return Comparison(Interval(math.nan, -math.inf, math.inf), 1.0, 0, math.inf)
