@@ -42,10 +42,20 @@ def sums(extra=""):
     return SUM_BENCH.replace("{extra}", extra)
 
 
-def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(bench_file, tmp_path):
-    out = tmp_path / "r.json"
-    result = run_perflab("run", bench_file(sums()), *QUICK, "--json", out)
+@pytest.fixture(scope="module")
+def summed(tmp_path_factory):
+    """One quick run of the sums benchmark, its JSON results (r.json) and pyperf files (pp/) in
+    the directory returned with it: the tests that check different things about it share it."""
+    folder = tmp_path_factory.mktemp("sums")
+    (folder / "bench.py").write_text(sums())
+    result = run_perflab("run", folder / "bench.py", *QUICK, "--json", folder / "r.json", "--pyperf", folder / "pp")
     assert result.returncode == 0, result.stderr
+    return result, folder
+
+
+def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(summed):
+    result, folder = summed
+    out = folder / "r.json"
     assert "SMALL" in result.stdout and "LARGE" in result.stdout
     assert "items/s" in result.stdout
     assert "slower" in result.stdout  # a Python loop is much slower than sum()
@@ -59,9 +69,8 @@ def test_run_prints_a_table_with_intervals_verdicts_and_equivalence(bench_file, 
     assert all(len(run["values"]) == 5 for cell in data["cells"] for run in cell["runs"])
 
 
-def test_results_json_round_trips_with_metadata(bench_file, tmp_path):
-    out = tmp_path / "r.json"
-    run_perflab("run", bench_file(sums()), *QUICK, "--case", "SMALL", "--json", out)
+def test_results_json_round_trips_with_metadata(summed):
+    out = summed[1] / "r.json"
     result = RunResult.load(out)
     assert result.to_json() == load_json(out)
     meta = result.metadata
@@ -100,19 +109,16 @@ def test_not_equivalent_contender_is_flagged_with_the_first_difference(bench_fil
     assert "invalid (not equivalent)" in result.stdout
 
 
-def test_pyperf_export_is_read_by_the_real_pyperf(bench_file, tmp_path):
-    result = run_perflab("run", bench_file(sums()), *QUICK, "--pyperf", tmp_path / "pp")
-    assert result.returncode == 0, result.stderr
+def test_pyperf_export_is_read_by_the_real_pyperf(summed):
+    pp = summed[1] / "pp"
     compare = subprocess.run(
-        [sys.executable, "-m", "pyperf", "compare_to", tmp_path / "pp" / "builtin.json", tmp_path / "pp" / "loop.json"],
+        [sys.executable, "-m", "pyperf", "compare_to", pp / "builtin.json", pp / "loop.json"],
         capture_output=True,
         text=True,
     )
     assert compare.returncode == 0, compare.stderr
     assert "SMALL" in compare.stdout and "slower" in compare.stdout
-    stats = subprocess.run(
-        [sys.executable, "-m", "pyperf", "stats", tmp_path / "pp" / "loop.json"], capture_output=True, text=True
-    )
+    stats = subprocess.run([sys.executable, "-m", "pyperf", "stats", pp / "loop.json"], capture_output=True, text=True)
     assert stats.returncode == 0 and "Number of value per run: 5" in stats.stdout
 
 
@@ -217,9 +223,9 @@ def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
 def test_a_benchmark_file_edited_during_the_run_is_called_out(bench_file, tmp_path):
     path = bench_file(sums())
     out = tmp_path / "r.json"
-    long_run = ["--precision", "0.01", "--max-time", "20", "--values", "5", "--value-time", "0.002"]
-    # Edited once timing has begun (a fixed sleep raced a slow start on a loaded machine).
-    process, _ = start_until(["run", path, *long_run, "--json", out], tmp_path, "timing", dict(os.environ))
+    # Edited once timing has begun (a fixed sleep raced a slow start on a loaded machine): the
+    # calibration round and two rounds of four cells, a dozen worker processes, are still to come.
+    process, _ = start_until(["run", path, *QUICK, "--json", out], tmp_path, "timing", dict(os.environ))
     path.write_text(sums("# edited while perflab was measuring\n"))
     assert process.wait(300) == 1
     assert process.stdout is not None and "changed during the run" in " ".join(process.stdout.read().split())

@@ -29,11 +29,26 @@ SHORT = [
 ]
 
 
-def compare(tmp_path, name):
-    json_path, markdown_path = tmp_path / "result.json", tmp_path / "result.md"
-    path = next(folder / f"{name}.py" for folder in (EXAMPLES, BROKEN, REPEAT_ONLY) if (folder / f"{name}.py").exists())
-    process = run_perflab("compare", path, *SHORT, "--json", json_path, "--markdown", markdown_path, timeout=300)
-    return process, load_json(json_path), markdown_path.read_text()
+@pytest.fixture(scope="module")
+def compare(tmp_path_factory):
+    """``compare(name)``: perflab compare of an example file, its process, results and Markdown.
+    Run once per example in this module: tests that check different things about one run share it
+    (each call reads the results afresh, so a test may change what it gets)."""
+    runs = {}
+
+    def compared(name):
+        if name not in runs:
+            folder = tmp_path_factory.mktemp(name)
+            json_path, markdown_path = folder / "result.json", folder / "result.md"
+            path = next(f / f"{name}.py" for f in (EXAMPLES, BROKEN, REPEAT_ONLY) if (f / f"{name}.py").exists())
+            process = run_perflab(
+                "compare", path, *SHORT, "--json", json_path, "--markdown", markdown_path, timeout=300
+            )
+            runs[name] = process, json_path, markdown_path
+        process, json_path, markdown_path = runs[name]
+        return process, load_json(json_path), markdown_path.read_text()
+
+    return compared
 
 
 def words(text):
@@ -71,9 +86,9 @@ def comparison(result, contender):
     ],
 )
 def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(
-    tmp_path, name, case, contender, expected, explanation
+    compare, name, case, contender, expected, explanation
 ):
-    process, result, markdown = compare(tmp_path, name)
+    process, result, markdown = compare(name)
     assert process.returncode == 1, process.stderr
     verdict = status(result, case, contender)
     assert verdict["status"] == expected and explanation in verdict["difference"], verdict
@@ -89,8 +104,8 @@ def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(
     assert all(e["status"] == "equivalent" for e in controls), controls
 
 
-def test_a_reference_that_sorts_its_input_is_reported_and_invalidates_the_case(tmp_path):
-    process, result, _ = compare(tmp_path, "reference_sorts_in_place")
+def test_a_reference_that_sorts_its_input_is_reported_and_invalidates_the_case(compare):
+    process, result, _ = compare("reference_sorts_in_place")
     reference = status(result, "FLOATS", "sort_then_first")
     assert reference["status"] == "mutates input"
     assert "mutates_input=True" in reference["difference"]
@@ -98,8 +113,8 @@ def test_a_reference_that_sorts_its_input_is_reported_and_invalidates_the_case(t
     assert "!=" in status(result, "FLOATS", "first")["difference"]
 
 
-def test_a_memo_cache_keeps_its_status_but_its_speedup_is_struck_out_with_a_note(tmp_path):
-    process, result, markdown = compare(tmp_path, "content_memo")
+def test_a_memo_cache_keeps_its_status_but_its_speedup_is_struck_out_with_a_note(compare):
+    process, result, markdown = compare("content_memo")
     assert process.returncode == 0, process.stderr
     assert status(result, "WORDS", "memoized")["status"] == "equivalent"
     found = comparison(result, "memoized")
@@ -137,8 +152,8 @@ def test_at_a_one_second_budget_a_memo_speedup_is_never_passed_off_as_checked(tm
 
 
 @pytest.mark.parametrize("name", ["divisor_tuples", "sort_in_place"])
-def test_correct_optimizations_are_not_flagged(tmp_path, name):
-    process, result, _ = compare(tmp_path, name)
+def test_correct_optimizations_are_not_flagged(compare, name):
+    process, result, _ = compare(name)
     assert process.returncode == 0, process.stdout + process.stderr
     assert {e["status"] for e in result["equivalence"]} <= {"equivalent", "reference"}, result["equivalence"]
     assert all(c["valid"] for c in result["comparisons"])
@@ -150,10 +165,10 @@ def test_correct_optimizations_are_not_flagged(tmp_path, name):
     assert all(run["error"] for run in runs if run["floor"] is None), runs
 
 
-def test_a_version_1_results_file_is_still_read(tmp_path):
+def test_a_version_1_results_file_is_still_read(compare):
     from perflab.results.model import RunResult
 
-    _, result, _ = compare(tmp_path, "divisor_lists")
+    _, result, _ = compare("divisor_lists")
     result["schema"] = "perflab.results/1"
     for name in ("equivalence_seconds",):
         result.pop(name)

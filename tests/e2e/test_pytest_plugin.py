@@ -179,10 +179,11 @@ def test_xdist_workers_are_not_timed(tmp_path):
             pass
     """,
     )
-    done = run_pytest(tmp_path, "-n", "2", "--perflab", *FAST, "-W", "default", check=True)
+    # One xdist worker is a worker as much as two are (and costs one process, not two).
+    done = run_pytest(tmp_path, "-n", "1", "--perflab", *FAST, "-W", "default", check=True)
     assert "benchmark not timed: pytest-xdist runs tests in parallel workers" in done.stdout
     assert not (tmp_path / "perflab.db").exists()
-    refused = run_pytest(tmp_path, "-n", "2", "--perflab", "--perflab-against", "main")
+    refused = run_pytest(tmp_path, "-n", "1", "--perflab", "--perflab-against", "main")
     assert refused.returncode == 4
     assert "--perflab-against cannot gate tests run by pytest-xdist workers" in refused.stderr
 
@@ -197,7 +198,7 @@ def test_a_pytest_started_inside_an_xdist_worker_times_its_benchmarks(tmp_path):
 
 def test_no_warning_under_xdist_without_benchmarks(tmp_path):
     write(tmp_path, "def test_plain():\n    pass\n")
-    done = run_pytest(tmp_path, "-n", "2", "--perflab", "-W", "default", check=True)
+    done = run_pytest(tmp_path, "-n", "1", "--perflab", "-W", "default", check=True)
     assert "not timed" not in done.stdout + done.stderr
 
 

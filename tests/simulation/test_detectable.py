@@ -39,18 +39,20 @@ def measured(
 ) -> Comparison:
     """One paired run of one cell: rounds of time-adjacent values (the machine's speed drifts between
     rounds and moves both sides alike), until the ratio's interval is within ``precision`` after
-    MIN_ROUNDS rounds, or the budget's ``max_rounds`` rounds are spent (the runner's stopping rule)."""
-    reference: dict[int, list[float]] = {}
-    contender: dict[int, list[float]] = {}
+    MIN_ROUNDS rounds, or the budget's ``max_rounds`` rounds are spent (the runner's stopping rule).
+    Each round's log ratio is kept as it arrives: estimates.compare_paired of the rounds so far,
+    without recomputing the earlier rounds' ratios after every round."""
+    round_logs: list[float] = []
     for round_number in range(max_rounds):
         speed = 1e-5 * math.exp(rng.normal(0, 0.2))
         pairs = speed * np.exp(rng.normal(0, 0.01, VALUES))
         shift = log_change + noise(rng)  # this round's processes: layout, hash seed, CPU state
-        reference[round_number] = list(pairs * np.exp(rng.normal(0, 0.005, VALUES)))
-        contender[round_number] = list(pairs * math.exp(shift) * np.exp(rng.normal(0, 0.005, VALUES)))
-        if round_number + 1 >= MIN_ROUNDS and precise(estimates.compare_paired(reference, contender), precision):
+        reference = list(pairs * np.exp(rng.normal(0, 0.005, VALUES)))
+        contender = list(pairs * math.exp(shift) * np.exp(rng.normal(0, 0.005, VALUES)))
+        round_logs.append(estimates.round_log_ratio(reference, contender))
+        if round_number + 1 >= MIN_ROUNDS and precise(estimates.compare_round_logs(round_logs), precision):
             break
-    return estimates.compare_paired(reference, contender)
+    return estimates.compare_round_logs(round_logs)
 
 
 def precise(comparison: Comparison, precision: float) -> bool:

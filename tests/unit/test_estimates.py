@@ -25,6 +25,17 @@ def test_intervals_of_times_stay_positive_with_two_processes():
     assert cell.mean.low > 0
 
 
+@pytest.mark.parametrize("processes, values", [(2, 1), (3, 5), (8, 20), (25, 7)])
+def test_bootstrap_medians_are_numpys_medians_of_each_replicate(processes, values):
+    """Each replicate's median from one sort and running counts is numpy's median of the values it
+    picked, bit for bit: odd and even counts, ties (rounded values) and a process picked many times."""
+    rng = np.random.default_rng(processes)
+    matrix = np.round(np.exp(rng.normal(0, 0.05, (processes, values))), 3)
+    chosen = rng.integers(0, processes, size=(300, processes))
+    expected = np.median(matrix[chosen].reshape(300, -1), axis=1)
+    assert np.array_equal(estimates._bootstrap_medians(matrix, chosen), expected)
+
+
 def test_a_single_process_has_no_interval():
     cell = estimates.estimate_cell([[1.0, 1.1, 0.9]])
     assert cell.median.value == 1.0

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perflab.bench import asv_suite, pyperf_script
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 
@@ -24,12 +23,19 @@ def load_benchmark(path: str | Path) -> Benchmark:
     Every failure becomes a ``BenchmarkFileError`` whose message names the file.
     """
     path = Path(path).resolve()
-    if asv_suite.is_asv_suite(path):
+    # asv_suite and pyperf_script (and argparse, which they bring) are imported only for their own
+    # kind of file: every worker process loads the benchmark, and most benchmarks are neither.
+    if path.is_dir():  # a directory given as a benchmark is an asv benchmark directory
+        from perflab.bench import asv_suite
+
         return _run_user_code(path, "importing the asv suite", lambda: asv_suite.load(path))
     if not path.is_file():
         raise BenchmarkFileError(f"{path}: no such benchmark file")
-    if pyperf_script.is_pyperf_script(path):
-        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(path))
+    if b"pyperf" in path.read_bytes():  # a file that never names pyperf cannot import it
+        from perflab.bench import pyperf_script
+
+        if pyperf_script.is_pyperf_script(path):
+            return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(path))
     name = module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
