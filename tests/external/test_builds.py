@@ -1,7 +1,8 @@
 """Compiled projects across revisions, built for real (a C compiler; setuptools, Cython and
 maturin from PyPI; PyO3 from crates.io): each revision built into its own cached environment, then
-measured paired and interleaved. A build is a new venv, its build requirements and a compile:
-10-30 s for C, minutes for Cython and Rust on a loaded machine, so one test per project type."""
+measured paired and interleaved. A build is a new venv, its build requirements and a compile, by
+uv (the ``cache`` fixture puts it on PATH): seconds for C, more for Cython and a minute or more for
+PyO3's first compile on a loaded machine, so one test per project type."""
 
 import math
 import shutil
@@ -12,19 +13,23 @@ from pathlib import Path
 
 import pytest
 from support.cli import QUICK, VERDICT, load_json, run_perflab
-from support.compiled_projects import c_extension_repository, cython_repository, rust_repository
+from support.compiled_projects import c_extension_repository, cython_repository, rust_repository, uv_on_path
 from support.external import skip_anywhere
 from support.pytest_runs import run_pytest
 
-# A pip build of the smallest C extension takes ~20 s on this machine, ~150 s when it is loaded by
-# several builds at once; Rust's first build of PyO3 minutes more.
+from perflab.measure.builds import UV_COMMAND
+
+# A build of the smallest C extension takes seconds (~20 s by pip), minutes when the machine is
+# loaded by several builds at once; Rust's first build of PyO3 minutes more.
 BUILDS_TIMEOUT = 1200
 
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
+    """An empty build cache, and uv on PATH: the builds are uv's (tests/unit/test_builds.py has pip's)."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("PERFLAB_CACHE", str(folder))
+    monkeypatch.setenv("PATH", uv_on_path())
     return folder
 
 
@@ -56,16 +61,13 @@ def test_a_revision_that_does_not_compile_is_one_line_with_its_log(tmp_path, cac
     assert "cspin.c" in Path(log).read_text()
 
 
-def _slower_revision(repo: Path, out: Path, *options: str) -> dict:
+def _slower_revision(repo: Path, out: Path, *options: str, env: dict | None = None) -> dict:
     """``compare --rev HEAD~1 --rev HEAD`` of a project whose HEAD loops three times; its result."""
-    revisions, verdict = (
-        ["--rev", "HEAD~1", "--rev", "HEAD"],
-        [
-            *VERDICT,
-        ],
-    )
+    revisions = ["--rev", "HEAD~1", "--rev", "HEAD"]
     bench = repo / "benchmarks" / "bench.py"
-    result = run_perflab("compare", bench, *revisions, *options, *verdict, "--json", out, timeout=BUILDS_TIMEOUT)
+    result = run_perflab(
+        "compare", bench, *revisions, *options, *VERDICT, "--json", out, timeout=BUILDS_TIMEOUT, env=env
+    )
     assert result.returncode == 0, result.stderr
     return load_json(out)
 
@@ -73,21 +75,22 @@ def _slower_revision(repo: Path, out: Path, *options: str) -> dict:
 @pytest.mark.timeout(1800)
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
 def test_a_cython_revision_is_built_with_cython_from_pypi(tmp_path, cache):
-    """Two Cython builds: Cython's C is large, so it is compiled at -O0 (through --build-command)
-    to keep the test near a minute on a loaded machine."""
+    """Two Cython builds by the default command (uv's: it is on PATH): Cython's C is large, so it
+    is compiled at -O0 (CFLAGS, which the build inherits) to keep the test near a minute on a
+    loaded machine."""
     pytest.importorskip("Cython", reason="needs Cython (pip install 'perflab[test]')")
     repo = cython_repository(tmp_path / "repo")
-    command = "CFLAGS=-O0 python -m pip install --no-build-isolation ."
-    data = _slower_revision(repo, tmp_path / "r.json", "--build-command", command, "--no-store")
+    data = _slower_revision(repo, tmp_path / "r.json", "--no-store", env={"CFLAGS": "-O0"})
     assert [(c["verdict"], c["valid"]) for c in data["comparisons"]] == [("slower", True)]
-    assert {side["command"] for side in data["metadata"]["builds"].values()} == {command}
+    assert {side["command"] for side in data["metadata"]["builds"].values()} == {UV_COMMAND}
 
 
 @pytest.mark.timeout(1800)
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs Rust (cargo)")
 def test_a_pyo3_revision_is_built_by_maturin(tmp_path, cache):
-    """The first build downloads and compiles PyO3 (minutes on a loaded machine); the second
-    revision reuses it from the cache's shared cargo target folder."""
+    """The first build downloads and compiles PyO3 (unoptimised, as the project's release profile
+    says: a minute or more on a loaded machine); the second revision reuses it from the cache's
+    shared cargo target folder."""
     try:
         urllib.request.urlopen("https://index.crates.io/config.json", timeout=10)
     except OSError:

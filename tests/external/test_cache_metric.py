@@ -6,7 +6,7 @@ import re
 import shutil
 
 import pytest
-from support.cli import QUICK, run_perflab
+from support.cli import COUNTED, QUICK, run_perflab
 from support.metrics_shared import WORK_BENCH
 
 from perflab.metrics import callgrind_format
@@ -64,20 +64,20 @@ def test_every_function_is_named_in_the_region_dumps(regions):
 
 @needs_valgrind
 def test_cache_metric_on_the_command_line(bench_file, tmp_path):
-    """Three simulated processes of one contender (each ~2 s of valgrind's start-up alone, more
-    under load): the table, the line about hardware counters, the counts in --json agreeing across
+    """Two simulated processes of one contender (COUNTED; each ~20 CPU-s, half of it valgrind's
+    start-up): the table, the line about hardware counters, the counts in --json agreeing across
     processes, with the functions that miss, and the Markdown table; the cell's profile (a few
     samples: only what it keeps is looked at) keeps the counts per C function for its tooltips."""
     path = bench_file(WORK_BENCH)
     out, summary, profiles = tmp_path / "out.json", tmp_path / "out.md", tmp_path / "profiles"
     options = ["--contender", "once", "--metric", "cache", "--json", out, "--markdown", summary]
     options += ["--samples", "20", "--profile-dir", profiles]
-    done = run_perflab("run", path, *options, *QUICK, timeout=900)  # valgrind, on a loaded machine
+    done = run_perflab("run", path, *options, *QUICK, *COUNTED, timeout=900)  # valgrind, on a loaded machine
     assert done.returncode == 0, done.stderr
     assert "cycles (estimate)" in done.stdout and "D1 write misses" in done.stdout  # the table's rows
     assert "hardware counters:" in done.stdout or "(hardware)" in done.stdout  # perf stat's, or why not
     (reading,) = json.loads(out.read_text())["metrics"]["cache"]
-    assert len(reading["per_call"]) == 3 and reading["functions"]
+    assert len(reading["per_call"]) == 2 and reading["functions"]
     instructions = [p["Ir"] for p in reading["per_call"]]
     assert (max(instructions) - min(instructions)) / min(instructions) <= 0.0005
     assert f"{TITLE}: DOC" in summary.read_text() and "| instructions |" in summary.read_text()

@@ -7,7 +7,7 @@ import os
 import shutil
 
 import pytest
-from support.cli import QUICK, run_perflab
+from support.cli import COUNTED, QUICK, run_perflab
 from support.history_shared import BENCH, commit, git, repo  # noqa: F401 - fixtures are found by name
 
 COUNTING = """
@@ -45,7 +45,7 @@ def test_check_fails_on_a_one_percent_increase_in_instructions_against_a_revisio
     (project / "bench.py").write_text(COUNTING.format(n=10))
     env = {**os.environ, "PERFLAB_DB": str(tmp_path / "perflab.db")}
     process = run_perflab(
-        "check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK, cwd=project, env=env
+        "check", "bench.py", "--against", "HEAD", "--metric", "instructions", *QUICK, *COUNTED, cwd=project, env=env
     )
     assert process.returncode == 1, process.stdout + process.stderr
     assert "more than 1.05x slower or 0.50% more instructions" in process.stdout

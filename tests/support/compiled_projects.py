@@ -3,11 +3,21 @@
 
 from __future__ import annotations
 
+import os
+import sysconfig
 from pathlib import Path
 
 from support.git_repos import git_repository
 
 SPIN_ARGUMENT = 2000  # the benchmark's one case: spin(2000)
+
+
+def uv_on_path() -> str:
+    """PATH with this environment's scripts first, uv's among them (a test requirement): perflab
+    builds with uv when it is on PATH (a fraction of pip's cost per build), and CI's activated
+    venv has it there; a run of the tests without activating it gets the same."""
+    return f"{sysconfig.get_path('scripts')}{os.pathsep}{os.environ.get('PATH', '')}"
+
 
 # The benchmark sits in benchmarks/, outside the project's import root, so the worker imports the
 # installed (built) module, not the source folder.
@@ -106,6 +116,11 @@ crate-type = ["cdylib"]
 
 [dependencies]
 pyo3 = { version = "0.22", features = ["extension-module", "abi3-py38"] }
+
+# maturin builds the release profile; unoptimised, PyO3 compiles in two thirds of the CPU time,
+# and the loop (each round kept by black_box) still costs as many times more as it has rounds.
+[profile.release]
+opt-level = 0
 """
 
 MATURIN_PYPROJECT = (

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from perflab.github import PullRequest
     from perflab.measure.affected import Selection
     from perflab.measure.builds import Choice as BuildChoice
+    from perflab.measure.settings import Settings
     from perflab.results.model import RunResult
 
 
@@ -424,7 +425,7 @@ class _ResultsFileBaseline:
         run = measure(
             target.path, target.benchmark, cases or list(target.benchmark.cases), contenders, settings, target.err
         )
-        measure_metrics(run, wanted_metrics, settings.timeout, target.err)
+        measure_metrics(run, wanted_metrics, settings, target.err)
         return [run], gate.check(self.result, run, target.args.threshold, settings.alpha, settings.min_effect)
 
     def pairs(self, runs: list[RunResult], read: Callable[[RunResult], dict[tuple[str, str], Any]]) -> list[tuple]:
@@ -475,9 +476,7 @@ class _RevisionBaseline:
                 build=self.build,
             )
             # Counted while the revision's worktree still exists.
-            request.after_timing = functools.partial(
-                _count_while_checked_out, wanted_metrics, settings.timeout, target.err
-            )
+            request.after_timing = functools.partial(_count_while_checked_out, wanted_metrics, settings, target.err)
             try:
                 with LiveProgress(target.err, settings.max_time, settings.precision) as progress:
                     runs.append(ab_test.compare(request, progress))
@@ -535,10 +534,10 @@ class _RevisionBaseline:
 
 
 def _count_while_checked_out(
-    wanted_metrics: list[str], timeout: float, err: Console, sides: list, cases: list[str], run: RunResult
+    wanted_metrics: list[str], settings: Settings, err: Console, sides: list, cases: list[str], run: RunResult
 ) -> None:
     """The compare hook that counts the metrics while the revision's worktree still exists."""
-    measure_metrics(run, wanted_metrics, timeout, err)
+    measure_metrics(run, wanted_metrics, settings, err)
 
 
 def _baseline(

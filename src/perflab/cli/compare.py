@@ -159,7 +159,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     def after_timing(sides, cases, result) -> None:  # while revisions' worktrees still exist
         if profiler:
             profiler(sides, cases, result)
-        measured.append(measure_metrics(result, wanted_metrics, settings.timeout, err))
+        measured.append(measure_metrics(result, wanted_metrics, settings, err))
         for entry in profiler.profiles if profiler else []:  # --metric cache's misses in the flame graphs' tooltips
             for side, profile in ((entry.reference, entry.reference_profile), (entry.other, entry.other_profile)):
                 metrics.annotate_profile(profile, result, entry.case, side)

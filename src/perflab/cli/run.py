@@ -108,7 +108,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     result = measure(path, benchmark, cases, contenders, settings, err, 0 if args.no_fuzz else DEFAULT_EXAMPLES)
     results_terminal.render(result, stdout_console())
-    metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings.timeout, err))
+    metrics_failed = show_metrics(result, measure_metrics(result, wanted_metrics, settings, err))
     failed = write_outputs(
         {
             **result_writes(

@@ -121,12 +121,14 @@ def check_tools(names: list[str]) -> None:
         memory.require_memray()
 
 
-def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Measured:
-    """The requested metrics for every cell that the timing run measured."""
+def measure(result: RunResult, names: list[str], timeout: float = 600.0, processes: int | None = None) -> Measured:
+    """The requested metrics for every cell that the timing run measured (``processes``: valgrind
+    processes per cell for instructions and cache, None for their own REPEATS)."""
     timed = targets(result)
     measured = Measured()
+    repeats = processes or instructions.REPEATS
     if INSTRUCTIONS in names:
-        measured.instructions = instructions.measure(timed, timeout=timeout)
+        measured.instructions = instructions.measure(timed, repeats, timeout=timeout)
         measured.disagreements = instructions.disagreements(result, measured.instructions)
     if MEMORY in names:
         measured.memory = memory.measure(timed, timeout=timeout)
@@ -136,7 +138,7 @@ def measure(result: RunResult, names: list[str], timeout: float = 600.0) -> Meas
     if COUNTERS in names and runs:  # kernel events are counted even where hardware counters are not
         measured.counters = counters.measure(timed, timeout=timeout)
     if CACHE in names:
-        measured.cache = cache.measure(timed, timeout=timeout)
+        measured.cache = cache.measure(timed, repeats, timeout=timeout)
         if runs and measured.counters_unsupported is None:  # the real counters beside the simulated ones
             _add_hardware(measured.cache, measured.counters or counters.measure(timed, timeout=timeout))
     return measured

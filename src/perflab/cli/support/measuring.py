@@ -76,7 +76,7 @@ def metric_names(requested: list[str] | None) -> list[str]:
     return wanted
 
 
-def measure_metrics(result: RunResult, wanted: list[str], timeout: float, err: Console) -> Measured | None:
+def measure_metrics(result: RunResult, wanted: list[str], settings: Settings, err: Console) -> Measured | None:
     """The metrics beside wall time, measured where the timing ran (None: only time requested), and
     kept in ``result.metrics`` so that --json and the results store hold them."""
     from perflab import metrics
@@ -84,7 +84,7 @@ def measure_metrics(result: RunResult, wanted: list[str], timeout: float, err: C
     if result.interrupted or not set(wanted) - {metrics.TIME}:
         return None
     say(err, f"measuring {', '.join(n for n in wanted if n != metrics.TIME)} ...")
-    measured = metrics.measure(result, wanted, timeout=max(timeout, 600.0))
+    measured = metrics.measure(result, wanted, max(settings.timeout, 600.0), settings.counted_processes)
     result.metrics = measured.to_json()
     return measured
 

@@ -386,6 +386,9 @@ def timing_options(
     # exactly N rounds, precise or not, so that a test does the same work on a busy machine as on an
     # idle one (the precision rule would add rounds under load). Not for measuring.
     parser.add_argument("--debug-rounds", type=whole_number(1, 1000), help=argparse.SUPPRESS)
+    # Likewise: N valgrind processes per cell for --metric instructions and cache instead of 3 (two
+    # still show that the processes agree). Not for measuring.
+    parser.add_argument("--debug-counts", type=whole_number(1, 100), help=argparse.SUPPRESS)
 
 
 MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
@@ -427,6 +430,7 @@ def timing_settings(args: argparse.Namespace) -> Settings:
     )
     if args.debug_rounds is not None:  # (the default lives in Settings: --help imports no measuring module)
         settings.min_rounds = settings.max_rounds = args.debug_rounds
+    settings.counted_processes = args.debug_counts
     return settings
 
 
