@@ -135,7 +135,8 @@ OTHER_JOB_MODES = ("checks", "fuzz", "timing", "profiling", "allocations", "reac
 
 def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
     """A worker runs one job, and a counted one runs under valgrind (--metric instructions, cache),
-    where each module imported at start-up costs seconds: the other job modes' stay unimported."""
+    where each module imported at start-up costs seconds: the other job modes' stay unimported, and
+    so do the loaders of the other kinds of benchmark file (asv suites, pyperf scripts)."""
     bench = tmp_path / "bench.py"
     bench.write_text(COUNTED)
     job = {"mode": "count", "file": str(bench), "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "warmups": 1, "memory": False}  # fmt: skip
@@ -151,3 +152,4 @@ def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
     imported = set(modules.read_text().split())
     assert "perflab.bench.worker.counting" in imported
     assert not {f"perflab.bench.worker.{mode}" for mode in OTHER_JOB_MODES} & imported
+    assert not {"perflab.bench.asv_suite", "perflab.bench.pyperf_script"} & imported

@@ -87,11 +87,6 @@ _SETUP_SECONDS = 0.005
 _RAW_TIMER = "from timeit import timeit, default_timer\nprint(repr(timeit({}, {}, number={}, timer=default_timer)))\n"
 
 
-def is_asv_suite(path: Path) -> bool:
-    """A directory given as a benchmark is an asv benchmark directory."""
-    return path.is_dir()
-
-
 @dataclass
 class Discovered:
     """One asv benchmark: a function or method, and where its attributes are looked up."""
