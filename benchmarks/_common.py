@@ -118,8 +118,14 @@ def binomial_interval(successes: int, trials: int) -> list[float]:
     return [ci.low, ci.high]
 
 
-# How injected slowdowns are calibrated (power.py's busy loop, compiled_power.py's C loop).
-CALIBRATION_METHOD = "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"
+# How injected slowdowns are calibrated (power.py's busy loop, compiled_power.py's C loop); a smoke
+# run takes fewer batches: its calibration is checked to run, its slowdown is no figure.
+BATCHES, SMOKE_BATCHES = 301, 61
+
+
+def calibration_method() -> str:
+    batches = SMOKE_BATCHES if is_smoke() else BATCHES
+    return f"min over {batches} alternating ~1 ms batches of each, on one CPU, in the figure's process"
 
 
 @contextlib.contextmanager
@@ -137,7 +143,7 @@ def pinned_to_one_cpu() -> Iterator[None]:
         os.sched_setaffinity(0, allowed)
 
 
-def min_batch_slowdown(reference: tuple, slow: tuple, batches: int = 301, batch_time: float = 0.001) -> float:
+def min_batch_slowdown(reference: tuple, slow: tuple, batch_time: float = 0.001) -> float:
     """min time(slow) / min time(reference) - 1 over alternating short batches, in this process;
     each side a (function, argument) pair.
 
@@ -147,7 +153,7 @@ def min_batch_slowdown(reference: tuple, slow: tuple, batches: int = 301, batch_
     sides = (reference, slow)
     loops = max(1, int(batch_time / _batch_time(reference, 1000) * 1000))
     best = [math.inf, math.inf]
-    for index in range(batches):
+    for index in range(SMOKE_BATCHES if is_smoke() else BATCHES):
         for side in (0, 1) if index % 2 else (1, 0):
             best[side] = min(best[side], _batch_time(sides[side], loops))
     return best[1] / best[0] - 1
@@ -199,7 +205,7 @@ def injected_work(
         else:
             found, calibrated = iterations, slowdown_of(iterations)
     given = "; iterations given by --iterations" if iterations is not None else ""
-    return {"iterations": found, "slowdown_at_calibration": calibrated, "method": CALIBRATION_METHOD + given}
+    return {"iterations": found, "slowdown_at_calibration": calibrated, "method": calibration_method() + given}
 
 
 @dataclass
