@@ -18,7 +18,10 @@ perflab.profile.perf_sampler):
    target), wall time of the whole command. Target: 2,000 samples in <= 5 s of sampling with perf.
 
     python benchmarks/perf_sampler.py [--pairs 10] [--window 1.0] [--rate 1000] [--repeats 3] [--samples 2000]
-    python benchmarks/perf_sampler.py --quick    # smoke run: 2 pairs of 0.2 s, profiles of 2 runs: 100 samples, 20 with py-spy
+    python benchmarks/perf_sampler.py --quick    # smoke run: 2 pairs of 0.5 s, profiles of 2 runs: 100 samples, 20 with py-spy
+
+A smoke run costs ~20 CPU-seconds: perf's DWARF stack unwinding of every sample (perf script) and
+three perflab profiles under python3.13; shorter windows (0.2 s) left a window without a sample.
 
 Writes benchmarks/results/perf_sampler.json.
 """
@@ -175,7 +178,7 @@ def main() -> None:
         "--py-spy-samples", type=int, default=2000, help="samples of py-spy's native profile (default 2000: ~200 s)"
     )
     arguments.add_argument("--runs", type=int, default=8, help="profiling runs per profile (default 8, perflab's)")
-    args = _cli.parse(arguments, pairs=2, window=0.2, repeats=1, samples=100, py_spy_samples=20, runs=2)
+    args = _cli.parse(arguments, pairs=2, window=0.5, repeats=1, samples=100, py_spy_samples=20, runs=2)
     python = other_python("3.13")
     if python is None:
         sys.exit("perf_sampler.py needs pyenv's python3.13 (perf's Python frames need CPython 3.13+)")
