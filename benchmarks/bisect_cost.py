@@ -22,7 +22,7 @@ intervals.
 
 Target (issue 6): the first bad commit found, in about log2(N) + 2 = 8 measurements for N = 64.
 
-A smoke run costs ~14 CPU-seconds: its three measurements (confirmation, a search step, the check)
+A smoke run costs 11-14 CPU-seconds (quiet to loaded 2-core VM): its three measurements (confirmation, a search step, the check)
 each need a verdict, so they run the stopping rule's 5 rounds of 2-3 worktrees' workers; 2 rounds
 (--debug-rounds) left "no detectable difference" on a 1.9x slowdown, and the search unvisited.
 """

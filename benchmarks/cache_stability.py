@@ -11,7 +11,7 @@ Counts do not depend on the machine's load, so this figure needs no quiet machin
     python benchmarks/cache_stability.py
     python benchmarks/cache_stability.py --quick   # smoke run: 1 process of 20 calls
 
-A smoke run costs ~15 CPU-seconds, nearly all of it Python's start-up and the worker's imports under
+A smoke run costs 11-15 CPU-seconds (quiet to loaded 2-core VM), nearly all of it Python's start-up and the worker's imports under
 valgrind's cache simulation (50-100x slower than native): one process is the least that runs it.
 
 Writes benchmarks/results/cache_stability.json.

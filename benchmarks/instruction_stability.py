@@ -17,7 +17,7 @@
     python benchmarks/instruction_stability.py
     python benchmarks/instruction_stability.py --quick   # smoke run: extra_work only, 1 count of 20 calls each, 1 randomized
 
-A smoke run costs ~25 CPU-seconds: three callgrind processes (base, extra, and one with address
+A smoke run costs 18-25 CPU-seconds (quiet to loaded 2-core VM): three callgrind processes (base, extra, and one with address
 randomization on, each a Python worker's start-up under valgrind, ~6 CPU-seconds) and a timed run.
 
 Writes benchmarks/results/instruction_stability.json.
