@@ -66,13 +66,15 @@ def add_timing(arguments: argparse.ArgumentParser, max_time: float, precision: b
         )
 
 
-def timing_options(args: argparse.Namespace) -> list[str]:
+def timing_options(args: argparse.Namespace, verdict: bool = False) -> list[str]:
     """The options add_timing() declared, as perflab takes them; a smoke run's values are short and
     it stops after 2 rounds (perflab's test-only --debug-rounds): it checks the script's code
-    path, not its figure, and the test suite runs every script's smoke run."""
+    path, not its figure, and the test suite runs every script's smoke run. ``verdict``: the
+    script's code path needs perflab's verdicts, which 2 rounds do not always give: a smoke run
+    stops by perflab's own rule at a loose precision instead (5 rounds at least, as the tests' VERDICT)."""
     options = ["--max-time", f"{args.max_time:g}"]
     options += ["--precision", f"{args.precision:g}"] if "precision" in vars(args) else []
-    smoke = ["--values", "5", "--value-time", "0.002", "--debug-rounds", "2"]
+    smoke = ["--values", "5", "--value-time", "0.002", *(["--precision", "50"] if verdict else ["--debug-rounds", "2"])]
     return options + (smoke if is_smoke() else [])
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from _cli import HERE, is_smoke, read_figure, timing_options, write_figure, written
-from scipy import stats as scipy_stats
+from scipy import special
 
 from perflab.analysis import estimates
 from perflab.measure.metadata import git_info, machine_info
@@ -111,15 +111,24 @@ def machine() -> dict[str, Any]:
 
 
 def binomial_interval(successes: int, trials: int) -> list[float]:
-    """Exact (Clopper-Pearson) 95% interval of a rate: conservative, valid at 0 and n."""
+    """Exact (Clopper-Pearson) 95% interval of a rate: conservative, valid at 0 and n. Its bounds are
+    beta quantiles, from scipy.special: scipy.stats (what binomtest needs) is ~0.6 s of CPU to
+    import, in every script's process."""
     if trials == 0:
         return [0.0, 1.0]
-    ci = scipy_stats.binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="exact")
-    return [ci.low, ci.high]
+    low = special.betaincinv(successes, trials - successes + 1, 0.025) if successes else 0.0
+    high = special.betaincinv(successes + 1, trials - successes, 0.975) if successes < trials else 1.0
+    return [float(low), float(high)]
 
 
-# How injected slowdowns are calibrated (power.py's busy loop, compiled_power.py's C loop).
-CALIBRATION_METHOD = "min over 301 alternating ~1 ms batches of each, on one CPU, in the figure's process"
+# How injected slowdowns are calibrated (power.py's busy loop, compiled_power.py's C loop); a smoke
+# run takes fewer batches: its calibration is checked to run, its slowdown is no figure.
+BATCHES, SMOKE_BATCHES = 301, 61
+
+
+def calibration_method() -> str:
+    batches = SMOKE_BATCHES if is_smoke() else BATCHES
+    return f"min over {batches} alternating ~1 ms batches of each, on one CPU, in the figure's process"
 
 
 @contextlib.contextmanager
@@ -137,7 +146,7 @@ def pinned_to_one_cpu() -> Iterator[None]:
         os.sched_setaffinity(0, allowed)
 
 
-def min_batch_slowdown(reference: tuple, slow: tuple, batches: int = 301, batch_time: float = 0.001) -> float:
+def min_batch_slowdown(reference: tuple, slow: tuple, batch_time: float = 0.001) -> float:
     """min time(slow) / min time(reference) - 1 over alternating short batches, in this process;
     each side a (function, argument) pair.
 
@@ -147,7 +156,7 @@ def min_batch_slowdown(reference: tuple, slow: tuple, batches: int = 301, batch_
     sides = (reference, slow)
     loops = max(1, int(batch_time / _batch_time(reference, 1000) * 1000))
     best = [math.inf, math.inf]
-    for index in range(batches):
+    for index in range(SMOKE_BATCHES if is_smoke() else BATCHES):
         for side in (0, 1) if index % 2 else (1, 0):
             best[side] = min(best[side], _batch_time(sides[side], loops))
     return best[1] / best[0] - 1
@@ -199,7 +208,7 @@ def injected_work(
         else:
             found, calibrated = iterations, slowdown_of(iterations)
     given = "; iterations given by --iterations" if iterations is not None else ""
-    return {"iterations": found, "slowdown_at_calibration": calibrated, "method": CALIBRATION_METHOD + given}
+    return {"iterations": found, "slowdown_at_calibration": calibrated, "method": calibration_method() + given}
 
 
 @dataclass

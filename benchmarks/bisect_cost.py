@@ -17,10 +17,14 @@ truth, the wall time and the load averages. Printed and written to benchmarks/re
 intervals.
 
     python benchmarks/bisect_cost.py                          # 8 trials at --max-time 20
-    python benchmarks/bisect_cost.py --quick                  # smoke run: 1 bisection of 2 commits
+    python benchmarks/bisect_cost.py --quick                  # smoke run: 1 bisection of 2 commits, a 100% slowdown
     python benchmarks/bisect_cost.py --report                 # print the saved figure again
 
 Target (issue 6): the first bad commit found, in about log2(N) + 2 = 8 measurements for N = 64.
+
+A smoke run costs 11-14 CPU-seconds (quiet to loaded 2-core VM): its three measurements (confirmation, a search step, the check)
+each need a verdict, so they run the stopping rule's 5 rounds of 2-3 worktrees' workers; 2 rounds
+(--debug-rounds) left "no detectable difference" on a 1.9x slowdown, and the search unvisited.
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ def make_history(directory: Path, commits: int, slow_at: int, busy: int) -> list
     return listed.stdout.split()
 
 
-def run_trial(directory: Path, commits: int, slow_at: int, busy: int, max_time: float) -> dict:
+def run_trial(directory: Path, commits: int, slow_at: int, busy: int, timing: list[str]) -> dict:
     repo = directory / "repo"
     repo.mkdir()
     hashes = make_history(repo, commits, slow_at, busy)
@@ -94,8 +98,7 @@ def run_trial(directory: Path, commits: int, slow_at: int, busy: int, max_time: 
         str(repo / "bench.py"),
         "--json",
         str(out),
-        "--max-time",
-        f"{max_time:g}",
+        *timing,
     ]
     before = conditions()
     started = time.monotonic()
@@ -237,7 +240,10 @@ def main() -> int:
     _cli.add_budget(arguments)
     _cli.add_name(arguments, NAME)
     _cli.add_report(arguments)
-    args = _cli.parse(arguments, trials=1, commits=2, max_time=3.0)
+    # A smoke run's measurements stop by perflab's rule at a loose precision, not at --max-time (a loaded
+    # machine spent 3 s before a first round), on a slowdown large enough for each step's verdict.
+    args = _cli.parse(arguments, trials=1, commits=2, max_time=60.0, slowdown=100.0)
+    timing = _cli.timing_options(args, verdict=True)
     if args.report:
         return report_again(args.name, _summarize, _print)
 
@@ -247,7 +253,7 @@ def main() -> int:
         "max_time": args.max_time,
         "slowdown_percent": args.slowdown,
         "seed": args.seed,
-        "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json --max-time {args.max_time:g}",
+        "command": f"perflab bisect --good GOOD --bad HEAD bench.py --json out.json {' '.join(timing)}",
     }
     figure = new_figure(
         NAME, settings, calibration=injected_slowdown(args.slowdown, args.iterations, over_empty_loop=True), trials=[]
@@ -256,9 +262,7 @@ def main() -> int:
     for number in trial_numbers(args.trials, args.budget, figure):
         slow_at = positions.randint(1, args.commits)
         with tempfile.TemporaryDirectory(prefix="perflab-bisect-cost-") as directory:
-            trial = run_trial(
-                Path(directory), args.commits, slow_at, figure["calibration"]["busy_iterations"], args.max_time
-            )
+            trial = run_trial(Path(directory), args.commits, slow_at, figure["calibration"]["busy_iterations"], timing)
         figure["trials"].append(trial)
         verdict = (
             "right"

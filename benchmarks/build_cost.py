@@ -22,6 +22,9 @@ average is printed with them). Printed and written to benchmarks/results/build_c
     python benchmarks/build_cost.py              # 3 trials of each, --max-time 30 per comparison
     python benchmarks/build_cost.py --quick      # smoke run: 1 trial of each
 
+A smoke run costs 14-20 CPU-seconds with uv on PATH (as in CI; three times that without): the five
+builds of the figure's paths (pip, uv, and compare --build-spread's three) are its subject.
+
 The spread is a timing figure: take it on a quiet machine; under load it is the load's too.
 """
 

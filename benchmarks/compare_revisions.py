@@ -18,7 +18,7 @@ benchmarks/results/compare_revisions.json (rewritten after every trial, so a sto
 its data), with exact (Clopper-Pearson) 95% intervals and the load averages.
 
     python benchmarks/compare_revisions.py                              # 60 A/A + 30 slowdown trials
-    python benchmarks/compare_revisions.py --quick                      # smoke run: 1 + 1 trials
+    python benchmarks/compare_revisions.py --quick                      # smoke run: 1 + 1 trials of 2 rounds
 
 Targets: false faster/slower verdicts <= 1% of A/A trials; "slower" in >= 80% of slowdown trials.
 """
@@ -116,22 +116,8 @@ def write_mylib(directory: Path, note: str, busy: int) -> None:
     (directory / "mylib.py").write_text(MYLIB.replace("@NOTE@", note).replace("@BUSY@", str(busy)))
 
 
-def run_compare(bench: Path, other: str, out: Path, max_time: float) -> dict:
-    run = perflab_json(
-        [
-            "compare",
-            str(bench),
-            "--rev",
-            "v1",
-            "--rev",
-            other,
-            "--no-fuzz",
-            "--no-store",
-            "--max-time",
-            f"{max_time:g}",
-        ],
-        out,
-    )
+def run_compare(bench: Path, other: str, out: Path, timing: list[str]) -> dict:
+    run = perflab_json(["compare", str(bench), "--rev", "v1", "--rev", other, "--no-fuzz", "--no-store", *timing], out)
     result, ratio = run.result, run.comparison(other)["comparison"]["ratio"]
     return {
         "kind": "A/A" if other == "v1-docs" else "slowdown",
@@ -223,14 +209,14 @@ def main() -> int:
     _cli.add_slowdown(arguments, 5.0)
     _cli.add_name(arguments, NAME)
     _cli.add_budget(arguments)
-    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=5.0)
+    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=60.0)
+    timing = _cli.timing_options(args)  # a smoke run stops after 2 rounds, not at --max-time
     settings = {
         "max_time": args.max_time,
         "slowdown_percent": args.slowdown,
         "aa_trials": args.aa_trials,
         "slow_trials": args.slow_trials,
-        "command": f"perflab compare bench.py --rev v1 --rev OTHER --no-fuzz --no-store "
-        f"--json out.json --max-time {args.max_time:g}",
+        "command": f"perflab compare bench.py --rev v1 --rev OTHER --no-fuzz --no-store --json out.json {' '.join(timing)}",
     }
     figure = new_figure(NAME, settings, trials=[])
     plan = ["v1-docs"] * args.aa_trials + ["v2-slow"] * args.slow_trials
@@ -241,7 +227,7 @@ def main() -> int:
     )
     with revisions(args.slowdown, figure) as repo:
         for number in trial_numbers(len(order), args.budget, figure):
-            trial = run_compare(repo / "bench.py", plan[order[number]], repo.parent / "out.json", args.max_time)
+            trial = run_compare(repo / "bench.py", plan[order[number]], repo.parent / "out.json", timing)
             figure["trials"].append(trial)
             print(
                 f"trial {number + 1}/{len(plan)} {trial['kind']:8} {trial['verdict']:26} ratio {trial['ratio']:.3f} "

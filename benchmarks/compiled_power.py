@@ -36,6 +36,9 @@ Printed and written to benchmarks/results/compiled_power.json after every trial:
     python benchmarks/compiled_power.py           # 30 slow + 30 same trials, 5 by hand, --max-time 60
     python benchmarks/compiled_power.py --quick   # smoke run: 1 + 1 trials and 1 by hand, 2 rounds
 
+A smoke run costs 15-20 CPU-seconds with uv on PATH (as in CI; about twice that without): three
+builds (base, same, slow), the by-hand flow's two installs, and the checks of each path.
+
 Targets (issue 30): a 5% slowdown in C detected in >= 80% of trials; two builds of one source
 called different rarely (the gate's default 1% at most, as benchmarks/check_gate.py's A/A).
 """

@@ -97,7 +97,7 @@ def main() -> int:
     arguments.add_argument("--slowdowns", default="5,25", help="injected slowdowns in percent (default 5,25)")
     arguments.add_argument("--samples", type=int, default=2000, help="profile samples per side (default 2000)")
     _cli.add_timing(arguments, 10.0, precision=False)
-    args = _cli.parse(arguments, trials=1, slowdowns="25", samples=100, max_time=10.0)
+    args = _cli.parse(arguments, trials=1, slowdowns="25", samples=100, max_time=60.0)
     err = Console(stderr=True, quiet=True)
     settings = {
         "trials": args.trials,
@@ -112,6 +112,10 @@ def main() -> int:
         revisions[f"slow{percent:g}"] = calibration["busy_iterations"]
         figure["calibration"][f"slow{percent:g}"] = {"percent": percent, **calibration}
     timing = Settings(max_time=args.max_time, precision=0.01)
+    if args.quick:  # as _cli.timing_options's smoke runs: 2 rounds of 5 short values, not a --max-time
+        timing = Settings(
+            max_time=args.max_time, precision=0.01, values=5, value_time=0.002, min_rounds=2, max_rounds=2
+        )
     with tempfile.TemporaryDirectory(prefix="perflab-figure-") as tmp:
         repo = Path(tmp)
         make_repository(repo, revisions)

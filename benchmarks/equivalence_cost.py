@@ -9,7 +9,7 @@ alternating pairs), and the equivalence phase's own time as the new run summary 
 (``equivalence_seconds``). Written to benchmarks/results/equivalence_cost.json.
 
     python benchmarks/equivalence_cost.py                        # 3 pairs at --max-time 60
-    python benchmarks/equivalence_cost.py --quick                # smoke run: 1 pair on NESTED, base HEAD
+    python benchmarks/equivalence_cost.py --quick                # smoke run: 1 pair, NESTED, orjson, base HEAD, 2 rounds
 
 Target: the new checks add at most 20% to the wall time at --max-time 60. Issue 26 (error
 paths, declared sizes, held outputs, line recording; its base is 38d53df): the equivalence
@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import _cli
 from _common import HERE, conditions, format_load, machine
-from scipy import stats as scipy_stats
+from scipy import special  # (not scipy.stats: ~0.6 s of CPU to import, for a t quantile)
 
 NAME = "equivalence_cost"
 REPOSITORY = HERE.parent
@@ -47,8 +48,12 @@ def main() -> int:
         "--base", default=None, help="the perflab revision without the checks (default: git merge-base HEAD main)"
     )
     arguments.add_argument("--case", action="append", default=[], help="only these cases (default all)")
+    arguments.add_argument(
+        "--contender", action="append", default=[], help="only these contenders and the reference (default all)"
+    )
     # A fresh clone may have no main branch: a smoke run compares with HEAD unless told otherwise.
-    args = _cli.parse(arguments, pairs=1, max_time=4.0, case=["NESTED"])
+    # A smoke run's compares stop after 2 rounds (not at --max-time, which a loaded machine can reach first).
+    args = _cli.parse(arguments, pairs=1, max_time=60.0, case=["NESTED"], contender=["orjson"])
     if args.pairs < 1 or not math.isfinite(args.max_time) or args.max_time <= 0:
         arguments.error("--pairs must be >= 1 and --max-time a positive number of seconds")
     if args.quick and args.base is None:
@@ -56,12 +61,15 @@ def main() -> int:
         print("no --base given: the base is HEAD (the committed tree), not where this branch left main", flush=True)
     base = args.base or _git("merge-base", "HEAD", "main")
     start = conditions()
+    selected = [option for name in args.contender for option in ("--contender", name)]
+    selected += [option for case in args.case for option in ("--case", case)]
+    options = selected + _cli.timing_options(args)
     trials = []
     with tempfile.TemporaryDirectory(prefix="perflab-cost-") as scratch:
         sources = {"base": _snapshot(base, Path(scratch) / "base"), "new": REPOSITORY / "src"}
         for pair in range(args.pairs):
             for label, source in sources.items():
-                trial = _trial(label, source, args.max_time, args.case, Path(scratch) / f"{label}-{pair}.json")
+                trial = _trial(label, source, options, Path(scratch) / f"{label}-{pair}.json")
                 trials.append(trial)
                 print(
                     f"pair {pair + 1}: {label:<4} {trial['wall']:6.1f} s wall, equivalence "
@@ -74,8 +82,7 @@ def main() -> int:
         "how": {
             "command": " ".join(["python", *sys.argv]),
             "base": base,
-            "perflab": " ".join(["compare json_dumps", *(f"--case {case}" for case in args.case)])
-            + f" --max-time {args.max_time:g} --no-store",
+            "perflab": " ".join(["compare json_dumps", *options, "--no-store"]),
         },
         "machine": machine(),
         "start": start,
@@ -106,16 +113,14 @@ def _snapshot(revision: str, where: Path) -> Path:
     return where / "src"
 
 
-def _trial(label: str, source: Path, max_time: float, cases: list[str], out: Path) -> dict:
+def _trial(label: str, source: Path, options: list[str], out: Path) -> dict:
     command = [
         sys.executable,
         "-m",
         "perflab",
         "compare",
         "json_dumps",
-        *(option for case in cases for option in ("--case", case)),
-        "--max-time",
-        f"{max_time:g}",
+        *options,
         "--no-store",
         "--json",
         str(out),
@@ -145,7 +150,7 @@ def summarize(trials: list[dict]) -> dict:
     logs = [math.log(new / base) for base, new in zip(walls["base"], walls["new"])]
     centre = sum(logs) / len(logs)
     if len(logs) > 1:
-        spread = scipy_stats.t.ppf(0.975, len(logs) - 1) * scipy_stats.tstd(logs) / math.sqrt(len(logs))
+        spread = special.stdtrit(len(logs) - 1, 0.975) * statistics.stdev(logs) / math.sqrt(len(logs))
     else:
         spread = math.inf
     # The equivalence phase as each run's summary states it (fuzzing included for compare).

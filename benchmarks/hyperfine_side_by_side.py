@@ -17,7 +17,7 @@ estimate the same ratio), with the load average. hyperfine comes from ``cargo in
 (or ``--hyperfine PATH``).
 
     python benchmarks/hyperfine_side_by_side.py                  # 5 trials
-    python benchmarks/hyperfine_side_by_side.py --quick          # smoke run: 1 trial of 5 ms programs
+    python benchmarks/hyperfine_side_by_side.py --quick          # smoke run: 1 trial of 5 ms programs, 2 rounds, 5 runs
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ def main() -> int:
     _cli.add_timing(arguments, 120.0, precision=False)
     arguments.add_argument("--hyperfine", default=shutil.which("hyperfine"), help="the hyperfine program")
     _cli.add_report(arguments)
-    # A smoke run keeps 5 s: at 2 s a loaded machine (load 7) ended the run before any comparison.
-    args = _cli.parse(arguments, trials=1, work=0.005, max_time=5.0)
+    # A smoke run stops after 2 rounds, not at --max-time (at 2 s a loaded machine, load 7, ended the run
+    # before any comparison), and hyperfine after 5 runs of each command.
+    args = _cli.parse(arguments, trials=1, work=0.005, max_time=60.0)
     if args.report:
         return report_again(NAME, _summarize, _print)
     if not args.hyperfine:
@@ -60,7 +61,7 @@ def main() -> int:
         commands = [f"{binary} {n}", f"{binary} {m}"]
         figure["settings"] = {"n": n, "m": m, "work_s": args.work, "max_time": args.max_time}
         for trial in range(args.trials):
-            perflab = _perflab(commands, Path(directory), args.max_time)
+            perflab = _perflab(commands, Path(directory), _cli.timing_options(args))
             hyperfine = _hyperfine(args.hyperfine, commands, Path(directory))
             overlap = (
                 perflab["ratio_ci"][0] <= hyperfine["ratio_ci"][1]
@@ -77,10 +78,8 @@ def main() -> int:
     return finish(NAME, figure, _summarize, _print)
 
 
-def _perflab(commands: list[str], directory: Path, max_time: float) -> dict:
-    run = compare_commands(
-        *commands, directory / "out.json", "--precision", "1", "--max-time", f"{max_time:g}", names=("N", "M")
-    )
+def _perflab(commands: list[str], directory: Path, timing: list[str]) -> dict:
+    run = compare_commands(*commands, directory / "out.json", "--precision", "1", *timing, names=("N", "M"))
     summary = run.summary("M")
     return {
         "wall_s": summary["wall_s"],
@@ -96,7 +95,10 @@ def _hyperfine(hyperfine: str, commands: list[str], directory: Path) -> dict:
     out = directory / "h.json"
     started = time.monotonic()
     subprocess.run(
-        [hyperfine, "-N", "--warmup", "3", "--export-json", str(out), *commands], check=True, capture_output=True
+        [hyperfine, "-N", "--warmup", "3", *(["--runs", "5"] if _cli.is_smoke() else []), "--export-json", str(out)]
+        + commands,
+        check=True,
+        capture_output=True,
     )
     wall = time.monotonic() - started
     a, b = json.loads(out.read_text())["results"]

@@ -15,7 +15,10 @@
    WALL_RUNS times: the verdict, and whether the 95% interval of the time ratio excludes 1.
 
     python benchmarks/instruction_stability.py
-    python benchmarks/instruction_stability.py --quick   # smoke run: extra_work only, 2 counts of 20 calls, 1 randomized
+    python benchmarks/instruction_stability.py --quick   # smoke run: extra_work only, 1 count of 20 calls each, 1 randomized
+
+A smoke run costs 18-25 CPU-seconds (quiet to loaded 2-core VM): three callgrind processes (base, extra, and one with address
+randomization on, each a Python worker's start-up under valgrind, ~6 CPU-seconds) and a timed run.
 
 Writes benchmarks/results/instruction_stability.json.
 """
@@ -69,17 +72,15 @@ def extra(xs):
 """
 
 
-def count(
-    file: str, case: str, contender: str, randomize_addresses: bool = False, repeats: int | None = None
-) -> list[float]:
-    """Instructions per call from ``repeats`` (REPEATS) separate callgrind runs (two at a time)."""
+def count(file: str, case: str, contender: str, randomize_addresses: bool = False) -> list[float]:
+    """Instructions per call from REPEATS separate callgrind runs (two at a time)."""
     valgrind = require("valgrind", "valgrind")
     target = Target.of(file, case, contender)
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(
             pool.map(
                 lambda _: instructions.count_once(valgrind, target, LOOPS, randomize_addresses=randomize_addresses),
-                range(repeats or REPEATS),
+                range(REPEATS),
             )
         )
     errors = [error for _, error in outcomes if error]
@@ -97,8 +98,8 @@ def main() -> None:
     wall_options: list[str] = []  # perflab's defaults
     quick = _cli.parse(_cli.parser(__doc__)).quick
     if quick:
-        REPEATS, WALL_RUNS, LOOPS = 2, 1, 20
-        wall_options = ["--max-time", "20", "--precision", "50", "--values", "5", "--value-time", "0.002"]
+        REPEATS, WALL_RUNS, LOOPS = 1, 1, 20  # each count starts a Python worker under valgrind: one each
+        wall_options = ["--max-time", "60", "--precision", "50", "--values", "5", "--value-time", "0.002"]
         wall_options += ["--debug-rounds", "2"]
     os.environ.setdefault("PERFLAB_DB", str(Path(tempfile.mkdtemp()) / "perflab.db"))  # keep the project's store clean
     before = conditions()
@@ -109,7 +110,7 @@ def main() -> None:
         "extra_work/INTS/base": (str(work), "INTS", "base"),
         "extra_work/INTS/extra": (str(work), "INTS", "extra"),
     }
-    if quick:  # each callgrind run starts a Python worker under valgrind: a smoke run makes four, not five
+    if quick:  # a smoke run counts extra_work's two contenders, once each, and one randomized run
         del operations["json_dumps/NESTED/json_stdlib"]
     sensitive = next(iter(operations))  # the operation the sensitivity to the environment is measured on
     stability = {}
@@ -133,10 +134,7 @@ def main() -> None:
         os.environ["PERFLAB_FIGURE_PADDING"] = "x" * 200
         sensitivity["one_more_environment_variable"] = count(file, case, contender)
         del os.environ["PERFLAB_FIGURE_PADDING"]
-    # A smoke run counts it once: the code path, not its spread.
-    sensitivity["address_randomization_on"] = count(
-        file, case, contender, randomize_addresses=True, repeats=1 if quick else None
-    )
+    sensitivity["address_randomization_on"] = count(file, case, contender, randomize_addresses=True)
     reference = stability[sensitive]["median"]
     for name, values in sensitivity.items():
         sensitivity[name] = {

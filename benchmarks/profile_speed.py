@@ -21,7 +21,7 @@ at). Printed and written to benchmarks/results/profile_speed.json with the load 
 
     python benchmarks/profile_speed.py                                  # json_dumps, every case
     python benchmarks/profile_speed.py --case NESTED --samples 400      # one case
-    python benchmarks/profile_speed.py --quick                          # smoke run: NESTED, 100 samples
+    python benchmarks/profile_speed.py --quick                          # smoke run: NESTED, 2 sides, 100 samples
 
 Target: after <= 1/3 of before's wall time, with half-widths no wider (median and 95th percentile).
 """
@@ -86,11 +86,14 @@ def main() -> None:
     arguments.add_argument("--benchmark", default="json_dumps", help="a built-in (default json_dumps)")
     arguments.add_argument("--case", action="append", help="only these cases (default all declared)")
     arguments.add_argument("--samples", type=int, default=2000, help="samples per side (default 2000)")
-    args = _cli.parse(arguments, case=["NESTED"], samples=100)
+    arguments.add_argument(
+        "--sides", type=int, default=None, help="the reference and the next SIDES - 1 contenders only (default all)"
+    )
+    args = _cli.parse(arguments, case=["NESTED"], samples=100, sides=2)
     file = str(builtins.path_of(args.benchmark))
     described = run_job(describe_job(file, []), 60).of("describe")[0]
     contenders = [described["reference"]] + [c for c in described["contenders"] if c != described["reference"]]
-    sides = contender_sides(file, contenders, sys.executable)
+    sides = contender_sides(file, contenders[: args.sides], sys.executable)
     figure = {
         "figure": NAME,
         "machine": machine(),

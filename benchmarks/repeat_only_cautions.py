@@ -15,7 +15,7 @@ first call was unresolvable (within 10x of timing an empty call: not judged, sai
 Written to benchmarks/results/repeat_only_cautions.json.
 
     python benchmarks/repeat_only_cautions.py                # 5 trials of each, quiet machine
-    python benchmarks/repeat_only_cautions.py --quick        # smoke run: 1 trial, json_dumps SIMPLE only
+    python benchmarks/repeat_only_cautions.py --quick        # smoke run: 1 trial, json_dumps SIMPLE only, no fuzzing
 
 Target: no false caution; every memo cache cautioned.
 """
@@ -41,8 +41,10 @@ def main() -> int:
     _cli.add_trials(arguments, 5, "compare runs of each target")
     _cli.add_timing(arguments, 60.0, precision=False)
     arguments.add_argument("--case", action="append", default=[], help="only these cases (default all)")
-    args = _cli.parse(arguments, trials=1, case=["SIMPLE"], max_time=20.0)
+    args = _cli.parse(arguments, trials=1, case=["SIMPLE"], max_time=60.0)
     targets = {"json_dumps": TARGETS["json_dumps"]} if args.quick else TARGETS
+    # A smoke run skips the fuzzing (the caution is the timing's), and stops by rounds, not by --max-time.
+    options = [*OPTIONS, "--max-time", f"{args.max_time:g}", *(["--no-fuzz"] if args.quick else [])]
     start = conditions()
     rows = []
     with tempfile.TemporaryDirectory(prefix="perflab-cautions-") as scratch:
@@ -50,7 +52,7 @@ def main() -> int:
             for name, target in targets.items():
                 cases = [option for case in args.case for option in ("--case", case)] if name == "json_dumps" else []
                 run = perflab_json(
-                    ["compare", target, *cases, *OPTIONS, "--max-time", f"{args.max_time:g}"],
+                    ["compare", target, *cases, *options],
                     Path(scratch) / f"{name}.json",
                 )
                 unchecked = run.result["metadata"].get("unchecked", [])
@@ -73,7 +75,7 @@ def main() -> int:
                 print(f"trial {trial + 1}/{args.trials} {name}: exit {run.exit_code}", flush=True)
     figure = {
         "name": NAME,
-        "how": {"command": " ".join(["python", *sys.argv]), "perflab": ["compare", "TARGET", *OPTIONS]},
+        "how": {"command": " ".join(["python", *sys.argv]), "perflab": ["compare", "TARGET", *options]},
         "machine": machine(),
         "start": start,
         "end": conditions(),

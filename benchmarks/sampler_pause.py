@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from scipy import stats as scipy_stats
+from scipy import special  # (not scipy.stats: ~0.6 s of CPU to import, for a t quantile)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _cli
@@ -191,7 +191,7 @@ def abba_pairs(
 def mean_and_half_width(values: list[float]) -> tuple[float, float]:
     """The mean and the half-width of its 95% t interval."""
     return float(np.mean(values)), float(
-        scipy_stats.t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / math.sqrt(len(values))
+        special.stdtrit(len(values) - 1, 0.975) * np.std(values, ddof=1) / math.sqrt(len(values))
     )
 
 

@@ -13,7 +13,7 @@
    copies of their rows made in SQL, each with its own id and uid.
 
     python benchmarks/team_scale.py            # the figures: 8x100 saves, 10 + 50 jobs, 100,000 runs
-    python benchmarks/team_scale.py --quick    # smoke run: 8x3 saves, 1 + 1 jobs, 300 runs
+    python benchmarks/team_scale.py --quick    # smoke run: 2x3 saves, 1 + 1 jobs (2 workers), 300 runs
 
 Writes benchmarks/results/team_scale.json.
 """
@@ -270,9 +270,10 @@ def history_query(where: str, run_file: Path) -> dict:
 
 
 def main() -> None:
-    global SAVES_EACH, QUEUE_JOBS, FAULT_JOBS, KILL_EVERY_S, HISTORY_RUNS, SAVED_RUNS
-    if _cli.parse(_cli.parser(__doc__)).quick:
-        SAVES_EACH, QUEUE_JOBS, FAULT_JOBS, KILL_EVERY_S, HISTORY_RUNS, SAVED_RUNS = 3, 1, 1, 30.0, 300, 100
+    global WRITERS, SAVES_EACH, QUEUE_JOBS, FAULT_JOBS, FAULT_WORKERS, KILL_EVERY_S, HISTORY_RUNS, SAVED_RUNS
+    if _cli.parse(_cli.parser(__doc__)).quick:  # two writers and two workers: still concurrent, each a process
+        WRITERS, SAVES_EACH, QUEUE_JOBS, FAULT_JOBS, FAULT_WORKERS = 2, 3, 1, 1, 2
+        KILL_EVERY_S, HISTORY_RUNS, SAVED_RUNS = 30.0, 300, 100
     before = conditions()
     figure: dict = {"what": __doc__.split("\n\n")[0], "small": _cli.is_smoke(), "machine": machine()}
     with tempfile.TemporaryDirectory() as name, throwaway_cluster() as server:

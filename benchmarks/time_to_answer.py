@@ -15,7 +15,7 @@ before and after it. Printed and written to benchmarks/results/time_to_answer.js
 
     python benchmarks/time_to_answer.py --before /tmp/before/src
     python benchmarks/time_to_answer.py --only demo nested     # a subset, this tree only
-    python benchmarks/time_to_answer.py --quick                # smoke run: nested at the smallest size
+    python benchmarks/time_to_answer.py --quick                # smoke run: nested at the smallest size, orjson only
 """
 
 from __future__ import annotations
@@ -37,10 +37,15 @@ COMMANDS = {
     "nested": ["compare", "json_dumps", "--case", "NESTED", "--html", "{out}", "--no-store"],
     "all_cases": ["compare", "json_dumps", "--html", "{out}", "--no-store"],
 }
-# A smoke run's command: the same, at the smallest timing and profile.
+# A smoke run's command: the same, at the smallest timing (2 rounds, as benchmarks/_cli.py's) and
+# profile, of one contender against the reference.
 SMOKE_OPTIONS = [
+    "--contender",
+    "orjson",
     "--max-time",
-    "10",
+    "60",
+    "--debug-rounds",
+    "2",
     "--precision",
     "50",
     "--values",

@@ -30,13 +30,14 @@ from perflab.profile.sampler import find_py_spy
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 RESULTS = BENCHMARKS / "results"
 TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a minute on a loaded 2-core machine
-# Slower by nature: two to four callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
+# Slower by nature: one to three callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
 # a PostgreSQL cluster with queue workers, one killed on purpose; two builds of a C extension
 # (venvs, setuptools from PyPI: ~20 s each, minutes on a loaded machine), and three more for the
 # build-to-build spread with two QUICK comparisons; three builds of a C extension, two checks and the
 # by-hand flow's two installs (compiled_power); three perflab profiles under python3.13 besides a
-# perf window (70 s at load 8).
+# perf window (70 s at load 8); a bisection's three measurements of 5 rounds or more (40 s at load 7).
 LONGER_TIME_LIMITS = {
+    "bisect_cost": 300,
     "instruction_stability": 600,
     "cache_stability": 600,
     "team_scale": 300,
@@ -100,7 +101,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "repeat_only_cautions": (r"false cautions \(genuine contenders\): \d+/\d+ faster comparisons", ()),
     "startup": (r"perflab --help / pyperf: x[\d.]+", ()),
     "store_load": (r"4 writers x 20 runs .* integrity_check=ok", ()),
-    "team_scale": (r"writes, postgresql: 8 writers x 3 saves", ("PostgreSQL",)),
+    "team_scale": (r"writes, postgresql: \d+ writers x 3 saves", ("PostgreSQL",)),
     "time_to_answer": (r"perflab compare json_dumps --case NESTED .*\(after\): [\d.]+ s, exit code 0", ("py-spy",)),
     "time_to_precision": (r"perflab/pyperf wall time: [\d.]+", ()),
     "web_scale": (r"series chart drawn in Chromium: median", ("chromium",)),

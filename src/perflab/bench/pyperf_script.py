@@ -2,7 +2,7 @@
 script asks to time, and perflab's runner, statistics, profiler and store do the timing.
 
 A pyperf script is recognised by its source: it imports ``pyperf`` and declares no
-``perflab.Benchmark`` (``is_pyperf_script``). It is run as ``__main__`` with ``pyperf.Runner``
+``perflab.Benchmark`` (perflab.bench.loading.is_pyperf_script). It is run as ``__main__`` with ``pyperf.Runner``
 replaced by ``Runner`` below, whose ``bench_func``, ``bench_time_func``, ``bench_async_func``,
 ``timeit`` and ``bench_command`` record the benchmark instead of spawning pyperf's workers. Each
 recorded name becomes a case of one contender, ``script``; perflab's workers load the script the
@@ -31,7 +31,6 @@ Runs in worker processes: standard library only.
 from __future__ import annotations
 
 import argparse
-import ast
 import functools
 import json
 import os
@@ -102,21 +101,6 @@ _PYPERF_VALUED = (
     "-d",
     "--duplicate",
 )
-
-
-def is_pyperf_script(path: Path) -> bool:
-    """The file imports pyperf and not perflab (a perflab file may import pyperf for its own reasons)."""
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError, OSError):
-        return False
-    imported: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            imported.add(node.module.partition(".")[0])
-    return "pyperf" in imported and "perflab" not in imported
 
 
 @dataclass
