@@ -85,6 +85,17 @@ def test_a_generated_difference_is_shrunk_to_a_small_counterexample(bench_file):
     assert float(result.counterexample) != float(f"{float(result.counterexample):.6g}")
 
 
+def test_the_inputs_drawn_do_not_depend_on_which_of_perflabs_modules_are_imported(bench_file):
+    """Hypothesis draws some values from the constants of modules it takes for the user's: perflab
+    installed editable is one, and a worker that stopped importing two of its modules once found
+    nothing where it had found the difference (CI). The same fuzz, with and without them imported."""
+    extra = "import perflab.bench.asv_suite, perflab.bench.pyperf_script, perflab.bench.native_build\n"
+    plain = fuzz(bench_file(CACHES + JSON_INPUTS), "rounds_floats", examples=200)
+    importing = fuzz(bench_file(extra + CACHES + JSON_INPUTS), "rounds_floats", examples=200)
+    assert plain.status == importing.status == "not equivalent"
+    assert (plain.counterexample, plain.examples_run) == (importing.counterexample, importing.examples_run)
+
+
 def test_a_contender_that_raises_where_the_reference_does_not_is_not_equivalent(bench_file):
     result = fuzz(bench_file(CACHES + JSON_INPUTS), "crashes_on_lists")
     assert result.status == "not equivalent"

@@ -327,6 +327,7 @@ class _Fuzzer:
             return None
         # Hypothesis caches (e.g. Unicode tables) in ./.hypothesis by default: not in the user's project.
         hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
+        _ignore_perflabs_constants()
         strategy = self._strategy(st, strategy_function)
         around = self._around_declared(st)
         failures: list[tuple[Any, str, str | None]] = []
@@ -658,6 +659,25 @@ class _HeldOutputs:
                     "contender reuses"
                 )
         return None
+
+
+def _ignore_perflabs_constants() -> None:
+    """Keep perflab's own source out of the inputs Hypothesis draws.
+
+    Hypothesis draws some values from the constants of the "local" modules imported in the process
+    (neither the standard library nor site-packages). perflab installed editable counts as local,
+    so the inputs drawn depended on how perflab was installed and which of its modules the worker
+    had imported (a lazy import once turned a found difference into "equivalent"). perflab's modules
+    are marked as already scanned; the benchmark's own modules still contribute, as they should.
+    Hypothesis keeps that record privately: without it, nothing is changed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    scanned = getattr(providers, "_seen_modules", None)
+    if isinstance(scanned, set):
+        scanned.update(id(module) for name, module in list(sys.modules.items()) if name.split(".")[0] == "perflab")
 
 
 def json_values(st: Any, allow_nan: bool) -> Any:
