@@ -94,7 +94,7 @@ class PerfRecording:
         # Both ends open read-write: neither side waits for the other to open its pipe.
         self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
         # perf inject caches every jitted function it writes (thousands a run, with their libraries: ~2,000
-        # files) in a build-id cache unless this says not to, and deleting them took 7 s a run here
+        # files) in a build-id cache unless this says not to, and deleting them took 12-14 s a run here
         self._config = os.path.join(self._scratch, "perfconfig")
         Path(self._config).write_text(NO_BUILDID_CACHE)
         self.prefix = [self._perf, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", str(rate), "-N", "-D", "-1"]

@@ -171,11 +171,7 @@ def profile_operation(
                 ahead = None
             upcoming = _following_seconds(profile, sampled_seconds, run_seconds, settings, rate, achieved_rate, runs)
             start_following = (
-                functools.partial(
-                    _start_ahead,
-                    following,
-                    functools.partial(_started, file, case, contender, settings, sampler, upcoming),
-                )
+                functools.partial(_start_ahead, following, file, case, contender, settings, sampler, upcoming)
                 if sampler == PERF and upcoming is not None
                 else None
             )
@@ -280,9 +276,17 @@ def _following_seconds(
     return _next_run_seconds(planned, per_second, rate, left, settings.min_runs - made)
 
 
-def _start_ahead(into: list[StartedRun], start: Callable[[], StartedRun]) -> None:
+def _start_ahead(
+    into: list[StartedRun],
+    file: str,
+    case: str,
+    contender: str,
+    settings: ProfileSettings,
+    sampler: str,
+    seconds: float,
+) -> None:
     """Start a run's worker ahead of its turn, into the list the session takes it from."""
-    into.append(start())
+    into.append(_started(file, case, contender, settings, sampler, seconds))
 
 
 def _next_run_seconds(planned: float, achieved_rate: float, rate: int, samples_left: int, runs_left: int) -> float:
