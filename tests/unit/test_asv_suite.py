@@ -214,6 +214,16 @@ def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many
 
             def time_nothing(self):
                 pass
+
+        class SlowOnce:  # its first setup is cold (or lost the CPU), the next ones are not
+            setups = 0
+
+            def setup(self):
+                SlowOnce.setups += 1
+                time.sleep(0.006 if SlowOnce.setups == 1 else 0)
+
+            def time_nothing(self):
+                pass
         """,
     )
     benchmark = load_benchmark(directory)
@@ -224,6 +234,7 @@ def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many
     popping = build(feature_suite, "suite.Popping.time_pop")
     assert calibrate(run, popping, 0.005) > 1  # an IndexError if two calls shared one setup
     assert run.max_loops(build(benchmark, "bench_mod.Slow.time_nothing")) == 1  # its setup fills a value
+    assert run.max_loops(build(benchmark, "bench_mod.SlowOnce.time_nothing")) > 1  # one slow setup decides nothing
 
 
 def test_the_garbage_collector_is_off_while_timing_as_under_asv(tmp_path):
