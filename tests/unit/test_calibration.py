@@ -17,6 +17,7 @@ def calibrated(value_time, seconds_per_call, max_loops=10**9):
     except StopIteration as done:
         return done.value, batches
 
+
 def test_a_cheap_call_fills_a_value_with_many_calls():
     loops, _ = calibrated(0.005, lambda i: 1e-6)
     assert loops == 5000
