@@ -55,7 +55,7 @@ from support.external import other_python
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
 from perflab.profile.native_perf import check_perf
-from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV
+from perflab.profile.perf_sampler import CALL_GRAPH, RECORD_EXIT, TRAMPOLINE_ENV
 from perflab.profile.session import sampling_cpus
 from perflab.profile.shares import frame_shares, widest_half_width
 
@@ -73,7 +73,7 @@ class AttachedPerf:
         self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
         self.data = os.path.join(scratch, "perf.data")
         command = [check_perf(), "record", "-q", "-e", "cpu-clock", "-F", str(rate), "--call-graph", CALL_GRAPH]
-        command += ["-N", "--control", f"fifo:{control},{ack}", "-p", str(pid), "-o", self.data]
+        command += ["-N", *RECORD_EXIT, "--control", f"fifo:{control},{ack}", "-p", str(pid), "-o", self.data]
         self.process = subprocess.Popen(
             command,
             stdout=subprocess.DEVNULL,

@@ -2,6 +2,7 @@
 under CPython 3.13 with -X perf_jit, Python and C frames in one profile at 1 kHz."""
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -89,9 +90,11 @@ while time.perf_counter() < end:
 
 
 def test_a_recording_is_read_without_a_build_id_cache_into_the_same_frames(tmp_path):
-    """One python3.13 -X perf_jit process of 0.3 s under PerfRecording, read by it (perf's build-id cache
-    off: perf inject cached ~2,000 files a run, whose deletion took 7 s here) and by perf with its cache
-    as before: the same stacks, inlined C frames kept, nothing unresolved."""
+    """One python3.13 -X perf_jit process of 0.3 s under PerfRecording, read by it and by perf as perflab
+    read recordings before: the same stacks, inlined C frames kept, nothing unresolved. What perflab
+    skips: perf's build-id cache (perf inject cached ~2,000 files a run, whose deletion took 7 s here),
+    the build ids perf record read its whole recording back for at exit, and its BPF side-band thread,
+    whose 1 s poll it waited out at exit (0.5 s a run on average)."""
     program = tmp_path / "program.py"
     program.write_text(PROGRAM)
     perf = PerfRecording(1000)
@@ -105,13 +108,19 @@ def test_a_recording_is_read_without_a_build_id_cache_into_the_same_frames(tmp_p
         )
         assert process.stdout is not None
         perf.enable(int(process.stdout.readline()))
+        threads = os.listdir(f"/proc/{process.pid}/task")  # perf record's, while it samples
         process.communicate("go\n", timeout=60)
+        assert len(threads) == 1
         stacks, _ = perf.stacks()
         assert not list(Path(perf.data).parent.rglob(".build-id"))  # nothing cached beside the recording
-        # as perflab read recordings before: perf's cache in $HOME/.debug
+        listed = subprocess.run(["perf", "buildid-list", "-i", perf.data], capture_output=True, text=True, check=True)
+        assert not re.search(r"^[0-9a-f]{40} ", listed.stdout, re.MULTILINE)  # no build id recorded
+        # as perflab read recordings before: the build ids perf record added (perf inject -b adds them),
+        # and perf's cache in $HOME/.debug
         home = {**os.environ, "HOME": str(tmp_path)}
-        injected = tmp_path / "jit.data"
-        subprocess.run(["perf", "inject", "--jit", "-i", perf.data, "-o", injected], env=home, check=True)
+        with_ids, injected = tmp_path / "ids.data", tmp_path / "jit.data"
+        subprocess.run(["perf", "inject", "-b", "-i", perf.data, "-o", with_ids], env=home, check=True)
+        subprocess.run(["perf", "inject", "--jit", "-i", with_ids, "-o", injected], env=home, check=True)
         assert (tmp_path / ".debug" / ".build-id").is_dir()
         script = subprocess.run(
             ["perf", "script", "-i", injected, "-F", "comm,tid,ip,sym,dso"],
