@@ -75,13 +75,19 @@ def perflab_median(operation, case) -> tuple[float, int]:
     return statistics.median(values[WARMUPS:]), loops
 
 
-def side_by_side(repeats: int, only: str | None) -> dict[str, dict]:
+def both_sides():
+    """asv_runner's benchmarks of the suite by name, perflab's Benchmark of it (its own import of the
+    suite, as in a worker) and perflab's contender."""
     from asv_runner.discovery import disc_benchmarks
 
     sys.path.insert(0, str(SUITE.parent))
     theirs = {benchmark.name: benchmark for benchmark in disc_benchmarks(str(SUITE))}
-    ours = asv_suite.load(SUITE)  # its own import of the suite, as in a worker
-    operation = ours.contenders[asv_suite.CONTENDER].build()
+    ours = asv_suite.load(SUITE)
+    return theirs, ours, ours.contenders[asv_suite.CONTENDER].build()
+
+
+def side_by_side(repeats: int, only: str | None) -> dict[str, dict]:
+    theirs, ours, operation = both_sides()
     combinations = {
         name: (found.name, index)
         for found in asv_suite.discover(SUITE)
@@ -152,12 +158,7 @@ def cold_and_warm(calls: int) -> dict[str, float]:
 def same_loops(loops: int, batches: int, only: str | None) -> dict[str, dict[str, float]]:
     """Experiment 4: {case: asv/perflab and materialized/fresh, medians of per-pair ratios, and
     the median nanoseconds per call of each side}."""
-    from asv_runner.discovery import disc_benchmarks
-
-    sys.path.insert(0, str(SUITE.parent))
-    theirs = {benchmark.name: benchmark for benchmark in disc_benchmarks(str(SUITE))}
-    ours = asv_suite.load(SUITE)
-    operation = ours.contenders[asv_suite.CONTENDER].build()
+    theirs, ours, operation = both_sides()
     found = {}
     for discovered in asv_suite.discover(SUITE):
         if discovered.kind != "time" or not discovered.params or discovered.all_named("setup"):
@@ -224,12 +225,7 @@ def median_ratio(numerators: list[float], denominators: list[float]) -> float:
 def statistic(repeats: int, only: str | None) -> dict[str, dict]:
     """Experiment 5: {case: per repeat, asv's median and the medians of perflab's values as means
     and as middles of their calls; the values' spreads; the tail; calls per value}."""
-    from asv_runner.discovery import disc_benchmarks
-
-    sys.path.insert(0, str(SUITE.parent))
-    theirs = {benchmark.name: benchmark for benchmark in disc_benchmarks(str(SUITE))}
-    ours = asv_suite.load(SUITE)
-    operation = ours.contenders[asv_suite.CONTENDER].build()
+    theirs, ours, operation = both_sides()
     found = {}
     for discovered in asv_suite.discover(SUITE):
         if discovered.kind != "time" or not discovered.all_named("setup"):
