@@ -1,6 +1,6 @@
 """Figure: why perflab's and asv's times of one asv suite differed, by experiment in one process.
 
-Four experiments on the same Python, interleaved (benchmarks/README.md, "asv suites"):
+Five experiments on the same Python, interleaved (benchmarks/README.md, "asv suites"):
 
 1. Every timed case of the suite, ``--repeats`` times in turn: asv_runner's own
    ``TimeBenchmark.run`` (asv's samples; its median, and the ``number`` it chose) beside perflab's
@@ -16,6 +16,13 @@ Four experiments on the same Python, interleaved (benchmarks/README.md, "asv sui
    cost alone: perflab's (asv's bytecode, reading the benchmark from an object whose ``__dict__``
    is materialized, as asv_runner's is) against the same bytecode reading it from a fresh object.
    Each figure is the median of the per-pair ratios.
+5. The statistic, for every case with a ``setup`` hook (each of asv's samples is one call timed
+   alone after its setup): ``--repeats`` times in turn, asv_runner's own ``TimeBenchmark.run``
+   (the median of its samples) beside 10 perflab values (after 2 warm-ups) of the same
+   setup-and-call samples, each value summarized two ways: the mean of its calls (perflab's value
+   before issue 27's last fix) and their middle (perflab's value since, asv's statistic). Also the
+   spread of those 10 values, the tail (the calls over twice the median call: their share of the
+   calls and of the calls' time), the calls per value and the first setup's time that sets them (``max_loops``).
 
     python benchmarks/asv_timing_causes.py                 # tests/data/asv_suite, 3 repeats
     python benchmarks/asv_timing_causes.py --quick         # smoke run: one case, one repeat, 200 cold calls, 5 pairs of 500
@@ -37,6 +44,7 @@ import _cli
 from _common import finish, machine_line, new_figure, pinned_to_one_cpu
 
 from perflab.bench import asv_suite
+from perflab.bench.optional import Skipped
 from perflab.bench.worker.region import calibrate, measured_region
 from perflab.units import format_time
 
@@ -67,13 +75,19 @@ def perflab_median(operation, case) -> tuple[float, int]:
     return statistics.median(values[WARMUPS:]), loops
 
 
-def side_by_side(repeats: int, only: str | None) -> dict[str, dict]:
+def both_sides():
+    """asv_runner's benchmarks of the suite by name, perflab's Benchmark of it (its own import of the
+    suite, as in a worker) and perflab's contender."""
     from asv_runner.discovery import disc_benchmarks
 
     sys.path.insert(0, str(SUITE.parent))
     theirs = {benchmark.name: benchmark for benchmark in disc_benchmarks(str(SUITE))}
-    ours = asv_suite.load(SUITE)  # its own import of the suite, as in a worker
-    operation = ours.contenders[asv_suite.CONTENDER].build()
+    ours = asv_suite.load(SUITE)
+    return theirs, ours, ours.contenders[asv_suite.CONTENDER].build()
+
+
+def side_by_side(repeats: int, only: str | None) -> dict[str, dict]:
+    theirs, ours, operation = both_sides()
     combinations = {
         name: (found.name, index)
         for found in asv_suite.discover(SUITE)
@@ -144,12 +158,7 @@ def cold_and_warm(calls: int) -> dict[str, float]:
 def same_loops(loops: int, batches: int, only: str | None) -> dict[str, dict[str, float]]:
     """Experiment 4: {case: asv/perflab and materialized/fresh, medians of per-pair ratios, and
     the median nanoseconds per call of each side}."""
-    from asv_runner.discovery import disc_benchmarks
-
-    sys.path.insert(0, str(SUITE.parent))
-    theirs = {benchmark.name: benchmark for benchmark in disc_benchmarks(str(SUITE))}
-    ours = asv_suite.load(SUITE)
-    operation = ours.contenders[asv_suite.CONTENDER].build()
+    theirs, ours, operation = both_sides()
     found = {}
     for discovered in asv_suite.discover(SUITE):
         if discovered.kind != "time" or not discovered.params or discovered.all_named("setup"):
@@ -213,6 +222,53 @@ def median_ratio(numerators: list[float], denominators: list[float]) -> float:
     return statistics.median(a / b for a, b in zip(numerators, denominators))
 
 
+def statistic(repeats: int, only: str | None) -> dict[str, dict]:
+    """Experiment 5: {case: per repeat, asv's median and the medians of perflab's values as means
+    and as middles of their calls; the values' spreads; the tail; calls per value}."""
+    theirs, ours, operation = both_sides()
+    found = {}
+    for discovered in asv_suite.discover(SUITE):
+        if discovered.kind != "time" or not discovered.all_named("setup"):
+            continue
+        for index, (name, _) in enumerate(discovered.combinations()):
+            if only and only not in name:
+                continue
+            try:
+                prepared = ours.cases[name].build()
+            except Skipped:  # asv skips it too
+                continue
+            loops = operation.max_loops(prepared)
+            rows: dict[str, list[float]] = {"asv": [], "mean": [], "middle": [], "mean_spread": [], "middle_spread": []}
+            calls: list[float] = []
+            for _ in range(repeats):
+                theirs_now = asv_median(theirs[discovered.name], index)
+                if theirs_now is None:
+                    break
+                rows["asv"].append(theirs_now[0])
+                values = [asv_suite.samples(prepared, loops) for _ in range(WARMUPS + VALUES)][WARMUPS:]
+                for kind, summary in (("mean", statistics.mean), ("middle", statistics.median)):
+                    summarized = [summary(value) for value in values]
+                    rows[kind].append(statistics.median(summarized))
+                    rows[f"{kind}_spread"].append(relative_iqr(summarized))
+                calls += itertools.chain.from_iterable(values)
+            if rows["asv"]:
+                middle = statistics.median(calls)
+                slow = [call for call in calls if call > 2 * middle]
+                found[name] = {
+                    **rows,
+                    "loops": loops,
+                    "first_setup_s": prepared.setup_seconds,
+                    "tail_calls": len(slow) / len(calls),
+                    "tail_share": sum(slow) / sum(calls),
+                }
+    return found
+
+
+def relative_iqr(values: list[float]) -> float:
+    low, _, high = statistics.quantiles(values, n=4)
+    return (high - low) / statistics.median(values)
+
+
 def main() -> int:
     arguments = _cli.parser(__doc__)
     _cli.add_trials(arguments, 3, "asv/perflab repetitions of each case, interleaved", flag="--repeats")
@@ -228,6 +284,7 @@ def main() -> int:
     figure["cold_call"] = cold_and_warm(args.calls)
     with pinned_to_one_cpu():
         figure["same_loops"] = same_loops(args.loops, args.batches, None if _cli.is_smoke() else args.cases)
+    figure["statistic"] = statistic(args.repeats, args.cases)
     return finish(NAME, figure, lambda f: None, show)
 
 
@@ -235,8 +292,8 @@ def show(figure: dict) -> None:
     print(f"{NAME}: asv_runner's run() and perflab's worker timing in one process; {machine_line(figure)}")
     for name, rows in figure["cases"].items():
         print(
-            f"  {name}: asv {' / '.join(format_time(x) for x in rows['asv'])} (number {rows['asv_number'][-1]}); "
-            f"perflab {' / '.join(format_time(x) for x in rows['perflab'])} (loops {rows['perflab_loops'][-1]})"
+            f"  {name}: asv {times(rows['asv'])} (number {rows['asv_number'][-1]}); "
+            f"perflab {times(rows['perflab'])} (loops {rows['perflab_loops'][-1]})"
         )
     print(f"a clock read: {format_time(figure['clock_read_s'])} (time.perf_counter() twice, median of 100,000)")
     cold = figure["cold_call"]
@@ -255,6 +312,25 @@ def show(figure: dict) -> None:
             f"  {name}: asv {row['asv_ns']:.1f} ns, perflab {row['perflab_ns']:.1f} ns, ratio "
             f"{row['asv_over_perflab']:.3f}; materialized / fresh {row['materialized_over_fresh']:.3f}"
         )
+    print(
+        f"the statistic, cases with a setup (asv's median; perflab's {VALUES} values as the mean of their calls "
+        "and as their middle, the median of each with the values' interquartile range / median):"
+    )
+    for name, row in figure.get("statistic", {}).items():
+        print(
+            f"  {name}: asv {times(row['asv'])}; mean {times(row['mean'])} (spread {percents(row['mean_spread'])}); "
+            f"middle {times(row['middle'])} (spread {percents(row['middle_spread'])}); {row['loops']} calls a "
+            f"value (first setup {format_time(row['first_setup_s'])}); calls over twice the median call: "
+            f"{row['tail_calls']:.1%} of the calls, {row['tail_share']:.0%} of their time"
+        )
+
+
+def times(values: list[float]) -> str:
+    return " / ".join(format_time(value) for value in values)
+
+
+def percents(values: list[float]) -> str:
+    return " / ".join(f"{value:.0%}" for value in values)
 
 
 if __name__ == "__main__":

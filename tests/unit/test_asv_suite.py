@@ -15,7 +15,7 @@ from asv_runner.discovery import disc_benchmarks  # here, not in a test: forget_
 from support.paths import TESTS
 
 from perflab import asv_config
-from perflab.bench.asv_suite import CONTENDER, discover, timed_call
+from perflab.bench.asv_suite import CONTENDER, discover, samples, timed_call
 from perflab.bench.loading import load_benchmark
 from perflab.bench.optional import Skipped
 from perflab.bench.spec import BenchmarkFileError
@@ -235,6 +235,69 @@ def test_with_a_setup_every_timed_call_gets_a_fresh_setup_and_a_value_holds_many
     assert calibrate(run, popping, 0.005) > 1  # an IndexError if two calls shared one setup
     assert run.max_loops(build(benchmark, "bench_mod.Slow.time_nothing")) == 1  # its setup fills a value
     assert run.max_loops(build(benchmark, "bench_mod.SlowOnce.time_nothing")) > 1  # one slow setup decides nothing
+
+
+def test_a_value_is_the_middle_of_its_asv_samples_not_their_mean(tmp_path):
+    # asv keeps the median of its samples, and with a setup hook each sample is one call: a value is
+    # the middle of its calls, as asv's is. Their mean took in the rare slow call (an interrupt in
+    # the timed window) and read the setup benchmarks 1.1-1.9x asv under load (asv_timing_causes.py,
+    # experiment 5). Here 2 calls of 8 sleep 50 ms: their mean is over 12 ms, the middle a no-op call.
+    directory = suite(
+        tmp_path,
+        """
+        import time
+        CALLS = []
+
+        class Spiky:
+            def setup(self):
+                pass
+
+            def time_it(self):
+                CALLS.append(None)
+                if len(CALLS) % 4 == 0:
+                    time.sleep(0.05)
+        """,
+    )
+    benchmark = load_benchmark(directory)
+    run = benchmark.contenders[CONTENDER].build()
+    assert run.times_itself(build(benchmark, "bench_mod.Spiky.time_it"), 8) / 8 < 0.01
+
+
+def test_asv_samples_are_single_calls_after_a_setup_or_number_calls(tmp_path):
+    # asv_runner 0.3: with a setup hook a sample is one call, or ``number`` calls each timed alone
+    # after its own setup (_SetupInterleavedTimer); without one, a batch of ``number`` calls.
+    directory = suite(
+        tmp_path,
+        """
+        SEEN = []
+
+        def setup_counts():
+            SEEN.append("setup")
+
+        class One:
+            setup = staticmethod(setup_counts)
+
+            def time_it(self):
+                SEEN.append("call")
+
+        class Pairs(One):
+            number = 2
+
+        class Batched:
+            number = 3
+
+            def time_it(self):
+                SEEN.append("call")
+        """,
+    )
+    benchmark = load_benchmark(directory)
+    seen = sys.modules["benchmarks.bench_mod"].SEEN
+    shapes = {}
+    for name in ("One", "Pairs", "Batched"):
+        prepared = build(benchmark, f"bench_mod.{name}.time_it")
+        seen.clear()
+        shapes[name] = (len(samples(prepared, 6)), seen.count("setup"), seen.count("call"))
+    assert shapes == {"One": (6, 5, 6), "Pairs": (3, 5, 6), "Batched": (2, 0, 6)}
 
 
 def test_the_garbage_collector_is_off_while_timing_as_under_asv(tmp_path):

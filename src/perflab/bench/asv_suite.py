@@ -26,10 +26,12 @@ How asv's running is kept (docs/migrating.md):
   through the zero-argument function asv times (with parameters or a ``setup_cache`` value, a
   function calling it with them, reading it from an object in the state of asv_runner's); with a
   ``setup`` hook, ``teardown`` and ``setup`` again before every call and each call timed alone (its
-  own pair of clock reads, as asv times one call per sample then), else calls timed in batches of
-  ``number`` (all of a value's calls when none is declared), setup again before each batch. A
-  perflab value holds many such calls, so that no call is timed right after the worker wakes (one
-  call timed alone then takes several times longer: cold caches); the setups of one value are
+  own pair of clock reads, as asv times one call per sample then; a declared ``number`` makes a
+  sample the mean of that many), else calls timed in batches of ``number`` (all of a value's calls
+  when none is declared), setup again before each batch. A perflab value holds many such samples,
+  so that no call is timed right after the worker wakes (one call timed alone then takes several
+  times longer: cold caches), and is the middle one (their median), as asv keeps the median of its
+  samples (their mean took in the rare call an interrupt lands in); the setups of one value are
   limited to about ``_SETUP_SECONDS``.
 - ``setup_cache`` runs once per worker process (asv runs it once per run and pickles its value to
   each benchmark's process); a module's parameter-free ``setup`` runs before it, as in asv.
@@ -344,26 +346,48 @@ class _RunsAsv:
 
     @staticmethod
     def times_itself(prepared: Prepared, loops: int) -> float:
+        """``loops`` times the value's time per call: the middle of its asv samples (``samples``), as
+        asv keeps the median of its samples (asv_timing_causes.py, experiment 5)."""
         if prepared.kind == "timeraw":  # a fresh interpreter is its fresh state: no setup again, as in asv
             return _raw_seconds(prepared, loops)  # at most ``number`` loops (max_loops)
-        batch = 1 if prepared.setups else prepared.number or max(loops, 1)
-        call = timed_call(prepared)
-        timer = time.perf_counter
-        elapsed = 0.0
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            for start in range(0, loops, batch):
-                calls = itertools.repeat(None, min(batch, loops - start))
-                prepared.redo_setup()
-                begun = timer()
-                for _ in calls:
-                    call()
-                elapsed += timer() - begun
-        finally:
-            if collecting:
-                gc.enable()
-        return elapsed
+        # The middle value, not statistics.median: that would import decimal and fractions into every worker.
+        ordered = sorted(samples(prepared, loops))
+        return ordered[len(ordered) // 2] * loops
+
+
+def samples(prepared: Prepared, loops: int) -> list[float]:
+    """``loops`` calls timed as asv times its samples: the seconds per call of each sample. With a
+    ``setup`` hook a sample is ``number`` calls (one when none is declared), each after its own setup
+    and timed alone; without one, a batch of ``number`` calls (all ``loops`` when none is declared)."""
+    alone = bool(prepared.setups)
+    batch = prepared.number or (1 if alone else max(loops, 1))
+    call = timed_call(prepared)
+    found = []
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for start in range(0, loops, batch):
+            size = min(batch, loops - start)
+            if alone:
+                elapsed = sum(_timed(prepared, call, 1) for _ in range(size))
+            else:
+                elapsed = _timed(prepared, call, size)
+            found.append(elapsed / size)
+    finally:
+        if collecting:
+            gc.enable()
+    return found
+
+
+def _timed(prepared: Prepared, call: Callable[[], Any], calls: int) -> float:
+    """Setup again, then ``calls`` calls between two clock reads (timeit's loop, as asv's sample)."""
+    timer = time.perf_counter
+    repeated = itertools.repeat(None, calls)
+    prepared.redo_setup()
+    begun = timer()
+    for _ in repeated:
+        call()
+    return timer() - begun
 
 
 def timed_call(prepared: Prepared) -> Callable[[], Any]:
