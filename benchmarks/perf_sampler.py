@@ -54,8 +54,8 @@ from support.external import other_python
 
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
-from perflab.profile.native_perf import check_perf
-from perflab.profile.perf_sampler import CALL_GRAPH, RECORD_EXIT, TRAMPOLINE_ENV
+from perflab.profile.native_perf import RECORD_EXIT, check_perf
+from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV
 from perflab.profile.session import sampling_cpus
 from perflab.profile.shares import frame_shares, widest_half_width
 

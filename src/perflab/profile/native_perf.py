@@ -33,8 +33,14 @@ from perflab.profile.settings import DEFAULT_SAMPLES, PERF_RUNS
 
 CALL_GRAPHS = ("dwarf", "fp")
 DEFAULT_RATE = 999  # Hz: an odd rate, so that sampling does not beat with periodic work
-# perf record costs ~1 s of its own per call here (setting up its buffers), whatever the program:
-# a short program is run several times under one record (at most this many).
+# What perf record did after the program (or worker) it records had exited, cut (a recording is
+# read at once, by path, and reads the same: tests/external/test_perf_sampler.py): waiting for its thread for BPF programs'
+# symbols, which polls with a 1 s timeout (0.5 s a run on average; BPF code is kernel code, whose
+# frames a profile drops), and reading the whole recording back for the build ids of the libraries
+# it sampled (0.16 CPU-s for 1 s of samples).
+RECORD_EXIT = ["--no-bpf-event", "--no-buildid"]
+# perf record still costs ~1 s of its own per call here (setting up its buffers), whatever the
+# program: a short program is run several times under one record (at most this many).
 MAX_REPEAT = 1000
 # Runs the program "$1" times, each with "$2" on standard input: one perf record for them all.
 _REPEAT = 'n=$1; input=$2; shift 2; i=0; while [ "$i" -lt "$n" ]; do "$@" < "$input" || exit $?; i=$((i + 1)); done'
@@ -211,7 +217,7 @@ def _record_once(
     with tempfile.TemporaryDirectory(prefix="perflab-perf-") as scratch:
         data = os.path.join(scratch, "perf.data")
         record = [perf, "record", "-q", "-e", "cpu-clock", "-F", str(settings.rate), "--call-graph"]
-        record += ["dwarf" if settings.call_graph == "dwarf" else "fp", "-o", data, "--"]
+        record += ["dwarf" if settings.call_graph == "dwarf" else "fp", *RECORD_EXIT, "-o", data, "--"]
         if repeat > 1:
             record += ["/bin/sh", "-c", _REPEAT, "sh", str(repeat), stdin or os.devnull, *argv]
         else:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from perflab.profile.folded import Stack
 from perflab.profile.frames import Frame, parse_frame
-from perflab.profile.native_perf import NativeProfilerUnavailable, check_perf, parse_script
+from perflab.profile.native_perf import RECORD_EXIT, NativeProfilerUnavailable, check_perf, parse_script
 from perflab.profile.sampler import SamplerUnavailable
 
 # The worker's environment under perf: the trampoline with unwinding information (CPython 3.13+).
@@ -49,12 +49,6 @@ _JIT_DIR = "/tmp"  # where CPython writes jit-PID.dump, and perf inject the code
 _PYTHON_PREFIX = "py::"
 # perf's configuration for reading a recording (perf-config(1): /dev/null disables the build-id cache)
 NO_BUILDID_CACHE = "[buildid]\n\tdir = /dev/null\n"
-# What perf record did after its worker had exited, cut (a recording is read at once, by path, and
-# reads the same: tests/external/test_perf_sampler.py): waiting for its thread for BPF programs'
-# symbols, which polls with a 1 s timeout (0.5 s a run on average; BPF code is kernel code, whose
-# frames a profile drops), and reading the whole recording back for the build ids of the libraries
-# it sampled (0.16 CPU-s for 1 s of samples).
-RECORD_EXIT = ["--no-bpf-event", "--no-buildid"]
 _INTERPRETER = re.compile(r"^(lib)?python\d+\.\d+")  # the interpreter's binary or libpython
 
 
