@@ -36,7 +36,7 @@ Printed and written to benchmarks/results/compiled_power.json after every trial:
     python benchmarks/compiled_power.py           # 30 slow + 30 same trials, 5 by hand, --max-time 60
     python benchmarks/compiled_power.py --quick   # smoke run: 1 slow trial (no same) and 1 by hand, 2 rounds
 
-A smoke run costs about 20 CPU-seconds with uv on PATH (as in CI; about twice that without): two
+A smoke run costs 13-20 CPU-seconds with uv on PATH (as in CI; about twice that without): two
 builds (base, slow), the by-hand flow's two installs, and the checks of each path (a ``same``
 trial is a ``slow`` one's check of another revision: a smoke run leaves it out).
 
