@@ -10,7 +10,7 @@ Printed and written to benchmarks/results/command_contenders.json: both rates wi
 (Clopper-Pearson) 95% intervals, ratios, rounds and time to the verdict, and the load average.
 
     python benchmarks/command_contenders.py                                  # 40 A/A + 25 power trials
-    python benchmarks/command_contenders.py --quick                          # smoke run: 1 + 1 trials
+    python benchmarks/command_contenders.py --quick                          # smoke run: 1 power trial, no A/A trial
 
 Targets (as for Python contenders): <= 1% false verdicts; "slower" in >= 80% of trials within 60 s.
 """
@@ -37,7 +37,8 @@ def main() -> int:
     _cli.add_work(arguments, 0.02)
     _cli.add_timing(arguments, 60.0)
     _cli.add_report(arguments)
-    args = _cli.parse(arguments, aa=1, power=1, work=0.005, max_time=20.0, precision=50.0)
+    # A smoke run times the power pair only: an A/A trial is the same run with N for M.
+    args = _cli.parse(arguments, aa=0, power=1, work=0.005, max_time=20.0, precision=50.0)
     if args.report:
         return report_again(NAME, _summarize, _print)
     figure = new_figure(NAME, {}, trials={"aa": [], "power": []})

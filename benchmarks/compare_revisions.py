@@ -18,7 +18,7 @@ benchmarks/results/compare_revisions.json (rewritten after every trial, so a sto
 its data), with exact (Clopper-Pearson) 95% intervals and the load averages.
 
     python benchmarks/compare_revisions.py                              # 60 A/A + 30 slowdown trials
-    python benchmarks/compare_revisions.py --quick                      # smoke run: 1 + 1 trials of 2 rounds
+    python benchmarks/compare_revisions.py --quick                      # smoke run: 1 slowdown trial of 2 rounds, no A/A trial
 
 Targets: false faster/slower verdicts <= 1% of A/A trials; "slower" in >= 80% of slowdown trials.
 """
@@ -209,7 +209,8 @@ def main() -> int:
     _cli.add_slowdown(arguments, 5.0)
     _cli.add_name(arguments, NAME)
     _cli.add_budget(arguments)
-    args = _cli.parse(arguments, aa_trials=1, slow_trials=1, max_time=60.0)
+    # A smoke run compares v2-slow only: an A/A trial is the same comparison of another revision.
+    args = _cli.parse(arguments, aa_trials=0, slow_trials=1, max_time=60.0)
     timing = _cli.timing_options(args)  # a smoke run stops after 2 rounds, not at --max-time
     settings = {
         "max_time": args.max_time,

@@ -33,7 +33,7 @@ TIME_LIMIT = 120  # seconds per script; a smoke run takes a few seconds to a min
 # Slower by nature: one to three callgrind runs of a Python worker (1-2 minutes each on a loaded machine);
 # a PostgreSQL cluster with queue workers, one killed on purpose; two builds of a C extension
 # (venvs, setuptools from PyPI: ~20 s each, minutes on a loaded machine), and three more for the
-# build-to-build spread with two QUICK comparisons; three builds of a C extension, two checks and the
+# build-to-build spread with two QUICK comparisons; two builds of a C extension, a check and the
 # by-hand flow's two installs (compiled_power); three perflab profiles under python3.13 besides a
 # perf window (70 s at load 8); a bisection's three measurements of 5 rounds or more (40 s at load 7).
 LONGER_TIME_LIMITS = {
@@ -75,11 +75,11 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cache_stability": (r"largest spread of counters >= 1 per call: [\d.]+%", ("valgrind",)),
     "case_studies": (r"Headline figures", ()),
     "changepoint_replay": (r"false change points \(whole history\): [\d.]+ per 1,000", ()),
-    "check_gate": (r"identical code \(v1-docs\): \d+/1 false alarms", ()),
+    "check_gate": (r"regression caught \(exit 1\): \d+/1 ", ()),
     "qualify_floor": (r"above the floor .*: detected \d+/1 ", ()),
-    "command_contenders": (r"A/A: \d+/1 trials declared a difference", ("g++",)),
+    "command_contenders": (r"power at \d+% \(M sized .*\): \d+/1 'slower'", ("g++",)),
     "compiled_power": (r"5% slower C \(slow vs base\): detected \d+/1 (.|\n)*wall time, by hand", ("gcc",)),
-    "compare_revisions": (r"A/A \(v1 vs v1-docs, identical code\): \d+/1 false verdicts", ()),
+    "compare_revisions": (r"detected as slower: \d+/1 ", ()),
     "diff_profile_precision": (r"pad holds", ("py-spy",)),
     "equivalence_cost": (r"new / base: [\d.]+", ()),
     "hostile_inputs": (r"\d+ hostile inputs, \d+ with nothing lost", ()),
