@@ -206,9 +206,27 @@ def flaky(xs):
     assert all(c["estimates"] for c in load_json(out)["cells"] if c["contender"] != "flaky")
 
 
+# A contender that sleeps: seconds of timing that take no CPU from a shared machine.
+SLEEP_BENCH = """
+import time
+import perflab
+bench = perflab.Benchmark("sleeps")
+
+@bench.case
+def SHORT():
+    return 0.0005
+
+@bench.contender
+def sleep(seconds):
+    time.sleep(seconds)
+    return seconds
+"""
+
+
 def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
     out = tmp_path / "r.json"
-    command = ["run", bench_file(sums()), "--max-time", "60", "--precision", "0.01", "--json", out]
+    # ±0.01% is never reached by sleeps in ten seconds: the run is still timing when interrupted.
+    command = ["run", bench_file(SLEEP_BENCH), "--max-time", "60", "--precision", "0.01", "--json", out]
     # Interrupt once a round has been recorded: the live display is off when not a terminal, so
     # wait for timing to begin, then on time (generously: a round takes a few seconds when loaded).
     process, _ = start_until(command, tmp_path, "timing", dict(os.environ))
