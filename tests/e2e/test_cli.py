@@ -163,25 +163,35 @@ def test_unknown_case_or_contender(bench_file, option, name):
     assert result.returncode == 2 and f"unknown {option[2:]} '{name}'" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "body, expected",
-    [
-        ("raise ValueError('boom')", "contender 'bad' raised ValueError: boom"),
-        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
-        ("import time; time.sleep(3600)", "timed out after 3 s"),
-    ],
-)
-def test_failing_contenders_are_reported_and_the_rest_is_measured(bench_file, tmp_path, body, expected):
-    path = bench_file(sums(f"\n@bench.contender\ndef bad(xs):\n    {body}\n"))
-    out = tmp_path / "r.json"
+# A contender failing each way (its body, what is said of it), all in one run: each test looks at its own.
+FAILING = {
+    "raising": ("raise ValueError('boom')", "contender 'raising' raised ValueError: boom"),
+    "killed": ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
+    "hanging": ("import time; time.sleep(3600)", "timed out after 3 s"),
+}
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory):
+    """One quick run, with a 3 s timeout, of the sums benchmark and the FAILING contenders: its
+    process and its JSON results."""
+    folder = tmp_path_factory.mktemp("failing")
+    extra = "".join(f"\n@bench.contender\ndef {name}(xs):\n    {body}\n" for name, (body, _) in FAILING.items())
+    (folder / "bench.py").write_text(sums(extra))
     options = QUICK[:-1] + ["3"]  # a 3 s timeout
-    result = run_perflab("run", path, *options, "--json", out)
+    result = run_perflab("run", folder / "bench.py", *options, "--json", folder / "r.json")
+    return result, load_json(folder / "r.json")
+
+
+@pytest.mark.parametrize("name", FAILING)
+def test_failing_contenders_are_reported_and_the_rest_is_measured(failing, name):
+    result, data = failing
+    expected = FAILING[name][1]
     assert result.returncode == 1
     assert expected in " ".join(result.stdout.split())  # rich wraps long lines
-    data = load_json(out)
     measured = {(c["case"], c["contender"]) for c in data["cells"] if c["runs"]}
     assert {("SMALL", "loop"), ("LARGE", "loop")} <= measured
-    errors = [c["error"] for c in data["cells"] if c["contender"] == "bad" and c["error"]]
+    errors = [c["error"] for c in data["cells"] if c["contender"] == name and c["error"]]
     assert errors and all(expected in error for error in errors)
     if "ValueError" in expected:  # user code raised: the line in the benchmark file is named
         assert all("bench.py:" in error for error in errors)
