@@ -163,21 +163,32 @@ def test_unknown_case_or_contender(bench_file, option, name):
     assert result.returncode == 2 and f"unknown {option[2:]} '{name}'" in result.stderr
 
 
-# A contender failing each way (its body, what is said of it), all in one run: each test looks at its own.
+# A contender failing each way (its body, what is said of it), all in one run with FLAKY: each
+# test looks at its own (a failure of any cell is the exit code 1: RunResult.failures).
 FAILING = {
     "raising": ("raise ValueError('boom')", "contender 'raising' raised ValueError: boom"),
     "killed": ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
     "hanging": ("import time; time.sleep(3600)", "timed out after 3 s"),
 }
+FLAKY = """
+calls = 0
+@bench.contender
+def flaky(xs):
+    global calls
+    calls += 1
+    if calls > 5:
+        raise RuntimeError("gave up after five calls")
+    return sum(xs)
+"""
 
 
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory):
-    """One quick run, with a 3 s timeout, of the sums benchmark and the FAILING contenders: its
-    process and its JSON results."""
+    """One quick run, with a 3 s timeout, of the sums benchmark with the FAILING contenders and
+    FLAKY: its process and its JSON results."""
     folder = tmp_path_factory.mktemp("failing")
     extra = "".join(f"\n@bench.contender\ndef {name}(xs):\n    {body}\n" for name, (body, _) in FAILING.items())
-    (folder / "bench.py").write_text(sums(extra))
+    (folder / "bench.py").write_text(sums(extra + FLAKY))
     options = QUICK[:-1] + ["3"]  # a 3 s timeout
     result = run_perflab("run", folder / "bench.py", *options, "--json", folder / "r.json")
     return result, load_json(folder / "r.json")
@@ -197,23 +208,14 @@ def test_failing_contenders_are_reported_and_the_rest_is_measured(failing, name)
         assert all("bench.py:" in error for error in errors)
 
 
-def test_contender_that_fails_only_while_timed(bench_file, tmp_path):
+def test_contender_that_fails_only_while_timed(failing):
     """Equivalence passes (first call), then the timed loop raises: reported, rest measured."""
-    extra = """
-calls = 0
-@bench.contender
-def flaky(xs):
-    global calls
-    calls += 1
-    if calls > 5:
-        raise RuntimeError("gave up after five calls")
-    return sum(xs)
-"""
-    out = tmp_path / "r.json"
-    result = run_perflab("run", bench_file(sums(extra)), *QUICK, "--json", out)
+    result, data = failing
     assert result.returncode == 1
     assert "gave up after five calls" in result.stdout
-    assert all(c["estimates"] for c in load_json(out)["cells"] if c["contender"] != "flaky")
+    errors = [c["error"] for c in data["cells"] if c["contender"] == "flaky"]
+    assert errors and all("gave up after five calls" in (error or "") for error in errors)
+    assert all(c["estimates"] for c in data["cells"] if c["contender"] in ("builtin", "loop"))
 
 
 # A contender that sleeps: seconds of timing that take no CPU from a shared machine.
