@@ -1,5 +1,5 @@
-"""End to end on a real git repository: runs are stored per commit, history shows them, the CI
-gate fails on a real regression, and results travel in and out as perflab and pyperf files."""
+"""End to end on a real git repository, under valgrind: the CI gate fails on a change in
+instructions too small for wall time."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import shutil
 
 import pytest
 from support.cli import COUNTED_ONCE, QUICK, run_perflab
-from support.history_shared import BENCH, commit, git, repo  # noqa: F401 - fixtures are found by name
 
 COUNTING = """
 import perflab
