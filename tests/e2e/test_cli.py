@@ -163,33 +163,14 @@ def test_unknown_case_or_contender(bench_file, option, name):
     assert result.returncode == 2 and f"unknown {option[2:]} '{name}'" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "body, expected",
-    [
-        ("raise ValueError('boom')", "contender 'bad' raised ValueError: boom"),
-        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
-        ("import time; time.sleep(3600)", "timed out after 3 s"),
-    ],
-)
-def test_failing_contenders_are_reported_and_the_rest_is_measured(bench_file, tmp_path, body, expected):
-    path = bench_file(sums(f"\n@bench.contender\ndef bad(xs):\n    {body}\n"))
-    out = tmp_path / "r.json"
-    options = QUICK[:-1] + ["3"]  # a 3 s timeout
-    result = run_perflab("run", path, *options, "--json", out)
-    assert result.returncode == 1
-    assert expected in " ".join(result.stdout.split())  # rich wraps long lines
-    data = load_json(out)
-    measured = {(c["case"], c["contender"]) for c in data["cells"] if c["runs"]}
-    assert {("SMALL", "loop"), ("LARGE", "loop")} <= measured
-    errors = [c["error"] for c in data["cells"] if c["contender"] == "bad" and c["error"]]
-    assert errors and all(expected in error for error in errors)
-    if "ValueError" in expected:  # user code raised: the line in the benchmark file is named
-        assert all("bench.py:" in error for error in errors)
-
-
-def test_contender_that_fails_only_while_timed(bench_file, tmp_path):
-    """Equivalence passes (first call), then the timed loop raises: reported, rest measured."""
-    extra = """
+# A contender failing each way (its body, what is said of it), all in one run with FLAKY: each
+# test looks at its own (a failure of any cell is the exit code 1: RunResult.failures).
+FAILING = {
+    "raising": ("raise ValueError('boom')", "contender 'raising' raised ValueError: boom"),
+    "killed": ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal SIGKILL"),
+    "hanging": ("import time; time.sleep(3600)", "timed out after 3 s"),
+}
+FLAKY = """
 calls = 0
 @bench.contender
 def flaky(xs):
@@ -199,16 +180,65 @@ def flaky(xs):
         raise RuntimeError("gave up after five calls")
     return sum(xs)
 """
-    out = tmp_path / "r.json"
-    result = run_perflab("run", bench_file(sums(extra)), *QUICK, "--json", out)
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory):
+    """One quick run, with a 3 s timeout, of the sums benchmark with the FAILING contenders and
+    FLAKY: its process and its JSON results."""
+    folder = tmp_path_factory.mktemp("failing")
+    extra = "".join(f"\n@bench.contender\ndef {name}(xs):\n    {body}\n" for name, (body, _) in FAILING.items())
+    (folder / "bench.py").write_text(sums(extra + FLAKY))
+    options = QUICK[:-1] + ["3"]  # a 3 s timeout
+    result = run_perflab("run", folder / "bench.py", *options, "--json", folder / "r.json")
+    return result, load_json(folder / "r.json")
+
+
+@pytest.mark.parametrize("name", FAILING)
+def test_failing_contenders_are_reported_and_the_rest_is_measured(failing, name):
+    result, data = failing
+    expected = FAILING[name][1]
+    assert result.returncode == 1
+    assert expected in " ".join(result.stdout.split())  # rich wraps long lines
+    measured = {(c["case"], c["contender"]) for c in data["cells"] if c["runs"]}
+    assert {("SMALL", "loop"), ("LARGE", "loop")} <= measured
+    errors = [c["error"] for c in data["cells"] if c["contender"] == name and c["error"]]
+    assert errors and all(expected in error for error in errors)
+    if "ValueError" in expected:  # user code raised: the line in the benchmark file is named
+        assert all("bench.py:" in error for error in errors)
+
+
+def test_contender_that_fails_only_while_timed(failing):
+    """Equivalence passes (first call), then the timed loop raises: reported, rest measured."""
+    result, data = failing
     assert result.returncode == 1
     assert "gave up after five calls" in result.stdout
-    assert all(c["estimates"] for c in load_json(out)["cells"] if c["contender"] != "flaky")
+    errors = [c["error"] for c in data["cells"] if c["contender"] == "flaky"]
+    assert errors and all("gave up after five calls" in (error or "") for error in errors)
+    assert all(c["estimates"] for c in data["cells"] if c["contender"] in ("builtin", "loop"))
+
+
+# A contender that sleeps: seconds of timing that take no CPU from a shared machine.
+SLEEP_BENCH = """
+import time
+import perflab
+bench = perflab.Benchmark("sleeps")
+
+@bench.case
+def SHORT():
+    return 0.0005
+
+@bench.contender
+def sleep(seconds):
+    time.sleep(seconds)
+    return seconds
+"""
 
 
 def test_ctrl_c_keeps_what_was_measured(bench_file, tmp_path):
     out = tmp_path / "r.json"
-    command = ["run", bench_file(sums()), "--max-time", "60", "--precision", "0.01", "--json", out]
+    # ±0.01% is never reached by sleeps in ten seconds: the run is still timing when interrupted.
+    command = ["run", bench_file(SLEEP_BENCH), "--max-time", "60", "--precision", "0.01", "--json", out]
     # Interrupt once a round has been recorded: the live display is off when not a terminal, so
     # wait for timing to begin, then on time (generously: a round takes a few seconds when loaded).
     process, _ = start_until(command, tmp_path, "timing", dict(os.environ))

@@ -6,7 +6,7 @@ import re
 import shutil
 
 import pytest
-from support.cli import COUNTED, QUICK, run_perflab
+from support.cli import COUNTED_ONCE, QUICK, run_perflab
 from support.metrics_shared import WORK_BENCH
 
 from perflab.metrics import callgrind_format
@@ -64,22 +64,22 @@ def test_every_function_is_named_in_the_region_dumps(regions):
 
 @needs_valgrind
 def test_cache_metric_on_the_command_line(bench_file, tmp_path):
-    """Two simulated processes of one contender (COUNTED; each ~20 CPU-s, half of it valgrind's
-    start-up): the table, the line about hardware counters, the counts in --json agreeing across
-    processes, with the functions that miss, and the Markdown table; the cell's profile (a few
-    samples: only what it keeps is looked at) keeps the counts per C function for its tooltips."""
+    """One simulated process of one contender (COUNTED_ONCE; ~13 CPU-s, most of it valgrind's
+    start-up): the table, the line about hardware counters, the counts in --json with the functions
+    that miss, and the Markdown table; the cell's profile (a few samples: only what it keeps is
+    looked at) keeps the counts per C function for its tooltips. (That separate processes count
+    alike is external/test_metrics_results.py's: both metrics count through the same regions.)"""
     path = bench_file(WORK_BENCH)
     out, summary, profiles = tmp_path / "out.json", tmp_path / "out.md", tmp_path / "profiles"
     options = ["--contender", "once", "--metric", "cache", "--json", out, "--markdown", summary]
     options += ["--samples", "20", "--profile-dir", profiles]
-    done = run_perflab("run", path, *options, *QUICK, *COUNTED, timeout=900)  # valgrind, on a loaded machine
+    done = run_perflab("run", path, *options, *QUICK, *COUNTED_ONCE, timeout=900)  # valgrind, on a loaded machine
     assert done.returncode == 0, done.stderr
     assert "cycles (estimate)" in done.stdout and "D1 write misses" in done.stdout  # the table's rows
     assert "hardware counters:" in done.stdout or "(hardware)" in done.stdout  # perf stat's, or why not
     (reading,) = json.loads(out.read_text())["metrics"]["cache"]
-    assert len(reading["per_call"]) == 2 and reading["functions"]
-    instructions = [p["Ir"] for p in reading["per_call"]]
-    assert (max(instructions) - min(instructions)) / min(instructions) <= 0.0005
+    assert len(reading["per_call"]) == 1 and reading["functions"]  # one process per cell, as asked
+    assert reading["per_call"][0]["Ir"] > 1000  # a json.dumps call's instructions
     assert f"{TITLE}: DOC" in summary.read_text() and "| instructions |" in summary.read_text()
     kept = json.loads((profiles / "DOC-once.profile.json").read_text())["metadata"][simulated_cache.KEY]
     assert kept["py_encode_basestring_ascii"]["Ir"] > 0 and not [name for name in kept if "isra" in name]
