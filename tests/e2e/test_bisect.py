@@ -1,12 +1,11 @@
 """perflab bisect on a real git history made in the test."""
 
+import os
 import signal
 import subprocess
-import sys
-import time
 
 import pytest
-from support.cli import VERDICT, load_json, run_perflab
+from support.cli import VERDICT, load_json, run_perflab, start_until
 from support.git_repos import git_repository
 from support.summary_tables import html_rows, markdown_rows, page_text
 
@@ -130,29 +129,24 @@ def test_benchmark_missing_at_one_end(history):
 
 
 def test_ctrl_c_stops_the_bisection_and_removes_its_worktrees(history):
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "perflab",
-            "bisect",
-            "--good",
-            "HEAD~7",
-            "--bad",
-            "HEAD",
-            str(history / "bench.py"),
-            "--max-time",
-            "60",
-            "--precision",
-            "0.1",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    time.sleep(4)  # inside a measurement (the runner keeps what it measured on Ctrl-C)
+    command = [
+        "bisect",
+        "--good",
+        "HEAD~7",
+        "--bad",
+        "HEAD",
+        history / "bench.py",
+        "--max-time",
+        "60",
+        "--precision",
+        "0.1",
+    ]
+    # Inside a measurement (the runner keeps what it measured on Ctrl-C): once timing has begun,
+    # not after a fixed sleep, which a loaded machine spends starting up.
+    process, lines = start_until(command, history, "timing", dict(os.environ))
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    process.wait(60)
+    stderr = "".join(lines)
     assert process.returncode == 130, stderr
     worktrees = subprocess.run(["git", "-C", history, "worktree", "list"], capture_output=True, text=True).stdout
     assert len(worktrees.strip().splitlines()) == 1, worktrees

@@ -61,7 +61,9 @@ def test_script_arguments_and_pyperf_options_are_parsed(tmp_path, monkeypatch):
     large = run_perflab("run", script, *QUICK, "--case", "sum", "--json", tmp_path / "large.json")
     assert small.returncode == 0 and large.returncode == 0, large.stderr
     median = lambda name: cells(load_json(tmp_path / name))[("sum", "script")]["estimates"]["median"]
-    assert median("large.json")["low"] > 10 * median("small.json")["high"]
+    # Point medians: the 1,000x larger input reads >10x slower whatever the load; two rounds' intervals
+    # need not separate under load (seen in CI: the small run's upper end at 43 ms).
+    assert median("large.json")["value"] > 10 * median("small.json")["value"]
     monkeypatch.setenv("PERFLAB_PYPERF_ARGS", "--size many")
     wrong = run_perflab("run", script, *QUICK)
     assert wrong.returncode == 2

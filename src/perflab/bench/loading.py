@@ -88,6 +88,8 @@ def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:
         raise BenchmarkFileError(f"{error.filename or path}:{error.lineno}: syntax error: {error.msg}") from None
     except BenchmarkFileError as error:
         raise BenchmarkFileError(error if str(error).startswith(str(path)) else f"{path}: {error}") from None
+    except KeyboardInterrupt:
+        raise  # Ctrl-C while the file imports: perflab stops as it does elsewhere, not a fault of the file
     except BaseException as error:
         where = _user_line(error, path)
         raise BenchmarkFileError(f"{where}: {type(error).__name__} while {doing}: {error}") from None

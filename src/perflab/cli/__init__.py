@@ -89,7 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("perflab: interrupted")
         code = EXIT_INTERRUPTED
+    _forget_unhandled_interrupt()  # every Ctrl-C is handled by now, wherever it was caught
     return EXIT_TERMINATED if terminated else code
+
+
+def _forget_unhandled_interrupt() -> None:
+    """CPython (3.11 to 3.13 here) marks a KeyboardInterrupt that passes through ``exec`` of a
+    string as unhandled even when it is caught later, and at exit kills itself with SIGINT instead
+    of exiting with 130 (a caller sees -2). scipy imports numpy's names through such an ``exec``, so
+    Ctrl-C during perflab's start-up often passed through one. An ``exec`` of a string that raises
+    nothing clears the mark (CPython resets it at each one)."""
+    exec("pass")
 
 
 def _stop_on_sigterm() -> list[int]:
