@@ -154,3 +154,33 @@ def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
     assert not {f"perflab.bench.worker.{mode}" for mode in OTHER_JOB_MODES} & imported
     # Nor the loaders of the other kinds of benchmark (an asv suite, a pyperf script).
     assert not {"perflab.bench.asv_suite", "perflab.bench.pyperf_script", "argparse"} & imported
+
+
+# What only a command contender (perflab.bench.commands) or fuzzing needs.
+PROGRAM_MODULES = {"perflab.bench.commands", "subprocess", "shutil", "tempfile", "signal", "fcntl", "shlex"}
+FUZZ_MODULES = {
+    "perflab.bench.worker.fuzz",
+    "perflab.bench.worker.contender_lines",
+    "perflab.bench.worker.derived_strategies",
+}
+
+
+def test_a_timing_worker_of_python_functions_imports_no_program_or_fuzzing_machinery(tmp_path):
+    """Every perflab run starts a dozen workers, most of them timing workers: a benchmark of Python
+    functions runs no program and fuzzes nothing there, so the modules that do stay unimported
+    (they were a fifth of a worker's start-up CPU)."""
+    bench = tmp_path / "bench.py"
+    bench.write_text(COUNTED)
+    job = {"mode": "time", "file": str(bench), "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "cpu": None, "value_time": 0.001, "reference": None}  # fmt: skip
+    modules = tmp_path / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_PROBE, modules],
+        input=json.dumps(job) + '\n{"do": "value"}\n{"do": "exit"}\n',
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"event": "value"' in done.stdout and '"event": "done"' in done.stdout, done.stdout + done.stderr
+    imported = set(modules.read_text().split())
+    assert "perflab.bench.worker.timing" in imported
+    assert not (PROGRAM_MODULES | FUZZ_MODULES) & imported, sorted((PROGRAM_MODULES | FUZZ_MODULES) & imported)
