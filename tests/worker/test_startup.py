@@ -4,6 +4,7 @@ or perflab modules the verbs import where they use them. (How fast it is, is a f
 benchmarks/startup.py, not a test.)"""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -29,7 +30,7 @@ VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import
 VERBS += ["isolate", "serve", "publish", "submit", "worker", "jobs"]
 
 
-# perflab VERB ... in this process, then "LOADED" and whether scipy.stats was imported.
+# perflab VERB ... in this process, then a last line: "LOADED" and the modules it imported.
 STATS_PROBE = """
 import runpy, sys
 sys.argv = ["perflab", *sys.argv[1:]]
@@ -37,8 +38,15 @@ try:
     runpy.run_module("perflab", run_name="__main__")
 except SystemExit as done:
     assert not done.code, done.code
-print("LOADED", "scipy.stats" if "scipy.stats" in sys.modules else "")
+print("LOADED", *sorted(sys.modules))
 """
+
+
+def loaded_by(stdout: str) -> set[str]:
+    """The modules STATS_PROBE's verb imported, from its last line."""
+    last = stdout.strip().splitlines()[-1].split()
+    assert last[0] == "LOADED", stdout[-300:]
+    return set(last[1:])
 
 
 def imported_by_help(*verbs: str) -> set[str]:
@@ -91,12 +99,13 @@ def test_the_store_verbs_import_no_statistics_library_where_they_compute_none(tm
             cwd=tmp_path,
         )
         assert done.returncode == 0, (verb, done.stderr)
-        assert done.stdout.strip().endswith("LOADED"), (verb, done.stdout[-300:])
+        assert "scipy.stats" not in loaded_by(done.stdout), verb
 
 
-def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats(tmp_path):
+def test_a_measuring_run_imports_neither_scipy_stats_nor_what_was_not_asked_for(tmp_path):
     """run's t intervals, tests and FDR step-up come from scipy.special (perflab.analysis.intervals):
-    scipy.stats cost every measuring verb ~0.7 s of CPU to import. Checked on a run with a verdict."""
+    scipy.stats cost every measuring verb ~0.7 s of CPU to import. Checked on a run with a verdict,
+    which also imports none of the modules of the options it was not given."""
     (tmp_path / "bench.py").write_text(
         "import perflab\nbench = perflab.Benchmark('sum')\n\n@bench.case\ndef SMALL():\n    return list(range(100))\n\n"
         "@bench.contender\ndef builtin(xs):\n    return sum(xs)\n\n"
@@ -109,7 +118,13 @@ def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "loop" in (tmp_path / "out.json").read_text()
-    assert done.stdout.strip().endswith("LOADED"), done.stdout[-300:]
+    loaded = loaded_by(done.stdout)
+    assert "scipy.stats" not in loaded
+    # Metrics beside time, the HTML and Markdown reports (jinja2), pyperf files, --profile: a tenth
+    # of a second of CPU or more each, in every run that did not ask for them.
+    not_asked = {"perflab.metrics", "perflab.render.html.report", "jinja2", "perflab.render.markdown", "pyperf"}
+    not_asked |= {"perflab.profile.session"}
+    assert not not_asked & loaded, sorted(not_asked & loaded)
 
 
 # The real worker, its job on standard input; at exit, the modules it imported, into the file named.
@@ -184,3 +199,21 @@ def test_a_timing_worker_of_python_functions_imports_no_program_or_fuzzing_machi
     imported = set(modules.read_text().split())
     assert "perflab.bench.worker.timing" in imported
     assert not (PROGRAM_MODULES | FUZZ_MODULES) & imported, sorted((PROGRAM_MODULES | FUZZ_MODULES) & imported)
+
+
+def test_perflabs_own_interpreter_is_described_without_a_process_and_as_the_probe_does(monkeypatch):
+    """Every measuring verb records the workers' interpreter; when that is perflab's own (the
+    default) its facts come from this process, not from a probe process per run, and are the
+    probe's (asked here of the same interpreter under another spelling of its path)."""
+    from perflab.measure import metadata
+
+    same = os.path.join(os.path.dirname(sys.executable), ".", os.path.basename(sys.executable))
+    probed = metadata.interpreter_info(same)
+
+    def no_process(*args, **kwargs):
+        raise AssertionError(f"a process was started: {args}")
+
+    monkeypatch.setattr(metadata.subprocess, "run", no_process)
+    here = metadata.interpreter_info(sys.executable)
+    assert os.path.samefile(probed.pop("executable"), here.pop("executable"))
+    assert probed == here
