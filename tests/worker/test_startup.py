@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("numpy", "scipy", "hypothesis", "pyperf", "psycopg", "procrastinate")
 # What parsing may import: the command line itself, option validators, and the modules that hold
@@ -145,6 +146,24 @@ def N():
 def sum_to(n):
     return sum(range(n))
 """
+
+
+def worker_imports(directory: Path, job: dict, *commands: str) -> tuple[str, set[str]]:
+    """A real worker's events (with its standard error) and the modules it imported, for ``job``
+    (and ``commands`` after it) on the COUNTED benchmark."""
+    bench = directory / "bench.py"
+    bench.write_text(COUNTED)
+    modules = directory / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_PROBE, modules],
+        input="".join(line + "\n" for line in [json.dumps({**job, "file": str(bench)}), *commands]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return done.stdout + done.stderr, set(modules.read_text().split())
+
+
 OTHER_JOB_MODES = ("checks", "fuzz", "timing", "profiling", "allocations", "reach", "describe")
 
 
@@ -152,19 +171,9 @@ def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
     """A worker runs one job, and a counted one runs under valgrind (--metric instructions, cache),
     where each module imported at start-up costs seconds: the other job modes' stay unimported, and
     so do the loaders of the benchmark kinds it is not."""
-    bench = tmp_path / "bench.py"
-    bench.write_text(COUNTED)
-    job = {"mode": "count", "file": str(bench), "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "warmups": 1, "memory": False}  # fmt: skip
-    modules = tmp_path / "modules.txt"
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_PROBE, modules],
-        input=json.dumps(job) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert '"event": "count"' in done.stdout, done.stdout + done.stderr
-    imported = set(modules.read_text().split())
+    job = {"mode": "count", "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "warmups": 1, "memory": False}  # fmt: skip
+    events, imported = worker_imports(tmp_path, job)
+    assert '"event": "count"' in events, events
     assert "perflab.bench.worker.counting" in imported
     assert not {f"perflab.bench.worker.{mode}" for mode in OTHER_JOB_MODES} & imported
     # Nor the loaders of the other kinds of benchmark (an asv suite, a pyperf script).
@@ -186,19 +195,9 @@ def test_a_timing_worker_of_python_functions_imports_no_program_or_fuzzing_machi
     """Every perflab run starts a dozen workers, most of them timing workers: a benchmark of Python
     functions runs no program and fuzzes nothing there, so the modules that do stay unimported
     (they were a fifth of a worker's start-up CPU)."""
-    bench = tmp_path / "bench.py"
-    bench.write_text(COUNTED)
-    job = {"mode": "time", "file": str(bench), "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "cpu": None, "value_time": 0.001, "reference": None}  # fmt: skip
-    modules = tmp_path / "modules.txt"
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_PROBE, modules],
-        input=json.dumps(job) + '\n{"do": "value"}\n{"do": "exit"}\n',
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert '"event": "value"' in done.stdout and '"event": "done"' in done.stdout, done.stdout + done.stderr
-    imported = set(modules.read_text().split())
+    job = {"mode": "time", "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "cpu": None, "value_time": 0.001, "reference": None}  # fmt: skip
+    events, imported = worker_imports(tmp_path, job, '{"do": "value"}', '{"do": "exit"}')
+    assert '"event": "value"' in events and '"event": "done"' in events, events
     assert "perflab.bench.worker.timing" in imported
     unneeded = PROGRAM_MODULES | FUZZ_MODULES | LOADER_MODULES
     assert not unneeded & imported, sorted(unneeded & imported)
