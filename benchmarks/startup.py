@@ -10,10 +10,18 @@ start-up; the modules each command imports (counted once, outside the timing, wi
 ``python -X importtime``) say where a regression comes from (tests/test_startup.py keeps the list).
 
 A second figure: the CPU time of a measuring verb's own process (``perflab run`` of a two-contender
-benchmark at 2 rounds, its workers not counted: getrusage(RUSAGE_SELF) at its exit), beside the
-same run with ``import scipy.stats`` first, which is what the run paid before its intervals moved
-to scipy.special (issue 24: every one of the suite's perflab subprocesses paid it). A quarter as
-many trials as above, the two alternating.
+benchmark with the tests' quick preset, tests/support/cli.py's QUICK: 2 rounds; its workers not
+counted: getrusage(RUSAGE_SELF) at its exit), beside the same run with ``import scipy.stats``
+first, which is what the run paid before its intervals moved to scipy.special (issue 24: every
+one of the suite's perflab subprocesses paid it). A quarter as many trials as above, the two
+alternating. From the same runs, the CPU of the whole run, its workers included (getrusage
+(RUSAGE_CHILDREN) around it: the run and every process it waited for): what one quick perflab
+run costs the test suite.
+
+A third: the CPU of one worker's start-up (``python -m perflab.bench.worker``) for a "describe"
+job and for a "time" job of one value, beside ``python -c pass`` (the interpreter's own start-up),
+interleaved, as many trials as the first figure (RUSAGE_CHILDREN around each process). CPU time,
+unlike wall time, is steady under load (but not exact: a loaded machine's caches inflate it).
 
     python benchmarks/startup.py --trials 40
     python benchmarks/startup.py --quick        # smoke run: 3 trials
@@ -21,12 +29,15 @@ many trials as above, the two alternating.
 
 from __future__ import annotations
 
+import json
 import math
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import _cli
 import numpy as np
@@ -80,24 +91,59 @@ except SystemExit as done:
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(usage.ru_utime + usage.ru_stime)
 """
-RUN = ["run", "bench.py", "--no-store", "--no-fuzz", "--precision", "50", "--values", "5", "--value-time", "0.002"]
-RUN += ["--debug-rounds", "2"]
+# The tests' quick preset (tests/support/cli.py's QUICK), without the results store.
+RUN = ["run", "bench.py", "--no-store", "--precision", "50", "--max-time", "60", "--values", "5"]
+RUN += ["--value-time", "0.002", "--debug-rounds", "2", "--timeout", "30"]
 VERB_VARIANTS = {"perflab run": OWN_CPU, "perflab run + import scipy.stats": "import scipy.stats\n" + OWN_CPU}
+WHOLE_RUN = "perflab run, its workers included"
 
 
-def verb_cpu(trials: int) -> dict[str, list[float]]:
-    """CPU seconds of ``perflab run``'s own process, with and without scipy.stats, alternating."""
-    seconds: dict[str, list[float]] = {name: [] for name in VERB_VARIANTS}
+def children_cpu(command: list[str], **options: Any) -> tuple[float, subprocess.CompletedProcess]:
+    """CPU seconds (user + system) of ``command`` and of every process it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, **options)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done
+
+
+def verb_cpu(trials: int, directory: Path) -> dict[str, list[float]]:
+    """CPU seconds of ``perflab run``'s own process, with and without scipy.stats, alternating; and
+    of the whole run without scipy.stats."""
+    seconds: dict[str, list[float]] = {name: [] for name in [*VERB_VARIANTS, WHOLE_RUN]}
     names = list(VERB_VARIANTS)
-    with tempfile.TemporaryDirectory() as directory:
-        (Path(directory) / "bench.py").write_text(BENCH)
-        for trial in range(trials):
-            for name in names[trial % 2 :] + names[: trial % 2]:
-                done = subprocess.run(
-                    [sys.executable, "-c", VERB_VARIANTS[name], *RUN],
-                    cwd=directory, capture_output=True, text=True, check=True,
-                )  # fmt: skip
-                seconds[name].append(float(done.stdout.split()[-1]))
+    for trial in range(trials):
+        for name in names[trial % 2 :] + names[: trial % 2]:
+            whole, done = children_cpu([sys.executable, "-c", VERB_VARIANTS[name], *RUN], cwd=directory)
+            seconds[name].append(float(done.stdout.split()[-1]))
+            if name == "perflab run":
+                seconds[WHOLE_RUN].append(whole)
+    return seconds
+
+
+def worker_jobs(directory: Path) -> dict[str, str]:
+    """Standard input of a worker for each job measured: a describe job, and a time job of one value."""
+    bench = str(directory / "bench.py")
+    describe = {"mode": "describe", "file": bench, "sys_path": []}
+    timing = {"mode": "time", "file": bench, "contender": "loop", "sys_path": [], "case": "SMALL", "loops": 100}
+    timing.update(cpu=None, value_time=0.002, reference=None)
+    commands = "".join(json.dumps({"do": do}) + "\n" for do in ("value", "exit"))
+    return {"describe worker": json.dumps(describe) + "\n", "time worker": json.dumps(timing) + "\n" + commands}
+
+
+def worker_cpu(trials: int, directory: Path) -> dict[str, list[float]]:
+    """CPU seconds of ``python -c pass`` and of a worker per job, interleaved in rotating order."""
+    runs = {"python -c pass": ([sys.executable, "-c", "pass"], "")}
+    runs.update(
+        {name: ([sys.executable, "-m", "perflab.bench.worker"], job) for name, job in worker_jobs(directory).items()}
+    )
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
+    names = list(runs)
+    for trial in range(trials):
+        for name in names[trial % len(names) :] + names[: trial % len(names)]:
+            command, job = runs[name]
+            cpu, done = children_cpu(command, input=job)
+            assert name == "python -c pass" or '"event": "done"' in done.stdout, done.stdout + done.stderr
+            seconds[name].append(cpu)
     return seconds
 
 
@@ -121,7 +167,10 @@ def main() -> int:
             subprocess.run(COMMANDS[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             times[name].append(time.perf_counter() - start)
     verb_trials = max(1, args.trials // 4)
-    cpu = verb_cpu(verb_trials)
+    with tempfile.TemporaryDirectory() as directory:
+        (Path(directory) / "bench.py").write_text(BENCH)
+        cpu = verb_cpu(verb_trials, Path(directory))
+        workers = worker_cpu(args.trials, Path(directory))
     after = conditions()
     figure = {
         "machine": machine(),
@@ -135,6 +184,10 @@ def main() -> int:
         "own CPU seconds of a measuring verb": {name: median_interval(values) for name, values in cpu.items()},
         "own CPU trials": verb_trials,
         "raw own CPU seconds": cpu,
+        "worker start-up CPU seconds": {name: median_interval(values) for name, values in workers.items()},
+        "raw worker start-up CPU seconds": workers,
+        "CPU method": "getrusage(RUSAGE_CHILDREN) around each process: user + system of it and of every "
+        "process it waited for; median with order-statistic 95% interval",
     }
     pyperf = np.array(times["python -m pyperf --help"])
     for name in ("perflab --help", "perflab run --help"):
@@ -150,12 +203,16 @@ def main() -> int:
         median, low, high = figure[f"ratio {name} / pyperf"]
         within = "within" if high <= TARGET_RATIO else "NOT within" if low > TARGET_RATIO else "undecided against"
         print(f"  {name} / pyperf: x{median:.2f} [{low:.2f}-{high:.2f}] ({within} the x{TARGET_RATIO} target)")
-    print(f"own CPU of a measuring verb, {verb_trials} trials each, alternating (its workers not counted):")
+    print(f"CPU of a quick perflab run ({' '.join(RUN)}), {verb_trials} trials each, alternating:")
     for name, (median, low, high) in figure["own CPU seconds of a measuring verb"].items():
-        print(f"  {name:<34} {median:.2f} s CPU  [95% CI {low:.2f}-{high:.2f}]")
+        counted = "" if name == WHOLE_RUN else " (its workers not counted)"
+        print(f"  {name:<34} {median:.2f} s CPU  [95% CI {low:.2f}-{high:.2f}]{counted}")
     saved = np.array(cpu["perflab run + import scipy.stats"]) - np.array(cpu["perflab run"])
     median, low, high = median_interval(list(saved))
     print(f"  scipy.stats would add: {median:.2f} s CPU [95% CI {low:.2f}-{high:.2f}] to every measuring verb")
+    print(f"CPU of a worker's start-up, {args.trials} trials each, interleaved (RUSAGE_CHILDREN around each process):")
+    for name, (median, low, high) in figure["worker start-up CPU seconds"].items():
+        print(f"  {name:<34} {median * 1000:4.0f} ms CPU  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]")
     _cli.written(path)
     return 0 if all(math.isfinite(v[0]) for v in figure["seconds"].values()) else 1
 

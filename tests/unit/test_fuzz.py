@@ -8,7 +8,7 @@ from support.fuzz_shared import STRINGS
 from perflab.bench.loading import load_benchmark
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker.contender_lines import LineRecorder
-from perflab.bench.worker.fuzz import fresh_copy, variant
+from perflab.bench.worker.copies import fresh_copy, variant
 
 
 def test_a_second_strategy_is_a_file_error(bench_file):

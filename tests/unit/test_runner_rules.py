@@ -50,7 +50,13 @@ class ScriptedWorker:
         mode = self.job["mode"]
         if kind == "ready":
             self.lab.clock.now += SETUP_SECONDS
-            return self._event("ready", loops=self.job["loops"] or LOOPS, first_call=1e-3, floor=1e-9, modules=[])
+            ready = {
+                "loops": self.job["loops"] or LOOPS,
+                "first_call": 1e-3,
+                "floor": 1e-9,
+                "modules": self.lab.modules,
+            }
+            return self._event("ready", **ready)
         assert kind == "done", kind
         if mode == "check":
             self._event("work", work=None)
@@ -99,6 +105,7 @@ class Lab:
         fail: Callable[[ScriptedWorker, str], str | None] = lambda worker, kind: None,
     ):
         self.value, self.fail = value, fail  # (case, contender, index of the value) -> s/call
+        self.modules: list[str] = []  # the top-level modules each timing worker says it imported
         self.clock = Clock()
         self.started: list[ScriptedWorker] = []
         self.requests: list[tuple[int, str, str]] = []  # (round, contender, "warmup" | "value")
@@ -294,3 +301,19 @@ def shown(result: RunResult) -> str:
     console = Console(record=True, width=300)
     render(result, console)
     return " ".join(console.export_text().split())
+
+
+@pytest.mark.parametrize(
+    ("imported", "looked_up"),
+    [(["perflab_benchmark_bench"], None), (["perflab_benchmark_bench", "numpy"], ["numpy"])],
+)
+def test_the_packages_worker_starts_only_for_modules_other_than_the_benchmark_files_own(imported, looked_up):
+    """Every timing worker reports the benchmark file's module among those it imported: that is no
+    installed distribution, and a run that imports nothing else starts no worker to look one up,
+    with the same (empty) "packages" in its metadata."""
+    lab = Lab(noisy(0.0))
+    lab.modules = imported
+    result = lab.run(Settings(precision=0.5, min_rounds=2, max_time=1e6, **QUICK), ["x"], ["a", "b"])
+    jobs = [worker.job for worker in lab.started if worker.job["mode"] == "packages"]
+    assert [job["modules"] for job in jobs] == ([looked_up] if looked_up else [])
+    assert result.metadata["packages"] == {}

@@ -4,8 +4,10 @@ or perflab modules the verbs import where they use them. (How fast it is, is a f
 benchmarks/startup.py, not a test.)"""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("numpy", "scipy", "hypothesis", "pyperf", "psycopg", "procrastinate")
 # What parsing may import: the command line itself, option validators, and the modules that hold
@@ -29,7 +31,7 @@ VERBS = ["run", "compare", "bisect", "demo", "list", "history", "check", "import
 VERBS += ["isolate", "serve", "publish", "submit", "worker", "jobs"]
 
 
-# perflab VERB ... in this process, then "LOADED" and whether scipy.stats was imported.
+# perflab VERB ... in this process, then a last line: "LOADED" and the modules it imported.
 STATS_PROBE = """
 import runpy, sys
 sys.argv = ["perflab", *sys.argv[1:]]
@@ -37,8 +39,15 @@ try:
     runpy.run_module("perflab", run_name="__main__")
 except SystemExit as done:
     assert not done.code, done.code
-print("LOADED", "scipy.stats" if "scipy.stats" in sys.modules else "")
+print("LOADED", *sorted(sys.modules))
 """
+
+
+def loaded_by(stdout: str) -> set[str]:
+    """The modules STATS_PROBE's verb imported, from its last line."""
+    last = stdout.strip().splitlines()[-1].split()
+    assert last[0] == "LOADED", stdout[-300:]
+    return set(last[1:])
 
 
 def imported_by_help(*verbs: str) -> set[str]:
@@ -91,12 +100,13 @@ def test_the_store_verbs_import_no_statistics_library_where_they_compute_none(tm
             cwd=tmp_path,
         )
         assert done.returncode == 0, (verb, done.stderr)
-        assert done.stdout.strip().endswith("LOADED"), (verb, done.stdout[-300:])
+        assert "scipy.stats" not in loaded_by(done.stdout), verb
 
 
-def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats(tmp_path):
+def test_a_measuring_run_imports_neither_scipy_stats_nor_what_was_not_asked_for(tmp_path):
     """run's t intervals, tests and FDR step-up come from scipy.special (perflab.analysis.intervals):
-    scipy.stats cost every measuring verb ~0.7 s of CPU to import. Checked on a run with a verdict."""
+    scipy.stats cost every measuring verb ~0.7 s of CPU to import. Checked on a run with a verdict,
+    which also imports none of the modules of the options it was not given."""
     (tmp_path / "bench.py").write_text(
         "import perflab\nbench = perflab.Benchmark('sum')\n\n@bench.case\ndef SMALL():\n    return list(range(100))\n\n"
         "@bench.contender\ndef builtin(xs):\n    return sum(xs)\n\n"
@@ -109,7 +119,13 @@ def test_a_measuring_run_computes_its_intervals_and_verdicts_without_scipy_stats
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "loop" in (tmp_path / "out.json").read_text()
-    assert done.stdout.strip().endswith("LOADED"), done.stdout[-300:]
+    loaded = loaded_by(done.stdout)
+    assert "scipy.stats" not in loaded
+    # Metrics beside time, the HTML and Markdown reports (jinja2), pyperf files, --profile: a tenth
+    # of a second of CPU or more each, in every run that did not ask for them.
+    not_asked = {"perflab.metrics", "perflab.render.html.report", "jinja2", "perflab.render.markdown", "pyperf"}
+    not_asked |= {"perflab.profile.session"}
+    assert not not_asked & loaded, sorted(not_asked & loaded)
 
 
 # The real worker, its job on standard input; at exit, the modules it imported, into the file named.
@@ -130,6 +146,24 @@ def N():
 def sum_to(n):
     return sum(range(n))
 """
+
+
+def worker_imports(directory: Path, job: dict, *commands: str) -> tuple[str, set[str]]:
+    """A real worker's events (with its standard error) and the modules it imported, for ``job``
+    (and ``commands`` after it) on the COUNTED benchmark."""
+    bench = directory / "bench.py"
+    bench.write_text(COUNTED)
+    modules = directory / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_PROBE, modules],
+        input="".join(line + "\n" for line in [json.dumps({**job, "file": str(bench)}), *commands]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return done.stdout + done.stderr, set(modules.read_text().split())
+
+
 OTHER_JOB_MODES = ("checks", "fuzz", "timing", "profiling", "allocations", "reach", "describe")
 
 
@@ -137,20 +171,51 @@ def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
     """A worker runs one job, and a counted one runs under valgrind (--metric instructions, cache),
     where each module imported at start-up costs seconds: the other job modes' stay unimported, and
     so do the loaders of the benchmark kinds it is not."""
-    bench = tmp_path / "bench.py"
-    bench.write_text(COUNTED)
-    job = {"mode": "count", "file": str(bench), "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "warmups": 1, "memory": False}  # fmt: skip
-    modules = tmp_path / "modules.txt"
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER_PROBE, modules],
-        input=json.dumps(job) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert '"event": "count"' in done.stdout, done.stdout + done.stderr
-    imported = set(modules.read_text().split())
+    job = {"mode": "count", "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "warmups": 1, "memory": False}  # fmt: skip
+    events, imported = worker_imports(tmp_path, job)
+    assert '"event": "count"' in events, events
     assert "perflab.bench.worker.counting" in imported
     assert not {f"perflab.bench.worker.{mode}" for mode in OTHER_JOB_MODES} & imported
     # Nor the loaders of the other kinds of benchmark (an asv suite, a pyperf script).
     assert not {"perflab.bench.asv_suite", "perflab.bench.pyperf_script", "argparse"} & imported
+
+
+# What only a command contender (perflab.bench.commands) or fuzzing needs.
+PROGRAM_MODULES = {"perflab.bench.commands", "subprocess", "shutil", "tempfile", "signal", "fcntl", "shlex"}
+# pathlib brings urllib.parse, ipaddress, fnmatch: the loader (perflab.bench.loading) does without.
+LOADER_MODULES = {"pathlib", "urllib.parse", "ipaddress"}
+FUZZ_MODULES = {
+    "perflab.bench.worker.fuzz",
+    "perflab.bench.worker.contender_lines",
+    "perflab.bench.worker.derived_strategies",
+}
+
+
+def test_a_timing_worker_of_python_functions_imports_no_program_or_fuzzing_machinery(tmp_path):
+    """Every perflab run starts a dozen workers, most of them timing workers: a benchmark of Python
+    functions runs no program and fuzzes nothing there, so the modules that do stay unimported
+    (they were a fifth of a worker's start-up CPU)."""
+    job = {"mode": "time", "contender": "sum_to", "sys_path": [], "case": "N", "loops": 5, "cpu": None, "value_time": 0.001, "reference": None}  # fmt: skip
+    events, imported = worker_imports(tmp_path, job, '{"do": "value"}', '{"do": "exit"}')
+    assert '"event": "value"' in events and '"event": "done"' in events, events
+    assert "perflab.bench.worker.timing" in imported
+    unneeded = PROGRAM_MODULES | FUZZ_MODULES | LOADER_MODULES
+    assert not unneeded & imported, sorted(unneeded & imported)
+
+
+def test_perflabs_own_interpreter_is_described_without_a_process_and_as_the_probe_does(monkeypatch):
+    """Every measuring verb records the workers' interpreter; when that is perflab's own (the
+    default) its facts come from this process, not from a probe process per run, and are the
+    probe's (asked here of the same interpreter under another spelling of its path)."""
+    from perflab.measure import metadata
+
+    same = os.path.join(os.path.dirname(sys.executable), ".", os.path.basename(sys.executable))
+    probed = metadata.interpreter_info(same)
+
+    def no_process(*args, **kwargs):
+        raise AssertionError(f"a process was started: {args}")
+
+    monkeypatch.setattr(metadata.subprocess, "run", no_process)
+    here = metadata.interpreter_info(sys.executable)
+    assert os.path.samefile(probed.pop("executable"), here.pop("executable"))
+    assert probed == here

@@ -9,40 +9,45 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 
-def load_benchmark(path: str | Path) -> Benchmark:
+def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     """Import a benchmark file and return the one ``Benchmark`` it declares.
 
     The file's directory goes first on ``sys.path`` so that it can import its neighbours.
     Every failure becomes a ``BenchmarkFileError`` whose message names the file.
     """
-    path = Path(path).resolve()
+    path = os.path.realpath(path)
     # The asv and pyperf loaders are imported for their files only: every worker loads a benchmark
     # file, and importing both was a fifth of a worker's start-up (instructions, counted by callgrind).
-    if path.is_dir():  # an asv benchmark directory
+    # For the same reason this module uses os.path, not pathlib (and urllib, ipaddress... with it).
+    if os.path.isdir(path):  # an asv benchmark directory
+        from pathlib import Path
+
         from perflab.bench import asv_suite
 
-        return _run_user_code(path, "importing the asv suite", lambda: asv_suite.load(path))
-    if not path.is_file():
+        return _run_user_code(path, "importing the asv suite", lambda: asv_suite.load(Path(path)))
+    if not os.path.isfile(path):
         raise BenchmarkFileError(f"{path}: no such benchmark file")
     if is_pyperf_script(path):
+        from pathlib import Path
+
         from perflab.bench import pyperf_script
 
-        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(path))
+        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(Path(path)))
     name = module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise BenchmarkFileError(f"{path}: not a Python file")
     loader = spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
+    sys.path.insert(0, os.path.dirname(path))
     sys.modules[name] = module
     _run_user_code(path, "importing", lambda: loader.exec_module(module))
     # One Benchmark under two names (``b = a``) is still one.
@@ -57,13 +62,14 @@ def load_benchmark(path: str | Path) -> Benchmark:
     return benchmark
 
 
-def is_pyperf_script(path: Path) -> bool:
+def is_pyperf_script(path: str | os.PathLike[str]) -> bool:
     """The file imports pyperf and not perflab (a perflab file may import pyperf for its own reasons)."""
     try:
-        source = path.read_bytes()
+        with open(path, "rb") as file:
+            source = file.read()
         if b"pyperf" not in source:  # most files: no parse at every worker's start
             return False
-        tree = ast.parse(source, filename=str(path))
+        tree = ast.parse(source, filename=os.fspath(path))
     except (SyntaxError, ValueError, OSError):
         return False
     imported: set[str] = set()
@@ -75,19 +81,19 @@ def is_pyperf_script(path: Path) -> bool:
     return "pyperf" in imported and "perflab" not in imported
 
 
-def module_name(path: Path) -> str:
+def module_name(path: str | os.PathLike[str]) -> str:
     """The name a benchmark file is imported under (in ``sys.modules``)."""
-    return f"perflab_benchmark_{path.stem}"
+    return f"perflab_benchmark_{os.path.splitext(os.path.basename(path))[0]}"
 
 
-def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:
+def _run_user_code(path: str, doing: str, run: Callable[[], Any]) -> Any:
     """``run()``, with every failure of the user's code as a BenchmarkFileError naming the file."""
     try:
         return run()
     except SyntaxError as error:
         raise BenchmarkFileError(f"{error.filename or path}:{error.lineno}: syntax error: {error.msg}") from None
     except BenchmarkFileError as error:
-        raise BenchmarkFileError(error if str(error).startswith(str(path)) else f"{path}: {error}") from None
+        raise BenchmarkFileError(error if str(error).startswith(path) else f"{path}: {error}") from None
     except KeyboardInterrupt:
         raise  # Ctrl-C while the file imports: perflab stops as it does elsewhere, not a fault of the file
     except BaseException as error:
@@ -95,14 +101,14 @@ def _run_user_code(path: Path, doing: str, run: Callable[[], Any]) -> Any:
         raise BenchmarkFileError(f"{where}: {type(error).__name__} while {doing}: {error}") from None
 
 
-def _user_line(error: BaseException, path: Path) -> str:
+def _user_line(error: BaseException, path: str) -> str:
     """'FILE:LINE' of the deepest traceback frame inside the benchmark file (or the asv benchmark
     directory), else the path alone."""
     where = str(path)
     tb = error.__traceback__
     while tb is not None:
-        frame_file = Path(tb.tb_frame.f_code.co_filename).resolve()
-        if frame_file == path or path in frame_file.parents:
+        frame_file = os.path.realpath(tb.tb_frame.f_code.co_filename)
+        if frame_file == path or frame_file.startswith(path + os.sep):
             where = f"{frame_file}:{tb.tb_lineno}"
         tb = tb.tb_next
     return where

@@ -36,13 +36,16 @@ uses the standard library.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from perflab.bench.commands import Command, CommandSetup, InnerMetric, program_comparator
 from perflab.bench.comparators import Comparator, resolve_comparator
 from perflab.bench.worker.integrity import ERROR_POLICIES, ERRORS_SAME
+
+if TYPE_CHECKING:
+    from perflab.bench.commands import InnerMetric
 
 
 class BenchmarkFileError(Exception):
@@ -151,9 +154,7 @@ class Benchmark:
         def register(fn: Callable) -> Callable:
             contender_name = name or fn.__name__
             _check_new_name(self.contenders, contender_name, "contender")
-            if not isinstance(fn, CommandSetup) and any(
-                isinstance(c.function, CommandSetup) for c in self.contenders.values()
-            ):
+            if not _is_command(fn) and any(_is_command(c.function) for c in self.contenders.values()):
                 raise BenchmarkFileError(
                     f"contender {contender_name!r}: a benchmark's contenders are all commands or all functions"
                 )
@@ -187,7 +188,9 @@ class Benchmark:
         and ``output_files`` (relative to ``cwd``, deleted before each checked run), compared with
         ``compare=`` ("exact", "json", "lines", a function).
         ``build``: makes the program (perflab.bench.native_build) and returns its path, put before argv."""
-        if any(not isinstance(c.function, CommandSetup) for c in self.contenders.values()):
+        from perflab.bench.commands import Command, CommandSetup, program_comparator
+
+        if any(not _is_command(c.function) for c in self.contenders.values()):
             raise BenchmarkFileError(f"command {name!r}: a benchmark's contenders are all commands or all functions")
         declared = Command(
             argv if isinstance(argv, str) else tuple(argv),
@@ -218,6 +221,14 @@ class Benchmark:
     def reference(self) -> Contender:
         marked = [c for c in self.contenders.values() if c.reference]
         return marked[0] if marked else next(iter(self.contenders.values()))
+
+
+def _is_command(function: Callable) -> bool:
+    """Whether ``function`` is a command contender's setup (perflab.bench.commands.CommandSetup).
+    Only ``Benchmark.command`` makes one, after importing that module: a benchmark of Python
+    functions never imports it, nor the subprocess machinery it brings (a worker's start-up)."""
+    commands = sys.modules.get("perflab.bench.commands")
+    return commands is not None and isinstance(function, commands.CommandSetup)
 
 
 def _check_new_name(existing: dict, name: str, kind: str) -> None:

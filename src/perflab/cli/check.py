@@ -154,7 +154,6 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.analysis import gate
     from perflab.bench.loading import load_benchmark
     from perflab.render import markdown
-    from perflab.render.html import gate_pages
     from perflab.results.store import CHECK_SOURCE
 
     _affected_revision(args)  # before anything: a bad combination is a one-line error
@@ -249,7 +248,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             "--json": lambda: write_if_asked(args.json, lambda: json.dumps(outcome, indent=1) + "\n", "outcome", err),
             "--html": lambda: write_if_asked(
                 args.html,
-                lambda: gate_pages.render_check(checked, benchmark.name, baseline.plain, current),
+                lambda: _html_summary(checked, benchmark.name, baseline.plain, current),
                 "summary",
                 err,
             ),
@@ -278,6 +277,13 @@ class _Described:
     cases: list[str]
     contenders: list[str]
     notes: tuple[str, ...] = ()
+
+
+def _html_summary(checked: gate.CheckResult, name: str, baseline: str, current: str) -> str:
+    """--html's page; its renderer (jinja2) is imported for that option only."""
+    from perflab.render.html import gate_pages
+
+    return gate_pages.render_check(checked, name, baseline, current)
 
 
 def _described_in_build(path: Path, args: argparse.Namespace, build: BuildChoice) -> _Described | None:
@@ -546,10 +552,11 @@ def _baseline(
     """A results file, else a git revision of the benchmark's repository."""
     from perflab import metrics
     from perflab.git import resolve_ref
-    from perflab.results.files import load_file
 
     against = Path(args.against)
     if against.is_file():
+        from perflab.results.files import load_file  # with pyperf's reader: for a results file only
+
         if args.build or args.build_command or args.build_spread:
             raise UsageError(
                 f"--against {against} is a results file: --build, --build-command and --build-spread build revisions"

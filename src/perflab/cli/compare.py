@@ -112,15 +112,11 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, err: Console) -> int:
-    from perflab import metrics
     from perflab.measure import ab_test, difference_search
-    from perflab.profile.allocations import AllocationSettings
     from perflab.profile.settings import ProfileSettings
-    from perflab.profile.side_profiles import Profiler
     from perflab.render.terminal import results as results_terminal
     from perflab.render.terminal.console import stdout_console
     from perflab.render.terminal.progress import LiveProgress
-    from perflab.results.profiles import keep_comparison_profiles
 
     path = command_options.benchmark_path(args)
     settings = timing_settings(args)
@@ -148,6 +144,10 @@ def run(args: argparse.Namespace, err: Console) -> int:
             raise UsageError(f"--profile-memory and {'--samples' if args.samples else '--no-profile'}: choose one")
         require_memray("--profile-memory")
     if args.profile_memory or (args.profile if args.profile is not None else bool(args.html)):
+        # Imported for profiling only, with the metrics below: they cost a comparison CPU.
+        from perflab.profile.allocations import AllocationSettings
+        from perflab.profile.side_profiles import Profiler
+
         profiler = Profiler(
             ProfileSettings(samples=args.samples, timeout=args.timeout, native=args.native, budget=args.max_time),
             args.allow_mismatch,
@@ -160,7 +160,11 @@ def run(args: argparse.Namespace, err: Console) -> int:
         if profiler:
             profiler(sides, cases, result)
         measured.append(measure_metrics(result, wanted_metrics, settings, err))
-        for entry in profiler.profiles if profiler else []:  # --metric cache's misses in the flame graphs' tooltips
+        if not profiler:
+            return
+        from perflab import metrics
+
+        for entry in profiler.profiles:  # --metric cache's misses in the flame graphs' tooltips
             for side, profile in ((entry.reference, entry.reference_profile), (entry.other, entry.other_profile)):
                 metrics.annotate_profile(profile, result, entry.case, side)
 
@@ -178,6 +182,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if not saved:
         return EXIT_BAD_INPUT
     if profiler and saved.run_ids and saved.path:  # the profiles of --profile/--html, with the runs of their sides
+        from perflab.results.profiles import keep_comparison_profiles
+
         stored = keep_comparison_profiles(saved.path, saved.run_ids, result, profiler.profiles)
         err.print(f"[dim]{stored} profiles stored[/]")
     return max(exit_code(result, err, args.allow_skipped), EXIT_FAILURES if metrics_failed else EXIT_OK)

@@ -324,14 +324,15 @@ def after_run(
 ) -> int:
     """``run --profile``: profile each measured (case, contender) after timing, keeping each profile
     next to the stored run (``saved``) for ``perflab history``; the worst exit code."""
+    wanted = args.profile if args.profile is not None else bool(args.profile_dir or args.native or args.samples)
+    if result.interrupted or not wanted:
+        return EXIT_OK
+    # Imported for --profile only: every run passes here, and the metrics' modules cost it CPU.
     from perflab import metrics
     from perflab.bench.loading import load_benchmark
     from perflab.profile.native_perf import is_command
     from perflab.profile.session import profile_operation
 
-    wanted = args.profile if args.profile is not None else bool(args.profile_dir or args.native or args.samples)
-    if result.interrupted or not wanted:
-        return EXIT_OK
     if args.profile_dir:
         Path(args.profile_dir).mkdir(parents=True, exist_ok=True)
     worst = EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import platform
@@ -14,28 +15,36 @@ from typing import Any
 import perflab
 from perflab import git
 
-# Run under the worker interpreter, which may not be the one running perflab.
-_INTERPRETER_PROBE = """
-import json, platform, sys, sysconfig
-print(json.dumps({
-    "executable": sys.executable,
-    "version": platform.python_version(),
-    "implementation": platform.python_implementation(),
-    "build": sys.version.replace("\\n", " "),
-    "compiler": platform.python_compiler(),
-    "debug_build": bool(sysconfig.get_config_var("Py_DEBUG")),
-    "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
-    "jit": bool(getattr(getattr(sys, "_jit", None), "is_enabled", lambda: False)()),
-}))
-"""
+
+def _interpreter_facts() -> dict[str, Any]:
+    """The running interpreter's version and build (standard library only: sent as source to
+    another interpreter by ``interpreter_info``)."""
+    import platform
+    import sys
+    import sysconfig
+
+    return {
+        "executable": sys.executable,
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "build": sys.version.replace("\n", " "),
+        "compiler": platform.python_compiler(),
+        "debug_build": bool(sysconfig.get_config_var("Py_DEBUG")),
+        "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "jit": bool(getattr(getattr(sys, "_jit", None), "is_enabled", lambda: False)()),
+    }
 
 
 def interpreter_info(python: str = sys.executable) -> dict[str, Any]:
-    """Version and build of the interpreter that runs the workers."""
-    output = subprocess.run(
-        [python, "-c", _INTERPRETER_PROBE], capture_output=True, text=True, check=True, timeout=60
-    ).stdout
-    return json.loads(output)
+    """Version and build of the interpreter that runs the workers (which may not be the one
+    running perflab)."""
+    if python == sys.executable:  # perflab's own: asked here, not in a process of its own
+        return _interpreter_facts()
+    probe = f"from __future__ import annotations\nimport json\n{inspect.getsource(_interpreter_facts)}"
+    probe += "\nprint(json.dumps(_interpreter_facts()))"
+    return json.loads(
+        subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True, timeout=60).stdout
+    )
 
 
 def machine_info() -> dict[str, Any]:

@@ -39,7 +39,7 @@ WIDTH_LIMITS = sorted(
 def around_declared(st: Any, values: list[Any], vary: Callable[[Any], Any]) -> Any | None:
     """Full-size variants of the declared sequences (str, bytes, list, tuple) in ``values``, or None
     when there is none of a size worth varying. ``vary(item)``: another item of the same type, or
-    None (perflab.bench.worker.fuzz.variant)."""
+    None (perflab.bench.worker.copies.variant)."""
     usable = [
         value
         for value in values

@@ -15,7 +15,6 @@ import os
 import sys
 from typing import Any, TextIO
 
-from perflab.bench.commands import remove_written_inputs
 from perflab.bench.protocol import DoneEvent, ErrorEvent
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker.events import EventStream
@@ -33,8 +32,11 @@ def main() -> int:
     sys.stdout = sys.stderr
     events = EventStream(protocol)
     failure = _run_job(commands, events)
-    # Before the last event: the parent kills the process group as soon as it has it.
-    remove_written_inputs()
+    # Before the last event: the parent kills the process group as soon as it has it. Only a
+    # command contender writes inputs, and only a command benchmark imports perflab.bench.commands.
+    commands_module = sys.modules.get("perflab.bench.commands")
+    if commands_module is not None:
+        commands_module.remove_written_inputs()
     if failure is not None:
         events.send(failure)
         return 1

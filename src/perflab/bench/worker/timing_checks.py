@@ -26,7 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from perflab.bench.protocol import IntegrityChecks
-from perflab.bench.worker import fuzz, integrity
+from perflab.bench.worker import integrity
+from perflab.bench.worker.copies import fresh_copy, variant
 
 FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutates_input benchmark may hold
 _OBJECT_OVERHEAD = 4  # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
@@ -39,12 +40,12 @@ def first_call(operation: Callable[[Any], Any], argument: Any, other_input: Call
     """Seconds of one call of ``operation`` on ``argument``, the first on any input equal to it.
 
     One call on a variant of ``argument`` (another input of its type and size, one item changed:
-    perflab.bench.worker.fuzz.variant) comes first, untimed: what a process does once, whatever the
+    perflab.bench.worker.copies.variant) comes first, untimed: what a process does once, whatever the
     input (a lazy import, building an encoder or a table, NumPy's first call), is then not taken
     for repeat-only speed, while a cache keyed by the input's value or identity still misses.
     An input with no variant (an empty dict, None) is preceded by ``other_input()`` instead
     (another declared case's input); without either, the first call of the process is timed."""
-    warm_up = fuzz.variant(fuzz.fresh_copy(argument))  # a tuple's variant shares its other items: not the argument's
+    warm_up = variant(fresh_copy(argument))  # a tuple's variant shares its other items: not the argument's
     if warm_up is None and other_input is not None:
         with contextlib.suppress(Exception):  # a case that cannot be built warms nothing
             warm_up = other_input()

@@ -63,9 +63,11 @@ def metric_option(parser: argparse.ArgumentParser) -> None:
 
 def metric_names(requested: list[str] | None) -> list[str]:
     """``--metric`` values (time is always measured); a tool the metrics need must be installed."""
+    wanted = names(requested)
+    if not wanted:  # time only: no metric's modules to import (memray's, valgrind's: a tenth of a second)
+        return wanted
     from perflab import metrics
 
-    wanted = names(requested)
     unknown = [name for name in wanted if name not in metrics.NAMES]
     if unknown:
         raise UsageError(f"--metric: unknown metric {unknown[0]!r} (choose from {', '.join(metrics.NAMES)})")
@@ -79,6 +81,8 @@ def metric_names(requested: list[str] | None) -> list[str]:
 def measure_metrics(result: RunResult, wanted: list[str], settings: Settings, err: Console) -> Measured | None:
     """The metrics beside wall time, measured where the timing ran (None: only time requested), and
     kept in ``result.metrics`` so that --json and the results store hold them."""
+    if not wanted:  # as metric_names: time only, without importing the metrics
+        return None
     from perflab import metrics
 
     if result.interrupted or not set(wanted) - {metrics.TIME}:
@@ -91,11 +95,11 @@ def measure_metrics(result: RunResult, wanted: list[str], settings: Settings, er
 
 def show_metrics(result: RunResult, measured: Measured | None) -> bool:
     """Print the metrics' tables after the timing table; True if any of them failed."""
+    if measured is None:
+        return False
     from perflab.render.terminal import metrics as metrics_terminal
     from perflab.render.terminal.console import stdout_console
 
-    if measured is None:
-        return False
     metrics_terminal.render(result, stdout_console(), measured)
     return bool(measured.errors)
 
@@ -107,15 +111,22 @@ def result_writes(
     result: RunResult, args: argparse.Namespace, err: Console, verb: str, profiles: list[CaseProfiles], notes: list[str]
 ) -> dict[str, Callable[[], object]]:
     """The writes of --json, --markdown and --html, by option (for ``write_outputs``): the formats
-    every verb that measures a run offers. ``profiles`` and ``notes`` go into the HTML report."""
-    from perflab.render import markdown
-    from perflab.render.html import report
+    every verb that measures a run offers. ``profiles`` and ``notes`` go into the HTML report.
+    The renderers are imported only for the options given (the HTML report's, jinja2 and the flame
+    graphs, cost more CPU than a worker process)."""
+
+    def markdown_summary() -> str:
+        from perflab.render import markdown
+
+        return markdown.render_result(result)
 
     def summary() -> None:
-        write_if_asked(args.markdown, lambda: markdown.render_result(result), "summary", err)
+        write_if_asked(args.markdown, markdown_summary, "summary", err)
 
     def html() -> None:
         if args.html:
+            from perflab.render.html import report
+
             page = report.render([report.Section(result, profiles, notes)], f"perflab {verb}: {result.benchmark}")
             write_report(args.html, page, err)
 
@@ -132,9 +143,9 @@ def save_results(result: RunResult, path: str | None, err: Console) -> None:
 
 def export_pyperf(result: RunResult, directory: str | None, err: Console) -> None:
     """``--pyperf``: one pyperf JSON file per contender in ``directory`` (nothing when None)."""
-    from perflab.results import pyperf
-
     if directory:
+        from perflab.results import pyperf  # and pyperf itself: imported for this option only
+
         with writing("pyperf results", directory):
             for written in pyperf.export(result, directory):
                 say(err, f"pyperf results written to {written}")

@@ -590,13 +590,17 @@ def store_errors_are_bad_input(handler: Handler) -> Handler:
 
     @functools.wraps(handler)
     def guarded(args: argparse.Namespace, err: Console) -> int:
-        from perflab.results.files import ResultsFileError
-        from perflab.results.history import HistoryError
-        from perflab.results.store import StoreError
-
         try:
             return handler(args, err)
-        except (StoreError, HistoryError, ResultsFileError) as error:
-            raise UsageError(str(error)) from None
+        except Exception as error:
+            # Their modules are imported on failure only: results.files brings pyperf, and
+            # results.history the metrics, which a verb that reads neither should not pay for.
+            from perflab.results.files import ResultsFileError
+            from perflab.results.history import HistoryError
+            from perflab.results.store import StoreError
+
+            if isinstance(error, (StoreError, HistoryError, ResultsFileError)):
+                raise UsageError(str(error)) from None
+            raise
 
     return guarded

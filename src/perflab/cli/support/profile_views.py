@@ -231,7 +231,6 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
     from perflab.profile.folded import format_folded
     from perflab.profile.processors import with_operation_frame
     from perflab.render import firefox, speedscope
-    from perflab.render.html import flamegraph
 
     if views.json:
         # the prediction beside the profile it was made from: merge and diff read the profile alone
@@ -244,6 +243,8 @@ def _write(profile: Profile, views: Views, err: Console, shares: list[FrameShare
     if views.firefox:
         write_output(views.firefox, firefox.render(profile, _title(profile)), "Firefox Profiler profile", err)
     if views.html:
+        from perflab.render.html import flamegraph  # jinja2 and the metrics' tables: for --html only
+
         write_output(views.html, flamegraph.render(profile, _title(profile), shares, offload), "flame graph", err)
 
 
