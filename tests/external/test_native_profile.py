@@ -9,7 +9,7 @@ from support.hostile_shared import profile_stopped
 from support.native_programs import compile_cpp
 
 from perflab.profile.model import Profile
-from perflab.profile.native_perf import parse_script
+from perflab.profile.native_perf import NativeProfilerUnavailable, NativeSettings, parse_script, profile_command
 from perflab.profile.shares import frame_shares
 
 pytestmark = pytest.mark.skipif(
@@ -148,6 +148,31 @@ def test_a_program_stopped_before_its_first_run_writes_nothing_and_says_so(tmp_p
         "is written)",
     )  # fmt: skip
     assert not (tmp_path / "out.json").exists()
+
+
+# Its first execution ends at once, later ones work ~30 ms: a first record without a sample.
+IDLE_ONCE = """
+if [ ! -e ran-once ]; then : > ran-once; exit 0; fi
+i=0; while [ "$i" -lt 20000 ]; do i=$((i + 1)); done
+"""
+
+
+def test_a_first_record_without_a_sample_is_followed_by_one_of_ten_executions(tmp_path):
+    """A program of a few ms can end before perf's first sample (seen under load with a 10,000-line
+    sort, which then failed as "too short"): the next record holds ten executions."""
+    (tmp_path / "prog.sh").write_text(IDLE_ONCE)
+    shell = shutil.copy(
+        "/bin/sh", tmp_path / "idle-once"
+    )  # a shell's samples count unless named sh (the repeat loop's)
+    # 50 Hz: the first execution (~1 ms) is almost never sampled, ten later ones (~0.25 s) are
+    settings = NativeSettings(samples=5, runs=1, rate=50, call_graph="fp")
+    profile = profile_command([shell, "prog.sh"], settings, cwd=str(tmp_path))
+    assert profile.samples >= 5 and profile.metadata["run_info"][0]["executions"] >= 10
+
+
+def test_a_program_too_short_to_be_sampled_is_said_after_two_records(tmp_path):
+    with pytest.raises(NativeProfilerUnavailable, match="perf took no sample of 'true': it ends before the first"):
+        profile_command(["true"], NativeSettings(samples=20, runs=1, call_graph="fp"), cwd=str(tmp_path))
 
 
 def test_perf_script_output_is_read_root_first_with_inlined_frames_in_their_library():

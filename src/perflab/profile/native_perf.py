@@ -153,8 +153,9 @@ def profile_command(
     while (len(profile.runs) < settings.runs or profile.samples < settings.samples) and time.monotonic() < deadline:
         stacks: Counter[Stack] = Counter()
         executions = 0
+        at_least = 1  # executions the next record holds at least
         while sum(stacks.values()) < per_run and time.monotonic() < deadline:
-            repeat = _repeat(per_run - sum(stacks.values()), per_execution)
+            repeat = max(at_least, _repeat(per_run - sum(stacks.values()), per_execution))
             expected = repeat * per_execution / settings.rate if per_execution else 0.0
             budget_left = max(deadline - time.monotonic(), 2 * expected + 1)
             try:
@@ -169,8 +170,14 @@ def profile_command(
                     else f"it did not finish within {settings.timeout:g} s (see --timeout)"
                 )
                 raise ProgramStopped(f"{argv[0]!r} was stopped under perf: {limit}", _finished(profile)) from None
-            if not got:  # too short to be sampled even once: more runs will not help
-                break
+            if not got:
+                # A program of a few ms can end before its first sample (seen under load with a
+                # 10,000-line sort): once, ten times as many executions under one record; a second
+                # record without a sample means it is too short to be sampled at this rate.
+                if at_least > 1 or repeat >= MAX_REPEAT:
+                    break
+                at_least = min(MAX_REPEAT, 10 * repeat)
+                continue
             stacks.update(got)
             executions += repeat
             per_execution = sum(got.values()) / repeat
