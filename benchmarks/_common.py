@@ -191,6 +191,9 @@ def calibrate(
             checked = slowdown_of(iterations)
         if target / 2 <= checked <= target * 2:
             return iterations, checked
+    if is_smoke():  # a smoke run checks that the script runs, with few batches: a loaded machine misses
+        print(f"{script}: calibration missed {target:.1%} (last {checked:.1%}); kept, as this is a smoke run")
+        return iterations, checked
     raise SystemExit(
         f"{script}: calibration missed {target:.1%} {attempts} times (last {checked:.1%}); the machine is too "
         "noisy, or pass --iterations"

@@ -1,12 +1,13 @@
 """Figure: perf as the sampler of a benchmark's operation (``--sampler perf``), beside py-spy --native.
 
-Three figures in one run, all under pyenv's CPython 3.13 (``-X perf_jit``; perf needs 3.13+, see
-perflab.profile.perf_sampler):
+Three figures in one run, all under pyenv's CPython 3.13 (``-X perf_jit``), or 3.12 with
+``--python-version 3.12`` (``-X perf`` with the unwinding information perflab's worker writes; see
+perflab.profile.perf_sampler and perf_trampolines):
 
 1. Distortion: sampler_pause.py's method (a process spinning at the bottom of a 30-frame Python
    stack adds up every gap between two clock reads longer than 20 us: the time it was not
    running), in ABBA pairs of windows with and without ``perf record -F RATE --call-graph
-   dwarf,65528`` attached, pinned as perflab pins (target and perf on different CPUs). The slowdown
+   dwarf,16384`` (perflab's first stack dump) attached, pinned as perflab pins (target and perf on different CPUs). The slowdown
    is 1 / (1 - stopped fraction) - 1, with a 95% t interval over pairs; beside it, how much slower
    the target ran between stops. Target: <= 1% at >= 1 kHz.
 2. Attribution: profile_attribution.py's known split (alpha 40%, beta 60% by construction)
@@ -20,9 +21,11 @@ perflab.profile.perf_sampler):
    waiting for a worker to be ready (with perf, each later worker starts while the run before is
    read), sampling (until the worker exited and perf wrote its recording), reading (perf inject,
    perf script, trimming); beside it, the widest 95% half-width of a share over the runs (fewer,
-   longer runs: wider). Target: 2,000 samples in <= 5 s with perf.
+   longer runs: wider), and the stack dumps the runs took with the samples whose stack did not
+   fit (truncated). Target: 2,000 samples in <= 5 s with perf.
 
-    python benchmarks/perf_sampler.py [--pairs 10] [--window 1.0] [--rate 1000] [--repeats 3] [--samples 2000] [--runs 8]
+    python benchmarks/perf_sampler.py [--pairs 10] [--window 1.0] [--rate 1000] [--repeats 3] [--samples 2000] [--runs N]
+    python benchmarks/perf_sampler.py --python-version 3.12   # the same figures under 3.12: results/perf_sampler_3.12.json
     python benchmarks/perf_sampler.py --runs 4   # fewer, longer runs: the time to 2,000 samples, and the intervals they give
     python benchmarks/perf_sampler.py --quick    # smoke run: 2 pairs of 0.5 s, profiles of 2 runs: 100 samples, 20 with py-spy
 
@@ -55,7 +58,8 @@ from support.external import other_python
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
 from perflab.profile.native_perf import RECORD_EXIT, check_perf
-from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV
+from perflab.profile.perf_sampler import STACK_DUMP, call_graph
+from perflab.profile.perf_trampolines import Trampoline, interpreter_trampoline
 from perflab.profile.session import sampling_cpus
 from perflab.profile.shares import frame_shares, widest_half_width
 
@@ -72,7 +76,17 @@ class AttachedPerf:
                 os.mkfifo(fifo)
         self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
         self.data = os.path.join(scratch, "perf.data")
-        command = [check_perf(), "record", "-q", "-e", "cpu-clock", "-F", str(rate), "--call-graph", CALL_GRAPH]
+        command = [
+            check_perf(),
+            "record",
+            "-q",
+            "-e",
+            "cpu-clock",
+            "-F",
+            str(rate),
+            "--call-graph",
+            call_graph(STACK_DUMP),
+        ]
         command += ["-N", *RECORD_EXIT, "--control", f"fifo:{control},{ack}", "-p", str(pid), "-o", self.data]
         self.process = subprocess.Popen(
             command,
@@ -97,7 +111,9 @@ class AttachedPerf:
 
 def distortion(python: str, rate: int, args: argparse.Namespace) -> dict:
     target_cpu, perf_cpu = sampling_cpus(True)
-    target = Target(DEPTH, GAP_US * 1e-6, target_cpu, python, TRAMPOLINE_ENV)
+    trampoline = interpreter_trampoline(python)
+    assert isinstance(trampoline, Trampoline), trampoline  # main() checked it
+    target = Target(DEPTH, GAP_US * 1e-6, target_cpu, python, trampoline.env)
     try:
         with tempfile.TemporaryDirectory(prefix="perflab-perf-figure-") as scratch:
 
@@ -136,7 +152,7 @@ def attribution(python: str, args: argparse.Namespace) -> list[dict]:
                 bench,
                 Path(directory) / f"{repeat}.json",
                 args.samples,
-                ["--sampler", "perf", "--python", python, "--runs", str(args.runs)],
+                ["--sampler", "perf", "--python", python, *(["--runs", str(args.runs)] if args.runs else [])],
             )
             shares = {parse_frame(share.frame).name: share.total for share in frame_shares(profile.runs)}
             repeats.append(
@@ -175,6 +191,9 @@ def time_to_profile(python: str, samples: int, options: list[str]) -> dict:
         "runs": len(runs),
         # how precise its shares are: the widest 95% half-width over runs, in percentage points
         "widest_half_width_pp": round(widest_half_width(profile.runs) * 100, 2),
+        # perf's bytes of stack a sample, and the samples whose stack did not fit in them
+        "stack_dumps": sorted({info["stack_dump"] for info in runs if "stack_dump" in info}),
+        "truncated": sum(info.get("truncated", 0) for info in runs),
         "profiling_s": round(profile.metadata["elapsed"], 1),
         "stages_s": {
             "before the runs": round(wall - profile.metadata["elapsed"], 2),
@@ -198,11 +217,20 @@ def main() -> None:
     arguments.add_argument(
         "--py-spy-samples", type=int, default=2000, help="samples of py-spy's native profile (default 2000: ~200 s)"
     )
-    arguments.add_argument("--runs", type=int, default=8, help="profiling runs per profile (default 8, perflab's)")
+    arguments.add_argument("--runs", type=int, help="profiling runs per profile (default: perflab's, 5 with perf)")
+    arguments.add_argument(
+        "--python-version",
+        choices=["3.12", "3.13"],
+        default="3.13",
+        help="pyenv's interpreter to profile (default 3.13)",
+    )
     args = _cli.parse(arguments, pairs=2, window=0.5, repeats=1, samples=100, py_spy_samples=20, runs=2)
-    python = other_python("3.13")
+    python = other_python(args.python_version)
     if python is None:
-        sys.exit("perf_sampler.py needs pyenv's python3.13 (perf's Python frames need CPython 3.13+)")
+        sys.exit(f"perf_sampler.py --python-version {args.python_version}: pyenv has no python{args.python_version}")
+    trampoline = interpreter_trampoline(python)
+    if not isinstance(trampoline, Trampoline):
+        sys.exit(f"perf_sampler.py: {trampoline}")
     figure = {
         "figure": "perf_sampler",
         "machine": machine(),
@@ -223,16 +251,18 @@ def main() -> None:
     worst = max(f["abs_error_pp"] for r in repeats for f in r.values())
     shares = ", ".join(f"alpha {r['alpha']['measured']:.1%} beta {r['beta']['measured']:.1%}" for r in repeats)
     print(f"attribution, --sampler perf: total shares max abs error {worst:.2f} pp ({shares}; true 40% / 60%)")
-    runs = ["--runs", str(args.runs)]
+    runs = ["--runs", str(args.runs)] if args.runs else []
     perf = figure["time_perf"] = time_to_profile(python, args.samples, runs)
     spy = figure["time_py_spy"] = time_to_profile(python, args.py_spy_samples, [*runs, "--sampler", "py-spy"])
     print(
         f"time to {perf['samples']} native samples: perf {perf['wall_s']} s in {perf['runs']} runs at {perf['rate']} Hz "
-        f"({stages(perf)}; shares to +-{perf['widest_half_width_pp']} pp at worst); py-spy --native: {spy['samples']} samples in {spy['wall_s']} s in {spy['runs']} runs at "
+        f"({stages(perf)}; shares to +-{perf['widest_half_width_pp']} pp at worst; stack dump {perf['stack_dumps']} "
+        f"bytes, {perf['truncated']} samples truncated); py-spy --native: {spy['samples']} samples in {spy['wall_s']} s in {spy['runs']} runs at "
         f"{spy['rate']} Hz ({stages(spy)}) (load average {os.getloadavg()[0]:.2f})"
     )
     figure["conditions_end"] = conditions()
-    _cli.written(_cli.write_figure("perf_sampler", figure))
+    name = "perf_sampler" if args.python_version == "3.13" else f"perf_sampler_{args.python_version}"
+    _cli.written(_cli.write_figure(name, figure))
 
 
 if __name__ == "__main__":

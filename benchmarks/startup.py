@@ -7,7 +7,7 @@ the median over trials with a 95% interval (a distribution-free interval for the
 order statistics, scipy.stats.binom), and the ratio perflab/pyperf from the per-trial ratios
 (same trial = same machine state). The target of issue 24 is perflab --help within 1.5 x pyperf's
 start-up; the modules each command imports (counted once, outside the timing, with
-``python -X importtime``) say where a regression comes from (tests/test_startup.py keeps the list).
+``python -X importtime``) say where a regression comes from (tests/worker/test_startup.py keeps the list).
 
 A second figure: the CPU time of a measuring verb's own process (``perflab run`` of a two-contender
 benchmark with the tests' quick preset, tests/support/cli.py's QUICK: 2 rounds; its workers not
@@ -20,20 +20,29 @@ run costs the test suite.
 
 A third: the CPU of one worker's start-up (``python -m perflab.bench.worker``) for a "describe"
 job and for a "time" job of one value, beside ``python -c pass`` (the interpreter's own start-up),
-interleaved, as many trials as the first figure (RUSAGE_CHILDREN around each process). CPU time,
-unlike wall time, is steady under load (but not exact: a loaded machine's caches inflate it).
+interleaved, as many trials as the first figure (RUSAGE_CHILDREN around each process), and how
+many modules each worker imports beyond ``python -c pass``'s. CPU time, unlike wall time, is steady
+under load (but not exact: a loaded machine's caches inflate it). With ``--against REV``, the
+workers of REV's perflab (its src/ from ``git archive``, compiled, first on PYTHONPATH) are
+measured too, interleaved with this tree's, and what this tree saves per worker is the median of
+the per-trial differences (same trial = same machine state), with its 95% interval.
 
     python benchmarks/startup.py --trials 40
+    python benchmarks/startup.py --trials 40 --against main   # a worker's start-up, before and after
     python benchmarks/startup.py --quick        # smoke run: 3 trials
 """
 
 from __future__ import annotations
 
+import compileall
+import io
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -130,21 +139,54 @@ def worker_jobs(directory: Path) -> dict[str, str]:
     return {"describe worker": json.dumps(describe) + "\n", "time worker": json.dumps(timing) + "\n" + commands}
 
 
-def worker_cpu(trials: int, directory: Path) -> dict[str, list[float]]:
-    """CPU seconds of ``python -c pass`` and of a worker per job, interleaved in rotating order."""
-    runs = {"python -c pass": ([sys.executable, "-c", "pass"], "")}
-    runs.update(
-        {name: ([sys.executable, "-m", "perflab.bench.worker"], job) for name, job in worker_jobs(directory).items()}
+PASS = "python -c pass"
+WORKER = [sys.executable, "-m", "perflab.bench.worker"]
+
+
+def source_tree(revision: str, into: Path) -> Path:
+    """perflab's src/ at ``revision`` of this repository, compiled (as the tests' conftest compiles
+    this tree's), under ``into``."""
+    archive = subprocess.run(
+        ["git", "-C", str(Path(__file__).resolve().parent.parent), "archive", revision, "src"], capture_output=True
     )
+    if archive.returncode != 0:
+        sys.exit(f"--against {revision}: {archive.stderr.decode().strip().splitlines()[-1]}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    compileall.compile_dir(into / "src", quiet=1)
+    return into / "src"
+
+
+def worker_runs(directory: Path, trees: dict[str, Path | None]) -> dict[str, tuple[list[str], str, dict[str, str]]]:
+    """``python -c pass`` and a worker per job and tree (label -> its src/ on PYTHONPATH, None: this
+    environment's perflab), as (command, standard input, environment)."""
+    runs = {PASS: ([sys.executable, "-c", "pass"], "", dict(os.environ))}
+    for label, source in trees.items():
+        environment = {**os.environ, "PYTHONPATH": str(source)} if source else dict(os.environ)
+        for name, job in worker_jobs(directory).items():
+            runs[f"{name}{label}"] = (WORKER, job, environment)
+    return runs
+
+
+def worker_cpu(trials: int, runs: dict[str, tuple[list[str], str, dict[str, str]]]) -> dict[str, list[float]]:
+    """CPU seconds of each of ``runs``, interleaved in rotating order."""
     seconds: dict[str, list[float]] = {name: [] for name in runs}
     names = list(runs)
     for trial in range(trials):
         for name in names[trial % len(names) :] + names[: trial % len(names)]:
-            command, job = runs[name]
-            cpu, done = children_cpu(command, input=job)
-            assert name == "python -c pass" or '"event": "done"' in done.stdout, done.stdout + done.stderr
+            command, job, environment = runs[name]
+            cpu, done = children_cpu(command, input=job, env=environment)
+            assert name == PASS or '"event": "done"' in done.stdout, done.stdout + done.stderr
             seconds[name].append(cpu)
     return seconds
+
+
+def worker_modules(command: list[str], job: str, environment: dict[str, str]) -> int:
+    """How many modules ``command`` imports, given ``job`` on its standard input (``-X importtime``)."""
+    done = subprocess.run(
+        [command[0], "-X", "importtime", *command[1:]], input=job, capture_output=True, text=True, env=environment
+    )
+    return sum(line.startswith("import time:") and "|" in line for line in done.stderr.splitlines()) - 1
 
 
 def modules_imported(command: list[str]) -> int:
@@ -156,6 +198,9 @@ def modules_imported(command: list[str]) -> int:
 def main() -> int:
     arguments = _cli.parser(__doc__)
     _cli.add_trials(arguments, 40, "interleaved trials")
+    arguments.add_argument(
+        "--against", metavar="REV", help="also measure the workers of this revision's perflab, interleaved"
+    )
     args = _cli.parse(arguments, trials=3)
     modules = {name: modules_imported(command) for name, command in COMMANDS.items()}
     before = conditions()
@@ -170,7 +215,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         (Path(directory) / "bench.py").write_text(BENCH)
         cpu = verb_cpu(verb_trials, Path(directory))
-        workers = worker_cpu(args.trials, Path(directory))
+        trees: dict[str, Path | None] = {"": None}
+        if args.against:
+            trees[f" ({args.against})"] = source_tree(args.against, Path(directory) / "against")
+        runs = worker_runs(Path(directory), trees)
+        workers = worker_cpu(args.trials, runs)
+        modules_beyond = {name: worker_modules(*run) - worker_modules(*runs[PASS]) for name, run in runs.items()}
     after = conditions()
     figure = {
         "machine": machine(),
@@ -186,6 +236,12 @@ def main() -> int:
         "raw own CPU seconds": cpu,
         "worker start-up CPU seconds": {name: median_interval(values) for name, values in workers.items()},
         "raw worker start-up CPU seconds": workers,
+        "modules a worker imports beyond python -c pass": modules_beyond,
+        "worker CPU saved against": {
+            name: median_interval(list(np.array(workers[f"{name} ({args.against})"]) - np.array(workers[name])))
+            for name in worker_jobs(Path())
+            if args.against
+        },
         "CPU method": "getrusage(RUSAGE_CHILDREN) around each process: user + system of it and of every "
         "process it waited for; median with order-statistic 95% interval",
     }
@@ -212,7 +268,12 @@ def main() -> int:
     print(f"  scipy.stats would add: {median:.2f} s CPU [95% CI {low:.2f}-{high:.2f}] to every measuring verb")
     print(f"CPU of a worker's start-up, {args.trials} trials each, interleaved (RUSAGE_CHILDREN around each process):")
     for name, (median, low, high) in figure["worker start-up CPU seconds"].items():
-        print(f"  {name:<34} {median * 1000:4.0f} ms CPU  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]")
+        imported = "" if name == PASS else f"  {modules_beyond[name]} modules beyond python -c pass's"
+        print(f"  {name:<34} {median * 1000:4.0f} ms CPU  [95% CI {low * 1000:.0f}-{high * 1000:.0f}]{imported}")
+    for name, (median, low, high) in figure["worker CPU saved against"].items():
+        print(
+            f"  {name} saves {median * 1000:.1f} ms CPU [95% CI {low * 1000:.1f}, {high * 1000:.1f}] against {args.against}"
+        )
     _cli.written(path)
     return 0 if all(math.isfinite(v[0]) for v in figure["seconds"].values()) else 1
 

@@ -8,9 +8,11 @@ needs none of the public names: each is imported on first use (PEP 562).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
 if TYPE_CHECKING:
+    from typing import Any
+
     from perflab.bench.commands import InnerMetric
     from perflab.bench.comparators import Comparator, Outcome
     from perflab.bench.spec import Benchmark

@@ -13,6 +13,10 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 TIMEOUT = 120.0  # seconds for one git command (a worktree checkout of a large repository included)
 
@@ -63,17 +67,20 @@ def resolve_commit(directory: str | Path, revision: str) -> str | None:
 
 def head(directory: str | Path) -> dict[str, object] | None:
     """Commit, branch, dirty flag, the commit's subject (shown beside it in histories), its time
-    and generation (which order histories) of the repository holding ``directory``; None outside git."""
-    commit = answer(directory, "rev-parse", "HEAD")
-    if commit is None:
+    and generation (which order histories) of the repository holding ``directory``; None outside git.
+    Every measuring verb asks: four git processes, each giving what it can (the helpers below ask one fact each)."""
+    facts = answer(directory, "rev-parse", "--is-shallow-repository", "HEAD", "--abbrev-ref", "HEAD")
+    if facts is None:
         return None
+    shallow, commit, branch = facts.splitlines()
+    time, _, title = (answer(directory, "show", "-s", "--format=%ct %s", commit) or "").partition(" ")
     return {
         "commit": commit,
-        "branch": answer(directory, "rev-parse", "--abbrev-ref", "HEAD"),
+        "branch": branch,
         "dirty": bool(answer(directory, "status", "--porcelain", "--untracked-files=no")),
-        "subject": subject(directory, commit),
-        "commit_time": commit_time(directory, commit),
-        "generation": generation(directory, commit),
+        "subject": title.strip(),
+        "commit_time": float(time) if time else None,
+        "generation": _commit_count(directory, commit) if shallow == "false" else None,
     }
 
 
@@ -89,6 +96,10 @@ def generation(directory: str | Path, commit: str) -> int | None:
     graph does. None in a shallow clone, which does not hold the whole history."""
     if answer(directory, "rev-parse", "--is-shallow-repository") != "false":
         return None
+    return _commit_count(directory, commit)
+
+
+def _commit_count(directory: str | Path, commit: str) -> int | None:
     text = answer(directory, "rev-list", "--count", commit)
     return int(text) if text else None
 
@@ -106,7 +117,25 @@ def commits_between(directory: str | Path, good: str, bad: str) -> list[str]:
 
 def add_worktree(root: str | Path, directory: str | Path, commit: str) -> None:
     """A detached worktree of ``commit`` (a hash) at ``directory``."""
-    run(root, "worktree", "add", "--detach", "--quiet", str(directory), commit)
+    with worktrees_locked(root):
+        run(root, "worktree", "add", "--detach", "--quiet", str(directory), commit)
+
+
+@contextlib.contextmanager
+def worktrees_locked(root: str | Path) -> Iterator[None]:
+    """One perflab process at a time adding or removing worktrees of a repository. Another's
+    ``git worktree prune`` can delete the admin folder ``git worktree add`` has just made, before
+    it wrote its first file ("could not open '.git/worktrees/0/locked' for writing": three queue
+    workers sharing one clone, under load)."""
+    import fcntl  # (POSIX, as the queue's clone lock; imported here so that git.py imports anywhere)
+
+    common = answer(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    if common is None:  # not a repository: git itself will say so
+        yield
+        return
+    with open(Path(common) / "perflab-worktrees.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def worktrees(root: str | Path) -> list[Path]:
@@ -117,15 +146,21 @@ def worktrees(root: str | Path) -> list[Path]:
 
 def remove_worktree(root: str | Path, directory: str | Path) -> None:
     """Remove a worktree (even with changes in it) and forget any whose directory is gone."""
-    answer(root, "worktree", "remove", "--force", str(directory))
-    answer(root, "worktree", "prune")
+    with worktrees_locked(root):
+        answer(root, "worktree", "remove", "--force", str(directory))
+        answer(root, "worktree", "prune")
+
+
+# perflab's own results store (.perflab/ at the top level, changed by every run) is no change of the
+# project's: left out of the working tree's hash and of the files a change touched.
+_NOT_THE_STORE = ":(top,exclude).perflab"
 
 
 def changed_files(root: str | Path, commit: str) -> list[str]:
     """The files (relative to ``root``) that differ between ``commit`` and the working tree:
     committed, staged and unstaged changes, deletions, and new files git does not ignore."""
-    tracked = run(root, "diff", "--name-only", "--no-renames", "-z", commit, "--")
-    untracked = run(root, "ls-files", "--others", "--exclude-standard", "-z")
+    tracked = run(root, "diff", "--name-only", "--no-renames", "-z", commit, "--", _NOT_THE_STORE)
+    untracked = run(root, "ls-files", "--others", "--exclude-standard", "-z", "--", _NOT_THE_STORE)
     return sorted({name for name in (tracked + "\0" + untracked).split("\0") if name})
 
 
@@ -144,10 +179,22 @@ def tree(directory: str | Path, commit: str) -> str:
     return run(directory, "rev-parse", f"{commit}^{{tree}}")
 
 
+# What an earlier build left in the working tree (`pip install .`, `setup.py build_ext --inplace`,
+# imports), not ignored in a repository without a .gitignore for them: a build of the working tree
+# must not find them, since a setuptools build whose objects are as new as their sources (every file
+# of an exported tree has the same time) links the stale objects instead of compiling the sources.
+# Untracked ones are left out; a tracked one keeps its staged version.
+_BUILD_OUTPUTS = tuple(
+    f":(top,exclude,glob){pattern}"
+    for pattern in ("build/**", "**/*.egg-info/**", "**/__pycache__/**", "**/*.so", "**/*.pyd", "**/*.o")
+)
+
+
 def working_tree(directory: str | Path) -> str:
     """The hash of the working tree as it is, uncommitted changes and untracked (not ignored)
     files included, written through a copy of the index so that the user's staging is untouched.
-    perflab's own results store (``.perflab/``, changed by every run) is left out."""
+    perflab's own results store (``.perflab/``, changed by every run) and earlier builds' outputs
+    (_BUILD_OUTPUTS) are left out."""
     with tempfile.TemporaryDirectory(prefix="perflab-index-") as scratch:
         index = Path(scratch) / "index"
         # copied with its timestamp: git trusts an entry whose size and mtime match the file unless the
@@ -156,7 +203,7 @@ def working_tree(directory: str | Path) -> str:
         with contextlib.suppress(FileNotFoundError):  # a repository without a commit has no index yet
             shutil.copy2(Path(directory) / run(directory, "rev-parse", "--git-path", "index"), index)
         environment = {**os.environ, "GIT_INDEX_FILE": str(index)}
-        run(directory, "add", "--all", "--", ".", ":(exclude).perflab", environment=environment)
+        run(directory, "add", "--all", "--", ".", _NOT_THE_STORE, *_BUILD_OUTPUTS, environment=environment)
         return run(directory, "write-tree", environment=environment)
 
 

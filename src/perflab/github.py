@@ -54,8 +54,10 @@ class PullRequest:
                 "--comment github: GITHUB_TOKEN is not set; pass it to the step "
                 "(env: GITHUB_TOKEN: ${{ github.token }}, with permissions: pull-requests: write)"
             )
-        if not repository or "/" not in repository:
+        if not repository:
             raise GitHubError("--comment github: GITHUB_REPOSITORY (owner/name) is not set; GitHub Actions sets it")
+        if repository.count("/") != 1 or not all(repository.split("/")):
+            raise GitHubError(f"--comment github: GITHUB_REPOSITORY is {repository!r}, not owner/name")
         if number is None:
             number = _event_number(environ.get("GITHUB_EVENT_PATH"))
         return cls(repository, number, token, environ.get("GITHUB_API_URL") or DEFAULT_API)

@@ -106,6 +106,8 @@ def test_bad_arguments_are_one_line_tool_errors(bench):
             {"benchmark": "missing.py", "contender": "ordered", "candidate_source": RIGHT},
         ),
         "missing.py: no such benchmark file or built-in benchmark": ("run", {"benchmark": "missing.py"}),
+        # one case as a string, not a list: the verb's own error, not the argument schema's
+        "missing.py: no such benchmark file": ("check", {"benchmark": "missing.py", "against": "main", "case": "C"}),
     }
 
     async def talk(client):

@@ -118,9 +118,12 @@ def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):
         "--precision",  # stops by the rule (1 round at a loose target), not by the clock: --max-time is
         "50",  # a bound, and a loaded machine must still time every case
         # The test asks that the script runs and is timed, not for a verdict: the fewest calls that
-        # time a case (a calibration round and one round of 2 values; a call of fannkuch is ~0.5 CPU-s).
+        # time a case (a calibration round and one round of 2 values, no warm-up values; a call of
+        # fannkuch is ~0.5 CPU-s).
         "--debug-rounds",
         "1",
+        "--warmup",
+        "0",
         "--max-time",
         "60",
         "--values",

@@ -150,6 +150,19 @@ def test_check_says_the_build_spread_and_keeps_its_a_a_with_the_builds(tmp_path,
     assert len(list((cache / "builds").glob("*/perflab-build.json"))) == 3
 
 
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_qualify_builds_a_compiled_working_tree_as_check_does(tmp_path, cache):
+    """One build (~20 s, a minute or more when the machine is loaded) and a QUICK A/A: qualify
+    imported the benchmark with perflab's own interpreter and stopped at "No module named 'cspin'"."""
+    repo = c_extension_repository(tmp_path / "repo", rounds=(1, 1))
+    result = run_perflab(
+        "qualify", repo / "benchmarks" / "bench.py", *QUICK, "--no-store", cwd=repo, timeout=BUILDS_TIMEOUT
+    )
+    assert result.returncode == 0, result.stderr
+    assert "WORKTREE: building" in result.stderr and "what this runner can detect" in result.stdout
+
+
 PYTEST_SPIN = """
 import time
 

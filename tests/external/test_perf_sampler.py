@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from support.cli import run_perflab
 from support.external import other_python
+from support.perf_sampler_shared import nested_native_profile
 
 from perflab.builtins import json_dumps
 from perflab.profile.frames import parse_frame
@@ -31,14 +32,7 @@ def test_native_frames_come_from_perf_named_as_py_spy_names_python_frames(tmp_pa
     """~13 s at load 7 (45 s before perf's build-id cache was turned off): two workers start under python3.13
     (perflab imported there), and perf inject and perf script read each run's DWARF stacks; 2 runs of 200
     samples are the least that gives shares."""
-    out = tmp_path / "nested.profile.json"
-    done = run_perflab(
-        "profile", "json_dumps", "--case", "NESTED", "--python", PYTHON, "--native",
-        "--samples", "200", "--runs", "2", "--json", out,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    profile = Profile.load(out)
-    assert (profile.metadata["sampler"], profile.metadata["rate"]) == ("perf", 1000)  # auto picked perf
+    done, profile = nested_native_profile(tmp_path, PYTHON, "--samples", "200", "--runs", "2")
     assert "perf version" in done.stdout and "1000 Hz, Python + native frames" in done.stdout
     stacks = profile.merged()
     # perflab's harness is trimmed: no frame of the worker is left, and the operation starts at the contender
@@ -147,3 +141,48 @@ def test_a_perf_worker_started_ahead_and_not_needed_leaves_no_jit_dump():
     assert ready is not None and os.path.exists(f"/tmp/jit-{ready['pid']}.dump")
     started.cancel()
     assert not os.path.exists(f"/tmp/jit-{ready['pid']}.dump")
+
+
+DEEP_BENCH = """
+import perflab
+
+bench = perflab.Benchmark("deep", description="Work at the bottom of a deep recursion")
+
+
+@bench.case
+def DEEP():
+    return 40
+
+
+def down(depth):
+    return down(depth - 1) if depth else sum(range(3000))
+
+
+@bench.contender
+def recursion(depth):
+    return down(depth)
+"""
+
+
+def test_stacks_deeper_than_the_first_stack_dump_make_the_later_runs_copy_the_largest(tmp_path):
+    """40 Python frames of recursion do not fit in perf's first stack dump (16 kB: the runs' stacks lose their
+    root, and measured_region with it), and fit in its largest: the runs after the first copy that, and keep
+    the whole stack (perf script unwinds past its default 127 frames). One perflab process, 30 samples."""
+    bench = tmp_path / "bench_deep.py"
+    bench.write_text(DEEP_BENCH)
+    out = tmp_path / "deep.profile.json"
+    done = run_perflab(
+        "profile", bench, "--python", PYTHON, "--native", "--samples", "30", "--runs", "2", "--json", out
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "stacks deeper than perf's stack dump of 16384 bytes" in done.stdout
+    profile = Profile.load(out)
+    assert "dwarf,65528, -X perf_jit" in profile.metadata["sampler_version"]  # after dwarf,16384 if run 1 was kept
+    last = profile.metadata["run_info"][-1]
+    assert last["stack_dump"] == 65528 and last["truncated"] <= 0.01 * (last["samples"] + last["outside_operation"])
+    whole = sum(
+        count
+        for stack, count in profile.runs[-1].items()
+        if [parse_frame(label).name for label in stack].count("down") == 41
+    )
+    assert whole >= 0.5 * sum(profile.runs[-1].values())

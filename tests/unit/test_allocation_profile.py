@@ -3,12 +3,17 @@ profile (terminal, speedscope, flame graph) naming memory, not time samples."""
 
 import json
 import math
+import sys
 from collections import Counter
 
+import pytest
 from rich.console import Console
 
+from perflab.bench.worker import allocations as worker_allocations
+from perflab.bench.worker.allocations import ToolMissing
 from perflab.profile.allocations import frame_objects_note, per_call
 from perflab.profile.model import Profile, describe_sampling, weight_unit
+from perflab.profile.side_profiles import CaseProfiles, outcome_lines
 from perflab.render import speedscope
 from perflab.render.html import flamegraph
 from perflab.render.terminal import profile as profile_terminal
@@ -75,6 +80,14 @@ def test_terminal_view_shows_figures_per_call_and_memory_shares():
     assert "samples" not in text and "time" not in text
 
 
+def test_thousands_of_allocations_per_call_are_written_out():
+    """'allocations per call: 8.17e+03' was the terminal's own formatting of a count."""
+    infos = [{"loops": 100, "allocated": 1, "allocations": 817_000, "peak": 1, "held": 0}] * 2
+    console = Console(record=True, width=200)
+    profile_terminal.render(_memory_profile(infos=infos), console)
+    assert "allocations per call: 8,170 [95% CI 8,170, 8,170]" in console.export_text()
+
+
 def test_speedscope_and_flame_graph_weigh_in_bytes():
     document = json.loads(speedscope.render(_memory_profile()))
     assert document["profiles"][0]["unit"] == "bytes"
@@ -89,7 +102,7 @@ def test_the_note_on_frame_objects_says_per_call_and_whether_they_were_subtracte
         {"loops": 100, "frame_objects": {"bytes": 16_800, "count": 100, "not_subtracted": None}},
     ]
     (note,) = frame_objects_note(_memory_profile(infos=[{**info, **FIGURES} for info in infos]))
-    assert note.startswith("memray's profile hook made CPython create 1 frame objects per call (168 bytes)")
+    assert note.startswith("memray's profile hook made CPython create 1 frame objects per call (168 B)")
     assert note.endswith("subtracted from bytes allocated and allocations (not from the peak)")
     infos[1]["frame_objects"]["not_subtracted"] = "g is a generator or coroutine"
     (note,) = frame_objects_note(_memory_profile(infos=[{**info, **FIGURES} for info in infos]))
@@ -99,3 +112,20 @@ def test_the_note_on_frame_objects_says_per_call_and_whether_they_were_subtracte
 
 
 FIGURES = {"allocated": 1000, "allocations": 10, "peak": 100, "held": 0}
+
+
+def test_a_side_that_could_not_be_profiled_is_said_in_the_terminal():
+    """compare --python A --python B --profile-memory with no memray under B: the terminal said
+    nothing (the reason was in the HTML report only)."""
+    failed = CaseProfiles("SMALL", "3.11", "3.12", _memory_profile(), Profile())
+    failed.notes.append("3.12: memray is not installed for /usr/bin/python3.12 (No module named 'memray')")
+    assert outcome_lines([failed]) == [
+        "  SMALL: 3.12: memray is not installed for /usr/bin/python3.12 (No module named 'memray')"
+    ]
+
+
+def test_memray_missing_under_a_compared_interpreter_says_how_to_install_it_there(monkeypatch):
+    monkeypatch.setitem(sys.modules, "memray", None)  # what importlib reports for a package not installed
+    with pytest.raises(ToolMissing) as error:
+        worker_allocations._memray()
+    assert str(error.value).endswith(f"{sys.executable} -m pip install memray")

@@ -4,7 +4,6 @@ tests/external/test_builds.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 
@@ -15,6 +14,7 @@ from perflab.analysis import estimates, gate
 from perflab.measure import build_noise, builds
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side
+from perflab.measure.worktrees import RevisionError
 from perflab.render.gate_summaries import build_spread as spread_line
 from perflab.render.markdown import render_check, render_result
 from perflab.results.model import CaseComparison, Cell, ProcessRun, RunResult
@@ -85,13 +85,30 @@ def test_a_kept_a_a_is_used_without_a_second_build_and_the_farthest_case_is_the_
     bench.write_text("# the benchmark\n")
     base = builds.Environment("/nowhere/python", tmp_path / "entry", "tree", "make", 1.0, cached=True)
     side = Side("main", str(bench), "spin", base.python)
-    key = hashlib.sha256(bench.read_bytes() + b"spin").hexdigest()[:24]
-    (base.folder / build_noise.SPREADS).mkdir(parents=True)
+    kept_file = build_noise.kept_file(base.folder, side, Settings())
+    kept_file.parent.mkdir(parents=True)
     kept = {"K": [1.0, 0.99, 1.01], "WIDE": [1.01, 0.98, 1.05], "OTHER": [1.2, 1.1, 1.3]}
-    (base.folder / build_noise.SPREADS / f"{key}.json").write_text(json.dumps(kept))
+    kept_file.write_text(json.dumps(kept))
     choice = builds.Choice(command="false")  # a build would fail
     spread = build_noise.measure(tmp_path, side, base, ["K", "WIDE"], Settings(), choice)
     assert spread == BuildSpread("main", "WIDE", Interval(1.01, 0.98, 1.05), cached=True)
+
+
+def test_an_a_a_kept_at_other_timing_settings_is_measured_again(tmp_path):
+    """An A/A of two quick rounds (±64%) was kept, and a later run at the defaults used it: its gate
+    then called a regression only beyond 1.72x."""
+    bench = tmp_path / "bench.py"
+    bench.write_text("# the benchmark\n")
+    base = builds.Environment("/nowhere/python", tmp_path / "entry", "tree", "make", 1.0, cached=True)
+    side = Side("main", str(bench), "spin", base.python)
+    quick = Settings(precision=0.5, values=5, value_time=0.002, max_rounds=2)
+    kept_file = build_noise.kept_file(base.folder, side, quick)
+    kept_file.parent.mkdir(parents=True)
+    kept_file.write_text(json.dumps({"K": [1.04, 0.66, 1.64]}))
+    again = build_noise.measure(tmp_path, side, base, ["K"], quick, builds.Choice(command="false"))
+    assert again == BuildSpread("main", "K", Interval(1.04, 0.66, 1.64), cached=True)  # the same settings: kept
+    with pytest.raises(RevisionError):  # it goes to build the base again (which cannot here) and measure
+        build_noise.measure(tmp_path, side, base, ["K"], Settings(), builds.Choice(command="false"))
 
 
 def test_the_terminal_and_the_html_pages_say_it_escaped():

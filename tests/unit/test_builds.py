@@ -8,6 +8,7 @@ import os
 import subprocess
 
 import pytest
+from rich.console import Console
 from support.git_repos import git_repository
 
 from perflab import git
@@ -15,6 +16,7 @@ from perflab.cli.support.options import UsageError, build_choice
 from perflab.measure import builds
 from perflab.measure.worktrees import RevisionError
 from perflab.option_types import size
+from perflab.render.terminal import cache as cache_terminal
 
 PURE = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
 
@@ -70,6 +72,27 @@ def test_the_working_tree_hash_sees_uncommitted_files_and_leaves_the_index_alone
     assert (exported / "a.py").read_text() == "a = 2\n" and not (exported / "new.c").exists()
 
 
+def test_an_earlier_builds_outputs_in_the_working_tree_are_not_built_again(tmp_path):
+    """`pip install .` left build/ (objects compiled from another revision's source) untracked in a
+    repository without a .gitignore: exported with the working tree (every file as new as the next),
+    setuptools linked the stale objects and WORKTREE measured the other revision's code."""
+    run = git_repository(tmp_path)
+    (tmp_path / "fast.c").write_text("int x;\n")
+    run("add", "-A")
+    run("commit", "-qm", "one")
+    head = git.tree(tmp_path, "HEAD")
+    for name in ("build/temp/fast.o", "build/lib/fast.so", "fast.cpython-311.so", "fast.egg-info/PKG-INFO"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("stale")
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_text("stale")
+    assert git.working_tree(tmp_path) == head  # nothing of it is the project's source
+    (tmp_path / "fast.c").write_text("int y;\n")
+    exported = tmp_path / "exported"
+    git.export_tree(tmp_path, git.working_tree(tmp_path), exported)
+    assert sorted(p.relative_to(exported).as_posix() for p in exported.rglob("*")) == ["fast.c"]
+
+
 def test_a_failed_build_is_said_by_its_cause(tmp_path):
     log = tmp_path / "build.log"
     log.write_text(
@@ -89,6 +112,15 @@ def test_a_failed_build_is_said_by_its_cause(tmp_path):
     assert builds.cause(log) == "fast.pyx:3:8: undeclared name not builtin: undefined_name"
     log.write_text("   Compiling spin v0.1.0\nerror[E0308]: mismatched types\nerror: could not compile `spin`\n")
     assert builds.cause(log) == "error[E0308]: mismatched types"
+    log.write_text(  # a source file setup.py names is missing: uv's summary comes first, then gcc's words
+        "error: Failed to build `fastsum @ file:///tmp/source`\n  cause: The build backend returned an error\n"
+        "         cc1: fatal error: src/missing.c: No such file or directory\n         compilation terminated.\n"
+    )
+    assert builds.cause(log) == "cc1: fatal error: src/missing.c: No such file or directory"
+    log.write_text("x86_64-linux-gnu-gcc: error: src/gone.c: No such file or directory\nerror: command failed\n")
+    assert builds.cause(log) == "x86_64-linux-gnu-gcc: error: src/gone.c: No such file or directory"
+    log.write_text("$ uv venv /x/venv\nUsing CPython 3.11.7\n$ false\n")  # a command that says nothing
+    assert builds.cause(log) == "(no output)"
     log.write_text("$ make\nmake: *** No targets.  Stop.\n")
     assert builds.cause(log) == "make: *** No targets.  Stop."
 
@@ -133,6 +165,25 @@ def test_the_cache_loses_its_least_recently_used_builds_first(tmp_path, monkeypa
     assert [entry.record["revision"] for entry in removed] == ["old"]
     assert builds.prune(0, keep=tmp_path / "builds" / "newest")[0].record["revision"] == "middle"
     assert [entry.record["revision"] for entry in builds.entries()] == ["newest"]
+
+
+def test_failed_builds_count_against_the_size_and_go_first(tmp_path, monkeypatch):
+    """A failed build leaves its log and a part-made environment (24 MB for a pip venv): neither
+    listed nor pruned, so `perflab cache --prune` said "0 B" and left them on disk."""
+    monkeypatch.setenv("PERFLAB_CACHE", str(tmp_path))
+    _entry(tmp_path, "built", 10_000, 2000.0)
+    broken = tmp_path / "builds" / "broken"
+    (broken / "venv").mkdir(parents=True)
+    (broken / "venv" / "python").write_bytes(b"x" * 5_000)
+    (broken / builds.LOG).write_text("cc1: fatal error: src/x.c: No such file or directory\n")
+    (tmp_path / "builds" / "cargo-target").mkdir()  # Rust's shared target folder: no build of its own
+    assert [entry.folder.name for entry in builds.failed()] == ["broken"]
+    console = Console(record=True, width=200)
+    cache_terminal.render(builds.entries(), builds.failed(), builds.cache_folder(), 2**30, console)
+    assert "1 build and 1 failed build (kept for the build log), 14.8 KiB of 1 GiB" in console.export_text()
+    assert [entry.folder.name for entry in builds.prune(12_000)] == ["broken"]  # the failed one first
+    assert [entry.folder.name for entry in builds.prune(0)] == ["built"]
+    assert sorted(path.name for path in (tmp_path / "builds").iterdir() if path.is_dir()) == ["cargo-target"]
 
 
 @pytest.mark.parametrize("text, expected", [("0", 0), ("512", 512), ("500M", 500 * 2**20), ("1.5GiB", 3 * 2**29)])

@@ -133,6 +133,27 @@ def test_what_cannot_be_mapped_is_said(tmp_path, path, after, said):
     assert any(line.startswith(said) for line in found.unmapped), found.unmapped
 
 
+def test_perflabs_own_store_is_no_change(tmp_path):
+    """The default store, .perflab/perflab.db at the top level, is written by every run: counted as a
+    changed data file, it made every check --affected run everything."""
+    changed(tmp_path, BEFORE)
+    (tmp_path / ".perflab").mkdir()
+    (tmp_path / ".perflab" / "perflab.db").write_bytes(b"runs")
+    found = changes(tmp_path, "HEAD", tmp_path / "bench.py")
+    assert not found.unmapped and not found.modules and not found.functions
+
+
+def test_bytecode_caches_are_no_change(tmp_path):
+    """Importing the benchmark writes __pycache__/bench.cpython-311.pyc (perflab check does, before it
+    selects): in a repository that does not ignore it, every check --affected ran everything."""
+    changed(tmp_path, BEFORE)
+    for folder in (tmp_path / "__pycache__", tmp_path / "pkg" / "__pycache__"):
+        folder.mkdir()
+        (folder / "mod.cpython-311.pyc").write_bytes(b"\x00")
+    found = changes(tmp_path, "HEAD", tmp_path / "bench.py")
+    assert not found.unmapped and not found.modules and not found.functions
+
+
 def test_unit_at_maps_a_code_objects_first_line_to_its_function():
     source = textwrap.dedent(BEFORE)
     tree = ast.parse(source)

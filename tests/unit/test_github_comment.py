@@ -72,6 +72,8 @@ def test_the_pull_request_comes_from_the_actions_environment(tmp_path):
         PullRequest.from_environment(None, environ)
     with pytest.raises(GitHubError, match="GITHUB_TOKEN is not set"):
         PullRequest.from_environment(1, {"GITHUB_REPOSITORY": REPOSITORY})
+    with pytest.raises(GitHubError, match="GITHUB_REPOSITORY is 'perflab', not owner/name"):  # it is set
+        PullRequest.from_environment(1, {**environ, "GITHUB_REPOSITORY": "perflab"})
 
 
 def cell(case: str, ratio: float, verdict: str) -> gate.CellCheck:

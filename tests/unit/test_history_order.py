@@ -99,3 +99,23 @@ def test_the_web_series_page_shows_the_same_order_and_change_point(store_of_comm
     page = client.get(f"/series/{summary['id']}").text
     assert f"{len(labels)} runs in commit order" in page and f"{labels[STEP - 1]} … {labels[STEP]}" in page
     assert "6 run(s) of perflab check not shown" in page
+
+
+def test_a_check_run_stored_last_leaves_the_default_contender_the_reference(tmp_path):
+    """perflab check stores one run per contender, each its own reference: after a check of another
+    contender, history at its defaults showed that contender's series instead of the reference's."""
+    path = tmp_path / "perflab.db"
+    with Store.open(path) as store:
+        store.save(synthetic_result(contender="stdlib", seed=1))
+        store.save(synthetic_result(contender="fast", seed=2), source=CHECK_SOURCE)
+        [series] = history.series(store, "bench")
+    assert series.contender == "stdlib"
+
+
+def test_a_store_of_check_runs_only_is_said_in_one_line_without_a_wildcard(tmp_path):
+    path = tmp_path / "perflab.db"
+    with Store.open(path) as store:
+        store.save(synthetic_result(contender="stdlib"), source=CHECK_SOURCE)
+        with pytest.raises(history.HistoryError) as error:
+            history.series(store, "bench")
+    assert f"{path}: the only stored runs of bench, contender 'stdlib' are perflab check's" in str(error.value)

@@ -127,12 +127,12 @@ def test_the_check_summary_says_the_memory_regression_in_markdown_and_html():
     gate.check_memory(checked, [("DOC", "a", _figures(10_000, 12_000), _figures(20_000, 12_000))], threshold=0.01)
     summary = markdown.render_check(checked, "counted", "base", "now")
     assert "1 regression(s), more than 1.05x slower or 1.00% more memory" in summary
-    assert "| DOC | a | allocated/call | 9.77 KiB | 19.5 KiB | +100.000% [+100.000%, +100.000%] | **REGRESSION** |" in (
+    assert "| DOC | a | allocated/call | 9.77 KiB | 19.5 KiB | 2.00x more memory [2.00x, 2.00x] | **REGRESSION** |" in (
         summary
     )
     page = gate_pages.render_check(checked, "counted", "base", "now")
     assert "1 regression(s), more than 1.05x slower or 1.00% more memory" in page
-    assert "+100.000% [+100.000%, +100.000%]" in page
+    assert "2.00x more memory [2.00x, 2.00x]" in page
 
 
 def test_memory_figures_of_a_run_are_read_back_by_cell():
@@ -156,4 +156,6 @@ def test_history_of_bytes_allocated_per_call_finds_the_doubling(tmp_path, capsys
     assert args.handler(args, Console(file=io.StringIO())) == 0
     output = " ".join(capsys.readouterr().out.split())
     assert "10 run(s)" in output and "allocated/call ± range" in output and "19.5 KiB ± 0.00%" in output
-    assert "▲ more memory +100.00%" in output and "change point: +100.00%" in output
+    assert (
+        "▲ 2.00x more memory" in output and "change point: 2.00x more memory [95% CI" in output
+    )  # as compare writes it

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from perflab.profile.frames import parse_frame
 from perflab.profile.native_perf import parse_script
-from perflab.profile.perf_sampler import first_lines, python_stacks
+from perflab.profile.perf_sampler import (
+    LARGEST_STACK_DUMP,
+    STACK_DUMP,
+    StacksTooDeep,
+    first_lines,
+    next_stack_dump,
+    python_stacks,
+    truncated,
+)
 
 DATA = Path(__file__).parent.parent / "data" / "perf_script"
 PROGRAM = str(DATA / "program.py")
@@ -109,3 +119,19 @@ def test_first_lines_follow_the_compiler_for_nested_decorated_and_class_scopes(t
     assert lines["Outer.Inner.method.<locals>.helper"] == 8
     assert lines["<lambda>"] == 12
     assert first_lines(str(tmp_path / "missing.py")) == {}  # its frames then carry no line
+
+
+def test_a_stack_cut_before_the_threads_root_is_counted_as_truncated():
+    stacks = parse_script((DATA / "perf_jit.txt").read_text().replace("@DIR@", str(DATA)))
+    assert truncated(stacks) == 0  # every sample reaches _start (the interpreter's, or the loader's at start-up)
+    # what perf gives when the stack dump ends before the root: the outer frames are missing
+    cut = {stack[3:]: count for stack, count in stacks.items()}
+    assert truncated(cut) == sum(stacks.values())
+
+
+def test_the_stack_dump_grows_to_the_largest_after_a_run_with_more_than_one_percent_truncated():
+    assert next_stack_dump(STACK_DUMP, 2, 200) == STACK_DUMP  # 1%: kept
+    assert next_stack_dump(STACK_DUMP, 3, 200) == LARGEST_STACK_DUMP
+    assert next_stack_dump(LARGEST_STACK_DUMP, 0, 200) == LARGEST_STACK_DUMP
+    with pytest.raises(StacksTooDeep, match="use --sampler py-spy"):
+        next_stack_dump(LARGEST_STACK_DUMP, 3, 200)

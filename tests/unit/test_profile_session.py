@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from perflab.profile import session
-from perflab.profile.settings import INPROCESS, PERF, ProfileSettings
+from perflab.profile.settings import DEFAULT_RUNS, INPROCESS, PERF, PERF_RUNS, ProfileSettings
 
 STACK = ("work (<project>/bench.py:1)",)
 
@@ -61,7 +61,9 @@ class Worker:
         self.closed = True
 
 
-def perf_profile_with_runs(monkeypatch, samples_per_run: list[int]) -> tuple[list[Worker], list[Worker], list]:
+def perf_profile_with_runs(
+    monkeypatch, samples_per_run: list[int], min_runs: int | None = 4
+) -> tuple[list[Worker], list[Worker], list]:
     """A perf session whose runs collect ``samples_per_run`` samples in turn: (workers started, workers
     that ran, the worker each run was given ahead or None)."""
     script = iter(samples_per_run)
@@ -83,8 +85,8 @@ def perf_profile_with_runs(monkeypatch, samples_per_run: list[int]) -> tuple[lis
     monkeypatch.setattr(session, "_one_run", one_run)
     monkeypatch.setattr(session, "_started", started_run)
     monkeypatch.setattr(session, "_choose_sampler", lambda settings: (PERF, None))
-    monkeypatch.setattr(session, "_sampler_metadata", lambda sampler, reason, settings: {})
-    settings = ProfileSettings(samples=1000, min_runs=4, sampler=PERF, rate=1000)
+    monkeypatch.setattr(session, "_sampler_metadata", lambda *facts: {})
+    settings = ProfileSettings(samples=1000, min_runs=min_runs, native=True, rate=1000)  # auto: perf is chosen
     outcome = session.profile_operation("bench.py", "SMALL", "work", settings, collect_metadata=False)
     assert outcome.error is None and [sum(run.values()) for run in outcome.profile.runs] == samples_per_run
     return started, ran, given
@@ -103,3 +105,16 @@ def test_a_worker_started_ahead_for_a_run_not_needed_is_closed(monkeypatch):
     started, ran, given = perf_profile_with_runs(monkeypatch, [100, 100, 100, 800])
     assert given == ran and len(started) == len(ran) + 1
     assert started[-1] not in ran and started[-1].closed
+
+
+def test_perf_makes_five_runs_by_default():
+    """A perf run costs ~1.3 CPU-s whatever its length (worker, perf record, perf inject, perf script), and
+    5 runs keep the precision a budget promises (PRECISION_SLACK; tests/simulation/test_profile_group.py)."""
+    assert ProfileSettings(sampler=PERF).effective_runs == PERF_RUNS == 5
+    assert ProfileSettings(native=True).effective_runs == ProfileSettings().effective_runs == DEFAULT_RUNS
+    assert ProfileSettings(sampler=PERF, min_runs=8).effective_runs == 8
+
+
+def test_a_session_that_picks_perf_makes_perfs_runs(monkeypatch):
+    _, ran, _ = perf_profile_with_runs(monkeypatch, [200] * 5, min_runs=None)
+    assert len(ran) == 5

@@ -54,6 +54,20 @@ def test_bad_files_give_one_line_errors_naming_the_file(bench_file, source, mess
     assert "\n" not in str(error.value)
 
 
+def test_a_compiled_packages_source_beside_the_benchmark_is_said_to_hide_its_build(bench_file, tmp_path):
+    """bench.py beside mypkg/ (whose _speed extension is built, not in the source): the error said
+    only "No module named 'mypkg._speed'"."""
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("from mypkg._speed import total\n")
+    with pytest.raises(BenchmarkFileError) as error:
+        load_benchmark(bench_file("import perflab\nimport mypkg\n"))
+    assert str(error.value).endswith(
+        f"bench.py:2: ModuleNotFoundError while importing: No module named 'mypkg._speed' (mypkg was imported from "
+        f"{tmp_path / 'mypkg'}, its source beside the benchmark: that hides an installed build of it; keep the "
+        "benchmark outside the package's import root, e.g. in benchmarks/)"
+    )
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(BenchmarkFileError, match="no such benchmark file"):
         load_benchmark(tmp_path / "nope.py")

@@ -136,10 +136,16 @@ def test_the_series_page_and_its_json_hold_every_run_and_the_step(client, store_
             STEP_AT,
             True,
         )
-        assert memory_step["text"].startswith("▲ more memory +") and data["metrics"][name]["unit"] == "bytes"
+        assert (
+            re.fullmatch(r"▲ (1\.99|2\.00)x more memory \[\1x, \1x\]", memory_step["text"])
+            and data["metrics"][name]["unit"] == "bytes"
+        )
     assert data["metrics"]["allocated"]["low"][0] == 4096 and data["metrics"]["allocated"]["high"][0] == 4096 + 16
     assert "Bytes allocated per call (memray" in html and "Bytes live at the calls&#39; peak (memray" in html
-    assert f"{data['points']['label'][STEP_AT - 1]} … {data['points']['label'][STEP_AT]}: ▲ more memory +" in html
+    assert (
+        f"{data['points']['label'][STEP_AT - 1]} … {data['points']['label'][STEP_AT]}: ▲ 1.99x more memory [1.99x, 1.99x]"
+        in html
+    )  # as compare writes it
     no_markup_from_users(html)
     embedded = re.search(r'<script type="application/json" id="series-data">(.*?)</script>', html, re.S).group(1)
     assert "<" not in embedded and "\\u003c/script\\u003e" in embedded

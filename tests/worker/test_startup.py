@@ -165,6 +165,9 @@ def worker_imports(directory: Path, job: dict, *commands: str) -> tuple[str, set
 
 
 OTHER_JOB_MODES = ("checks", "fuzz", "timing", "profiling", "allocations", "reach", "describe")
+# Annotations' imports and the wire's TypedDicts serve mypy only; the benchmark-file API's classes
+# are not dataclasses: every worker's start-up, and seconds of it under valgrind.
+TYPING_AND_INSPECT = {"typing", "perflab.bench.protocol", "dataclasses", "inspect", "ast", "dis"}
 
 
 def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
@@ -178,6 +181,9 @@ def test_a_worker_imports_the_modules_of_its_own_job_mode_only(tmp_path):
     assert not {f"perflab.bench.worker.{mode}" for mode in OTHER_JOB_MODES} & imported
     # Nor the loaders of the other kinds of benchmark (an asv suite, a pyperf script).
     assert not {"perflab.bench.asv_suite", "perflab.bench.pyperf_script", "argparse"} & imported
+    # Nor what serves mypy only, nor what dataclasses bring (inspect: ast, dis): perflab.bench's docstring;
+    # nor hashlib (OpenSSL), which fingerprints timed inputs only.
+    assert not (TYPING_AND_INSPECT | {"hashlib"}) & imported, sorted((TYPING_AND_INSPECT | {"hashlib"}) & imported)
 
 
 # What only a command contender (perflab.bench.commands) or fuzzing needs.
@@ -199,7 +205,17 @@ def test_a_timing_worker_of_python_functions_imports_no_program_or_fuzzing_machi
     events, imported = worker_imports(tmp_path, job, '{"do": "value"}', '{"do": "exit"}')
     assert '"event": "value"' in events and '"event": "done"' in events, events
     assert "perflab.bench.worker.timing" in imported
-    unneeded = PROGRAM_MODULES | FUZZ_MODULES | LOADER_MODULES
+    unneeded = PROGRAM_MODULES | FUZZ_MODULES | LOADER_MODULES | TYPING_AND_INSPECT
+    assert not unneeded & imported, sorted(unneeded & imported)
+
+
+def test_a_check_worker_imports_no_fuzzing_machinery(tmp_path):
+    """A run starts a check job per contender and side; only the fuzz job, in the same module,
+    generates inputs."""
+    job = {"mode": "check", "contender": "sum_to", "sys_path": [], "case": "N", "reference": "sum_to"}
+    events, imported = worker_imports(tmp_path, job)
+    assert '"event": "check"' in events and '"event": "done"' in events, events
+    unneeded = FUZZ_MODULES | TYPING_AND_INSPECT
     assert not unneeded & imported, sorted(unneeded & imported)
 
 

@@ -31,14 +31,18 @@ server = MCPServer(
 )
 
 Benchmark = Annotated[str, Field(description="a benchmark file, or a built-in's name (perflab list)")]
-Names = Annotated[tuple[str, ...], Field(description="names, as declared in the benchmark file (empty: all)")]
+# One name or a list of them: an assistant writes "case": "NESTED" as readily as ["NESTED"].
+Names = Annotated[
+    str | tuple[str, ...],
+    Field(description="a name, or a list of names, as declared in the benchmark file (empty: all)"),
+]
 MaxTime = Annotated[float, Field(description="time budget in seconds (measuring stops when it is spent)")]
 Store = Annotated[bool, Field(description="keep the run in the results store, as the command line does")]
 Db = Annotated[str | None, Field(description="results database: a SQLite file or postgresql:// URL")]
 
 
-def _names(option: str, names: tuple[str, ...]) -> list[str]:
-    return [part for name in names for part in (option, name)]
+def _names(option: str, names: str | tuple[str, ...]) -> list[str]:
+    return [part for name in ((names,) if isinstance(names, str) else names) for part in (option, name)]
 
 
 def _given(option: str, value: object) -> list[str]:
@@ -60,8 +64,8 @@ class Timing(BaseModel):
 
 def _measuring(
     benchmark: str,
-    case: tuple[str, ...],
-    contender: tuple[str, ...],
+    case: str | tuple[str, ...],
+    contender: str | tuple[str, ...],
     timing: Timing,
     store: bool,
     db: str | None,

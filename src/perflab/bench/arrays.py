@@ -9,7 +9,10 @@ dtype and values, and they are mutable: two outputs that share memory share stat
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def is_array(value: Any) -> bool:

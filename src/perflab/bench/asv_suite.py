@@ -64,11 +64,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from perflab.bench.optional import Skipped
 from perflab.bench.pyperf_script import PlainDataComparator
 from perflab.bench.spec import Benchmark, BenchmarkFileError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 CONTENDER = "asv"
 TIMED = ("time", "timeraw")

@@ -9,12 +9,11 @@ calls ``with_candidate``.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
 from perflab.bench.loading import load_benchmark, module_name
-from perflab.bench.spec import Benchmark, BenchmarkFileError
+from perflab.bench.spec import Benchmark, BenchmarkFileError, Contender
 
 
 def with_candidate(benchmark_file: str, reference: str, candidate_file: str, function: str, name: str) -> Benchmark:
@@ -31,6 +30,7 @@ def with_candidate(benchmark_file: str, reference: str, candidate_file: str, fun
     candidate = namespace.get(function)
     if not callable(candidate):
         raise BenchmarkFileError(f"{candidate_file}: the candidate source defines no function {function!r}")
-    benchmark.contenders = {reference: dataclasses.replace(benchmark.contenders[reference], reference=True)}
+    kept = benchmark.contenders[reference]
+    benchmark.contenders = {reference: Contender(kept.name, kept.function, kept.setup, True, kept.description)}
     benchmark.contender(candidate, name=name)
     return benchmark

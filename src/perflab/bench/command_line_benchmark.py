@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 from perflab.bench.commands import PLACEHOLDER
 from perflab.bench.spec import Benchmark
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PLACEHOLDER", "benchmark_from_spec", "source"]
 

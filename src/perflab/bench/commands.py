@@ -33,10 +33,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from perflab.bench.comparators import Comparator, Outcome, resolve_comparator
 from perflab.bench.worker.process_memory import peak_rss
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 PLACEHOLDER = "{input}"
 INPUT_MODES = ("path", "stdin", "arg", "none")

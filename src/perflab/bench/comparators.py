@@ -13,19 +13,23 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from perflab.bench.arrays import array_difference, is_array
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _SNIPPET = 30  # characters of context shown either side of a first difference
 
 
-@dataclass
 class Outcome:
-    equivalent: bool
-    difference: str | None = None  # where and how the outputs first differ
-    note: str | None = None  # equivalent, but worth knowing (e.g. bytes differ)
+    """A comparator's answer (a plain class, not a dataclass: see perflab.bench.spec's docstring)."""
+
+    def __init__(self, equivalent: bool, difference: str | None = None, note: str | None = None) -> None:
+        self.equivalent = equivalent
+        self.difference = difference  # where and how the outputs first differ
+        self.note = note  # equivalent, but worth knowing (e.g. bytes differ)
 
 
 class Comparator:

@@ -7,14 +7,16 @@ Standard library only: worker processes load benchmark files under the measured 
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from perflab.bench.spec import Benchmark, BenchmarkFileError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
@@ -69,6 +71,8 @@ def is_pyperf_script(path: str | os.PathLike[str]) -> bool:
             source = file.read()
         if b"pyperf" not in source:  # most files: no parse at every worker's start
             return False
+        import ast  # here: most workers never parse (a worker's start-up, see perflab.bench)
+
         tree = ast.parse(source, filename=os.fspath(path))
     except (SyntaxError, ValueError, OSError):
         return False
@@ -98,7 +102,24 @@ def _run_user_code(path: str, doing: str, run: Callable[[], Any]) -> Any:
         raise  # Ctrl-C while the file imports: perflab stops as it does elsewhere, not a fault of the file
     except BaseException as error:
         where = _user_line(error, path)
-        raise BenchmarkFileError(f"{where}: {type(error).__name__} while {doing}: {error}") from None
+        raise BenchmarkFileError(
+            f"{where}: {type(error).__name__} while {doing}: {error}{_hidden_build(error, path)}"
+        ) from None
+
+
+def _hidden_build(error: BaseException, path: str) -> str:
+    """Why a package's module may be missing: the benchmark's folder, first on sys.path, holds the
+    package's source folder, which hides its installed build (a compiled module is not in the source)."""
+    if not isinstance(error, ModuleNotFoundError) or "." not in (error.name or ""):
+        return ""
+    package = (error.name or "").partition(".")[0]
+    source = os.path.join(os.path.dirname(path), package)
+    if not os.path.isdir(source):
+        return ""
+    return (
+        f" ({package} was imported from {source}, its source beside the benchmark: that hides an installed build "
+        "of it; keep the benchmark outside the package's import root, e.g. in benchmarks/)"
+    )
 
 
 def _user_line(error: BaseException, path: str) -> str:

@@ -57,8 +57,10 @@ Jobs (mode: what the worker does; the module that runs it, under perflab.bench.w
              run at import); and whether it started a
              program (whose code cannot be seen). Event: "reach". (reach)
 
-Standard library only, and no typing feature newer than Python 3.8: the worker imports this
-module under every interpreter perflab supports (tests/test_worker_boundary.py).
+Standard library only, and no typing feature newer than Python 3.8: the worker's modules import
+these types for mypy only (under ``TYPE_CHECKING``, perflab.bench's docstring), writing its events
+as dict literals that mypy checks against them, so a worker does not pay for ``typing``; perflab's
+side imports this module at run time.
 """
 
 from __future__ import annotations

@@ -43,10 +43,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from perflab.bench.comparators import Comparator, Outcome, first_difference
 from perflab.bench.spec import Benchmark, BenchmarkFileError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 ARGS_VARIABLE = "PERFLAB_PYPERF_ARGS"
 CONTENDER = "script"

@@ -31,20 +31,22 @@ APIs that return shared objects on purpose, and ``errors="any"`` or ``"ignore"``
 contender must fail where the reference raises (default ``"same"``: a related exception type).
 
 This module is imported by worker processes, possibly under another interpreter, so it only
-uses the standard library.
+uses the standard library; its classes are written out rather than dataclasses, which import
+``inspect`` (with ast, dis and tokenize): ~8 ms of every worker's start-up, seconds under valgrind.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from perflab.bench.comparators import Comparator, resolve_comparator
 from perflab.bench.worker.integrity import ERROR_POLICIES, ERRORS_SAME
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
 if TYPE_CHECKING:
+    from typing import Any
+
     from perflab.bench.commands import InnerMetric
 
 
@@ -52,15 +54,22 @@ class BenchmarkFileError(Exception):
     """A benchmark file cannot be loaded or is not a valid declaration."""
 
 
-@dataclass
 class Case:
     """One input of the operation; ``build`` runs outside the timed region."""
 
-    name: str
-    build: Callable[[], Any]
-    bytes: int | Callable[[Any], int] | None = None
-    items: int | Callable[[Any], int] | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)  # facts kept with the results (e.g. pyperf's)
+    def __init__(
+        self,
+        name: str,
+        build: Callable[[], Any],
+        bytes: int | Callable[[Any], int] | None = None,
+        items: int | Callable[[Any], int] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.build = build
+        self.bytes = bytes
+        self.items = items
+        self.metadata = metadata if metadata is not None else {}  # facts kept with the results (e.g. pyperf's)
 
     def work(self, value: Any) -> tuple[str, float] | None:
         """The amount of work one call does on ``value``, as (unit, amount), if declared."""
@@ -71,15 +80,22 @@ class Case:
         return None
 
 
-@dataclass
 class Contender:
     """One implementation of the operation."""
 
-    name: str
-    function: Callable[..., Any]
-    setup: bool = False
-    reference: bool = False
-    description: str = ""
+    def __init__(
+        self,
+        name: str,
+        function: Callable[..., Any],
+        setup: bool = False,
+        reference: bool = False,
+        description: str = "",
+    ) -> None:
+        self.name = name
+        self.function = function
+        self.setup = setup
+        self.reference = reference
+        self.description = description
 
     def build(self) -> Callable[[Any], Any]:
         """Return the callable to time (running the setup function if there is one)."""
@@ -93,30 +109,37 @@ class Contender:
         return built
 
 
-@dataclass
 class Benchmark:
     """An operation, its cases, its contenders and how their outputs are compared."""
 
-    name: str
-    description: str = ""
-    compare: Any = "exact"
-    cases: dict[str, Case] = field(default_factory=dict)
-    contenders: dict[str, Contender] = field(default_factory=dict)
-    fuzz: bool = True  # False: no generated inputs (perflab.bench.worker.fuzz)
-    mutates_input: bool = False  # True: the operation changes its argument on purpose
-    shares_output: bool = False  # True: outputs may be shared objects (e.g. a cache of lists)
-    errors: str = ERRORS_SAME  # where the reference raises: "same" | "any" | "ignore"
-    notes: list[str] = field(
-        default_factory=list
-    )  # what loading found worth saying (an asv suite's untimed benchmarks)
-    comparator: Comparator = field(init=False)
-    # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.bench.worker.fuzz's JSON-like default.
-    input_strategy: Callable[[Any], Any] | None = field(default=None, init=False)
-
-    def __post_init__(self) -> None:
-        self.comparator = resolve_comparator(self.compare)
-        if self.errors not in ERROR_POLICIES:
-            raise BenchmarkFileError(f"errors={self.errors!r}: use one of {', '.join(map(repr, ERROR_POLICIES))}")
+    def __init__(
+        self,
+        name: str,
+        description: str = "",
+        compare: Any = "exact",
+        cases: dict[str, Case] | None = None,
+        contenders: dict[str, Contender] | None = None,
+        fuzz: bool = True,  # False: no generated inputs (perflab.bench.worker.fuzz)
+        mutates_input: bool = False,  # True: the operation changes its argument on purpose
+        shares_output: bool = False,  # True: outputs may be shared objects (e.g. a cache of lists)
+        errors: str = ERRORS_SAME,  # where the reference raises: "same" | "any" | "ignore"
+        notes: list[str] | None = None,  # what loading found worth saying (an asv suite's untimed benchmarks)
+    ) -> None:
+        if errors not in ERROR_POLICIES:
+            raise BenchmarkFileError(f"errors={errors!r}: use one of {', '.join(map(repr, ERROR_POLICIES))}")
+        self.name = name
+        self.description = description
+        self.compare = compare
+        self.cases = cases if cases is not None else {}
+        self.contenders = contenders if contenders is not None else {}
+        self.fuzz = fuzz
+        self.mutates_input = mutates_input
+        self.shares_output = shares_output
+        self.errors = errors
+        self.notes = notes if notes is not None else []
+        self.comparator: Comparator = resolve_comparator(compare)
+        # fn(hypothesis.strategies) -> strategy of inputs; None: perflab.bench.worker.fuzz's JSON-like default.
+        self.input_strategy: Callable[[Any], Any] | None = None
 
     def case(
         self,

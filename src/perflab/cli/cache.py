@@ -19,15 +19,15 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "the environments compare --rev, check and bisect built for compiled revisions: list them, prune them",
         "perflab cache                  # every build, its revision, command, size and last use",
         "perflab cache --max-size 2G    # remove the least recently used builds down to 2 GiB",
-        "perflab cache --prune          # remove every build",
+        "perflab cache --prune          # remove every build, failed ones too",
     )
     pruning = parser.add_mutually_exclusive_group()
-    pruning.add_argument("--prune", action="store_true", help="remove every build")
+    pruning.add_argument("--prune", action="store_true", help="remove every build (failed ones too)")
     pruning.add_argument(
         "--max-size",
         type=size,
         metavar="SIZE",
-        help="remove the least recently used builds until the rest fit in SIZE (e.g. 500M, 2G; new builds "
+        help="remove failed builds, then the least recently used ones, until the rest fit in SIZE (e.g. 500M, 2G; new builds "
         "prune to $PERFLAB_BUILD_CACHE_SIZE, default 10G)",
     )
     parser.set_defaults(handler=run)
@@ -46,5 +46,5 @@ def run(args: argparse.Namespace, err: Console) -> int:
         limit = builds.limit()
     except RevisionError as error:
         raise UsageError(str(error)) from None
-    cache_terminal.render(builds.entries(), builds.cache_folder(), limit, stdout_console())
+    cache_terminal.render(builds.entries(), builds.failed(), builds.cache_folder(), limit, stdout_console())
     return EXIT_OK

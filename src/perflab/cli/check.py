@@ -159,10 +159,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     _affected_revision(args)  # before anything: a bad combination is a one-line error
     path = resolve_benchmark(args.benchmark)
     build = build_choice(args, err)
-    benchmark = _described_in_build(path, args, build) or load_benchmark(path)
-    for note in benchmark.notes:
-        say(err, f"perflab check: {note}")
-    wanted_metrics = metric_names(args.metric)  # before measuring: fail fast
+    # Bad input is found before anything is measured, and before the working tree is built (hours,
+    # for a large compiled project).
+    wanted_metrics = metric_names(args.metric)
     counting = metrics.INSTRUCTIONS in wanted_metrics
     weighing = metrics.MEMORY in wanted_metrics
     check_outputs(
@@ -172,7 +171,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
         "--html",
         inputs=(path, args.against if Path(args.against).is_file() else None, check_store(args, path)),
     )
-    pull_request = _pull_request(args)  # before measuring: a missing token is found in a second
+    pull_request = _pull_request(args)
+    if not Path(args.against).is_file():
+        _revision_commit(args, path)
+    benchmark = _described_in_build(path, args, build) or load_benchmark(path)
+    for note in benchmark.notes:
+        say(err, f"perflab check: {note}")
     baseline = _baseline(args, path, benchmark.name, wanted_metrics, build)
     chosen = select(args.case, benchmark.cases, "case", str(path)) if args.case or args.bench else None
     cases = select_matching(chosen, args.bench, str(path)) if chosen is not None else None
@@ -551,7 +555,6 @@ def _baseline(
 ) -> _ResultsFileBaseline | _RevisionBaseline:
     """A results file, else a git revision of the benchmark's repository."""
     from perflab import metrics
-    from perflab.git import resolve_ref
 
     against = Path(args.against)
     if against.is_file():
@@ -574,9 +577,16 @@ def _baseline(
                     f"baseline with `perflab run --metric {metric} --json FILE`"
                 )
         return _ResultsFileBaseline(result, against)
+    return _RevisionBaseline(args.against, _revision_commit(args, path), build)
+
+
+def _revision_commit(args: argparse.Namespace, path: Path) -> str:
+    """The commit --against (or --affected) names in the benchmark's repository."""
+    from perflab.git import resolve_ref
+
     commit = resolve_ref(path, args.against)
     if commit is None:
-        raise UsageError(
-            f"--against {args.against}: no such results file, and not a git revision of the repository holding {path}"
-        )
-    return _RevisionBaseline(args.against, commit, build)
+        said = "--affected" if args.affected else "--against"  # the option the user gave the revision with
+        nor_file = "" if args.affected else " no such results file, and"
+        raise UsageError(f"{said} {args.against}:{nor_file} not a git revision of the repository holding {path}")
+    return commit

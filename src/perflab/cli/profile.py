@@ -114,8 +114,8 @@ def _sampling_options(parser: argparse.ArgumentParser) -> None:
         "--runs",
         type=whole_number(1),
         metavar="N",
-        help=f"profiling runs (fresh processes) at least; the budget is split over them (default {DEFAULT_RUNS}; "
-        f"a program: times it is run, default 1; a program under perf: default {PERF_RUNS})",
+        help=f"profiling runs (fresh processes) at least; the budget is split over them (default {DEFAULT_RUNS}, "
+        f"{PERF_RUNS} with perf; a program: times it is run, default 1; a program under perf: default {PERF_RUNS})",
     )
     parser.add_argument(
         "--mode",
@@ -239,7 +239,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     settings = ProfileSettings(
         samples=args.samples,
         **program_profile.sampling(args),
-        min_runs=args.runs or DEFAULT_RUNS,
+        min_runs=args.runs,
         max_time=args.max_time,
         timeout=args.timeout,
         budget=args.max_time,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from perflab.cli.support.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    UsageError,
     add_verb,
     allow_skipped_option,
     case_option,
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     from perflab.analysis import detectable
     from perflab.bench.loading import load_benchmark
+    from perflab.measure import ab_test, builds
     from perflab.measure.runner import run_sides
     from perflab.measure.sides import Side
     from perflab.render.terminal import qualification as qualification_view
@@ -61,19 +63,30 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.results.store import Store
 
     path = resolve_benchmark(args.benchmark)
-    benchmark = load_benchmark(path)
-    cases = select(args.case, benchmark.cases, "case", str(path))
-    contenders = select(args.contender, benchmark.contenders, "contender", str(path))
+    settings = timing_settings(args)
+    # A compiled project's working tree is built, as check builds it: perflab's interpreter cannot import it.
+    try:
+        built = ab_test.built_working_tree(path, settings, builds.Choice(on_progress=lambda message: say(err, message)))
+    except ab_test.CompareError as error:
+        raise UsageError(str(error)) from None
+    if built is None:
+        benchmark = load_benchmark(path)
+        name, python = benchmark.name, settings.python
+        cases = select(args.case, benchmark.cases, "case", str(path))
+        contenders = select(args.contender, benchmark.contenders, "contender", str(path))
+    else:
+        (described, python), name = built, built[0]["name"]
+        cases = select(args.case, described["cases"], "case", str(path))
+        contenders = select(args.contender, described["contenders"], "contender", str(path))
     where = db_path(args, path)
     if not args.no_store:
         Store.open(where).close()  # a store that cannot be used is bad input before anything is measured
-    settings = timing_settings(args)
     runs = []
     for contender in contenders:
         # Two sides of one contender, in the same rounds and workers as check's two revisions.
-        sides = [Side(name, str(path), contender, settings.python) for name in (contender, f"{contender} (A/A)")]
+        sides = [Side(side, str(path), contender, python) for side in (contender, f"{contender} (A/A)")]
         with LiveProgress(err, settings.max_time, settings.precision) as progress:
-            runs.append(run_sides(benchmark.name, sides, cases, settings, progress))
+            runs.append(run_sides(name, sides, cases, settings, progress))
         if runs[-1].interrupted:
             return EXIT_INTERRUPTED
     qualification = detectable.qualify(runs, settings.max_time, settings.alpha, settings.min_effect)

@@ -165,6 +165,12 @@ def _revision_side(revision: str, file: Path, request: Request, built: dict[str,
 def describe_built(path: Path, settings: Settings, choice: builds.Choice) -> DescribeEvent | None:
     """The benchmark as the working tree's build sees it, when its project is built (perflab's own
     interpreter cannot import a compiled project from its source); None when it runs from source."""
+    built = built_working_tree(path, settings, choice)
+    return None if built is None else built[0]
+
+
+def built_working_tree(path: Path, settings: Settings, choice: builds.Choice) -> tuple[DescribeEvent, str] | None:
+    """describe_built's benchmark, and the python of the working tree's build it runs under."""
     repository = git.top_level(path)
     if repository is None or not choice.wanted(repository):  # (outside a repository: said by the caller)
         return None
@@ -172,7 +178,7 @@ def describe_built(path: Path, settings: Settings, choice: builds.Choice) -> Des
         built = builds.environment(repository, CURRENT, settings.python, choice)
     except RevisionError as error:  # a build that failed included
         raise CompareError(str(error)) from None
-    return _describe(Side(CURRENT, str(path), "", built.python), settings)
+    return _describe(Side(CURRENT, str(path), "", built.python), settings), built.python
 
 
 def _measure_build_spread(

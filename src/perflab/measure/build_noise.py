@@ -4,10 +4,10 @@ base revision time apart. The base revision is built a second time (a replica en
 cache) and the two builds are measured A/A, interleaved and paired like any comparison; the
 spread is the case whose interval reaches farthest from 1.
 
-Each case's A/A is kept in the base build's cache entry, keyed by the benchmark file's bytes and
-the contender (the entry's own key holds the rest: source tree, interpreter, build command), so it
-is measured once per base revision, and a re-measurement of some cases (check --confirm) finds
-them there. It goes when that build is pruned.
+Each case's A/A is kept in the base build's cache entry, keyed by the benchmark file's bytes, the
+contender and the timing settings (the entry's own key holds the rest: source tree, interpreter,
+build command), so it is measured once per base revision and settings, and a re-measurement of
+some cases (check --confirm) finds them there. It goes when that build is pruned.
 """
 
 from __future__ import annotations
@@ -27,15 +27,24 @@ from perflab.results.quantities import BuildSpread, Interval
 SPREADS = "spreads"  # the folder of A/A results in the base build's cache entry
 
 
+def kept_file(folder: Path, base: Side, settings: Settings) -> Path:
+    """Where the base build's entry (``folder``) keeps the A/A of this benchmark file, contender and
+    timing settings (an A/A of two quick rounds, ±60%, kept for a later run at the defaults widened
+    that run's gate threshold as much)."""
+    key = hashlib.sha256(Path(base.file).read_bytes())
+    key.update(base.contender.encode())
+    timing = (settings.precision, settings.max_time, settings.value_time, settings.values, settings.warmups)
+    key.update(repr((*timing, settings.min_rounds, settings.max_rounds)).encode())
+    return folder / SPREADS / f"{key.hexdigest()[:24]}.json"
+
+
 def measure(
     repository: Path, base: Side, built: builds.Environment, cases: list[str], settings: Settings, choice: builds.Choice
 ) -> BuildSpread | None:
     """The spread of ``base`` (a built revision's side, ``built`` its environment) on ``cases``:
     each case's A/A kept from an earlier run, else its second build made and the cases not kept
     measured now. None when the A/A was interrupted (Ctrl-C)."""
-    key = hashlib.sha256(Path(base.file).read_bytes())
-    key.update(base.contender.encode())
-    kept = built.folder / SPREADS / f"{key.hexdigest()[:24]}.json"
+    kept = kept_file(built.folder, base, settings)
     ratios = {
         case: Interval(*bounds) for case, bounds in (json.loads(kept.read_text()) if kept.is_file() else {}).items()
     }

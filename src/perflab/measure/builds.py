@@ -149,16 +149,32 @@ def entries() -> list[Entry]:
     return sorted(found, key=lambda entry: entry.used, reverse=True)
 
 
+def failed() -> list[Entry]:
+    """What builds that failed (or were killed) left: their log and a part-made environment, kept
+    for the log until the cache needs the room; the oldest first."""
+    found = []
+    for log in cache_folder().glob(f"*/{LOG}"):
+        if not (log.parent / COMPLETE).exists():
+            with contextlib.suppress(OSError):  # removed meanwhile
+                found.append(Entry(log.parent, {}, _size(log.parent), log.stat().st_mtime))
+    return sorted(found, key=lambda entry: entry.used)
+
+
 def prune(size_limit: int, keep: Path | None = None) -> list[Entry]:
-    """Remove the least recently used builds until the cache holds at most ``size_limit`` bytes of
-    them (never ``keep``); the ones removed."""
-    removed, total = [], sum(entry.size for entry in entries())
-    for entry in reversed(entries()):
+    """Remove failed builds, then the least recently used builds, until the cache holds at most
+    ``size_limit`` bytes (never ``keep``); the ones removed."""
+    removed, complete, leftovers = [], entries(), failed()
+    total = sum(entry.size for entry in complete + leftovers)
+    for entry in leftovers + complete[::-1]:
         if total <= size_limit:
             break
-        if entry.folder != keep:
-            with _locked(entry.folder):  # not while a run is using or building it
+        if entry.folder == keep:
+            continue
+        with _locked(entry.folder):  # not while a run is using or building it
+            gone = bool(entry.record) or not (entry.folder / COMPLETE).exists()  # a failed one may be rebuilt by now
+            if gone:
                 shutil.rmtree(entry.folder, ignore_errors=True)
+        if gone:
             removed.append(entry)
             total -= entry.size
     return removed
@@ -303,9 +319,12 @@ def _python_in(folder: Path) -> str:
 
 # A build's log says why it failed in a compiler's words, which pip's summary lines around them
 # ("error: subprocess-exited-with-error", "finished with status 'error'") do not repeat; first
-# found first: C/C++ (gcc, clang), Cython (its "file.pyx:line:col: message" lines), Rust.
+# found first: C/C++ (gcc, clang; at a source line, or the driver's own, such as a missing source
+# file's "cc1: fatal error: src/x.c: No such file or directory"), Cython (its "file.pyx:line:col:
+# message" lines), Rust.
 _CAUSES = [
     re.compile(r"^\S+:\d+(:\d+)?: (fatal )?error\b"),
+    re.compile(r"^(\S*/)?[\w.-]*(gcc|g\+\+|cc1(plus)?|clang(\+\+)?|c\+\+|cc)(-[\d.]+)?: (fatal )?error: "),
     re.compile(r"^\S+\.(pyx|pxd|pxi):\d+:\d+: "),
     re.compile(r"^error(\[E\d+\])?: (?![a-z-]+$)"),
 ]
@@ -318,7 +337,8 @@ def cause(log: Path) -> str:
         found = next((line for line in lines if pattern.search(line)), None)
         if found:
             return found
-    return lines[-1] if lines else "(no output)"
+    last = lines[-1] if lines else "$ "
+    return "(no output)" if last.startswith("$ ") else last  # the failing step printed nothing: its "$ command" line
 
 
 @contextlib.contextmanager

@@ -49,6 +49,8 @@ def changes(root: Path, commit: str, benchmark: Path) -> Changes:
     found = Changes()
     inside = benchmark.resolve().relative_to(root.resolve()).as_posix()
     for path in git.changed_files(root, commit):
+        if "__pycache__" in path.split("/")[:-1]:
+            continue  # bytecode Python writes for a source (importing the benchmark does): the source says what changed
         if path == inside or path.startswith(inside + "/"):
             found.unmapped.append(f"the benchmark ({path}) changed")
         elif not path.endswith(".py"):

@@ -29,6 +29,7 @@ from perflab.profile.processors import normalize_stacks, path_roots, project_roo
 from perflab.profile.session import ProfileOutcome, stopped_because
 from perflab.profile.settings import DEFAULT_MEMORY_RUNS, MEMORY_VIEWS, PER_CALL_VIEWS
 from perflab.results.quantities import Interval
+from perflab.units import format_bytes, format_count
 
 MEMORY = "memray"  # the profile's "sampler"
 # CPython specializes a function's bytecode after a few calls, and first calls fill caches: neither
@@ -121,8 +122,9 @@ def frame_objects_note(profile: Profile) -> list[str]:
     if not calls or not any(frames["count"] for frames in counted):
         return []
     made = (
-        f"memray's profile hook made CPython create {sum(f['count'] for f in counted) / calls:,.3g} frame objects "
-        f"per call ({sum(f['bytes'] for f in counted) / calls:,.4g} bytes), which an untracked call does not allocate"
+        f"memray's profile hook made CPython create {format_count(sum(f['count'] for f in counted) / calls)} frame "
+        f"objects per call ({format_bytes(sum(f['bytes'] for f in counted) / calls)}), which an untracked call does "
+        "not allocate"
     )
     reasons = sorted({frames["not_subtracted"] for frames in counted if frames["not_subtracted"]})
     if not reasons:

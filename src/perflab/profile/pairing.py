@@ -5,13 +5,22 @@ Kept apart from the diff maths (perflab.profile.diff): this module starts worker
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from perflab.measure.sides import Side
 from perflab.profile.model import Profile
-from perflab.profile.session import ProfileOutcome, StartedRun, profile_operation, start_run, with_spare_cpu_known
+from perflab.profile.perf_sampler import LARGEST_STACK_DUMP, StacksTooDeep
+from perflab.profile.session import (
+    ProfileOutcome,
+    StartedRun,
+    profile_operation,
+    stack_dump_after,
+    start_run,
+    with_spare_cpu_known,
+)
 from perflab.profile.settings import MAX_ROUNDS_FACTOR, ProfileSettings
 from perflab.profile.shares import widest_half_width
 
@@ -23,13 +32,13 @@ def profile_group(
     benchmark: str = "",
     on_run: Callable[[str], None] = lambda message: None,
 ) -> dict[str, ProfileOutcome]:
-    """Profile several sides in rounds whose order alternates (A B C, C B A, ...), ``settings.min_runs``
+    """Profile several sides in rounds whose order alternates (A B C, C B A, ...), ``settings.effective_runs``
     rounds at least, each side's budget split evenly over them: the machine's drift hits every side
     of a round alike. Further rounds follow while a side's shares are less precise than
     ``settings.share_precision`` (runs that disagree, as on a busy machine), all sides together so
     that their rounds stay paired. The reference of a comparison is profiled once per case this way and diffed
     with each contender round by round, rather than profiled again for every contender."""
-    rounds = settings.min_runs
+    rounds = settings.effective_runs
     started = time.monotonic()
     settings = with_spare_cpu_known(settings)  # before any worker of ours starts: one rate for all rounds
     per_round = replace(
@@ -75,13 +84,13 @@ def profile_group(
 
 def another_round(done: int, settings: ProfileSettings, widest: Sequence[float]) -> bool:
     """After ``done`` rounds, whose sides know their frames' shares to the half-widths ``widest``
-    (perflab.profile.shares.widest_half_width): profile another round? ``settings.min_runs`` rounds
+    (perflab.profile.shares.widest_half_width): profile another round? ``settings.effective_runs`` rounds
     always; then, with ``adaptive_rounds``, while a side is less precise than ``share_precision``,
     up to MAX_ROUNDS_FACTOR x min_runs rounds. Tested by simulation in tests/test_profile_group.py."""
-    if done < settings.min_runs:
+    if done < settings.effective_runs:
         return True
     precision = settings.share_precision
-    if precision is None or done >= settings.min_runs * MAX_ROUNDS_FACTOR:
+    if precision is None or done >= settings.effective_runs * MAX_ROUNDS_FACTOR:
         return False
     return max(widest, default=0.0) > precision
 
@@ -109,7 +118,7 @@ def profile_side(
         side.file,
         case,
         side.contender,
-        _of_side(side, settings),
+        _of_side(side, settings, earlier),
         benchmark,
         achieved_rate=_achieved_rate(earlier),
         collect_metadata=earlier is None,
@@ -122,11 +131,21 @@ def start_side(
     side: Side, case: str, settings: ProfileSettings, earlier: ProfileOutcome | None = None
 ) -> StartedRun | None:
     """The first worker that ``profile_side`` with these arguments will use, started now."""
-    return start_run(side.file, case, side.contender, _of_side(side, settings), _achieved_rate(earlier))
+    return start_run(side.file, case, side.contender, _of_side(side, settings, earlier), _achieved_rate(earlier))
 
 
-def _of_side(side: Side, settings: ProfileSettings) -> ProfileSettings:
-    return replace(settings, python=side.python, sys_path=list(side.sys_path))
+def _of_side(side: Side, settings: ProfileSettings, earlier: ProfileOutcome | None) -> ProfileSettings:
+    return replace(settings, python=side.python, sys_path=list(side.sys_path), stack_dump=_stack_dump(earlier))
+
+
+def _stack_dump(outcome: ProfileOutcome | None) -> int | None:
+    """The stack dump of the side's next perf run: its last run's, the largest if that run's stacks did not fit."""
+    runs = [info for info in outcome.profile.metadata.get("run_info", []) if "stack_dump" in info] if outcome else []
+    if not runs:
+        return None
+    with contextlib.suppress(StacksTooDeep):  # that round stopped with the error, and the side with it
+        return stack_dump_after(runs[-1])
+    return LARGEST_STACK_DUMP
 
 
 def _achieved_rate(outcome: ProfileOutcome | None) -> float | None:

@@ -8,7 +8,8 @@ function runs through a small trampoline whose unwinding information the interpr
 through C ones, and ``perf inject --jit`` names the trampolines ``py::qualname:file``. 3.12's
 ``-X perf`` publishes names only (a perf map, no unwinding information): DWARF unwinding stops at
 the innermost Python function, and frame pointers give nothing through interpreters built
-without them (pyenv's), so 3.12 is profiled by py-spy (docs: "Native frames").
+without them (pyenv's), so on x86-64 the worker writes the unwinding information itself
+(perflab.profile.perf_trampolines); elsewhere 3.12 is profiled by py-spy (docs: "Native frames").
 
 perf starts the worker with sampling off and samples only once it is ready, so set-up is not
 sampled. The stacks are read by perflab.profile.native_perf's parser and relabelled as py-spy
@@ -35,14 +36,29 @@ import types
 from collections import Counter
 from pathlib import Path
 
+from perflab.bench.worker.perf_jitdump import perf_map
 from perflab.profile.folded import Stack
 from perflab.profile.frames import Frame, parse_frame
 from perflab.profile.native_perf import RECORD_EXIT, NativeProfilerUnavailable, check_perf, parse_script
+from perflab.profile.perf_trampolines import PERF_JIT, interpreter_trampoline, name_arena_frames
 from perflab.profile.sampler import SamplerUnavailable
 
 # The worker's environment under perf: the trampoline with unwinding information (CPython 3.13+).
-TRAMPOLINE_ENV = {"PYTHON_PERF_JIT_SUPPORT": "1"}
-CALL_GRAPH = "dwarf,65528"
+TRAMPOLINE_ENV = PERF_JIT.env
+# Bytes of the user stack perf copies per sample (--call-graph dwarf,SIZE): the kernel copies them while
+# the target waits, and perf writes and reads them back. json_dumps' stacks fit in STACK_DUMP (not in
+# 8192); 65528, perf's largest, made 4x the data. A run whose stacks did not fit (truncated) makes the
+# session's later runs take the largest (a step between costs a run: ~60 Python frames need over 32 kB).
+STACK_DUMP, LARGEST_STACK_DUMP = 16384, 65528
+# Frames perf script unwinds a sample to, at most: its default, kernel.perf_event_max_stack (127), cut
+# stacks of ~25 Python frames (each is ~5 native ones under -X perf_jit: evaluation loop, trampoline, calls)
+# in the middle, and a profile then left their samples out (they did not reach measured_region).
+MAX_STACK = 10000
+# A run with more of its samples truncated than this makes the following runs' dump the largest.
+TRUNCATED_SHARE = 0.01
+# The outermost frame of a whole stack: the process's entry (the interpreter's _start, libc's
+# __libc_start_call_main when _start has no unwinding information) or a thread's start.
+_ROOTS = frozenset({"_start", "__libc_start_call_main", "__libc_start_main", "start_thread", "clone", "clone3"})
 _START_TIMEOUT = 30.0  # seconds perf may take to answer on its control pipe
 _READ_TIMEOUT = 120.0  # seconds perf inject or perf script may take
 _JIT_DIR = "/tmp"  # where CPython writes jit-PID.dump, and perf inject the code it describes
@@ -59,18 +75,8 @@ def perf_unavailable(python: str) -> str | None:
         check_perf()
     except NativeProfilerUnavailable as error:
         return f"--sampler perf: {error}"
-    probe = "import sys, sysconfig; print(sys.version_info >= (3, 13) and bool(sysconfig.get_config_var('PY_HAVE_PERF_TRAMPOLINE')), sys.version.split()[0])"
-    try:
-        said = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=30).stdout.split()
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"--sampler perf: cannot run {python}: {error}"
-    if said[:1] != ["True"]:
-        version = said[1] if len(said) > 1 else "unknown"
-        return (
-            f"--sampler perf needs CPython 3.13+ built with the perf trampoline (-X perf_jit); {python} is "
-            f"{version}: give --python /path/to/python3.13, or use --sampler py-spy"
-        )
-    return None
+    trampoline = interpreter_trampoline(python)
+    return trampoline if isinstance(trampoline, str) else None
 
 
 class PerfRecording:
@@ -83,8 +89,10 @@ class PerfRecording:
     it in most runs here under load, and stacks then stop at the innermost Python frame).
     """
 
-    def __init__(self, rate: int):
+    def __init__(self, rate: int, stack_dump: int = STACK_DUMP):
         self._perf = check_perf()
+        self.stack_dump = stack_dump
+        self.truncated = 0  # samples whose stack did not fit in the dump, once read
         self._scratch = tempfile.mkdtemp(prefix="perflab-perf-")
         self.data = os.path.join(self._scratch, "perf.data")
         self.pid: int | None = None
@@ -98,7 +106,15 @@ class PerfRecording:
         self._config = os.path.join(self._scratch, "perfconfig")
         Path(self._config).write_text(NO_BUILDID_CACHE)
         self.prefix = [self._perf, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", str(rate), "-N", "-D", "-1"]
-        self.prefix += ["--call-graph", CALL_GRAPH, *RECORD_EXIT, "--control", f"fifo:{control},{ack}", "-o", self.data]
+        self.prefix += [
+            "--call-graph",
+            call_graph(stack_dump),
+            *RECORD_EXIT,
+            "--control",
+            f"fifo:{control},{ack}",
+            "-o",
+            self.data,
+        ]
         self.prefix += ["--"]
 
     def enable(self, pid: int, cpu: int | None = None) -> None:
@@ -123,13 +139,18 @@ class PerfRecording:
 
     def stacks(self) -> tuple[Counter[Stack], int]:
         """The samples, once the worker and perf have exited: stacks in py-spy's labels, root first
-        (sampling errors: none counted)."""
+        (sampling errors: none counted); ``truncated`` counts those whose stack did not fit in the dump."""
         if not os.path.exists(self.data):
             raise SamplerUnavailable("perf record wrote no data")
         injected = os.path.join(self._scratch, "jit.data")
         self._run("inject", "--jit", "-i", self.data, "-o", injected)
-        script = self._run("script", "-i", injected, "-F", "comm,tid,ip,sym,dso")
-        return python_stacks(parse_script(script.decode("utf-8", "replace"))), 0
+        script = self._run("script", "-i", injected, "--max-stack", str(MAX_STACK), "-F", "comm,tid,ip,sym,dso")
+        text = script.decode("utf-8", "replace")
+        if self.pid is not None:  # 3.12: its trampolines' names are in its perf map
+            text = name_arena_frames(text, perf_map(self.pid))
+        stacks = parse_script(text)
+        self.truncated = truncated(stacks)
+        return python_stacks(stacks), 0
 
     def _run(self, *arguments: str) -> bytes:
         done = subprocess.run(
@@ -148,10 +169,41 @@ class PerfRecording:
             with contextlib.suppress(OSError):
                 os.close(descriptor)
         shutil.rmtree(self._scratch, ignore_errors=True)
-        if self.pid is not None:  # the worker's jit dump, and the code perf inject wrote beside it (by its pid)
-            for path in [f"{_JIT_DIR}/jit-{self.pid}.dump", *glob.glob(f"{_JIT_DIR}/jitted-{self.pid}-*.so")]:
+        if (
+            self.pid is not None
+        ):  # the worker's jit dump (3.12: and perf map), and the code perf inject wrote (by its pid)
+            jitted = glob.glob(f"{_JIT_DIR}/jitted-{self.pid}-*.so")
+            for path in [f"{_JIT_DIR}/jit-{self.pid}.dump", perf_map(self.pid), *jitted]:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+
+
+def call_graph(stack_dump: int) -> str:
+    return f"dwarf,{stack_dump}"
+
+
+def truncated(stacks: Counter[Stack]) -> int:
+    """Samples of perf's stacks (``native_perf.parse_script``, root first) whose unwinding stopped before
+    the thread's root: the stack was deeper than the dump perf copied. They miss their outer frames;
+    those that lost measured_region too are left out of a profile with the harness's samples."""
+    return sum(count for stack, count in stacks.items() if parse_frame(stack[0]).name not in _ROOTS)
+
+
+class StacksTooDeep(Exception):
+    """The operation's stacks do not fit in perf's largest stack dump; the message says what to do."""
+
+
+def next_stack_dump(stack_dump: int, truncated: int, samples: int) -> int:
+    """The dump size for the runs after one that used ``stack_dump`` and had ``truncated`` of its
+    ``samples`` truncated: the largest when more than TRUNCATED_SHARE were; StacksTooDeep if it was the largest."""
+    if truncated <= TRUNCATED_SHARE * samples:
+        return stack_dump
+    if stack_dump >= LARGEST_STACK_DUMP:
+        raise StacksTooDeep(
+            f"{truncated} of {samples} samples had stacks deeper than perf can copy ({LARGEST_STACK_DUMP} bytes, "
+            "its largest stack dump): use --sampler py-spy"
+        )
+    return LARGEST_STACK_DUMP
 
 
 def python_stacks(stacks: Counter[Stack]) -> Counter[Stack]:

@@ -26,7 +26,15 @@ from perflab.measure.launcher import JobOutcome, Worker, WorkerProcess
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile, subject
 from perflab.profile.native_perf import check_perf, perf_version
-from perflab.profile.perf_sampler import CALL_GRAPH, TRAMPOLINE_ENV, PerfRecording, perf_unavailable
+from perflab.profile.perf_sampler import (
+    STACK_DUMP,
+    PerfRecording,
+    StacksTooDeep,
+    call_graph,
+    next_stack_dump,
+    perf_unavailable,
+)
+from perflab.profile.perf_trampolines import Trampoline, interpreter_trampoline
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
 from perflab.profile.sampler import PySpyRecording, SamplerUnavailable, find_py_spy, py_spy_version
 from perflab.profile.settings import AUTO, INPROCESS, INPROCESS_DESCRIPTION, PERF, PY_SPY, ProfileSettings
@@ -82,7 +90,7 @@ def _started(
     file: str, case: str, contender: str, settings: ProfileSettings, sampler: str, seconds: float
 ) -> StartedRun:
     """A worker for a run of ``seconds``, started now (under its perf record with perf)."""
-    perf = PerfRecording(settings.rate_for(sampler)) if sampler == PERF else None
+    perf = PerfRecording(settings.rate_for(sampler), settings.stack_dump or STACK_DUMP) if sampler == PERF else None
     worker = _start_worker(file, case, contender, settings, sampler, seconds, perf)
     return StartedRun(worker, sampler, seconds, perf)
 
@@ -100,7 +108,7 @@ def profile_operation(
     runs: int | None = None,
 ) -> ProfileOutcome:
     """Profile ``contender`` on ``case`` of the benchmark ``file`` until ``settings.effective_samples`` are collected
-    (and ``settings.min_runs`` runs made), or in exactly ``runs`` runs sized for that budget.
+    (and ``settings.effective_runs`` runs made), or in exactly ``runs`` runs sized for that budget.
 
     ``achieved_rate``: samples per second earlier sessions of this side achieved (rounds of
     perflab.profile.pairing), to size the first run as the later ones are sized.
@@ -119,7 +127,7 @@ def profile_operation(
     requested = settings
     sampler, reason = _choose_sampler(settings)
     if sampler == PERF:  # chosen by auto too: its budget and rate are perf's
-        settings = replace(settings, sampler=PERF, native=True)
+        settings = replace(settings, sampler=PERF, native=True, stack_dump=settings.stack_dump or STACK_DUMP)
     settings = with_spare_cpu_known(settings)
     rate = settings.rate_for(sampler) if sampler else None
     if ahead is None and sampler == PERF and rate is not None:  # it sets up while the facts below are collected
@@ -141,18 +149,19 @@ def profile_operation(
             ahead.cancel()
         outcome.error = reason
         return outcome
-    planned_seconds = settings.effective_samples / (settings.min_runs * rate)
+    planned_seconds = settings.effective_samples / (settings.effective_runs * rate)
     run_seconds, sampled_seconds = _first_run_seconds(settings, rate, achieved_rate), 0.0
     roots: list[tuple[str, str]] = []  # those the runs' paths were shortened with
     project = project_root(file)
     started = time.monotonic()
     empty_runs_in_a_row = 0
+    truncated = 0  # perf's samples whose stack did not fit in its dump, over every run made
     following: list[StartedRun] = []  # the next run's worker, started while this run's recording is read
     try:
         while (
             len(profile.runs) < runs
             if runs is not None
-            else profile.samples < settings.effective_samples or len(profile.runs) < settings.min_runs
+            else profile.samples < settings.effective_samples or len(profile.runs) < settings.effective_runs
         ):
             if time.monotonic() - started > settings.max_time:
                 outcome.notes.append(
@@ -164,7 +173,8 @@ def profile_operation(
                 ahead = following.pop()
             this: StartedRun | None = None
             if ahead is not None:
-                if ahead.sampler == sampler:
+                # a perf worker started before the run that made the stack dump larger is started again
+                if ahead.sampler == sampler and (ahead.perf is None or ahead.perf.stack_dump == settings.stack_dump):
                     this, run_seconds = ahead, ahead.seconds
                 else:
                     ahead.cancel()
@@ -191,7 +201,7 @@ def profile_operation(
                 reason = str(unavailable)
                 rate = profile.metadata["rate"] = settings.rate_for(sampler)
                 profile.metadata["sample_budget"] = settings.effective_samples
-                planned_seconds = settings.effective_samples / (settings.min_runs * rate)
+                planned_seconds = settings.effective_samples / (settings.effective_runs * rate)
                 run_seconds = _first_run_seconds(settings, rate, achieved_rate)
                 continue
             # An empty run is most often a loaded machine (CPU-time samples of a process that waited
@@ -199,6 +209,14 @@ def profile_operation(
             # is undefined) and the next run is lengthened. Only EMPTY_RUNS_BEFORE_GIVING_UP empty runs
             # without any sample at all mean a sampler that cannot see the operation.
             empty = run is not None and info["samples"] == 0
+            if "truncated" in info:  # perf's: stacks deeper than its dump make the later runs' dump larger
+                truncated += info["truncated"]
+                try:
+                    dump = stack_dump_after(info)
+                except StacksTooDeep as too_deep:
+                    outcome.error = str(too_deep)
+                    break
+                settings = replace(settings, stack_dump=dump)
             empty_runs_in_a_row = empty_runs_in_a_row + 1 if empty and profile.samples == 0 else 0
             if run is not None:
                 sampled_seconds += run_seconds
@@ -211,14 +229,21 @@ def profile_operation(
                     profile.samples / sampled_seconds,
                     rate,
                     settings.effective_samples - profile.samples,
-                    settings.min_runs - len(profile.runs),
+                    settings.effective_runs - len(profile.runs),
                 )
-                on_run(
-                    "a run without samples of the operation (a loaded machine?): left out, the next one longer"
-                    if empty
-                    else f"run {len(profile.runs)}: {info['samples']} samples of the operation "
-                    f"({profile.samples}/{settings.effective_samples})"
-                )
+                if empty and info.get("truncated"):
+                    said = (
+                        "a run whose stacks were deeper than perf's stack dump: left out, the next ones copy "
+                        f"{settings.stack_dump} bytes a sample"
+                    )
+                elif empty:
+                    said = "a run without samples of the operation (a loaded machine?): left out, the next one longer"
+                else:
+                    said = (
+                        f"run {len(profile.runs)}: {info['samples']} samples of the operation "
+                        f"({profile.samples}/{settings.effective_samples})"
+                    )
+                on_run(said)
             if error:
                 outcome.error = error
                 break
@@ -234,8 +259,13 @@ def profile_operation(
         for unused in [ahead, *following]:
             if unused is not None:
                 unused.cancel()
+    if truncated:
+        outcome.notes.append(
+            f"{truncated} samples had stacks deeper than perf's stack dump of {STACK_DUMP} bytes (those cut "
+            f"above measured_region are left out); the runs after them copied {settings.stack_dump} bytes a sample"
+        )
     profile.metadata.update(
-        _sampler_metadata(sampler, reason, settings),
+        _sampler_metadata(sampler, reason, settings, profile.metadata.get("run_info", [])),
         runs=len(profile.runs),
         samples=profile.samples,
         elapsed=time.monotonic() - started,
@@ -247,11 +277,16 @@ def profile_operation(
     return outcome
 
 
+def stack_dump_after(info: dict[str, Any]) -> int:
+    """The stack dump of the perf runs after the run of ``info`` (its run_info): StacksTooDeep when it did not fit."""
+    return next_stack_dump(info["stack_dump"], info["truncated"], info["samples"] + info["outside_operation"])
+
+
 def _first_run_seconds(settings: ProfileSettings, rate: int, achieved_rate: float | None) -> float:
-    planned = settings.effective_samples / (settings.min_runs * rate)
+    planned = settings.effective_samples / (settings.effective_runs * rate)
     if not achieved_rate:
         return planned
-    return _next_run_seconds(planned, achieved_rate, rate, settings.effective_samples, settings.min_runs)
+    return _next_run_seconds(planned, achieved_rate, rate, settings.effective_samples, settings.effective_runs)
 
 
 def _following_seconds(
@@ -268,12 +303,12 @@ def _following_seconds(
     per_second = profile.samples / sampled_seconds if sampled_seconds else achieved_rate or rate
     expected = profile.samples + per_second * run_seconds
     made = len(profile.runs) + 1
-    more = made < runs if runs is not None else expected < settings.effective_samples or made < settings.min_runs
+    more = made < runs if runs is not None else expected < settings.effective_samples or made < settings.effective_runs
     if not more:
         return None
-    planned = settings.effective_samples / (settings.min_runs * rate)
+    planned = settings.effective_samples / (settings.effective_runs * rate)
     left = int(settings.effective_samples - expected)
-    return _next_run_seconds(planned, per_second, rate, left, settings.min_runs - made)
+    return _next_run_seconds(planned, per_second, rate, left, settings.effective_runs - made)
 
 
 def _start_ahead(
@@ -403,6 +438,8 @@ def _one_run(
         "seconds": seconds,
         "outside_operation": trimmed.outside,
         "sampler_errors": errors,
+        # perf's bytes of stack a sample, and the samples whose stack did not fit (in outside_operation when cut above measured_region)
+        **({"stack_dump": perf.stack_dump, "truncated": perf.truncated} if perf is not None else {}),
         "loops": ready["loops"],
         "time_per_call": sorted(values)[len(values) // 2] if values else None,
         # wall seconds waiting for the worker to be ready (none when started ahead and ready), from then until
@@ -444,7 +481,8 @@ def _start_worker(
     budget = Budget.starting_now(settings.budget) if settings.budget is not None else None  # for its set-up
     if perf is None:
         return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget)
-    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget, TRAMPOLINE_ENV, perf.prefix)
+    env = _trampoline(settings).env
+    return WorkerProcess(job, settings.timeout + seconds, settings.python, None, budget, env, perf.prefix)
 
 
 def _nonblocking(settings: ProfileSettings, sampler: str) -> bool:
@@ -459,6 +497,14 @@ def perf_problem(settings: ProfileSettings) -> str | None:
     if settings.lines:
         return "--sampler perf labels Python frames by function: drop --lines, or use --sampler py-spy"
     return perf_unavailable(settings.python)
+
+
+def _trampoline(settings: ProfileSettings) -> Trampoline:
+    """The trampoline of the interpreter perf_problem accepted."""
+    trampoline = interpreter_trampoline(settings.python)
+    if isinstance(trampoline, str):
+        raise SamplerUnavailable(trampoline)
+    return trampoline
 
 
 def with_spare_cpu_known(settings: ProfileSettings) -> ProfileSettings:
@@ -490,11 +536,15 @@ def _py_spy() -> str:
     return found
 
 
-def _sampler_metadata(sampler: str, reason: str | None, settings: ProfileSettings) -> dict[str, Any]:
+def _sampler_metadata(
+    sampler: str, reason: str | None, settings: ProfileSettings, run_info: list[dict[str, Any]]
+) -> dict[str, Any]:
     if sampler == PERF:
+        dumps = sorted({info["stack_dump"] for info in run_info}) or [settings.stack_dump or STACK_DUMP]
         return {
             "sampler": "perf",
-            "sampler_version": f"{perf_version(check_perf())} --call-graph {CALL_GRAPH}, -X perf_jit",
+            "sampler_version": f"{perf_version(check_perf())} --call-graph "
+            f"{' then '.join(map(call_graph, dumps))}, {_trampoline(settings).description}",
             "nonblocking": False,  # py-spy's option; perf never stops the target
             "native": True,
             "sampler_reason": None,

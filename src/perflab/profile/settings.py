@@ -28,7 +28,7 @@ DEFAULT_SAMPLES = {False: 2000, True: 500}  # per profile, or per side and case 
 # runs of fewer samples narrow a share's t interval (t quantile 2.78 with 5 runs, 2.36 with 8) for
 # ~0.13 s of py-spy start and stop per run at 1 kHz (json_dumps, benchmarks/profile_speed.py).
 DEFAULT_RUNS = 8
-PERF_RUNS = 5  # perf runs of a native program at least (perflab.profile.native_perf), each a fresh process
+PERF_RUNS = 5  # runs under perf at least: of a native program (perflab.profile.native_perf), or of --sampler perf
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
 # (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95
@@ -65,7 +65,9 @@ class ProfileSettings:
     # unwind native stacks of a running process). Not pausing slows the target less and was as
     # accurate (benchmarks/profile_attribution.py, profile_distortion.py), so it is the default.
     blocking: bool = False
-    min_runs: int = DEFAULT_RUNS  # runs (fresh processes) at least: the unit of the share intervals
+    min_runs: int | None = (
+        None  # runs (fresh processes) at least: the unit of the share intervals; None: effective_runs
+    )
     # Comparisons profile in rounds (perflab.profile.pairing): after min_runs rounds, more follow
     # (up to MAX_ROUNDS_FACTOR x min_runs) while a frame's share is less precise than the budget of
     # samples promises (share_precision), e.g. when runs disagree on a busy machine.
@@ -73,6 +75,9 @@ class ProfileSettings:
     # A CPU idle enough for py-spy beside the pinned target's (perflab.profile.spare_cpu): the fast
     # default rate. Looked at once per session (None: not yet), so that its runs share one rate.
     spare_cpu: bool | None = None
+    # Bytes of stack perf copies per sample (perflab.profile.perf_sampler.STACK_DUMP); None: the default.
+    # A session grows it after a run whose stacks did not fit, and passes it on to the side's next round.
+    stack_dump: int | None = None
     max_time: float = 300.0  # seconds for the whole session
     timeout: float = 60.0  # seconds a worker may take to set up
     # --max-time: a worker still setting up, or still in its run past both this many seconds after
@@ -103,6 +108,12 @@ class ProfileSettings:
     @property
     def effective_samples(self) -> int:
         return self.samples or DEFAULT_SAMPLES[self.native and self.sampler != PERF]
+
+    @property
+    def effective_runs(self) -> int:
+        """``min_runs``, else PERF_RUNS with perf (a run costs it ~1.3 CPU-s: worker, perf record, perf inject and
+        perf script; 5 runs keep the promised precision, PRECISION_SLACK), else DEFAULT_RUNS."""
+        return self.min_runs or (PERF_RUNS if self.sampler == PERF else DEFAULT_RUNS)
 
     @property
     def share_precision(self) -> float | None:

@@ -234,6 +234,15 @@ class Profiler:
             sides, result, self.settings, pairs, self.allow_mismatch, self.on_progress, self.memory
         )
         self.interrupted = any("interrupted" in entry.notes for entry in self.profiles)
-        for entry in self.profiles:
-            if entry.diff is not None:
-                self.on_progress(f"  {entry.case}: {entry.diff.explain()}")
+        for line in outcome_lines(self.profiles):
+            self.on_progress(line)
+
+
+def outcome_lines(profiles: list[CaseProfiles]) -> list[str]:
+    """What the terminal says of each pair profiled: the differential profile's sentence, else why
+    there is none (a side that could not be profiled, a diff refused), which the HTML report shows."""
+    lines = []
+    for entry in profiles:
+        said = [entry.diff.explain()] if entry.diff is not None else entry.notes
+        lines += [f"  {entry.case}: {text}" for text in said]
+    return lines

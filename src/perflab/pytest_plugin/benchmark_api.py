@@ -36,6 +36,7 @@ from perflab.analysis.estimates import CellEstimates, Comparison, Interval, comp
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.comparators import resolve_comparator
 from perflab.bench.worker.region import calibration_steps
+from perflab.pytest_plugin import memory_limits
 from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, SamplingSettings, blocks_of, estimate
 
 if TYPE_CHECKING:  # memray and the profile's processors come in only when memory is measured
@@ -205,6 +206,7 @@ class Record:
     contenders: list[Measured]
     comparisons: list[ContenderOutcome] = field(default_factory=list)  # compare(): all but the reference
     comparator: str | None = None  # compare(): how outputs were compared
+    note: str | None = None  # what the summary says under the test's line (memory_limits.timed_under_tracking)
 
 
 class BenchmarkFixture:
@@ -509,6 +511,7 @@ class BenchmarkFixture:
                 measured,
                 list(comparisons),
                 comparator,
+                memory_limits.timed_under_tracking(self._node),
             )
         )
 

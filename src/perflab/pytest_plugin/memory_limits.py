@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import re
 import shutil
 import tempfile
@@ -60,7 +61,7 @@ class Stack:
 
 def parse_size(text: str) -> float:
     """'24 MB' -> bytes, in pytest-memray's format (binary multiples: 1 KB is 1024 B)."""
-    match = _SIZE.match(text)
+    match = _SIZE.match(text) if isinstance(text, str) else None
     if not match:
         raise ValueError(f"Invalid memory size format: {text}")
     return float(match["quantity"]) * _UNITS[match["unit"].upper()]
@@ -89,6 +90,7 @@ class MemoryLimits:
 
     def __init__(self) -> None:
         self.captures: dict[str, Path] = {}
+        self.numbers = itertools.count()
         self.directory: Path | None = None  # made for the first marked test
 
     def pytest_unconfigure(self) -> None:
@@ -103,13 +105,16 @@ class MemoryLimits:
             return
         if len({marker.name for marker in markers}) > 1:
             raise ValueError("Only one Memray marker can be applied to each test")  # pytest-memray's rule
+        mistake = _argument_error(markers[0])
+        if mistake is not None:  # said before the body runs; from the report hook it aborted the session
+            pytest.fail(mistake, pytrace=False)
         try:
             import memray
         except ModuleNotFoundError:
             pytest.fail(f"@pytest.mark.{markers[0].name} needs memray: pip install 'perflab[memory]'", pytrace=False)
         leaks = markers[0].name == "limit_leaks"  # leaks need every small-object allocation and C frames
         self.directory = self.directory or Path(tempfile.mkdtemp(prefix="perflab-memray-"))
-        capture = self.directory / f"{len(self.captures)}.bin"
+        capture = self.directory / f"{next(self.numbers)}.bin"  # never a name used before: memray refuses to overwrite
         self.captures[pyfuncitem.nodeid] = capture
         function = pyfuncitem.obj
 
@@ -144,8 +149,11 @@ class MemoryLimits:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
         outcome = yield
         report = outcome.get_result()
-        capture = self.captures.pop(item.nodeid, None)
-        if call.when != "call" or report.outcome != "passed" or capture is None or not capture.exists():
+        capture = self.captures.pop(item.nodeid, None) if call.when == "call" else None
+        if capture is None or not capture.exists():
+            return
+        if report.outcome != "passed":  # failed or skipped in its body: no limit to check
+            capture.unlink()
             return
         marker = next(marker for marker in item.iter_markers() if marker.name in MARKERS)
         try:
@@ -198,6 +206,32 @@ def limit_leaks(
 
 
 CHECKS: dict[str, Callable[..., tuple[str, str] | None]] = {"limit_memory": limit_memory, "limit_leaks": limit_leaks}
+
+
+def timed_under_tracking(item: pytest.Item) -> str | None:
+    """The note for a benchmark timed in a test memray tracks (one of the markers): the whole test
+    body runs under its Tracker, whose overhead is then in every value."""
+    marker = next((marker for marker in item.iter_markers() if marker.name in MARKERS), None)
+    if marker is None:
+        return None
+    return f"timed under memray's tracker (@pytest.mark.{marker.name} tracks the whole test): its overhead is in these times"
+
+
+def _argument_error(marker: pytest.Mark) -> str | None:
+    """What is wrong with a marker's arguments (a size that does not parse, a missing or unknown
+    argument), as one line naming the marker, else None."""
+    check = CHECKS[marker.name]
+    try:
+        size = list(inspect.signature(check).bind(None, *marker.args, **marker.kwargs).arguments.values())[1]
+        parse_size(size)
+    except TypeError as error:
+        said = str(error)
+    except ValueError as error:
+        said = f"{error} (a size is written as '24 MB', '512 KB' or '1.5 GB')"
+    else:
+        return None
+    written = ", ".join([*map(repr, marker.args), *(f"{name}={value!r}" for name, value in marker.kwargs.items())])
+    return f"@pytest.mark.{marker.name}({written}): {said}"
 
 
 def _records(reader: Any, read: Callable[..., Iterable[Any]], current_thread_only: bool) -> list[Any]:

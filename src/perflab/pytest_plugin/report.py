@@ -263,6 +263,8 @@ def summary_lines(records: list[Record]) -> list[str]:
             lines.append(line)
             if measured.memory is not None:
                 lines.append(_memory_line(measured.memory, record))
+        if record.note:
+            lines.append(f"  note: {record.note}")
     return lines
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult, regression_threshold
 from perflab.results.quantities import NO_DIFFERENCE, Interval
-from perflab.units import counted, format_bytes, format_ratio, format_ratio_estimate, format_time
+from perflab.units import MEMORY_WORDS, counted, format_bytes, format_ratio, format_ratio_estimate, format_time
 
 if TYPE_CHECKING:
     from perflab.measure.bisect import Outcome
@@ -115,11 +115,16 @@ def memory_rows(check: CheckResult) -> list[Row]:
     return [
         Row(
             (figures.case, figures.contender, figures.figure, format_bytes(figures.baseline.value))
-            + (format_bytes(figures.current.value), _change(figures.change)),
+            + (format_bytes(figures.current.value), _memory_change(figures.change)),
             ((figures.verdict, figures.verdict == REGRESSION),),
         )
         for figures in check.memory
     ]
+
+
+def _memory_change(change: Interval) -> str:
+    """A ratio of bytes as run and compare write it: '2.00x more memory [1.99x, 2.01x]'."""
+    return format_ratio(change.value, change.low, change.high, MEMORY_WORDS)
 
 
 def _change(change: Interval) -> str:

@@ -89,22 +89,24 @@ def series(
             f"{store.path}: no stored runs of benchmark {benchmark!r} (stored: {stored}); "
             "run `perflab run` first or pass --db"
         )
-    contender = contender or store.result(runs[-1].id).reference
+    # the reference of the latest run that is a point of a history: a check run's is the contender it
+    # measured last, any of them
+    histories = [run for run in runs if run.source != CHECK_SOURCE] or runs
+    contender = contender or store.result(histories[-1].id).reference
     measured = Store.measurements if metric == TIME else functools.partial(metric_measurements, metric=metric)
     every = measured(store, benchmark, case, contender)
     measurements = [m for m in every if m.run.source != CHECK_SOURCE]
+    cell = f"{benchmark}{f' case {case!r}' if case else ''}, contender {contender!r}"
     if every and not measurements:
         raise HistoryError(
-            f"{store.path}: the only stored runs of {benchmark} case {case or '*'!r}, contender {contender!r} "
+            f"{store.path}: the only stored runs of {cell} "
             "are perflab check's, which are not histories; `perflab run` at each commit stores one"
         )
     if not measurements:
         cells = sorted({(m.case, m.contender) for m in measured(store, benchmark)})
         known = ", ".join(f"{c}/{k}" for c, k in cells) or f"none: `perflab run --metric {metric}` measures them"
         what = STORED[metric][1] if metric in STORED else "measurements"
-        raise HistoryError(
-            f"{store.path}: no {what} of {benchmark} case {case or '*'!r}, contender {contender!r} (stored: {known})"
-        )
+        raise HistoryError(f"{store.path}: no {what} of {cell} (stored: {known})")
     if machine is not None:
         measurements = [m for m in measurements if m.run.machine_id == chosen_machine(store, machine)]
         if not measurements:

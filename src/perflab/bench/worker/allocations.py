@@ -21,12 +21,16 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from types import FrameType
-from typing import Any
 
-from perflab.bench.protocol import AllocationsEvent, AllocationsJob, FrameObjects
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.region import calibrate, measured_region
 from perflab.bench.worker.user_code import UserCodeError, load_case
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
+
+    from perflab.bench.protocol import AllocationsEvent, AllocationsJob
 
 # memray's AllocatorType values that release memory: PYMALLOC_FREE, FREE, MUNMAP (no stack, no size).
 _RELEASES = {1, 5, 15}
@@ -70,8 +74,8 @@ def _memray() -> Any:
     try:
         import memray
     except ModuleNotFoundError as error:
-        raise ToolMissing(
-            f"memray is not installed for this interpreter ({error}): pip install 'perflab[memory]'"
+        raise ToolMissing(  # perflab need not be installed under a compared interpreter: memray alone
+            f"memray is not installed for {sys.executable} ({error}): {sys.executable} -m pip install memray"
         ) from error
     return memray
 
@@ -120,18 +124,18 @@ def track_calls(
                 "peak": _sizes(stacks, reader.get_high_watermark_allocation_records(merge_threads=True)),
                 "held": _sizes(stacks, reader.get_leaked_allocation_records(merge_threads=True)),
             }
-        return AllocationsEvent(
-            event="allocations",
-            loops=loops,
-            memray=str(getattr(memray, "__version__", "?")),
-            paths=sysconfig.get_paths(),
-            views={name: [[list(stack), value] for stack, value in view.items()] for name, view in views.items()},
-            frame_objects=FrameObjects(
-                bytes=sum(frames.bytes.values()),
-                count=sum(frames.count.values()),
-                not_subtracted=subtracted,
-            ),
-        )
+        return {
+            "event": "allocations",
+            "loops": loops,
+            "memray": str(getattr(memray, "__version__", "?")),
+            "paths": sysconfig.get_paths(),
+            "views": {name: [[list(stack), value] for stack, value in view.items()] for name, view in views.items()},
+            "frame_objects": {
+                "bytes": sum(frames.bytes.values()),
+                "count": sum(frames.count.values()),
+                "not_subtracted": subtracted,
+            },
+        }
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 

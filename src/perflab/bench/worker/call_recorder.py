@@ -40,7 +40,10 @@ import types
 from collections import Counter
 from collections.abc import Callable, Mapping
 from types import CodeType, FrameType
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _MONITORING_TOOL_IDS = (2, 3, 4, 5)  # PROFILER_ID, then ids no standard tool claims
 _CALL_HOOK = "__perflab_isolate_call__"  # the global the swapped-in code calls, in the function's module

@@ -9,24 +9,18 @@ from __future__ import annotations
 import base64
 import pickle
 from collections.abc import Callable
-from typing import Any, cast
 
 from perflab.bench.loading import load_benchmark
-from perflab.bench.protocol import (
-    CheckEvent,
-    CheckJob,
-    FuzzEvent,
-    FuzzJob,
-    OutputEvent,
-    OutputJob,
-    SeedEvent,
-    SeedJob,
-    WorkEvent,
-)
 from perflab.bench.spec import Case, Contender
-from perflab.bench.worker import fuzz, integrity
+from perflab.bench.worker import integrity
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.user_code import UserCodeError, build_input, call, fresh_input, load_case
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
+
+    from perflab.bench.protocol import CheckJob, FuzzEvent, FuzzJob, OutputJob, SeedJob
 
 
 def run_check(job: CheckJob, events: EventStream) -> None:
@@ -40,7 +34,7 @@ def run_check(job: CheckJob, events: EventStream) -> None:
     """
     path = job["file"]
     benchmark, case, argument = load_case(path, job["case"])
-    events.send(WorkEvent(event="work", work=case.work(argument)))
+    events.send({"event": "work", "work": case.work(argument)})
     reference = benchmark.contenders[job["reference"]] if "reference" in job else None
     if reference is None:
         reference_output = pickle.loads(base64.b64decode(job["expected"]))
@@ -71,16 +65,16 @@ def run_check(job: CheckJob, events: EventStream) -> None:
     if shared and _reference_shares(job, reference, case, argument):  # the API's own way: allowed
         shared = None
     events.send(
-        CheckEvent(
-            event="check",
-            equivalent=outcome.equivalent,
-            difference=outcome.difference,
-            note=outcome.note,
-            comparator=benchmark.comparator.name,
-            mutation=mutation,
-            shared=shared,
-            output=sent,
-        )
+        {
+            "event": "check",
+            "equivalent": outcome.equivalent,
+            "difference": outcome.difference,
+            "note": outcome.note,
+            "comparator": benchmark.comparator.name,
+            "mutation": mutation,
+            "shared": shared,
+            "output": sent,
+        }
     )
 
 
@@ -112,7 +106,7 @@ def run_output(job: OutputJob, events: EventStream) -> None:
     """Send the contender's output on the case, pickled, for a check on another side."""
     path = job["file"]
     benchmark, case, argument = load_case(path, job["case"])
-    events.send(WorkEvent(event="work", work=case.work(argument)))
+    events.send({"event": "work", "work": case.work(argument)})
     contender = benchmark.contenders[job["contender"]]
     output = call(contender, argument, path, "reference")
     sent = pickled(output)
@@ -125,9 +119,12 @@ def run_output(job: OutputJob, events: EventStream) -> None:
         )
     again = call(contender, fresh_input(case, argument, path), path, "reference")
     events.send(
-        OutputEvent(
-            event="output", pickled=sent, input=pickled(argument), shares=bool(integrity.shared_output(output, again))
-        )
+        {
+            "event": "output",
+            "pickled": sent,
+            "input": pickled(argument),
+            "shares": bool(integrity.shared_output(output, again)),
+        }
     )
 
 
@@ -144,11 +141,13 @@ def run_seed(job: SeedJob, events: EventStream) -> None:
         outcome = benchmark.comparator.check(pickle.loads(base64.b64decode(expected)), output)
         if not outcome.equivalent:
             differences[case_name] = outcome.difference
-    events.send(SeedEvent(event="seed", differences=differences))
+    events.send({"event": "seed", "differences": differences})
 
 
 def run_fuzz(job: FuzzJob, events: EventStream) -> None:
     """Generated inputs and stateful call patterns beyond the declared cases (perflab.bench.worker.fuzz)."""
+    from perflab.bench.worker import fuzz  # here: the other jobs of this module need none of its imports
+
     path = job["file"]
     benchmark = load_benchmark(path)
     declared = {name: build_input(case, path) for name, case in benchmark.cases.items()}
@@ -182,7 +181,9 @@ def run_fuzz(job: FuzzJob, events: EventStream) -> None:
     )
     if not benchmark.fuzz:
         report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")
-    events.send(cast(FuzzEvent, {"event": "fuzz", **report.to_event()}))
+    from typing import cast  # the fuzz job imports Hypothesis, and with it typing, anyway
+
+    events.send(cast("FuzzEvent", {"event": "fuzz", **report.to_event()}))
 
 
 def pickled(value: Any) -> str | None:

@@ -15,7 +15,10 @@ import dis
 import sys
 import types
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _TOOL_NAME = "perflab-equivalence"
 

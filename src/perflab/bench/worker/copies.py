@@ -6,9 +6,12 @@ patterns (perflab.bench.worker.fuzz) and by every timing worker's first-call war
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from perflab.bench.arrays import is_array
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def fresh_copy(value: Any) -> Any:

@@ -6,13 +6,17 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from collections.abc import Callable
-from typing import Any
 
-from perflab.bench.protocol import CountEvent, CountJob, TracedMemory
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.process_memory import peak_rss
 from perflab.bench.worker.region import measured_region, region_marker
 from perflab.bench.worker.user_code import UserCodeError, load_case
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
+
+    from perflab.bench.protocol import CountJob, TracedMemory
 
 
 def run_count(job: CountJob, events: EventStream) -> None:
@@ -34,7 +38,7 @@ def run_count(job: CountJob, events: EventStream) -> None:
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error
     events.send(
-        CountEvent(event="count", loops=loops, peak_rss_before=rss_before, peak_rss_after=rss_after, traced=traced)
+        {"event": "count", "loops": loops, "peak_rss_before": rss_before, "peak_rss_after": rss_after, "traced": traced}
     )
 
 
@@ -48,4 +52,4 @@ def traced_memory(operation: Callable[[Any], Any], argument: Any, loops: int) ->
         end, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    return TracedMemory(start=start, end=end, peak=peak)
+    return {"start": start, "end": end, "peak": peak}

@@ -14,7 +14,10 @@ Standard library only at import time; ``st`` is hypothesis.strategies, passed in
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 # Declared inputs with more objects than this (text counts as one) are left to the declared-case
 # check: each full-size variant is copied, compared and checked for mutation, and a document of

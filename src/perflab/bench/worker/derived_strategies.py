@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from perflab.bench.worker.declared_variants import WIDTH_LIMITS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAX_SIZE = 50  # items of a generated container
 _MAX_TEXT = 200  # characters or bytes of a generated str or bytes

@@ -4,21 +4,24 @@
 from __future__ import annotations
 
 from perflab.bench.loading import load_benchmark
-from perflab.bench.protocol import DescribeEvent, DescribeJob, PackagesEvent, PackagesJob
 from perflab.bench.worker.events import EventStream
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from perflab.bench.protocol import DescribeJob, PackagesJob
 
 
 def run_describe(job: DescribeJob, events: EventStream) -> None:
     """Names of the cases and contenders, as this side's file and interpreter see them."""
     benchmark = load_benchmark(job["file"])
     events.send(
-        DescribeEvent(
-            event="describe",
-            name=benchmark.name,
-            cases=list(benchmark.cases),
-            contenders=list(benchmark.contenders),
-            reference=benchmark.reference.name,
-        )
+        {
+            "event": "describe",
+            "name": benchmark.name,
+            "cases": list(benchmark.cases),
+            "contenders": list(benchmark.contenders),
+            "reference": benchmark.reference.name,
+        }
     )
 
 
@@ -30,7 +33,7 @@ def run_packages(job: PackagesJob, events: EventStream) -> None:
     try:
         from importlib.metadata import packages_distributions, version
     except ImportError:  # Python < 3.10
-        events.send(PackagesEvent(event="packages", modules={}))
+        events.send({"event": "packages", "modules": {}})
         return
     distributions = packages_distributions()
     found: dict[str, dict[str, str]] = {}
@@ -40,4 +43,4 @@ def run_packages(job: PackagesJob, events: EventStream) -> None:
                 found.setdefault(module, {})[dist] = version(dist)
             except Exception:
                 continue
-    events.send(PackagesEvent(event="packages", modules=found))
+    events.send({"event": "packages", "modules": found})

@@ -13,12 +13,16 @@ import importlib
 import json
 import os
 import sys
-from typing import Any, TextIO
 
-from perflab.bench.protocol import DoneEvent, ErrorEvent
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.user_code import UserCodeError, location_in
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+    from perflab.bench.protocol import ErrorEvent
 
 
 def main() -> int:
@@ -40,7 +44,7 @@ def main() -> int:
     if failure is not None:
         events.send(failure)
         return 1
-    events.send(DoneEvent(event="done"))
+    events.send({"event": "done"})
     return 0
 
 
@@ -52,28 +56,28 @@ def _run_job(commands: TextIO, events: EventStream) -> ErrorEvent | None:
         sys.path[:0] = job.get("sys_path", [])  # a revision's worktree comes before installed code
         _dispatch(job, events, commands)
     except BenchmarkFileError as error:
-        return ErrorEvent(event="error", kind="file", message=str(error))
+        return {"event": "error", "kind": "file", "message": str(error)}
     except _UnknownJob as error:
-        return ErrorEvent(event="error", kind="job", message=str(error))
+        return {"event": "error", "kind": "job", "message": str(error)}
     except UserCodeError as error:
-        return ErrorEvent(
-            event="error",
-            kind=error.role,
-            message=str(error),
-            location=error.location,
-            exception=type(error.error).__name__,
-            detail=str(error.error),
-            missing=error.missing,
-            skipped=error.skipped,
-        )
+        return {
+            "event": "error",
+            "kind": error.role,
+            "message": str(error),
+            "location": error.location,
+            "exception": type(error.error).__name__,
+            "detail": str(error.error),
+            "missing": error.missing,
+            "skipped": error.skipped,
+        }
     except SystemExit as error:  # only user code calls it in here
-        return ErrorEvent(
-            event="error",
-            kind="exit",
-            location=location_in(error, job.get("file", "")),
-            message=f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
+        return {
+            "event": "error",
+            "kind": "exit",
+            "location": location_in(error, job.get("file", "")),
+            "message": f"the benchmark called sys.exit({error.code!r}): a case or contender must return, "
             "not end the process",
-        )
+        }
     except Exception as error:
         failure = _job_mode_failure(error)
         if failure is None:
@@ -89,9 +93,9 @@ def _job_mode_failure(error: Exception) -> ErrorEvent | None:
     from perflab.bench.worker.fuzz import FuzzError
 
     if isinstance(error, ToolMissing):
-        return ErrorEvent(event="error", kind="tool", message=str(error))
+        return {"event": "error", "kind": "tool", "message": str(error)}
     if isinstance(error, FuzzError):
-        return ErrorEvent(event="error", kind=error.kind, message=str(error))
+        return {"event": "error", "kind": error.kind, "message": str(error)}
     return None
 
 

@@ -4,9 +4,12 @@ at once, so that a worker killed half-way has handed over everything it measured
 from __future__ import annotations
 
 import json
-from typing import TextIO
 
-from perflab.bench.protocol import Event
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from perflab.bench.protocol import Event
 
 
 class EventStream:

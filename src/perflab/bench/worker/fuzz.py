@@ -46,7 +46,6 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from perflab.bench.arrays import is_array
 from perflab.bench.comparators import Comparator, ExactComparator
@@ -59,6 +58,10 @@ from perflab.bench.worker import (
     reordered_inputs,
 )
 from perflab.bench.worker.copies import fresh_copy, variant
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 PATTERNS = {
     "in-turn": "each input called once, in turn, in one process",

@@ -11,12 +11,14 @@ Standard library only: this module runs under interpreters where perflab is not 
 from __future__ import annotations
 
 import copy
-import hashlib
 import pickle
-from typing import Any
 
 from perflab.bench.arrays import share_memory, writeable
 from perflab.bench.comparators import first_difference
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, frozenset, range, type(Ellipsis))
 _SHARING_SCAN_LIMIT = 1000  # items of a container inspected for shared parts: bounded cost
@@ -58,6 +60,8 @@ def changed(before: Any, after: Any) -> str | None:
 
 def digest(value: Any) -> str | None:
     """A cheap fingerprint of ``value`` (its pickle bytes hashed), or None when it cannot be pickled."""
+    import hashlib  # here: it loads OpenSSL, which only timing jobs need (a counted worker's start-up)
+
     try:
         return hashlib.blake2b(pickle.dumps(value, protocol=4), digest_size=16).hexdigest()
     except Exception:

@@ -7,13 +7,17 @@ import json
 import os
 import sysconfig
 import time
-from typing import TextIO
 
-from perflab.bench.protocol import ProfileEvent, ProfileJob, ProfileReadyEvent
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.region import calibrate, measured_region
 from perflab.bench.worker.timing import pin
 from perflab.bench.worker.user_code import UserCodeError, load_case
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from perflab.bench.protocol import ProfileJob
 
 
 def run_profile(job: ProfileJob, events: EventStream, commands: TextIO) -> None:
@@ -25,7 +29,11 @@ def run_profile(job: ProfileJob, events: EventStream, commands: TextIO) -> None:
     try:
         operation = contender.build()
         loops = calibrate(operation, argument, job["value_time"])
-        events.send(ProfileReadyEvent(event="ready", loops=loops, pid=os.getpid(), paths=sysconfig.get_paths()))
+        if os.environ.get("PERFLAB_PERF_JITDUMP"):  # perf_jitdump.ENV: 3.12 under perf (its imports only then)
+            from perflab.bench.worker import perf_jitdump
+
+            perf_jitdump.start()  # the unwinding information 3.12's -X perf lacks, written at exit
+        events.send({"event": "ready", "loops": loops, "pid": os.getpid(), "paths": sysconfig.get_paths()})
         for line in commands:
             if json.loads(line)["do"] == "exit":
                 return
@@ -41,12 +49,12 @@ def run_profile(job: ProfileJob, events: EventStream, commands: TextIO) -> None:
             while time.perf_counter() < deadline:
                 values.append(measured_region(operation, argument, loops) / loops)
             events.send(
-                ProfileEvent(
-                    event="profile",
-                    value=sorted(values)[len(values) // 2],
-                    values=values,
-                    stacks=sampler.stop() if sampler else None,
-                )
+                {
+                    "event": "profile",
+                    "value": sorted(values)[len(values) // 2],
+                    "values": values,
+                    "stacks": sampler.stop() if sampler else None,
+                }
             )
     except Exception as error:
         raise UserCodeError("contender", contender.name, error, job["file"]) from error

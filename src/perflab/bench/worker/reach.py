@@ -12,12 +12,16 @@ from __future__ import annotations
 import sys
 import threading
 from types import FrameType
-from typing import Any
 
-from perflab.bench.protocol import ReachEvent, ReachJob
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.region import measured_region
 from perflab.bench.worker.user_code import UserCodeError, fresh_input, load_case
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
+
+    from perflab.bench.protocol import ReachJob
 
 # Audit events (sys.addaudithook) of a process starting another program.
 _STARTS_PROGRAM = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork")
@@ -55,11 +59,11 @@ def run_reach(job: ReachJob, events: EventStream) -> None:
     finally:
         _trace(None)
     events.send(
-        ReachEvent(
-            event="reach",
-            code={file: sorted(lines) for file, lines in reached.items()},
-            starts_programs=programs[0] if programs else None,
-        )
+        {
+            "event": "reach",
+            "code": {file: sorted(lines) for file, lines in reached.items()},
+            "starts_programs": programs[0] if programs else None,
+        }
     )
 
 

@@ -12,7 +12,10 @@ import itertools
 import sys
 import time
 from collections.abc import Callable, Generator
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 # Calibration stops doubling once one batch of calls lasts this fraction of the target.
 _CALIBRATION_FRACTION = 0.25

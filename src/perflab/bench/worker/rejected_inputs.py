@@ -12,7 +12,9 @@ Standard library only.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _STRAY = "\x00x-. ,"  # characters that break most formats: parsers tend to reject them
 

@@ -14,7 +14,9 @@ Standard library only.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 _ARGUMENTS = 4  # a tuple of at most this many like items is taken for the arguments of one call
 

@@ -8,13 +8,17 @@ import os
 import sys
 import threading
 import time
-from typing import TextIO
 
-from perflab.bench.protocol import IntegrityEvent, TimeJob, TimingReadyEvent, ValueEvent
 from perflab.bench.worker import integrity, timing_checks
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.region import calibrate, calibrate_region, max_loops, measured_region, measured_region_fresh
 from perflab.bench.worker.user_code import UserCodeError, fresh_input, load_case
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from perflab.bench.protocol import TimeJob, ValueEvent
 
 # CPU time used outside the timed thread beyond this share of the elapsed time (plus a little for
 # the interpreter's own housekeeping) means a contender left work running.
@@ -108,16 +112,16 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
             loops,
         )
         events.send(
-            TimingReadyEvent(
-                event="ready",
-                loops=loops,
-                first_call=first_call,
-                first_call_overhead=timing_checks.first_call_overhead(argument),
-                floor=floor,
-                calibration_seconds=max(0.0, watch.wall() - first_call),  # what calibrating cost the budget
-                background=watch.report(),
-                modules=sorted({name.partition(".")[0] for name in set(sys.modules) - modules_before}),
-            )
+            {
+                "event": "ready",
+                "loops": loops,
+                "first_call": first_call,
+                "first_call_overhead": timing_checks.first_call_overhead(argument),
+                "floor": floor,
+                "calibration_seconds": max(0.0, watch.wall() - first_call),  # what calibrating cost the budget
+                "background": watch.report(),
+                "modules": sorted({name.partition(".")[0] for name in set(sys.modules) - modules_before}),
+            }
         )
         timed = 0
         for line in commands:
@@ -129,7 +133,7 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
             timed += kind == "value"
             # A command contender (perflab.bench.commands) also reports its processes' CPU time and memory.
             extra = operation.take_extra() if hasattr(operation, "take_extra") else None
-            sent = ValueEvent(event=kind, value=measured, background=watch.report())
+            sent: ValueEvent = {"event": kind, "value": measured, "background": watch.report()}
             if extra:
                 sent["extra"] = extra
             events.send(sent)
@@ -144,7 +148,7 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
         lambda: fresh_input(case, argument, job["file"]),
         check_output=timed > 0,  # no timed value (the budget ran out): no timed state to check, no more calls
     )
-    events.send(IntegrityEvent(event="integrity", **checks))
+    events.send({"event": "integrity", **checks})
 
 
 def pin(cpu: int | None) -> None:

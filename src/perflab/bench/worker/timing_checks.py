@@ -23,11 +23,15 @@ import contextlib
 import pickle
 import time
 from collections.abc import Callable
-from typing import Any
 
-from perflab.bench.protocol import IntegrityChecks
 from perflab.bench.worker import integrity
 from perflab.bench.worker.copies import fresh_copy, variant
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
+
+    from perflab.bench.protocol import IntegrityChecks
 
 FRESH_MEMORY_BUDGET = 256 * 2**20  # bytes of input copies one value of a mutates_input benchmark may hold
 _OBJECT_OVERHEAD = 4  # in-memory size of a copy per byte of its pickle (lists of floats: ~3.5)
@@ -105,27 +109,27 @@ def after_values(
             "a changed input; declare Benchmark(..., mutates_input=True) if that is the operation"
         )
     if input_changed or reference_name is None or not check_output:
-        return IntegrityChecks(input_changed=input_changed, output_wrong=None)
+        return {"input_changed": input_changed, "output_wrong": None}
     reference_input = copy_input()
     try:
         last = operation(copy_input() if benchmark.mutates_input else argument)
     except Exception as error:
-        return IntegrityChecks(
-            input_changed=None,
-            output_wrong=f"after its timed calls, the contender raised {type(error).__name__}: {error}",
-        )
+        return {
+            "input_changed": None,
+            "output_wrong": f"after its timed calls, the contender raised {type(error).__name__}: {error}",
+        }
     try:
         expected = benchmark.contenders[reference_name].build()(reference_input)
         outcome = benchmark.comparator.check(expected, last)
     except Exception as error:
-        return IntegrityChecks(
-            input_changed=None,
-            output_wrong=None,
-            unchecked=f"the reference raised {type(error).__name__}: {error}",
-        )
+        return {
+            "input_changed": None,
+            "output_wrong": None,
+            "unchecked": f"the reference raised {type(error).__name__}: {error}",
+        }
     wrong = (
         None
         if outcome.equivalent
         else (f"after its timed calls, its output differs from the reference's: {outcome.difference}")
     )
-    return IntegrityChecks(input_changed=None, output_wrong=wrong)
+    return {"input_changed": None, "output_wrong": wrong}

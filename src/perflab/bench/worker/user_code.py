@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import traceback
-from typing import Any
 
 from perflab.bench.loading import load_benchmark
 from perflab.bench.optional import Skipped, missing_dependency
 from perflab.bench.spec import Benchmark, Case, Contender
 from perflab.bench.worker import integrity
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class UserCodeError(Exception):

@@ -13,7 +13,7 @@ from perflab.measure.builds import Entry
 from perflab.units import counted, format_bytes
 
 
-def render(entries: list[Entry], folder: Path, limit: int, console: Console) -> None:
+def render(entries: list[Entry], failed: list[Entry], folder: Path, limit: int, console: Console) -> None:
     if entries:
         table = Table("project", "revision", "build command", "python", "build time", "size", "last used")
         for entry in entries:
@@ -28,8 +28,9 @@ def render(entries: list[Entry], folder: Path, limit: int, console: Console) -> 
                 datetime.datetime.fromtimestamp(entry.used).strftime("%Y-%m-%d %H:%M"),
             )
         console.print(table)
-    total = sum(entry.size for entry in entries)
+    total = sum(entry.size for entry in entries + failed)
+    leftovers = f" and {counted(len(failed), 'failed build')} (kept for the build log)" if failed else ""
     console.print(
-        f"{counted(len(entries), 'build')}, {format_bytes(total)} of {format_bytes(limit)} "
+        f"{counted(len(entries), 'build')}{leftovers}, {format_bytes(total)} of {format_bytes(limit)} "
         f"(PERFLAB_BUILD_CACHE_SIZE) in {escape(str(folder))}"
     )

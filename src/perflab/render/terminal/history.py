@@ -21,6 +21,7 @@ from perflab.analysis.changepoints import Changes, Point, Step
 from perflab.profile.frames import parse_frame
 from perflab.results.quantities import Interval
 from perflab.units import (
+    MEMORY_WORDS,
     format_bytes,
     format_ratio,
     format_ratio_estimate,
@@ -97,8 +98,14 @@ class _MemoryScale(Scale):
     def format(self, value: float) -> str:
         return format_bytes(value)
 
+    def change(self, ratio: float) -> str:  # as run and compare write it: '2.00x more memory'
+        return format_ratio_estimate(ratio, MEMORY_WORDS)
+
+    def change_interval(self, ratio: Interval) -> str:
+        return format_ratio(ratio.value, ratio.low, ratio.high, MEMORY_WORDS).replace(" [", " [95% CI ")
+
     def step_words(self, slower: bool) -> str:
-        return "more memory " if slower else "less memory "
+        return ""  # "more memory" / "less memory" is in the ratio
 
 
 TIME = _TimeScale()
@@ -173,7 +180,8 @@ def _profile_lines(console: Console, found: StepProfile) -> None:
 
 
 def step_text(step: Step, scale: Scale = TIME) -> str:
-    """A step in a few words: '▲ more memory +100.00% [+99.90%, +100.10%]' ('?': tentative)."""
+    """A step in a few words: '▲ more instructions +0.31% [+0.30%, +0.32%]', '▲ 2.00x more memory [2.00x, 2.00x]'
+    ('?': tentative)."""
     slower = step.ratio.value > 1
     change = scale.change_interval(step.ratio).replace("95% CI ", "")
     return f"{'▲' if slower else '▼'} {scale.step_words(slower)}{change}" + (" ?" if step.tentative else "")

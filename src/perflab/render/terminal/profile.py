@@ -18,7 +18,7 @@ from perflab.profile.settings import MEMORY_VIEWS
 from perflab.profile.shares import FrameShare, frame_shares
 from perflab.profile.whatif import WhatIf
 from perflab.results.quantities import Interval
-from perflab.units import counted, format_bytes, format_time, format_times_factor
+from perflab.units import counted, format_bytes, format_count, format_time, format_times_factor
 
 DEFAULT_TOP = 15
 
@@ -77,10 +77,12 @@ def _header(profile: Profile) -> str:
         lines.append(f"  [yellow]fallback sampler[/] because {escape(str(m['sampler_reason']))}")
     times = [info["time_per_call"] for info in m.get("run_info", []) if info.get("time_per_call")]
     outside = sum(info.get("outside_operation", 0) for info in m.get("run_info", []))
+    truncated = sum(info.get("truncated", 0) for info in m.get("run_info", []))  # perf's: stacks deeper than its dump
     if times:
         lines.append(
             f"  {format_time(sorted(times)[len(times) // 2])} per call while profiled (not a timing: "
-            f"use perflab run); {outside} samples outside the operation dropped"
+            f"use perflab run); {counted(outside, 'sample')} outside the operation dropped"
+            + (f", {truncated} of them truncated (deeper than perf's stack dump)" if truncated else "")
         )
     return "\n".join(lines)
 
@@ -98,7 +100,7 @@ def _memory_lines(profile: Profile) -> list[str]:
     calls = sorted(info["loops"] for info in infos if info.get("loops"))
     lines = [f"  {len(profile.runs)} runs (fresh processes) of {calls[len(calls) // 2] if calls else '?'} calls each"]
     for name, interval in per_call(profile).items():
-        show = _count if name == "allocations" else format_bytes
+        show = format_count if name == "allocations" else format_bytes
         bounds = (
             f"[95% CI {show(interval.low)}, {show(interval.high)}]"
             if math.isfinite(interval.low) and math.isfinite(interval.high)
@@ -115,10 +117,6 @@ _FIGURES = {
     "peak": "bytes live at the peak (the most held at once during the calls)",
     "held": "bytes still held after the calls, per call",
 }
-
-
-def _count(value: float) -> str:
-    return f"{value:,.3g}"
 
 
 def _table(title: str, shares: Sequence[FrameShare]) -> Table:
