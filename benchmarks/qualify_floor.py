@@ -137,7 +137,7 @@ def main() -> int:
     arguments.add_argument("--below", type=float, default=0.5, help="slowdown below the floor, x floor (default 0.5)")
     _cli.add_name(arguments, NAME)
     # A smoke run checks the injected slowdowns only: an A/A trial is the same check of another revision.
-    args = _cli.parse(arguments, aa_trials=0, slow_trials=1, max_time=10.0, precision=50.0)
+    args = _cli.parse(arguments, aa_trials=0, slow_trials=1, max_time=30.0, precision=50.0)
     timing = _cli.timing_options(args)
     settings = {
         "max_time": args.max_time,

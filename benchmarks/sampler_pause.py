@@ -75,15 +75,15 @@ TARGET = """
 import sys, time
 
 def spin(window, gap):
-    stopped, reads, prev = 0.0, 0, time.perf_counter()
-    end = prev + window
+    stopped, reads, start = 0.0, 0, time.perf_counter()
+    prev, end = start, start + window
     while prev < end:
         now = time.perf_counter()
         if now - prev > gap:
             stopped += now - prev
         reads += 1
         prev = now
-    return stopped, reads
+    return stopped, reads, prev - start
 
 def deep(depth, window, gap):
     return deep(depth - 1, window, gap) if depth else spin(window, gap)
@@ -113,11 +113,13 @@ class Target:
         assert self.process.stdout.readline().strip() == "ready"
 
     def window(self, seconds: float) -> tuple[float, float]:
-        """(seconds stopped, reads per second while running) over a window of ``seconds``."""
+        """(fraction of the window stopped, reads per second while running) over a window of at least
+        ``seconds``: it ends at the first read past them, so a stop across its end lengthens it (on a
+        loaded machine it can outlast ``seconds`` on its own)."""
         self.process.stdin.write(f"{seconds}\n")
         self.process.stdin.flush()
-        stopped, reads = self.process.stdout.readline().split()
-        return float(stopped), int(reads) / (seconds - float(stopped))
+        stopped, reads, elapsed = (float(word) for word in self.process.stdout.readline().split())
+        return stopped / elapsed, reads / (elapsed - stopped)
 
     def close(self) -> None:
         self.process.stdin.close()
@@ -183,7 +185,7 @@ def abba_pairs(
                 samples.append(taken)
             else:
                 windows[False] = target.window(seconds)
-        stopped_differences.append((windows[True][0] - windows[False][0]) / seconds)
+        stopped_differences.append(windows[True][0] - windows[False][0])
         speed_log_ratios.append(math.log(windows[False][1] / windows[True][1]))
     return stopped_differences, speed_log_ratios, samples
 

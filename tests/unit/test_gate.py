@@ -88,6 +88,41 @@ def test_a_regression_must_show_again_when_re_measured():
     assert confirmed.regressions and confirmed.cells[0].comparison.ratio.value == pytest.approx(1.3, rel=0.05)
 
 
+def test_a_re_measurement_that_decides_nothing_leaves_the_regression_standing():
+    """A confirmation cut to one round by the budget (a loaded CI runner) is undecided: it neither
+    shows the regression again nor clears it, so the gate still fails, and says why."""
+    baseline = synthetic_result(processes=8, seed=1)
+    first = check(baseline, slowed(synthetic_result(processes=8, seed=2), "SMALL", 1.3))
+    assert first.regressions
+    one_round = check(baseline, slowed(synthetic_result(processes=1, seed=3), "SMALL", 1.3))
+    assert one_round.cells[0].verdict == gate.UNDECIDED
+    for again in (one_round, gate.CheckResult(0.05, 0.05)):  # undecided, or not measured again at all
+        confirmed = gate.confirm(first, again)
+        assert confirmed.regressions and confirmed.cells == first.cells
+        assert any("re-measurement of SMALL/base decided nothing" in note for note in confirmed.notes)
+
+
+def test_the_headline_says_no_regression_only_when_every_cell_was_decided():
+    """One undecided cell or one measured on one side only: "no regression shown", marked as a
+    warning, with how many cells it could not decide, on every surface of the check."""
+    from perflab.render.html.gate_pages import render_check as render_page
+
+    baseline = synthetic_result(cases=("A", "B"), processes=8, seed=1)
+    decided = check(baseline, synthetic_result(cases=("A", "B"), processes=8, seed=2))
+    assert render_check(decided, "bench", "b", "c").startswith(
+        "### :white_check_mark: perflab: no regression (more than 1.05x slower) in `bench`\n"
+    )
+    one_process = synthetic_result(cases=("A", "B"), processes=8, seed=3)
+    one_process.cell("B", "base").runs[1:] = []
+    unsettled = check(baseline, one_process)
+    assert [cell.verdict == gate.UNDECIDED for cell in unsettled.cells] == [False, True]
+    unsettled.not_compared = ["C/base"]
+    said = "no regression shown (more than 1.05x slower) in `bench`: of 3 cells, 1 undecided, 1 not compared"
+    assert render_check(unsettled, "bench", "b", "c").startswith(f"### :warning: perflab: {said}\n")
+    page = render_page(unsettled, "bench", "b", "c")
+    assert said.replace("`bench`", "<code>bench</code>") in page and "class='slower'" not in page.split("</h1>")[0]
+
+
 def test_a_few_slow_processes_do_not_fake_a_regression():
     """Three processes of twenty slowed by another tenant: trimmed means ignore them."""
     rng = np.random.default_rng(8)

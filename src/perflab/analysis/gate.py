@@ -389,21 +389,30 @@ def _median(cell: Cell) -> float:
 
 def confirm(first: CheckResult, again: CheckResult) -> CheckResult:
     """A regression stands only if a fresh measurement of the current code shows it again: a run
-    slowed from start to end by a busy machine is rarely followed by another one."""
+    slowed from start to end by a busy machine is rarely followed by another one. A fresh
+    measurement that decides nothing leaves it standing."""
     second = {(cell.case, cell.contender): cell for cell in again.cells}
-    cells = []
+    cells, unsettled = [], []
     for cell in first.cells:
         repeat = second.get((cell.case, cell.contender))
-        if cell.verdict == REGRESSION and (repeat is None or repeat.verdict != REGRESSION):
+        if cell.verdict != REGRESSION:
+            pass
+        elif repeat is None or repeat.verdict == UNDECIDED:
+            # A re-measurement that decided nothing (one round before the budget ran out, or none)
+            # neither shows the regression again nor clears it: the first measurement stands.
+            unsettled.append(f"{cell.case}/{cell.contender}")
+        elif repeat.verdict != REGRESSION:
             cell = replace(cell, verdict=NOT_REPRODUCED)
-        elif (
-            cell.verdict == REGRESSION
-            and repeat is not None
-            and repeat.comparison.ratio.low < cell.comparison.ratio.low
-        ):
+        elif repeat.comparison.ratio.low < cell.comparison.ratio.low:
             cell = repeat  # the more conservative of the two measurements
         cells.append(cell)
-    return replace(first, cells=cells)
+    notes = list(first.notes)
+    if unsettled:
+        notes.append(
+            f"the re-measurement of {', '.join(unsettled)} decided nothing (fewer than 2 rounds: raise "
+            "--max-time); the first measurement's regression stands"
+        )
+    return replace(first, cells=cells, notes=notes)
 
 
 def _verdict(comparison: GateComparison, p_change: float, p_regression: float, alpha: float, min_effect: float) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult, regression_threshold
+from perflab.analysis.gate import REGRESSION, UNDECIDED, CellCheck, CheckResult, regression_threshold
 from perflab.results.quantities import NO_DIFFERENCE, Interval
 from perflab.units import MEMORY_WORDS, counted, format_bytes, format_ratio, format_ratio_estimate, format_time
 
@@ -41,6 +41,27 @@ UNCERTAIN_BISECTION = (
 
 def regressions(check: CheckResult) -> int:
     return len(check.regressions) + len(check.instruction_regressions) + len(check.memory_regressions)
+
+
+# What a check's headline reports, for the surface to mark (an icon, a colour).
+FAILED, UNSETTLED, PASSED = "failed", "unsettled", "passed"
+
+
+def headline(check: CheckResult) -> tuple[str, str, str]:
+    """The check's outcome in one line, around the benchmark's name ('{before} in NAME{after}'), and
+    which of FAILED, UNSETTLED, PASSED it is. It never says more than the table: with a cell
+    undecided (one round before the budget ran out) or measured on one side only, no regression
+    was shown, not none found."""
+    found = regressions(check)
+    if found:
+        return f"{found} regression(s), more than {thresholds(check)},", "", FAILED
+    undecided = sum(cell.verdict == UNDECIDED for cell in check.cells)
+    if undecided or check.not_compared:
+        total = counted(len(check.cells) + len(check.not_compared), "cell")
+        parts = [f"{undecided} undecided"] if undecided else []
+        parts += [f"{len(check.not_compared)} not compared"] if check.not_compared else []
+        return f"no regression shown (more than {thresholds(check)})", f": of {total}, {', '.join(parts)}", UNSETTLED
+    return f"no regression (more than {thresholds(check)})", "", PASSED
 
 
 def thresholds(check: CheckResult) -> str:

@@ -58,16 +58,14 @@ def _address(url: str) -> str:
     return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
 
 
+_HEADLINE_ICONS = {summaries.FAILED: ":x:", summaries.UNSETTLED: ":warning:", summaries.PASSED: ":white_check_mark:"}
+
+
 def _check_lines(
     check: CheckResult, benchmark: str, baseline: str, current: str, shown: list[CellCheck], folded: list[CellCheck]
 ) -> list[str]:
-    if summaries.regressions(check):
-        headline = (
-            f"### :x: perflab: {summaries.regressions(check)} regression(s), more than {summaries.thresholds(check)}, "
-            f"in {code(benchmark)}"
-        )
-    else:
-        headline = f"### :white_check_mark: perflab: no regression (more than {summaries.thresholds(check)}) in {code(benchmark)}"
+    before, after, kind = summaries.headline(check)
+    headline = f"### {_HEADLINE_ICONS[kind]} perflab: {before} in {code(benchmark)}{after}"
     lines = [headline, "", f"Baseline: {baseline}  ", f"Current: {current}", "", *_time_table(check, shown), ""]
     spread = summaries.build_spread(check)
     if spread:
