@@ -29,6 +29,7 @@ from perflab.bench.commands import CommandSetup
 from perflab.bench.spec import Benchmark
 from perflab.profile.folded import Stack
 from perflab.profile.model import Profile
+from perflab.profile.perf_inlines import with_inlined
 from perflab.profile.settings import DEFAULT_SAMPLES, PERF_RUNS
 
 CALL_GRAPHS = ("dwarf", "fp")
@@ -256,12 +257,12 @@ def _record_once(
             tail = " | ".join(problem.strip().splitlines()[-3:])
             raise NativeProfilerUnavailable(f"perf record failed on {argv[0]!r}: {tail or 'no output'}")
         script = subprocess.run(
-            [perf, "script", "-i", data, "-F", "comm,tid,ip,sym,dso"],
+            [perf, "script", "-i", data, "--no-inline", "-F", "comm,tid,ip,sym,dso"],
             capture_output=True,
             timeout=max(settings.timeout, 60.0),
         )
         # The repeating shell's own samples (forking, waiting) are not the program's.
-        return parse_script(script.stdout.decode("utf-8", "replace"), "sh" if repeat > 1 else None)
+        return parse_script(with_inlined(script.stdout.decode("utf-8", "replace")), "sh" if repeat > 1 else None)
 
 
 def parse_script(text: str, skip_command: str | None = None) -> Counter[Stack]:

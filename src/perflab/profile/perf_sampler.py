@@ -40,6 +40,7 @@ from perflab.bench.worker.perf_jitdump import perf_map
 from perflab.profile.folded import Stack
 from perflab.profile.frames import Frame, parse_frame
 from perflab.profile.native_perf import RECORD_EXIT, NativeProfilerUnavailable, check_perf, parse_script
+from perflab.profile.perf_inlines import with_inlined
 from perflab.profile.perf_trampolines import PERF_JIT, interpreter_trampoline, name_arena_frames
 from perflab.profile.sampler import SamplerUnavailable
 
@@ -144,8 +145,10 @@ class PerfRecording:
             raise SamplerUnavailable("perf record wrote no data")
         injected = os.path.join(self._scratch, "jit.data")
         self._run("inject", "--jit", "-i", self.data, "-o", injected)
-        script = self._run("script", "-i", injected, "--max-stack", str(MAX_STACK), "-F", "comm,tid,ip,sym,dso")
-        text = script.decode("utf-8", "replace")
+        script = self._run(
+            "script", "-i", injected, "--no-inline", "--max-stack", str(MAX_STACK), "-F", "comm,tid,ip,sym,dso"
+        )
+        text = with_inlined(script.decode("utf-8", "replace"))
         if self.pid is not None:  # 3.12: its trampolines' names are in its perf map
             text = name_arena_frames(text, perf_map(self.pid))
         stacks = parse_script(text)
