@@ -94,9 +94,33 @@ def perf_profile_with_runs(
 
 def test_with_perf_every_run_has_its_worker_started_ahead(monkeypatch):
     """The first before the machine's facts are collected, each later one while the run before is read."""
-    started, ran, given = perf_profile_with_runs(monkeypatch, [250, 250, 250, 250])
+    # 1,000 samples in 4 runs: each run aims RUN_MARGIN above its 250, and gets it at 1 kHz
+    started, ran, given = perf_profile_with_runs(monkeypatch, [258, 258, 258, 258])
     assert given == ran and len({id(worker) for worker in ran}) == 4
     assert started == ran  # none started for nothing: the last run was expected to be the last
+
+
+def test_runs_slower_than_the_first_reach_the_budget_without_a_run_more(monkeypatch):
+    """A machine that gives the rate in the first run and 97% of it after: each run is sized before
+    the run ahead of it has ended (its worker starts while that run is read), so runs sized at
+    exactly their share of the samples fell a few short over the planned runs, and a whole run
+    topped them up."""
+    runs = []
+
+    def one_run(file, case, contender, settings, sampler, rate, seconds, project, ahead=None, ended=None):
+        if ended is not None:
+            ended()
+        runs.append(seconds)
+        samples = int((0.97 if len(runs) > 1 else 1.0) * rate * seconds)
+        return Counter({STACK: samples}), {"samples": samples}, None, []
+
+    monkeypatch.setattr(session, "_one_run", one_run)
+    monkeypatch.setattr(session, "_started", lambda *args: session.StartedRun(Worker([]), PERF, args[-1]))
+    monkeypatch.setattr(session, "_choose_sampler", lambda settings: (PERF, None))
+    monkeypatch.setattr(session, "_sampler_metadata", lambda *facts: {})
+    settings = ProfileSettings(samples=2000, native=True, rate=1000)
+    outcome = session.profile_operation("bench.py", "SMALL", "work", settings, collect_metadata=False)
+    assert len(outcome.profile.runs) == PERF_RUNS == 5 and outcome.profile.samples >= 2000
 
 
 def test_a_worker_started_ahead_for_a_run_not_needed_is_closed(monkeypatch):
