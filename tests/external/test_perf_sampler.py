@@ -16,7 +16,7 @@ from perflab.builtins import json_dumps
 from perflab.profile.frames import parse_frame
 from perflab.profile.model import Profile
 from perflab.profile.native_perf import parse_script
-from perflab.profile.perf_sampler import TRAMPOLINE_ENV, PerfRecording, python_stacks
+from perflab.profile.perf_sampler import STACK_DUMP, TRAMPOLINE_ENV, PerfRecording, python_stacks, too_truncated
 from perflab.profile.session import start_run
 from perflab.profile.settings import ProfileSettings
 from perflab.profile.shares import frame_shares
@@ -164,10 +164,10 @@ def recursion(depth):
 """
 
 
-def test_stacks_deeper_than_the_first_stack_dump_make_the_later_runs_copy_the_largest(tmp_path):
-    """40 Python frames of recursion do not fit in perf's first stack dump (16 kB: the runs' stacks lose their
-    root, and measured_region with it), and fit in its largest: the runs after the first copy that, and keep
-    the whole stack (perf script unwinds past its default 127 frames). One perflab process, 30 samples."""
+def test_stacks_deeper_than_the_first_stack_dump_make_the_later_runs_copy_more(tmp_path):
+    """40 Python frames of recursion do not fit in perf's first stack dump (8 kB: the runs' stacks are cut
+    before measured_region): that run is left out, and the runs after it copy 4x more and keep the whole
+    stack (perf script unwinds past its default 127 frames). One perflab process, 30 samples."""
     bench = tmp_path / "bench_deep.py"
     bench.write_text(DEEP_BENCH)
     out = tmp_path / "deep.profile.json"
@@ -175,11 +175,14 @@ def test_stacks_deeper_than_the_first_stack_dump_make_the_later_runs_copy_the_la
         "profile", bench, "--python", PYTHON, "--native", "--samples", "30", "--runs", "2", "--json", out
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "stacks deeper than perf's stack dump of 16384 bytes" in done.stdout
+    assert f"a run whose stacks were deeper than perf's stack dump of {STACK_DUMP} bytes" in done.stdout + done.stderr
+    assert "cut before measured_region: left out" in done.stdout
     profile = Profile.load(out)
-    assert "dwarf,65528, -X perf_jit" in profile.metadata["sampler_version"]  # after dwarf,16384 if run 1 was kept
-    last = profile.metadata["run_info"][-1]
-    assert last["stack_dump"] == 65528 and last["truncated"] <= 0.01 * (last["samples"] + last["outside_operation"])
+    assert f"dwarf,{4 * STACK_DUMP}, -X perf_jit" in profile.metadata["sampler_version"]
+    for kept in profile.metadata["run_info"]:  # the left-out run is not among them
+        assert kept["stack_dump"] == 4 * STACK_DUMP and not too_truncated(
+            kept["truncated"], kept["samples"] + kept["outside_operation"]
+        )
     whole = sum(
         count
         for stack, count in profile.runs[-1].items()

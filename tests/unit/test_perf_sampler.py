@@ -3,6 +3,7 @@ on a real ``perf script`` recording (tests/data/perf_script: the program and its
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from perflab.profile.perf_sampler import (
     first_lines,
     next_stack_dump,
     python_stacks,
+    too_truncated,
     truncated,
 )
 
@@ -129,9 +131,21 @@ def test_a_stack_cut_before_the_threads_root_is_counted_as_truncated():
     assert truncated(cut) == sum(stacks.values())
 
 
-def test_the_stack_dump_grows_to_the_largest_after_a_run_with_more_than_one_percent_truncated():
+def test_only_a_stack_cut_before_measured_region_is_truncated():
+    """The harness above measured_region is trimmed from every profile: a stack dump that ends there
+    loses nothing; one that ends below it leaves the sample out of the operation."""
+    region = "py::measured_region:/site/perflab/bench/worker/region.py (jitted-1-2.so)"
+    harness = "py::run_profile:/site/perflab/bench/worker/profiling.py (jitted-1-1.so)"
+    whole = ("_start (python3.13)", harness, region, "py::work:/p/bench.py (jitted-1-3.so)", "encoder_call (_json.so)")
+    stacks = Counter({whole: 5, whole[1:]: 3, whole[2:]: 4, whole[3:]: 2})
+    assert truncated(stacks) == 2
+
+
+def test_the_stack_dump_grows_fourfold_after_a_run_with_more_than_one_percent_truncated():
     assert next_stack_dump(STACK_DUMP, 2, 200) == STACK_DUMP  # 1%: kept
-    assert next_stack_dump(STACK_DUMP, 3, 200) == LARGEST_STACK_DUMP
+    assert not too_truncated(2, 200) and too_truncated(3, 200)
+    assert next_stack_dump(STACK_DUMP, 3, 200) == 4 * STACK_DUMP == 32768
+    assert next_stack_dump(4 * STACK_DUMP, 3, 200) == LARGEST_STACK_DUMP
     assert next_stack_dump(LARGEST_STACK_DUMP, 0, 200) == LARGEST_STACK_DUMP
     with pytest.raises(StacksTooDeep, match="use --sampler py-spy"):
         next_stack_dump(LARGEST_STACK_DUMP, 3, 200)

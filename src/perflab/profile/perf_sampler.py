@@ -42,15 +42,20 @@ from perflab.profile.frames import Frame, parse_frame
 from perflab.profile.native_perf import RECORD_EXIT, NativeProfilerUnavailable, check_perf, parse_script
 from perflab.profile.perf_inlines import with_inlined
 from perflab.profile.perf_trampolines import PERF_JIT, interpreter_trampoline, name_arena_frames
+from perflab.profile.processors import is_measured_region
 from perflab.profile.sampler import SamplerUnavailable
 
 # The worker's environment under perf: the trampoline with unwinding information (CPython 3.13+).
 TRAMPOLINE_ENV = PERF_JIT.env
-# Bytes of the user stack perf copies per sample (--call-graph dwarf,SIZE): the kernel copies them while
-# the target waits, and perf writes and reads them back. json_dumps' stacks fit in STACK_DUMP (not in
-# 8192); 65528, perf's largest, made 4x the data. A run whose stacks did not fit (truncated) makes the
-# session's later runs take the largest (a step between costs a run: ~60 Python frames need over 32 kB).
-STACK_DUMP, LARGEST_STACK_DUMP = 16384, 65528
+# Bytes of the user stack perf copies per sample (--call-graph dwarf,SIZE), from the sampled frame
+# up: the kernel copies them while the target waits, and perf writes and reads them back. A sample
+# needs its stack only up to measured_region (the harness above it is trimmed): json_dumps NESTED's
+# fit in 8 kB (in 4 kB, 2% of them did not), perflab's harness and the interpreter's start above do
+# not, which is no loss. Interleaved at 1 kHz here, copying 8 kB distorted the target about 0.7x as
+# much as 16 kB, 4 kB about 0.3x (benchmarks/perf_sampler.py). A run whose samples lost
+# measured_region (deeper operations) is left out, and the later runs copy 4x more, up to 65528,
+# perf's largest (~60 Python frames need over 32 kB).
+STACK_DUMP, LARGEST_STACK_DUMP = 8192, 65528
 # Frames perf script unwinds a sample to, at most: its default, kernel.perf_event_max_stack (127), cut
 # stacks of ~25 Python frames (each is ~5 native ones under -X perf_jit: evaluation loop, trampoline, calls)
 # in the middle, and a profile then left their samples out (they did not reach measured_region).
@@ -186,27 +191,40 @@ def call_graph(stack_dump: int) -> str:
 
 
 def truncated(stacks: Counter[Stack]) -> int:
-    """Samples of perf's stacks (``native_perf.parse_script``, root first) whose unwinding stopped before
-    the thread's root: the stack was deeper than the dump perf copied. They miss their outer frames;
-    those that lost measured_region too are left out of a profile with the harness's samples."""
-    return sum(count for stack, count in stacks.items() if parse_frame(stack[0]).name not in _ROOTS)
+    """Samples of perf's stacks (``native_perf.parse_script``, root first) cut before measured_region:
+    the unwinding stopped before the thread's root without passing measured_region, so the stack was
+    deeper than the dump perf copied and the sample cannot be placed in the operation (it is left out
+    with the harness's samples). Samples cut above measured_region lose only the harness."""
+    return sum(
+        count
+        for stack, count in stacks.items()
+        if parse_frame(stack[0]).name not in _ROOTS
+        and not any(is_measured_region(_label(parse_frame(label))) for label in stack)
+    )
 
 
 class StacksTooDeep(Exception):
     """The operation's stacks do not fit in perf's largest stack dump; the message says what to do."""
 
 
+def too_truncated(truncated: int, samples: int) -> bool:
+    """Whether a run lost too many of its ``samples`` (all it took) to a short stack dump to be kept:
+    left out, its shares would under-count the operation's deepest code."""
+    return truncated > TRUNCATED_SHARE * samples
+
+
 def next_stack_dump(stack_dump: int, truncated: int, samples: int) -> int:
     """The dump size for the runs after one that used ``stack_dump`` and had ``truncated`` of its
-    ``samples`` truncated: the largest when more than TRUNCATED_SHARE were; StacksTooDeep if it was the largest."""
-    if truncated <= TRUNCATED_SHARE * samples:
+    ``samples`` truncated: 4x larger (up to the largest) when it was too_truncated; StacksTooDeep if it
+    was the largest."""
+    if not too_truncated(truncated, samples):
         return stack_dump
     if stack_dump >= LARGEST_STACK_DUMP:
         raise StacksTooDeep(
             f"{truncated} of {samples} samples had stacks deeper than perf can copy ({LARGEST_STACK_DUMP} bytes, "
             "its largest stack dump): use --sampler py-spy"
         )
-    return LARGEST_STACK_DUMP
+    return min(4 * stack_dump, LARGEST_STACK_DUMP)
 
 
 def python_stacks(stacks: Counter[Stack]) -> Counter[Stack]:

@@ -28,11 +28,13 @@ from perflab.profile.model import Profile, subject
 from perflab.profile.native_perf import check_perf, perf_version
 from perflab.profile.perf_sampler import (
     STACK_DUMP,
+    TRUNCATED_SHARE,
     PerfRecording,
     StacksTooDeep,
     call_graph,
     next_stack_dump,
     perf_unavailable,
+    too_truncated,
 )
 from perflab.profile.perf_trampolines import Trampoline, interpreter_trampoline
 from perflab.profile.processors import normalize_stacks, path_roots, project_root, trim_to_operation
@@ -213,7 +215,10 @@ def profile_operation(
             # is undefined) and the next run is lengthened. Only EMPTY_RUNS_BEFORE_GIVING_UP empty runs
             # without any sample at all mean a sampler that cannot see the operation.
             empty = run is not None and info["samples"] == 0
-            if "truncated" in info:  # perf's: stacks deeper than its dump make the later runs' dump larger
+            # perf's: a run whose stacks were too deep for its dump is left out too (its shares would
+            # under-count the deepest code), and the later runs copy more
+            cut = "truncated" in info and too_truncated(info["truncated"], info["samples"] + info["outside_operation"])
+            if "truncated" in info:
                 truncated += info["truncated"]
                 try:
                     dump = stack_dump_after(info)
@@ -221,23 +226,25 @@ def profile_operation(
                     outcome.error = str(too_deep)
                     break
                 settings = replace(settings, stack_dump=dump)
-            empty_runs_in_a_row = empty_runs_in_a_row + 1 if empty and profile.samples == 0 else 0
+            empty_runs_in_a_row = empty_runs_in_a_row + 1 if empty and not cut and profile.samples == 0 else 0
             if run is not None:
-                sampled_seconds += run_seconds
-                if not empty:
+                if not cut:  # (the samples per second are those of runs that kept theirs)
+                    sampled_seconds += run_seconds
+                if not empty and not cut:
                     profile.runs.append(run)
                     roots = run_roots
                     profile.metadata.setdefault("run_info", []).append(info)
                 run_seconds = _next_run_seconds(
                     planned_seconds,
-                    profile.samples / sampled_seconds,
+                    profile.samples / sampled_seconds if sampled_seconds else rate,
                     rate,
                     settings.effective_samples - profile.samples,
                     settings.effective_runs - len(profile.runs),
                 )
-                if empty and info.get("truncated"):
+                if cut:
                     said = (
-                        "a run whose stacks were deeper than perf's stack dump: left out, the next ones copy "
+                        f"a run whose stacks were deeper than perf's stack dump of {info['stack_dump']} bytes "
+                        f"({info['truncated']} samples cut before measured_region): left out, the next ones copy "
                         f"{settings.stack_dump} bytes a sample"
                     )
                 elif empty:
@@ -265,8 +272,9 @@ def profile_operation(
                 unused.cancel()
     if truncated:
         outcome.notes.append(
-            f"{truncated} samples had stacks deeper than perf's stack dump of {STACK_DUMP} bytes (those cut "
-            f"above measured_region are left out); the runs after them copied {settings.stack_dump} bytes a sample"
+            f"{truncated} samples had stacks deeper than perf's stack dump, cut before measured_region: left out "
+            f"(a run with more than {TRUNCATED_SHARE:.0%} of them was made again); the last runs copied "
+            f"{settings.stack_dump} bytes a sample"
         )
     profile.metadata.update(
         _sampler_metadata(sampler, reason, settings, profile.metadata.get("run_info", [])),
