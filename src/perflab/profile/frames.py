@@ -6,6 +6,7 @@ says which C function a native frame's name stands for (``native_function``), wh
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ class Frame:
         return f"{self.name} ({self.location})" if self.file else self.name
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a profile's labels repeat in thousands of its stacks
 def parse_frame(label: str) -> Frame:
     match = _LABEL.match(label)
     if match is None:

@@ -42,7 +42,7 @@ from perflab.profile.frames import Frame, parse_frame
 from perflab.profile.native_perf import RECORD_EXIT, NativeProfilerUnavailable, check_perf, parse_script
 from perflab.profile.perf_inlines import with_inlined
 from perflab.profile.perf_trampolines import PERF_JIT, interpreter_trampoline, name_arena_frames
-from perflab.profile.processors import is_measured_region
+from perflab.profile.processors import MEASURED_REGION, is_measured_region
 from perflab.profile.sampler import SamplerUnavailable
 
 # The worker's environment under perf: the trampoline with unwinding information (CPython 3.13+).
@@ -69,6 +69,7 @@ _START_TIMEOUT = 30.0  # seconds perf may take to answer on its control pipe
 _READ_TIMEOUT = 120.0  # seconds perf inject or perf script may take
 _JIT_DIR = "/tmp"  # where CPython writes jit-PID.dump, and perf inject the code it describes
 _PYTHON_PREFIX = "py::"
+_MEASURED_REGION = f"{_PYTHON_PREFIX}{MEASURED_REGION}:"  # its frames' name in perf's stacks
 # perf's configuration for reading a recording (perf-config(1): /dev/null disables the build-id cache)
 NO_BUILDID_CACHE = "[buildid]\n\tdir = /dev/null\n"
 _INTERPRETER = re.compile(r"^(lib)?python\d+\.\d+")  # the interpreter's binary or libpython
@@ -198,9 +199,13 @@ def truncated(stacks: Counter[Stack]) -> int:
     return sum(
         count
         for stack, count in stacks.items()
-        if parse_frame(stack[0]).name not in _ROOTS
-        and not any(is_measured_region(_label(parse_frame(label))) for label in stack)
+        if parse_frame(stack[0]).name not in _ROOTS and not any(_is_measured_region(label) for label in stack)
     )
+
+
+def _is_measured_region(label: str) -> bool:
+    """Whether a frame of perf's stacks is the worker's measured_region (read as py-spy labels it)."""
+    return _MEASURED_REGION in label and is_measured_region(_label(parse_frame(label)))
 
 
 class StacksTooDeep(Exception):
