@@ -14,11 +14,14 @@ tuned vs default logging) are written to benchmarks/results/case_studies.json.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
 import _cli
+
+from perflab.units import format_times
 
 BUDGETS = {  # seconds of timing per built-in: more cases and contenders need more
     "json_dumps": 90,
@@ -52,12 +55,14 @@ def run(name: str, max_time: float | None) -> None:
 
 def speedup(comparison: dict) -> tuple[float, float, float]:
     """Reference time / contender time, with its CI (the inverse of the stored time ratio)."""
-    ratio = comparison["comparison"]["ratio"]
-    return 1 / ratio["value"], 1 / ratio["high"], 1 / ratio["low"]
+    value, low, high = (float(comparison["comparison"]["ratio"][bound]) for bound in ("value", "low", "high"))
+    return 1 / value, 1 / high, 1 / low  # (a bound "inf" in the file: one round, the interval unbounded)
 
 
 def number(value: float) -> str:
-    """Three significant digits, without exponents: 0.0982, 9.84, 2,900."""
+    """Three significant digits, without exponents: 0.0982, 9.84, 2,900 ('?' for an unbounded end)."""
+    if not math.isfinite(value) or value == 0:
+        return "?"
     return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
 
 
@@ -69,13 +74,6 @@ def throughput(work: list | None, seconds: float) -> str:
     if unit == "B":
         return f"{rate / 1e6:.3g} MB/s"
     return f"{rate / 1e6:.3g} M/s" if rate >= 1e6 else f"{rate / 1e3:.3g} k/s"
-
-
-def duration(seconds: float) -> str:
-    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:.3g} s"
 
 
 def table(result: dict) -> str:
@@ -99,7 +97,8 @@ def table(result: dict) -> str:
             rows.append(f"| {key[0]} | {key[1]} | not measured | | | | {status} |")
             continue
         median = cell["estimates"]["median"]
-        time = f"{duration(median['value'])} [{duration(median['low'])}–{duration(median['high'])}]"
+        # (a bound is "inf" in the results file when one round was measured: the budget ran out)
+        time = format_times(*(float(median[bound]) for bound in ("value", "low", "high")))
         ratio, verdict_text = "", ""
         if key in comparisons:
             value, low, high = speedup(comparisons[key])
@@ -108,7 +107,7 @@ def table(result: dict) -> str:
             if not comparisons[key]["valid"]:
                 ratio = f"~~{ratio}~~"
         rows.append(
-            f"| {key[0]} | {key[1]} | {time} | {throughput(result['work'].get(key[0]), median['value'])} "
+            f"| {key[0]} | {key[1]} | {time} | {throughput(result['work'].get(key[0]), float(median['value']))} "
             f"| {ratio} | {verdict_text} | {status} |"
         )
     notes = sorted({f"{e['contender']}: {e['note']}" for e in result["equivalence"] if e.get("note")})

@@ -74,14 +74,14 @@ def run_check(repo: Path, other: str, timing: list[str]) -> dict:
             f"{' '.join(command)} failed (exit {completed.returncode}, {len(cells)} cells): "
             f"{(completed.stdout + completed.stderr).strip()[-1500:]}"
         )
-    # The time ratio current/baseline and its 95% interval, as check's JSON gives it (unbounded
-    # when a single round was measured, the budget spent on a loaded machine: then "undecided").
-    ratio = cells[0]["comparison"]["ratio"]
+    # The time ratio current/baseline and its 95% interval, as check's JSON gives it (unbounded,
+    # "inf", when a single round was measured, the budget spent on a loaded machine: "undecided").
+    value, low, high = (float(cells[0]["comparison"]["ratio"][bound]) for bound in ("value", "low", "high"))
     return {
         "exit": completed.returncode,
         "verdict": cells[0]["verdict"],
-        "change": ratio["value"] - 1,
-        "change_ci": [ratio["low"] - 1, ratio["high"] - 1],
+        "change": value - 1,
+        "change_ci": [low - 1, high - 1],
         "re_measured": "measuring again to confirm" in completed.stderr,
         "wall_s": round(wall, 2),
         "load_average": conditions()["load_average"],

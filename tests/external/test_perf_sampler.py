@@ -125,10 +125,11 @@ def test_a_recording_is_read_without_a_build_id_cache_into_the_same_frames(tmp_p
     assert stacks == python_stacks(parse_script(script.stdout))
     names = [[parse_frame(label).name for label in stack] for stack in stacks]
     assert any(n[-2:] == ["py_encode_basestring_ascii", "ascii_escape_unicode"] and "dumps" in n for n in names)
-    # Almost nothing unresolved: a loaded CI run once had a sample with an [unknown] frame among ~300
-    # (read the same both ways, so not perflab's reading): at most 1% of samples.
+    # Almost nothing unresolved: loaded CI runs had one sample with an [unknown] frame, among ~300 and
+    # among 87 (in the interpreter's finalization; read the same both ways, so not perflab's reading):
+    # at most one sample, or 1% of them.
     unresolved = {stack: n for stack, n in stacks.items() if any("[unknown]" in label for label in stack)}
-    assert sum(unresolved.values()) <= 0.01 * sum(stacks.values()), unresolved
+    assert sum(unresolved.values()) <= max(1, 0.01 * sum(stacks.values())), unresolved
 
 
 def test_a_perf_worker_started_ahead_and_not_needed_leaves_no_jit_dump():
