@@ -113,7 +113,10 @@ def profile_comparison(
         for name in names:
             other_outcome = outcomes.get(name) or ProfileOutcome(Profile(), interrupted=True)
             entry = CaseProfiles(case, reference.name, name, ref_outcome.profile, other_outcome.profile)
-            entry.notes += [n for o in (ref_outcome, other_outcome) for n in o.notes]
+            # each note named by its side, as the errors are: the two sides' can differ (a stack dump grown)
+            entry.notes += [
+                f"{side}: {n}" for side, o in ((reference.name, ref_outcome), (name, other_outcome)) for n in o.notes
+            ]
             errors = [
                 f"{side}: {o.error}" for side, o in ((reference.name, ref_outcome), (name, other_outcome)) if o.error
             ]
