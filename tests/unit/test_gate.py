@@ -158,3 +158,27 @@ def test_instructions_and_time_that_disagree_are_called_out():
     assert any(re.search(r"instructions \+0\.10% but wall time [23]\.\d\dx slower", note) for note in checked.notes)
     text = render_check(checked, "bench", "b", "c")
     assert "| SMALL | base | 1,000.0 | 1,001.0 | +0.100% [+0.100%, +0.100%] |" in text
+
+
+def test_a_no_difference_whose_interval_excludes_one_says_why_it_is_no_verdict():
+    """2 rounds, p = 0.03: the 95% interval shown excludes 1x while the verdict, at a 1% false discovery
+    rate, is "no detectable difference"; the row says why, and a change under the minimum effect
+    says that instead. A verdict the interval agrees with says nothing more."""
+    from perflab.render.html.gate_pages import render_check as render_page
+    from perflab.results.quantities import NO_DIFFERENCE, Interval
+
+    def cell(case, value, low, high, verdict=NO_DIFFERENCE):
+        return gate.CellCheck(
+            case, "c", 1e-6, value * 1e-6, gate.GateComparison(Interval(value, low, high), 0.03, 0.5, (2, 2)), verdict
+        )
+
+    checked = gate.CheckResult(0.05, 0.01, paired=True, min_effect=0.01)
+    checked.cells = [cell("A", 1.23, 1.07, 1.42), cell("B", 1.005, 1.002, 1.008), cell("C", 1.02, 0.97, 1.07)]
+    text = render_check(checked, "bench", "b", "c")
+    assert (
+        "| A | c |" in text
+        and "no detectable difference; its 95% interval excludes 1x, but not at the 1% false discovery rate |" in text
+    )
+    assert "no detectable difference; a change under the 1% minimum effect |" in text
+    assert re.search(r"\| C \| c \|.*\| no detectable difference \|$", text, re.MULTILINE)
+    assert "but not at the 1% false discovery rate" in render_page(checked, "bench", "b", "c")

@@ -137,6 +137,7 @@ class CheckResult:
     threshold: float
     alpha: float
     paired: bool = False  # both measured in one interleaved run (a revision), not a results file
+    min_effect: float = 0.01  # a smaller change is "no detectable difference" however certain
     cells: list[CellCheck] = field(default_factory=list)
     not_compared: list[str] = field(default_factory=list)  # cells measured on one side only
     notes: list[str] = field(default_factory=list)  # e.g. different machines
@@ -227,7 +228,7 @@ def check(
     baseline: RunResult, current: RunResult, threshold: float = 0.05, alpha: float = 0.05, min_effect: float = 0.01
 ) -> CheckResult:
     """Unpaired: every (case, contender) measured in both runs; FDR-corrected verdicts."""
-    result = CheckResult(threshold, alpha, notes=comparability_notes(baseline, current))
+    result = CheckResult(threshold, alpha, min_effect=min_effect, notes=comparability_notes(baseline, current))
     before = {(c.case, c.contender): c for c in baseline.cells if c.process_values()}
     after = {(c.case, c.contender): c for c in current.cells if c.process_values()}
     keys = [key for key in after if key in before]
@@ -255,7 +256,7 @@ def check_paired(
 ) -> CheckResult:
     """Paired: each run measured the baseline revision (its reference side) and the code under test
     (its other side) interleaved, for one contender; FDR-corrected verdicts across all of them."""
-    result = CheckResult(threshold, alpha, paired=True)
+    result = CheckResult(threshold, alpha, paired=True, min_effect=min_effect)
     spreads = [run.build_spread for run in runs if run.build_spread is not None]
     result.build_spread = max(spreads, key=lambda spread: spread.spread) if spreads else None
     rows = []

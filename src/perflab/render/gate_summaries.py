@@ -103,8 +103,20 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
             format_ratio(ratio.value, ratio.low, ratio.high),
         )
         verdict = ((cell.verdict, cell.verdict == REGRESSION),) + (((f"; {detects}", False),) if detects else ())
-        rows.append(Row((cell.case, cell.contender, *times), verdict))
+        short = short_of_a_verdict(check, cell)
+        rows.append(Row((cell.case, cell.contender, *times), verdict + (((f"; {short}", False),) if short else ())))
     return rows
+
+
+def short_of_a_verdict(check: CheckResult, cell: CellCheck) -> str | None:
+    """Beside a "no detectable difference" whose 95% interval shown excludes 1x, why it is no
+    verdict: the table must not read as contradicting itself."""
+    ratio = cell.comparison.ratio
+    if cell.verdict != NO_DIFFERENCE or not (ratio.low > 1 or ratio.high < 1):
+        return None
+    if abs(ratio.value - 1) < check.min_effect:
+        return f"a change under the {check.min_effect:.0%} minimum effect"
+    return f"its 95% interval excludes 1x, but not at the {check.alpha:.0%} false discovery rate"
 
 
 def skipped_cells(check: CheckResult) -> list[str]:
