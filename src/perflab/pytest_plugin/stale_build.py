@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.metadata
 import json
+import math
 import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -44,9 +45,17 @@ def find(test_file: str | Path) -> str | None:
     # The newest extension: a rebuild recompiles only the extensions whose sources changed, so an
     # unchanged one keeps its older file; any build after the last source change is this tree's.
     built = max(extensions, key=lambda path: path.stat().st_mtime)
-    if built.stat().st_mtime >= newest.stat().st_mtime:
+    if built_after(built, newest):
         return None
     return f"{built.name} was built before {newest.relative_to(root)} last changed"
+
+
+def built_after(extension: Path, source: Path) -> bool:
+    """Whether ``extension`` was built after ``source`` last changed. setuptools copies an in-place
+    build's file with its time cut to the whole second (distutils' copy_file), so an extension built
+    within the second of the change reads as older than it: the source's time is cut the same way
+    (a change in the second after a build is then missed; a rebuild was called stale in CI)."""
+    return extension.stat().st_mtime >= math.floor(source.stat().st_mtime)
 
 
 def _imported_extensions() -> list[Path]:
