@@ -41,20 +41,18 @@ def with_inlined(text: str) -> str:
     """``perf script --no-inline -F ...,ip,sym,dso`` output with the inlined frames perf script
     would have printed without ``--no-inline``."""
     lines = text.split("\n")
+    frames = [_FRAME.match(line) for line in lines]
     wanted: dict[str, set[int]] = {}
-    for line in lines:
-        frame = _FRAME.match(line)
+    for frame in frames:
         if frame and frame["symbol"] not in _UNKNOWN and not _JITTED.search(frame["dso"]):
             wanted.setdefault(frame["dso"], set()).add(int(frame["ip"], 16))
     chains = {dso: _library(dso).functions(addresses) for dso, addresses in wanted.items()}
     shown = []
-    for line in lines:
-        frame = _FRAME.match(line)
+    for line, frame in zip(lines, frames):
         functions = chains[frame["dso"]].get(int(frame["ip"], 16)) if frame and frame["dso"] in chains else None
-        if not functions:
+        if not frame or not functions:
             shown.append(line)
             continue
-        assert frame is not None
         head = f"{frame['indent']}{frame['ip']} "
         shown += [
             f"{head}{name} ({frame['dso']})" if name == frame["symbol"] else f"{head}{name} (inlined)"
