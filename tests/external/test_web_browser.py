@@ -159,6 +159,23 @@ def test_a_change_point_is_acknowledged_from_the_page(served):
     assert "expected: new tokenizer" in served.inner_text("table.changes")
 
 
+def test_a_change_point_is_marked_by_the_plain_form_without_javascript(browser, server):
+    # the form posts itself when htmx is off or not loaded yet: the browser's own same-origin post
+    # (Origin, Sec-Fetch-Site) must pass the cross-origin check, and the redirect shows the mark
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
+    page.problems = []
+    page.goto(f"{server}/regressions?token={TOKEN}")
+    page.locator("a", has_text="SMALL / base").first.click()
+    page.fill(".mark-form input[name=note]", "plain form")
+    with page.expect_navigation():
+        page.click(".mark-form button[value=ignored]")
+    assert "/series/" in page.url and page.inner_text(".mark-box .mark") == "ignored"
+    assert page.problems == []
+    context.close()
+
+
 def test_a_stored_profile_zooms_and_searches(served, store):
     served.goto(served.url.split("?")[0].rstrip("/") + f"/runs/{store[1]['after']}")
     served.locator("a", has_text="SMALL / base").last.click()

@@ -336,6 +336,28 @@ def test_with_a_token_every_request_needs_it_and_a_mark_is_stored(marked_store):
         assert [m.status for m in store.change_marks()] == ["ignored"]
 
 
+@pytest.mark.parametrize(
+    ("headers", "allowed"),
+    [
+        ({}, True),  # no browser sent it: curl, a script with the bearer token
+        ({"Origin": "http://testserver"}, True),
+        ({"Origin": "http://evil.example"}, False),
+        ({"Origin": "null"}, False),  # an opaque origin (a sandboxed frame, a data: page) is never this site
+        ({"Sec-Fetch-Site": "same-origin", "Origin": "null"}, True),  # a same-origin form under a strict referrer policy
+        ({"Sec-Fetch-Site": "none"}, True),
+        ({"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"}, False),  # fetch metadata decides first
+        ({"Sec-Fetch-Site": "cross-site"}, False),
+    ],
+)
+def test_a_write_is_refused_unless_this_site_sent_it(marked_store, headers, allowed):
+    client = TestClient(create_app(ServeSettings(marked_store, token=TOKEN)))
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    change = client.get("/api/regressions", headers=bearer).json()["changes"][0]
+    mark = {"series": change["series"], "after": change["after"], "status": "acknowledged", "note": "n"}
+    response = client.post("/api/marks", data=mark, headers={**bearer, **headers}, follow_redirects=False)
+    assert (response.status_code == 303) is allowed and (response.status_code == 403) is not allowed
+
+
 def test_a_loopback_server_refuses_other_host_names(store_path):
     client = TestClient(
         create_app(ServeSettings(store_path[0], allowed_hosts=("127.0.0.1", "localhost"))),

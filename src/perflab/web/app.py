@@ -49,7 +49,9 @@ CONTENT_SECURITY_POLICY = (
 SECURITY_HEADERS = {
     "content-security-policy": CONTENT_SECURITY_POLICY,
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    # not "no-referrer": under it a browser sends "Origin: null" with its own same-origin form posts,
+    # and the cross-origin check below could not tell them from a foreign page's
+    "referrer-policy": "same-origin",
     "x-frame-options": "DENY",
     "cross-origin-opener-policy": "same-origin",
 }
@@ -366,5 +368,10 @@ class _TokenAuth:
 
 
 def _same_origin(request: Request) -> bool:
+    """Fetch metadata first (every current browser sends Sec-Fetch-Site to https and loopback
+    origins), then Origin; a request with neither came from no browser, so no page forged it."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")  # "none": typed by the user, not sent by a page
     origin = request.headers.get("origin")
     return origin is None or origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
