@@ -343,7 +343,10 @@ def test_with_a_token_every_request_needs_it_and_a_mark_is_stored(marked_store):
         ({"Origin": "http://testserver"}, True),
         ({"Origin": "http://evil.example"}, False),
         ({"Origin": "null"}, False),  # an opaque origin (a sandboxed frame, a data: page) is never this site
-        ({"Sec-Fetch-Site": "same-origin", "Origin": "null"}, True),  # a same-origin form under a strict referrer policy
+        (
+            {"Sec-Fetch-Site": "same-origin", "Origin": "null"},
+            True,
+        ),  # a same-origin form under a strict referrer policy
         ({"Sec-Fetch-Site": "none"}, True),
         ({"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"}, False),  # fetch metadata decides first
         ({"Sec-Fetch-Site": "cross-site"}, False),
