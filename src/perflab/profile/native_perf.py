@@ -12,6 +12,7 @@ Labels are ``symbol (library)``, the layout of native frames in py-spy's output.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -293,6 +294,7 @@ def parse_script(text: str, skip_command: str | None = None) -> Counter[Stack]:
     return stacks
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a run's ~18,000 frames have a few thousand distinct labels
 def _label(symbol: str, dso: str) -> str:
     name = _RUST_HASH.sub("", re.sub(r"\+0x[0-9a-f]+$", "", symbol)) or _UNKNOWN
     library = os.path.basename(dso) if dso and not dso.startswith("[") else dso
