@@ -5,11 +5,14 @@ Three figures in one run, all under pyenv's CPython 3.13 (``-X perf_jit``), or 3
 perflab.profile.perf_sampler and perf_trampolines):
 
 1. Distortion: sampler_pause.py's method (a process spinning at the bottom of a 30-frame Python
-   stack adds up every gap between two clock reads longer than 20 us: the time it was not
-   running), in ABBA pairs of windows with and without ``perf record -F RATE --call-graph
-   dwarf,16384`` (perflab's first stack dump) attached, pinned as perflab pins (target and perf on different CPUs). The slowdown
-   is 1 / (1 - stopped fraction) - 1, with a 95% t interval over pairs; beside it, how much slower
-   the target ran between stops. Target: <= 1% at >= 1 kHz.
+   stack adds up every gap between two clock reads longer than 5 us: the time it was not
+   running), in ABBA pairs of windows with and without ``perf record -F RATE`` attached, pinned
+   as perflab pins (target and perf on different CPUs), for two settings interleaved pair by
+   pair: perflab's (``--call-graph dwarf,8192``, its first stack dump) and
+   perf with no call graph (the sampling interrupt alone: the floor under any stack dump). Per
+   setting: the slowdown 1 / (1 - stopped fraction) - 1 and the stop per sample, with 95% t
+   intervals over pairs; the slowdown over whole windows (reads per second, stops included: the
+   sampler's whole cost); how much slower the target ran between stops. Target: <= 1% at >= 1 kHz.
 2. Attribution: profile_attribution.py's known split (alpha 40%, beta 60% by construction)
    profiled with ``perflab profile --sampler perf``: absolute error of each function's total share
    (with native frames, C code its bytecode runs is below it, not in its self share).
@@ -45,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import _cli
 from _common import conditions, machine
 from profile_attribution import PROGRAM, TRUE_SELF, profile_once
-from sampler_pause import Target, abba_pairs, mean_and_half_width
+from sampler_pause import Pairs, Target, abba_pairs, mean_and_half_width
 from support.external import other_python
 
 from perflab.profile.frames import parse_frame
@@ -63,31 +67,31 @@ from perflab.profile.perf_trampolines import Trampoline, interpreter_trampoline
 from perflab.profile.session import sampling_cpus
 from perflab.profile.shares import frame_shares, widest_half_width
 
-DEPTH, GAP_US = 30, 20.0
+DEPTH = 30
+# A read-to-read gap longer than this is a stop (--gap). Each perf sample stops the target ~18-22 us here (the
+# sampling interrupt in this VM, with or without a stack to copy): at sampler_pause.py's 20 us the
+# threshold cut through those stops, and the figure swung with the machine (1.2-3.0% in an hour).
+GAP_US = 5.0
+# perflab's setting, and perf sampling without a call graph: the cost of the sampling interrupt alone,
+# which no choice of stack dump or buffer can go below.
+SETTINGS = {"perflab": STACK_DUMP, "no call graph": None}
 
 
 class AttachedPerf:
-    """``perf record -p PID`` for one window, sampling once it answers on its control pipe."""
+    """``perf record -p PID`` for one window, sampling once it answers on its control pipe; ``stack_dump``
+    None: no call graph (the sampling interrupt alone)."""
 
-    def __init__(self, pid: int, rate: int, cpu: int | None, scratch: str):
+    def __init__(self, pid: int, rate: int, cpu: int | None, scratch: str, stack_dump: int | None):
         control, ack = os.path.join(scratch, "control"), os.path.join(scratch, "ack")
         for fifo in (control, ack):
             if not os.path.exists(fifo):
                 os.mkfifo(fifo)
         self._control, self._ack = os.open(control, os.O_RDWR), os.open(ack, os.O_RDWR)
         self.data = os.path.join(scratch, "perf.data")
-        command = [
-            check_perf(),
-            "record",
-            "-q",
-            "-e",
-            "cpu-clock",
-            "-F",
-            str(rate),
-            "--call-graph",
-            call_graph(STACK_DUMP),
-        ]
-        command += ["-N", *RECORD_EXIT, "--control", f"fifo:{control},{ack}", "-p", str(pid), "-o", self.data]
+        command = [check_perf(), "record", "-q", "-e", "cpu-clock", "-F", str(rate)]
+        command += ["--call-graph", call_graph(stack_dump)] if stack_dump else []
+        command += ["-N", *RECORD_EXIT, "--control", f"fifo:{control},{ack}", "-p", str(pid)]
+        command += ["-o", self.data]
         self.process = subprocess.Popen(
             command,
             stdout=subprocess.DEVNULL,
@@ -110,33 +114,50 @@ class AttachedPerf:
 
 
 def distortion(python: str, rate: int, args: argparse.Namespace) -> dict:
+    """Each setting's cost to the target, from ABBA pairs interleaved across settings."""
     target_cpu, perf_cpu = sampling_cpus(True)
     trampoline = interpreter_trampoline(python)
     assert isinstance(trampoline, Trampoline), trampoline  # main() checked it
-    target = Target(DEPTH, GAP_US * 1e-6, target_cpu, python, trampoline.env)
+    target = Target(DEPTH, args.gap * 1e-6, target_cpu, python, trampoline.env)
     try:
         with tempfile.TemporaryDirectory(prefix="perflab-perf-figure-") as scratch:
 
-            def profiled() -> tuple[tuple[float, float], int]:
-                perf = AttachedPerf(target.process.pid, rate, perf_cpu, scratch)
-                window = target.window(args.window)
-                return window, perf.stop()
+            def profiled(stack_dump: int | None) -> Callable[[], tuple[tuple[float, float], int]]:
+                def window() -> tuple[tuple[float, float], int]:
+                    perf = AttachedPerf(target.process.pid, rate, perf_cpu, scratch, stack_dump)
+                    return target.window(args.window), perf.stop()
 
-            stopped_differences, speed_log_ratios, samples = abba_pairs(target, args.pairs, args.window, profiled)
+                return window
+
+            measured = abba_pairs(
+                target, args.pairs, args.window, {name: profiled(dump) for name, dump in SETTINGS.items()}
+            )
     finally:
         target.close()
         Path(f"/tmp/jit-{target.process.pid}.dump").unlink(missing_ok=True)  # the target's, by -X perf_jit
-    stopped, half = mean_and_half_width(stopped_differences)
-    running, running_half = mean_and_half_width(speed_log_ratios)
+    return {name: cost(pairs, rate, args.window) for name, pairs in measured.items()}
+
+
+def cost(pairs: Pairs, rate: int, window: float) -> dict:
+    """A setting's cost: the stopped fraction's slowdown, the stop per sample, the slowdown between
+    stops and over whole windows (stops included), each with its 95% t interval over pairs."""
+    stopped, half = mean_and_half_width(pairs.stopped_differences)
+    per_second = sorted(pairs.samples)[len(pairs.samples) // 2] / window
+
+    def slowdown(log_ratios: list[float]) -> list[float]:
+        mean, spread = mean_and_half_width(log_ratios)
+        return [math.expm1(mean), math.expm1(mean - spread), math.expm1(mean + spread)]
+
     return {
         "rate": rate,
         "slowdown": 1 / (1 - stopped) - 1,
         "slowdown_ci": [1 / (1 - (stopped - half)) - 1, 1 / (1 - (stopped + half)) - 1],
-        "running_slowdown": math.expm1(running),
-        "running_slowdown_ci": [math.expm1(running - running_half), math.expm1(running + running_half)],
-        "samples_per_second": sorted(samples)[len(samples) // 2] / args.window,
-        "pairs": len(stopped_differences),
-        "stopped_differences": stopped_differences,
+        "stop_per_sample_us": [1e6 * x / per_second for x in (stopped, stopped - half, stopped + half)],
+        "running_slowdown": slowdown(pairs.speed_log_ratios),
+        "whole_window_slowdown": slowdown(pairs.total_log_ratios),
+        "samples_per_second": per_second,
+        "pairs": len(pairs.stopped_differences),
+        "stopped_differences": pairs.stopped_differences,
     }
 
 
@@ -212,6 +233,12 @@ def main() -> None:
     arguments = _cli.parser(__doc__)
     _cli.add_windows(arguments, 10)
     arguments.add_argument("--rate", type=int, default=1000, help="perf's samples per second (default 1000)")
+    arguments.add_argument(
+        "--gap",
+        type=float,
+        default=GAP_US,
+        help=f"microseconds between two reads that count as a stop (default {GAP_US:g})",
+    )
     _cli.add_trials(arguments, 3, "profiles of the known split", flag="--repeats")
     arguments.add_argument("--samples", type=int, default=2000, help="samples per profile (default 2000)")
     arguments.add_argument(
@@ -237,16 +264,25 @@ def main() -> None:
         "conditions_start": conditions(),
         "how": __doc__,
         "python": python,
+        "gap_us": args.gap,
     }
     load = os.getloadavg()[0]
-    result = figure["distortion"] = distortion(python, args.rate, args)
-    low, high = result["slowdown_ci"]
-    print(
-        f"distortion, perf at {args.rate} Hz (dwarf stacks): slowdown {result['slowdown']:+.2%} [95% CI {low:+.2%}, "
-        f"{high:+.2%}]; running slower by {result['running_slowdown']:+.2%}; {result['samples_per_second']:.0f} "
-        f"samples/s ({result['pairs']} ABBA pairs of {args.window:g} s; load average {load:.2f} -> {os.getloadavg()[0]:.2f})",
-        flush=True,
-    )
+    results = figure["distortion"] = distortion(python, args.rate, args)
+    for name, result in results.items():
+        low, high = result["slowdown_ci"]
+        per_sample, whole, running = (
+            result["stop_per_sample_us"],
+            result["whole_window_slowdown"],
+            result["running_slowdown"],
+        )
+        print(
+            f"distortion, perf at {args.rate} Hz, {name}: stopped {result['slowdown']:+.2%} [95% CI {low:+.2%}, "
+            f"{high:+.2%}] ({per_sample[0]:.1f} us [{per_sample[1]:.1f}, {per_sample[2]:.1f}] a sample); whole "
+            f"windows {whole[0]:+.2%} [{whole[1]:+.2%}, {whole[2]:+.2%}]; between stops {running[0]:+.2%}; "
+            f"{result['samples_per_second']:.0f} samples/s ({result['pairs']} ABBA pairs of {args.window:g} s, "
+            f"interleaved; gaps over {args.gap:g} us; load average {load:.2f} -> {os.getloadavg()[0]:.2f})",
+            flush=True,
+        )
     repeats = figure["attribution"] = attribution(python, args)
     worst = max(f["abs_error_pp"] for r in repeats for f in r.values())
     shares = ", ".join(f"alpha {r['alpha']['measured']:.1%} beta {r['beta']['measured']:.1%}" for r in repeats)

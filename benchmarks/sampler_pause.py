@@ -38,6 +38,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -142,12 +143,12 @@ def measure(native: bool, rate: int, nonblocking: bool, placement: str, args: ar
         return window, sum(stacks.values())
 
     try:
-        stopped_differences, speed_log_ratios, samples = abba_pairs(target, args.pairs, args.window, profiled)
+        [measured] = abba_pairs(target, args.pairs, args.window, {"sampled": profiled}).values()
     finally:
         target.close()
-    stopped, stopped_half = mean_and_half_width(stopped_differences)
-    running, running_half = mean_and_half_width(speed_log_ratios)
-    per_second = float(np.median(samples)) / args.window  # samples over the window and py-spy's stop
+    stopped, stopped_half = mean_and_half_width(measured.stopped_differences)
+    running, running_half = mean_and_half_width(measured.speed_log_ratios)
+    per_second = float(np.median(measured.samples)) / args.window  # samples over the window and py-spy's stop
     return {
         "stopped_fraction": stopped,
         "stopped_fraction_ci": [stopped - stopped_half, stopped + stopped_half],
@@ -163,31 +164,49 @@ def measure(native: bool, rate: int, nonblocking: bool, placement: str, args: ar
         else None,
         "slowdown": 1 / (1 - stopped) - 1,
         "slowdown_ci": [1 / (1 - (stopped - stopped_half)) - 1, 1 / (1 - (stopped + stopped_half)) - 1],
-        "pairs": len(stopped_differences),
-        "stopped_differences": stopped_differences,
-        "speed_log_ratios": speed_log_ratios,
+        "pairs": len(measured.stopped_differences),
+        "stopped_differences": measured.stopped_differences,
+        "speed_log_ratios": measured.speed_log_ratios,
     }
 
 
+@dataclass
+class Pairs:
+    """One setting's ABBA pairs: per pair, the stopped fraction the sampler added, the log ratio of
+    running speeds (reads per running second, without / with) and of whole-window speeds (reads per
+    second, stops included: the sampler's whole cost); the samples of each profiled window."""
+
+    stopped_differences: list[float] = field(default_factory=list)
+    speed_log_ratios: list[float] = field(default_factory=list)
+    total_log_ratios: list[float] = field(default_factory=list)
+    samples: list[int] = field(default_factory=list)
+
+
 def abba_pairs(
-    target: Target, pairs: int, seconds: float, profiled: Callable[[], tuple[tuple[float, float], int]]
-) -> tuple[list[float], list[float], list[int]]:
-    """ABBA pairs of windows of ``target`` with and without a sampler (``profiled``: one window with it
-    attached, and the samples it took), after a warm-up window: per pair, the stopped fraction the
-    sampler added and the log ratio of running speeds; the samples of each profiled window."""
-    stopped_differences, speed_log_ratios, samples = [], [], []
+    target: Target, pairs: int, seconds: float, settings: dict[str, Callable[[], tuple[tuple[float, float], int]]]
+) -> dict[str, Pairs]:
+    """ABBA pairs of windows of ``target`` with and without each setting's sampler (``settings``: name
+    -> one window with it attached, and the samples it took), after a warm-up window; with several
+    settings, a round makes one pair of each, in alternating order, so that drift reaches all alike."""
+    results = {name: Pairs() for name in settings}
     target.window(seconds)  # warm-up, not counted
     for pair in range(pairs):
-        windows = {}
-        for with_sampler in (True, False) if pair % 2 == 0 else (False, True):
-            if with_sampler:
-                windows[True], taken = profiled()
-                samples.append(taken)
-            else:
-                windows[False] = target.window(seconds)
-        stopped_differences.append(windows[True][0] - windows[False][0])
-        speed_log_ratios.append(math.log(windows[False][1] / windows[True][1]))
-    return stopped_differences, speed_log_ratios, samples
+        forward = pair % 2 == 0
+        for name in list(settings) if forward else list(settings)[::-1]:
+            windows = {}
+            for with_sampler in (True, False) if forward else (False, True):
+                if with_sampler:
+                    windows[True], taken = settings[name]()
+                    results[name].samples.append(taken)
+                else:
+                    windows[False] = target.window(seconds)
+            (stopped_on, running_on), (stopped_off, running_off) = windows[True], windows[False]
+            results[name].stopped_differences.append(stopped_on - stopped_off)
+            results[name].speed_log_ratios.append(math.log(running_off / running_on))
+            results[name].total_log_ratios.append(
+                math.log(running_off * (1 - stopped_off) / (running_on * (1 - stopped_on)))
+            )
+    return results
 
 
 def mean_and_half_width(values: list[float]) -> tuple[float, float]:
