@@ -105,7 +105,7 @@ def test_not_equivalent_contender_is_flagged_with_the_first_difference(bench_fil
     result = run_perflab("run", path, *QUICK)
     assert result.returncode == 1
     assert "NOT EQUIVALENT" in result.stdout
-    assert "LARGE/off_by_one: 1999000 != 1999001" in result.stdout
+    assert "LARGE/off_by_one: reference 1999000, contender 1999001" in result.stdout
     assert "invalid (not equivalent)" in result.stdout
 
 

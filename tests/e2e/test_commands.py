@@ -52,7 +52,7 @@ def test_output_files_in_the_working_directory_are_compared(tmp_path, bench_file
     verdict = next(e for e in load_json(out)["equivalence"] if (e["case"], e["contender"]) == ("NONE", "b"))
     assert (verdict["status"], verdict["difference"]) == (
         "not equivalent",
-        "file:out.json: parsed values differ at [1]: 2 != 3",
+        "file:out.json: parsed values differ at [1]: reference 2, contender 3",
     )
 
 

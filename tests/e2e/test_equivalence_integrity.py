@@ -82,7 +82,7 @@ def comparison(result, contender):
             "not equivalent",
             "in timing (round 0): after its timed calls, its output differs from the reference's",
         ),
-        ("reference_sorts_in_place", "FLOATS", "first", "not equivalent", "!="),
+        ("reference_sorts_in_place", "FLOATS", "first", "not equivalent", ", contender "),
     ],
 )
 def test_a_broken_contender_is_flagged_and_its_speedup_struck_out(
@@ -110,7 +110,7 @@ def test_a_reference_that_sorts_its_input_is_reported_and_invalidates_the_case(c
     assert reference["status"] == "mutates input"
     assert "mutates_input=True" in reference["difference"]
     # The contender got its own unsorted copy: xs[0] is not the smallest, whatever the reference did.
-    assert "!=" in status(result, "FLOATS", "first")["difference"]
+    assert status(result, "FLOATS", "first")["difference"].startswith("reference ")
 
 
 def test_a_memo_cache_keeps_its_status_but_its_speedup_is_struck_out_with_a_note(compare):

@@ -37,7 +37,7 @@ def test_cpp_json_scan_is_equivalent_across_chunk_splits_and_catches_the_streami
     assert statuses["fast"][0] == statuses["fast_chunks_4k"][0] == statuses["simple_chunks_7"][0] == "equivalent"
     assert statuses["fast_chunks_forgetful"] == (
         "not equivalent",
-        "stdout: parsed values differ at ['numbers']: 2109 != 2110",
+        "stdout: parsed values differ at ['numbers']: reference 2109, contender 2110",
     )
     assert result["work"]["TWITTER"] == ["B", 631515.0]  # MB/s from twitter.json's size
     reference = [run for run in result["cells"][0]["runs"] if not run["calibration"]]

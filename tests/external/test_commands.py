@@ -112,7 +112,7 @@ def test_a_command_with_other_output_is_not_equivalent_with_the_first_difference
         if e["contender"].endswith("--off-by-one {input}") and e["case"] != "fuzzing"  # the declared case's check
     )
     assert verdict["status"] == "not equivalent"
-    assert verdict["difference"] == "stdout: first difference at index 4: b'20000\\n' != b'20001\\n'"
+    assert verdict["difference"] == "stdout: first difference at index 4: reference b'20000\\n', contender b'20001\\n'"
     assert "NOT EQUIVALENT" in done.stdout
 
 

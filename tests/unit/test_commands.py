@@ -19,11 +19,11 @@ def test_program_comparator_compares_exit_status_then_outputs_with_the_declared_
     same = compare.check({"stdout": b'{"a": 1}', "exit_status": 0}, {"stdout": b'{"a":1}', "exit_status": 0})
     assert same.equivalent and same.note == "stdout: equal as JSON; bytes differ: compact separators"
     status = compare.check({"stdout": b"1", "exit_status": 0}, {"stdout": b"1", "exit_status": 2})
-    assert status.difference == "exit status 0 != 2"
+    assert status.difference == "exit status: reference 0, contender 2"
     files = compare.check(
         {"stdout": b"1", "exit_status": 0, "file:o": b"[1]"}, {"stdout": b"1", "exit_status": 0, "file:o": b"[2]"}
     )
-    assert files.difference == "file:o: parsed values differ at [0]: 1 != 2"
+    assert files.difference == "file:o: parsed values differ at [0]: reference 1, contender 2"
     lines = ProgramComparator(resolve_comparator("lines"))
     assert lines.check({"stdout": b"a\nb\n", "exit_status": 0}, {"stdout": b"b\na\n", "exit_status": 0}).equivalent
     assert not lines.check({"stdout": b"a\nb\n", "exit_status": 0}, {"stdout": b"a\na\n", "exit_status": 0}).equivalent

@@ -21,12 +21,14 @@ def test_equal_values_have_no_difference(left, right):
 @pytest.mark.parametrize(
     "left, right, expected",
     [
-        (1, 1.0, "type int != float"),
-        (True, 1, "type bool != int"),
-        (0.0, -0.0, "0.0 != -0.0"),
-        ({"a": [1, 2]}, {"a": [1, 3]}, "at ['a'][1]: 2 != 3"),
-        ({"a": 1}, {"b": 1}, "key 'a' missing"),
-        ([1, 2], [1, 2, 3], "length 2 != 3"),
+        (1, 1.0, "type: reference int 1, contender float 1.0"),
+        (True, 1, "type: reference bool True, contender int 1"),
+        (0.0, -0.0, "reference 0.0, contender -0.0"),
+        ({"a": [1, 2]}, {"a": [1, 3]}, "at ['a'][1]: reference 2, contender 3"),
+        ({"a": 1}, {"b": 1}, "key 'a': in the reference's, missing from the contender's"),
+        ({"a": 1}, {"a": 1, "b": 2}, "key 'b': in the contender's, not in the reference's"),
+        ([1, 2], [1, 2, 3], "length: reference 2, contender 3"),
+        ("abc", "abd", "first difference at index 2: reference 'abc', contender 'abd'"),
         ("hello world", "hello World", "first difference at index 6"),
     ],
 )
@@ -69,7 +71,7 @@ def test_function_comparator_uses_the_message_of_an_assertion():
 
 def test_function_comparator_false_shows_the_first_difference():
     outcome = resolve_comparator(lambda a, b: False).check([1], [2])
-    assert not outcome.equivalent and "1 != 2" in outcome.difference
+    assert not outcome.equivalent and "reference 1, contender 2" in outcome.difference
 
 
 def test_unknown_compare_spec_is_refused():
@@ -81,7 +83,7 @@ def test_a_mapping_in_another_key_order_is_a_different_value():
     from collections import OrderedDict
 
     difference = first_difference({"a": 1, "b": 2}, {"b": 2, "a": 1})
-    assert difference is not None and "same keys in another order: key 0 is 'a' != 'b'" in difference
+    assert difference is not None and "same keys in another order: key 0: reference 'a', contender 'b'" in difference
     assert first_difference([OrderedDict(x=1, y=2)], [OrderedDict(y=2, x=1)]) is not None
     assert not ExactComparator().check({"a": 1, "b": 2}, {"b": 2, "a": 1}).equivalent
 

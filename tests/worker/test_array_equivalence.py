@@ -55,7 +55,7 @@ def test_array_inputs_and_outputs_are_checked_not_errors(bench_file):
     assert found["reference"].status == REFERENCE, found["reference"].difference
     assert found["added"].status == EQUIVALENT  # NaN at the same place is the same value
     assert found["single_precision"].status == NOT_EQUIVALENT
-    assert "dtype float64 != float32" in found["single_precision"].difference
+    assert "dtype: reference float64, contender float32" in found["single_precision"].difference
     assert found["into_buffer"].status == SHARES_OUTPUT
     assert "sharing memory" in found["into_buffer"].difference
 
@@ -69,4 +69,4 @@ def test_a_user_comparator_sees_array_inputs_too(bench_file):
 def test_the_first_differing_element_is_named():
     difference = first_difference(numpy.array([[1, 2], [3, 4]]), numpy.array([[1, 2], [3, 5]]))
     assert difference is not None and "element [1, 1]" in difference and "(1 of 4 elements differ)" in difference
-    assert "shape (2,) != (3,)" in first_difference(numpy.zeros(2), numpy.zeros(3))
+    assert "shape: reference (2,), contender (3,)" in first_difference(numpy.zeros(2), numpy.zeros(3))

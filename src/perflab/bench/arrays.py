@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from perflab.bench.versus import SIDES, versus
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
 if TYPE_CHECKING:
     from typing import Any
@@ -21,16 +23,17 @@ def is_array(value: Any) -> bool:
     return numpy is not None and isinstance(value, numpy.ndarray)
 
 
-def array_difference(expected: Any, actual: Any, where: str = "") -> str | None:
-    """How two arrays differ (shape, dtype, then the first differing element), or None.
+def array_difference(expected: Any, actual: Any, where: str = "", sides: tuple[str, str] = SIDES) -> str | None:
+    """How two arrays differ (shape, dtype, then the first differing element), or None; ``sides``
+    names them.
 
     NaN equals NaN where both have it at the same place, as the exact comparator does for floats.
     """
     numpy = sys.modules["numpy"]
     if expected.shape != actual.shape:
-        return f"{where}shape {expected.shape} != {actual.shape}"
+        return f"{where}shape: {versus(sides, expected.shape, actual.shape)}"
     if expected.dtype != actual.dtype:
-        return f"{where}dtype {expected.dtype} != {actual.dtype}"
+        return f"{where}dtype: {versus(sides, expected.dtype, actual.dtype)}"
     differ = numpy.asarray(expected != actual, dtype=bool)
     if expected.dtype.kind in "fc":  # NaN at the same place in both is the same value
         differ &= ~(numpy.isnan(expected) & numpy.isnan(actual))
@@ -39,7 +42,7 @@ def array_difference(expected: Any, actual: Any, where: str = "") -> str | None:
     index = tuple(int(i) for i in numpy.argwhere(differ)[0])
     shown = index[0] if len(index) == 1 else list(index)
     return (
-        f"{where}element {shown}: {expected[index]!r} != {actual[index]!r} "
+        f"{where}element {shown}: {versus(sides, repr(expected[index]), repr(actual[index]))} "
         f"({int(differ.sum())} of {differ.size} elements differ)"
     )
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perflab.bench.comparators import Comparator, Outcome, resolve_comparator
+from perflab.bench.versus import SIDES, versus
 from perflab.bench.worker.process_memory import peak_rss
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -353,7 +354,7 @@ class ProgramComparator(Comparator):
         if not (isinstance(expected, dict) and isinstance(actual, dict)):
             return Outcome(False, f"expected program outputs, got {type(actual).__name__}")
         if expected.get(EXIT_STATUS) != actual.get(EXIT_STATUS):
-            return Outcome(False, f"exit status {expected.get(EXIT_STATUS)} != {actual.get(EXIT_STATUS)}")
+            return Outcome(False, f"exit status: {versus(SIDES, expected.get(EXIT_STATUS), actual.get(EXIT_STATUS))}")
         notes = []
         for key in expected.keys() | actual.keys():
             if key == EXIT_STATUS:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from perflab.bench.arrays import array_difference, is_array
+from perflab.bench.versus import SIDES, versus
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
 if TYPE_CHECKING:
@@ -114,8 +115,11 @@ def resolve_comparator(compare: Any) -> Comparator:
     raise ValueError(f"compare={compare!r}: use 'exact', 'json', 'lines' or a function(reference, output)")
 
 
-def first_difference(expected: Any, actual: Any, path: str = "", ordered: bool = True) -> str | None:
-    """Describe the first place where two values differ, or None when they are the same.
+def first_difference(
+    expected: Any, actual: Any, path: str = "", ordered: bool = True, sides: tuple[str, str] = SIDES
+) -> str | None:
+    """Describe the first place where two values differ, or None when they are the same; each value
+    in the description is named by its side (``sides``: what ``expected`` and ``actual`` are).
 
     A mapping's key order is part of its value (``ordered``, the default): iterating it, printing
     it or serializing it shows the order, and an order that follows set or dict hashing changes
@@ -124,59 +128,59 @@ def first_difference(expected: Any, actual: Any, path: str = "", ordered: bool =
     """
     where = f"at {path}: " if path else ""
     if type(expected) is not type(actual):
-        return (
-            f"{where}type {type(expected).__name__} != {type(actual).__name__} ({_short(expected)} vs {_short(actual)})"
+        return f"{where}type: " + versus(
+            sides, f"{type(expected).__name__} {_short(expected)}", f"{type(actual).__name__} {_short(actual)}"
         )
     if isinstance(expected, float):
         same = repr(expected) == repr(actual) or (math.isnan(expected) and math.isnan(actual))
-        return None if same else f"{where}{expected!r} != {actual!r}"
+        return None if same else where + versus(sides, repr(expected), repr(actual))
     if isinstance(expected, (str, bytes)):
-        return None if expected == actual else where + _sequence_difference(expected, actual)
+        return None if expected == actual else where + _sequence_difference(expected, actual, sides)
     if isinstance(expected, dict):
         for key in expected:
             if key not in actual:
-                return f"{where}key {key!r} missing"
-            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]", ordered)
+                return f"{where}key {key!r}: in the {sides[0]}'s, missing from the {sides[1]}'s"
+            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]", ordered, sides)
             if inner:
                 return inner
         extra = [key for key in actual if key not in expected]
         if extra:
-            return f"{where}unexpected key {extra[0]!r}"
-        return _key_order_difference(expected, actual, where) if ordered else None
+            return f"{where}key {extra[0]!r}: in the {sides[1]}'s, not in the {sides[0]}'s"
+        return _key_order_difference(expected, actual, where, sides) if ordered else None
     if isinstance(expected, (list, tuple)):
         for index, (left, right) in enumerate(zip(expected, actual)):
-            inner = first_difference(left, right, f"{path}[{index}]", ordered)
+            inner = first_difference(left, right, f"{path}[{index}]", ordered, sides)
             if inner:
                 return inner
         if len(expected) != len(actual):
-            return f"{where}length {len(expected)} != {len(actual)}"
+            return f"{where}length: " + versus(sides, len(expected), len(actual))
         return None
     if is_array(expected):
-        return array_difference(expected, actual, where)
+        return array_difference(expected, actual, where, sides)
     try:
         same = bool(expected == actual)
     except Exception as error:  # == gave no truth value (an array-like), or raised
         return f"{where}{type(expected).__name__} values cannot be compared with == ({type(error).__name__}: {error})"
-    return None if same else f"{where}{_short(expected)} != {_short(actual)}"
+    return None if same else where + versus(sides, _short(expected), _short(actual))
 
 
-def _key_order_difference(expected: dict, actual: dict, where: str) -> str | None:
+def _key_order_difference(expected: dict, actual: dict, where: str, sides: tuple[str, str]) -> str | None:
     """The first position where two mappings with the same keys list them in another order."""
     for index, (left, right) in enumerate(zip(expected, actual)):
         if left != right:
             return (
-                f"{where}same keys in another order: key {index} is {_short(left)} != {_short(right)} "
-                f"(order {_short(list(expected))} vs {_short(list(actual))})"
+                f"{where}same keys in another order: key {index}: {versus(sides, _short(left), _short(right))} "
+                f"(orders: {versus(sides, _short(list(expected)), _short(list(actual)))})"
             )
     return None
 
 
-def _sequence_difference(expected: str | bytes, actual: str | bytes) -> str:
+def _sequence_difference(expected: str | bytes, actual: str | bytes, sides: tuple[str, str]) -> str:
     index = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b), min(len(expected), len(actual)))
     start = max(0, index - _SNIPPET)
     left, right = expected[start : index + _SNIPPET], actual[start : index + _SNIPPET]
-    return f"first difference at index {index}: {left!r} != {right!r}" + (
-        f" (lengths {len(expected)} and {len(actual)})" if len(expected) != len(actual) else ""
+    return f"first difference at index {index}: {versus(sides, repr(left), repr(right))}" + (
+        f" (lengths: {versus(sides, len(expected), len(actual))})" if len(expected) != len(actual) else ""
     )
 
 

@@ -97,7 +97,7 @@ def same_log_text(reference, output):
                 raise AssertionError(f"line {number}: timestamp {stamp[0]} is {seconds:.0f} s off")
     pinned = [TIMESTAMP.sub("<asctime>", line) for line in lines]
     expected_pinned = [TIMESTAMP.sub("<asctime>", line) for line in expected_lines]
-    difference = first_difference(expected_pinned, pinned)
+    difference = first_difference(expected_pinned, pinned, sides=("expected", "emitted"))
     if difference:
         raise AssertionError(f"emitted text differs (lines, timestamps pinned) {difference}")
     return True

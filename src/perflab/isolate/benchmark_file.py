@@ -149,7 +149,7 @@ def _comparator_source(comparator: str) -> str:
         element = (
             "def _same(expected, actual):\n"
             "    if type(expected) is not type(actual) or vars(expected) != vars(actual):\n"
-            "        raise AssertionError(f'{expected!r} != {actual!r}')\n"
+            "        raise AssertionError(f'reference {expected!r}, contender {actual!r}')\n"
             "    return True\n"
             "\n\n"
             "_ELEMENT = resolve_comparator(_same)"

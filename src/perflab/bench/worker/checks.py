@@ -97,7 +97,7 @@ def _reference_mutation(before: Any, after: Any) -> str | None:
     if change is None:
         return None
     return (
-        f"the reference changes its input ({change}: before != after), so every timed call after the first would "
+        f"the reference changes its input ({change}), so every timed call after the first would "
         "run on a changed input; declare Benchmark(..., mutates_input=True) to time each call on a fresh copy"
     )
 

@@ -659,7 +659,7 @@ class _HeldOutputs:
                 later = self.calls - call
                 return (
                     f"the output of an earlier call changed after {later} later call{'s' * (later > 1)} "
-                    f"(the reference's did not): {change} (then != now); it is a view of state the "
+                    f"(the reference's did not): {change}; it is a view of state the "
                     "contender reuses"
                 )
         return None

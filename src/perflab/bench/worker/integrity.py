@@ -47,7 +47,7 @@ def changed(before: Any, after: Any) -> str | None:
     Values are compared exactly (equal values of equal types; NaN equals NaN); objects without
     value equality (``==`` is identity) are compared by their pickle bytes instead.
     """
-    difference = first_difference(before, after)
+    difference = first_difference(before, after, sides=("before", "after"))
     if difference is None:
         return None
     try:
@@ -82,9 +82,9 @@ def mutation(reference_before: Any, reference_after: Any, before: Any, after: An
     if changed(reference_after, after) is None:
         return None
     if changed(reference_before, reference_after) is None:
-        return f"the contender changed its input, which the reference leaves unchanged: {own} (before != after)"
+        return f"the contender changed its input, which the reference leaves unchanged: {own}"
     difference = first_difference(reference_after, after) or "they differ"
-    return f"the contender changed its input differently from the reference: {difference} (reference's != contender's)"
+    return f"the contender changed its input differently from the reference: {difference}"
 
 
 def shared_output(first: Any, second: Any) -> str | None:
