@@ -56,6 +56,7 @@ from perflab.bench.worker import (
     integrity,
     rejected_inputs,
     reordered_inputs,
+    smaller_inputs,
 )
 from perflab.bench.worker.copies import fresh_copy, variant
 
@@ -334,7 +335,7 @@ class _Fuzzer:
         _ignore_perflabs_constants()
         strategy = self._strategy(st, strategy_function)
         around = self._around_declared(st)
-        failures: list[tuple[Any, str, str | None]] = []
+        failures: list[tuple[Any, str, str | None, bool]] = []  # input, difference, status, near-miss
         rejections: list[str] = []
         strategy_errors: list[str] = []
 
@@ -351,7 +352,7 @@ class _Fuzzer:
         @hypothesis.seed(seed)
         @hypothesis.given(st.data())
         def same_output(data):
-            full_size = around is not None and data.draw(st.integers(0, _FULL_SIZE_ONE_IN - 1)) == 0
+            full_size = around is not None and _one_in(data, st, _FULL_SIZE_ONE_IN)
             kind = FULL_SIZE if full_size else DRAWN
             try:
                 value = data.draw(around if full_size else strategy)
@@ -361,10 +362,10 @@ class _Fuzzer:
                 strategy_errors.append(f"{type(error).__name__}: {error}")
                 raise
             orders = reordered_inputs.reorderings(value)
-            if orders and data.draw(st.integers(0, _REORDER_ONE_IN - 1)) == 0:
+            if orders and _one_in(data, st, _REORDER_ONE_IN):
                 value, kind = data.draw(st.sampled_from(orders)), REORDERED
             variants = rejected_inputs.near_variants(value)
-            near = bool(variants) and data.draw(st.integers(0, _NEAR_ONE_IN - 1)) == 0
+            near = bool(variants) and _one_in(data, st, _NEAR_ONE_IN)
             if near:
                 value, kind = data.draw(st.sampled_from(variants)), NEAR_MISS
             if not compare(value, kind, near):
@@ -383,13 +384,13 @@ class _Fuzzer:
                 rejections.append(str(error))
                 return False
             except _ErrorBehaviour as error:
-                failures.append((value, str(error), None))
+                failures.append((value, str(error), None, near))
                 raise _Different(str(error)) from None
             self.report.examples_run += 1
             self.report.kinds[kind] = self.report.kinds.get(kind, 0) + 1
             accepted.append(value)
             if difference:
-                failures.append((value, difference, status))
+                failures.append((value, difference, status, near))
                 raise _Different(difference)
             return True
 
@@ -409,7 +410,7 @@ class _Fuzzer:
                     "@bench.strategy or opt out with Benchmark(..., fuzz=False)"
                 )
                 return None
-            value, difference, status = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
+            value, difference, status, near = failures[-1]  # the last failure is the shrunk one Hypothesis replayed
             if isinstance(error, hypothesis.errors.Flaky):
                 return self.found(
                     f"{difference} (not reproducible on its own: depends on earlier calls)",
@@ -417,6 +418,7 @@ class _Fuzzer:
                     "state",
                     status,
                 )
+            value, difference, status = self._made_smaller(value, difference, status, near)
             return self.found(difference, _short(value), self._state_or_none(value), status)
         self.report.outside_domain = len(rejections)
         total = self.report.examples_run + len(rejections)
@@ -437,6 +439,27 @@ class _Fuzzer:
                 "inside the reference's domain; declare inputs that fit the operation with @bench.strategy"
             )
         return None
+
+    def _made_smaller(self, value: Any, difference: str, status: str | None, near: bool) -> tuple[Any, str, str | None]:
+        """A failing generated input cut smaller while it still fails (perflab.bench.worker.smaller_inputs:
+        Hypothesis does not shrink out of a declared input at full size), with its difference and status."""
+        smallest = [value, difference, status]
+
+        def fails(candidate: Any) -> bool:
+            try:
+                found_status, found = self.check_fresh(candidate, near=near)
+            except _OutsideDomain:
+                return False
+            except _ErrorBehaviour as error:
+                found_status, found = None, str(error)
+            if found:
+                smallest[:] = [candidate, found, found_status]
+            return bool(found)
+
+        notes = list(self.report.notes)
+        smaller_inputs.smaller(value, fails)  # (what it returns is the last input that failed: smallest's)
+        self.report.notes = notes  # what the checks noted is about them, not the finding
+        return smallest[0], smallest[1], smallest[2]
 
     def _around_declared(self, st: Any) -> Any | None:
         """The declared inputs changed at their full size (perflab.bench.worker.declared_variants),
@@ -663,6 +686,14 @@ class _HeldOutputs:
                     "contender reuses"
                 )
         return None
+
+
+def _one_in(data: Any, st: Any, n: int) -> bool:
+    """True for about one draw in ``n``, as the last of ``range(n)``: Hypothesis shrinks a sampled
+    value toward the first, so a shrunk counterexample leaves the rare branch (a declared input at
+    full size, reordered, a near-miss) unless its difference needs it; and it draws the first of
+    st.integers(0, n - 1) ~40% of the time, not 1 in n."""
+    return bool(data.draw(st.sampled_from(range(n))) == n - 1)
 
 
 def _ignore_perflabs_constants() -> None:
