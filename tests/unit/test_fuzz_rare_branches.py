@@ -1,4 +1,4 @@
-"""The rare branches of generated inputs (perflab.bench.worker.fuzz._one_in): drawn about as often
+"""The rare branches of generated inputs (perflab.bench.worker.derived_strategies.one_in): drawn about as often
 as the fuzzing note says, and left by Hypothesis's shrinking unless a failure needs them."""
 
 import pytest
@@ -6,7 +6,7 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import strategies as st  # noqa: E402
 
-from perflab.bench.worker.fuzz import _one_in  # noqa: E402
+from perflab.bench.worker.derived_strategies import one_in  # noqa: E402
 
 
 @pytest.mark.parametrize("n", [4, 5, 10])
@@ -18,7 +18,7 @@ def test_one_in_n_is_drawn_about_one_time_in_n(n):
     @hypothesis.given(st.data())
     def draws(data):
         data.draw(st.lists(st.integers()))  # as in fuzzing: other draws around it
-        drawn.append(_one_in(data, st, n))
+        drawn.append(data.draw(one_in(st, n)))
 
     draws()
     share = sum(drawn) / len(drawn)
@@ -32,7 +32,7 @@ def test_shrinking_leaves_the_rare_branch_when_the_failure_does_not_need_it():
     @hypothesis.seed(0)
     @hypothesis.given(st.data())
     def fails_on_long_lists(data):
-        rare = _one_in(data, st, 4)
+        rare = data.draw(one_in(st, 4))
         items = data.draw(st.lists(st.integers(), min_size=0, max_size=30))
         if len(items) > 3:
             shrunk.append(rare)

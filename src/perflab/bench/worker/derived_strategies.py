@@ -45,6 +45,14 @@ class _Unsupported(Exception):
     """A value of a type this module cannot generate."""
 
 
+def one_in(st: Any, n: int) -> Any:
+    """A strategy of booleans, True about one draw in ``n``: the last of ``range(n)``. Hypothesis
+    shrinks a sampled value toward the first, so a shrunk counterexample leaves the rare branch (an
+    invalid input, a declared one at full size, reordered, a near-miss) unless its difference needs
+    it; and it draws the first of st.integers(0, n - 1) ~40% of the time, not 1 in n."""
+    return st.sampled_from(range(n)).map(lambda draw: draw == n - 1)
+
+
 def from_values(st: Any, values: list[Any]) -> Derived | None:
     """A strategy of inputs shaped like ``values`` (the declared cases' inputs), or None when one
     of them holds a type that cannot be generated (the caller falls back to its default)."""
@@ -55,11 +63,7 @@ def from_values(st: Any, values: list[Any]) -> Derived | None:
     except _Unsupported:
         return None
     invalid = st.one_of(st.none(), *[_invalid(st, value) for value in values if isinstance(value, (list, tuple))])
-    # the invalid branch last: Hypothesis shrinks toward the first (a valid input), and samples
-    # range(n) about evenly (st.integers(0, n - 1) gives 0 ~40% of the time)
-    strategy = st.sampled_from(range(_INVALID_ONE_IN)).flatmap(
-        lambda draw: invalid if draw == _INVALID_ONE_IN - 1 else valid
-    )
+    strategy = one_in(st, _INVALID_ONE_IN).flatmap(lambda rare: invalid if rare else valid)
     names = sorted({_describe(value) for value in values})
     return Derived(strategy, f"{' | '.join(names)} (up to {_MAX_SIZE} items), 1 in {_INVALID_ONE_IN} made invalid")
 

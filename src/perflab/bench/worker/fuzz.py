@@ -352,7 +352,7 @@ class _Fuzzer:
         @hypothesis.seed(seed)
         @hypothesis.given(st.data())
         def same_output(data):
-            full_size = around is not None and _one_in(data, st, _FULL_SIZE_ONE_IN)
+            full_size = around is not None and data.draw(derived_strategies.one_in(st, _FULL_SIZE_ONE_IN))
             kind = FULL_SIZE if full_size else DRAWN
             try:
                 value = data.draw(around if full_size else strategy)
@@ -362,10 +362,10 @@ class _Fuzzer:
                 strategy_errors.append(f"{type(error).__name__}: {error}")
                 raise
             orders = reordered_inputs.reorderings(value)
-            if orders and _one_in(data, st, _REORDER_ONE_IN):
+            if orders and data.draw(derived_strategies.one_in(st, _REORDER_ONE_IN)):
                 value, kind = data.draw(st.sampled_from(orders)), REORDERED
             variants = rejected_inputs.near_variants(value)
-            near = bool(variants) and _one_in(data, st, _NEAR_ONE_IN)
+            near = bool(variants) and data.draw(derived_strategies.one_in(st, _NEAR_ONE_IN))
             if near:
                 value, kind = data.draw(st.sampled_from(variants)), NEAR_MISS
             if not compare(value, kind, near):
@@ -686,14 +686,6 @@ class _HeldOutputs:
                     "contender reuses"
                 )
         return None
-
-
-def _one_in(data: Any, st: Any, n: int) -> bool:
-    """True for about one draw in ``n``, as the last of ``range(n)``: Hypothesis shrinks a sampled
-    value toward the first, so a shrunk counterexample leaves the rare branch (a declared input at
-    full size, reordered, a near-miss) unless its difference needs it; and it draws the first of
-    st.integers(0, n - 1) ~40% of the time, not 1 in n."""
-    return bool(data.draw(st.sampled_from(range(n))) == n - 1)
 
 
 def _ignore_perflabs_constants() -> None:
