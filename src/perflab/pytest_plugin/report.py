@@ -236,7 +236,7 @@ def _cprofile_rows(profile) -> list[dict[str, Any]]:
 def summary_lines(records: list[Record]) -> list[str]:
     """One line per measured contender: median with its interval, values, outliers; verdicts."""
     from perflab.results.verdicts import show
-    from perflab.units import format_times
+    from perflab.units import counted, format_times
 
     lines = []
     for record in records:
@@ -250,7 +250,7 @@ def summary_lines(records: list[Record]) -> list[str]:
             median = cell_estimates.median
             line = (
                 f"{label}: {format_times(median.value, median.low, median.high)} per call (95% CI), "
-                f"{cell_estimates.values} values x {measured.loops} calls, {cell_estimates.outlier_values} outliers (kept)"
+                f"{cell_estimates.values} values x {measured.loops} calls, {counted(cell_estimates.outlier_values, 'outlier')} (kept)"
             )
             outcome = compared.get(measured.contender)
             if outcome is not None and outcome.comparison is not None:
