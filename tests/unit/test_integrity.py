@@ -219,3 +219,29 @@ def test_the_first_call_overhead_is_the_same_timing_around_an_empty_call():
 def test_a_floor_above_a_tenth_of_the_time_per_call_is_a_warning():
     assert "is 50% of its time per call" in floor_warning(cell("c", 40e-9, [1e-6] * 3, floor=20e-9))
     assert floor_warning(cell("c", 1e-6, [1e-6] * 3, floor=20e-9)) is None
+
+
+def test_a_record_keeps_its_length_and_each_place_its_type():
+    calls = derived_strategies.from_values(st, [[(("some text",), {})]])
+    assert "list of tuple" in calls.description
+    pairs = derived_strategies.from_values(st, [("Ada", "ADA")])
+
+    @settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(calls.strategy, pairs.strategy)
+    def shapes_kept(drawn_calls, drawn_pair):
+        if isinstance(drawn_calls, list) and all(isinstance(call, tuple) for call in drawn_calls):  # not made invalid
+            for call in drawn_calls:
+                assert len(call) == 2 and type(call[0]) is tuple and call[1] == {}, call
+        if isinstance(drawn_pair, tuple) and all(isinstance(name, str) for name in drawn_pair):
+            assert len(drawn_pair) == 2
+
+    shapes_kept()
+
+
+def test_text_like_the_declared_text_holds_letters_that_case_mapping_gets_wrong():
+    found = find(
+        shapes(["plain ascii words"]),
+        lambda v: isinstance(v, str) and "\u212a" in v and "a" in v,
+        settings=settings(database=None, max_examples=2000),
+    )
+    assert "\u212a" in found

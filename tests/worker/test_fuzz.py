@@ -317,3 +317,45 @@ def test_a_pair_built_in_one_order_is_also_tried_in_the_other(bench_file):
     assert result.status == "not equivalent", result
     first, second = eval(result.counterexample)
     assert first.isascii() and not second.isascii(), result.counterexample
+
+
+RECORDED_CALLS = """
+import re
+import perflab
+
+bench = perflab.Benchmark("tokenize", description="calls recorded as (args, kwargs), as perflab isolate writes them")
+
+@bench.case
+def CALLS():
+    return [(("The quick brown fox 42 jumps",), {}), (("over the lazy dog",), {})]
+
+WORD = re.compile(r"[A-Za-z]+")
+
+def tokenize(line):
+    return [w.lower() for w in WORD.findall(line)]
+
+@bench.contender
+def ref(calls):
+    return [tokenize(*args, **kwargs) for args, kwargs in calls]
+
+@bench.contender
+def ignores_keywords(calls):  # correct: the recorded calls have none
+    return [tokenize(line) for (line,), _ in calls]
+
+_IGNORING_CASE = re.compile(r"[a-z]+", re.IGNORECASE)
+
+@bench.contender
+def ignorecase(calls):  # wrong: with IGNORECASE, [a-z] also matches the Kelvin sign, long s, dotless i
+    return [[w.lower() for w in _IGNORING_CASE.findall(line)] for (line,), _ in calls]
+"""
+
+
+def test_recorded_calls_keep_their_shape_and_letters_that_case_mapping_gets_wrong_are_tried(bench_file):
+    """(args, kwargs) is generated as a tuple of a tuple and a dict, not as a list of merged types
+    whose (args, ()) the reference rejected and a contender ignoring keywords accepted; and text
+    made of the declared text's characters holds the letters whose case mapping enters ASCII."""
+    path = bench_file(RECORDED_CALLS)
+    assert fuzz(path, "ignores_keywords", examples=100).status == "equivalent"
+    found = fuzz(path, "ignorecase", examples=100)
+    assert found.status == "not equivalent", found
+    assert any(letter in found.counterexample for letter in "\u212a\u017f\u0131\u0130"), found.counterexample

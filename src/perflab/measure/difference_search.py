@@ -9,6 +9,7 @@ perflab.measure.equivalence does for the declared cases.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,7 +146,8 @@ def fuzz_sides(
     for side, found in zip(sides[1:], fuzzed):
         difference = found.difference
         if found.status in INVALID:
-            difference = f"{found.caught_by}: {found.difference}; counterexample: {found.counterexample}"
+            shown = found.counterexample or ""
+            difference = f"{found.caught_by}: {found.difference}; counterexample: {shown}{_named_characters(shown)}"
         notes = "; ".join(found.notes) or None
         evidence = None
         if found.status == EQUIVALENT:
@@ -153,6 +155,16 @@ def fuzz_sides(
             evidence = found.evidence()
         verdicts.append(Equivalence(FUZZING_CASE, side.name, found.status, difference, notes, evidence=evidence))
     return verdicts
+
+
+def _named_characters(text: str) -> str:
+    """' (U+212A KELVIN SIGN)' for the few non-ASCII characters of a counterexample: its repr
+    shows the Kelvin sign as a K and the long s as an f-like letter, and the input is that
+    character. Nothing for ASCII, nor for text with more than three (a sentence in Greek)."""
+    strange = sorted({character for character in text if not character.isascii()})
+    if not strange or len(strange) > 3:
+        return ""
+    return " (" + ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in strange) + ")"
 
 
 def _run_on(side: Side, timeout: float, budget: float | None, job: Job) -> JobOutcome:

@@ -24,8 +24,11 @@ if TYPE_CHECKING:
 # a thousand records made fuzzing four times slower.
 _MAX_NODES = 5000
 # What text the declared cases rarely hold and real text does: NUL, a non-ASCII letter, a line
-# separator, a character outside the BMP, a quote.
-_STRANGER_CHARACTERS = "\x00\u00e9\u2028\U0001f600'"
+# separator, a character outside the BMP, a quote; and letters whose case mapping leaves one
+# character or enters ASCII, where ASCII fast paths and case-insensitive patterns go wrong: the
+# Kelvin sign (lower() is "k", and re.IGNORECASE's [a-z] matches it), dotted capital I (lower()
+# is two characters), sharp s (upper() and casefold() are "SS"/"ss"), long s (upper() is "S").
+STRANGER_CHARACTERS = "\x00\u00e9\u2028\U0001f600'\u212a\u0130\u00df\u017f"
 # Within what a 64-bit integer holds, signed or unsigned ([-2**63, 2**64 - 1]): the range every
 # JSON library and most native code accept; past it a contender's refusal is a limit, not a bug.
 WIDTH_LIMITS = sorted(
@@ -71,19 +74,19 @@ def _changed(st: Any, value: Any, vary: Callable[[Any], Any]) -> Any:
     if not size:
         return st.just(value)
     places = st.sampled_from([0, size // 2, size - 1]) | st.integers(0, size - 1)
-    return st.tuples(places, st.integers(0, len(_STRANGER_CHARACTERS))).map(
+    return st.tuples(places, st.integers(0, len(STRANGER_CHARACTERS))).map(
         lambda drawn: _with_item_changed(value, drawn[0], drawn[1], vary)
     )
 
 
 def _with_item_changed(value: Any, index: int, kind: int, vary: Callable[[Any], Any]) -> Any:
     """``value`` with the item at ``index`` changed: to a neighbour of the same kind (``kind`` 0),
-    or, in text, to the kind-th of _STRANGER_CHARACTERS (in bytes, its first UTF-8 byte)."""
+    or, in text, to the kind-th of STRANGER_CHARACTERS (in bytes, its first UTF-8 byte)."""
     if isinstance(value, str):
-        new = _STRANGER_CHARACTERS[kind - 1] if kind else chr(ord(value[index]) ^ 1)
+        new = STRANGER_CHARACTERS[kind - 1] if kind else chr(ord(value[index]) ^ 1)
         return value[:index] + new + value[index + 1 :]
     if isinstance(value, bytes):
-        new_byte = _STRANGER_CHARACTERS[kind - 1].encode()[0] if kind else value[index] ^ 1
+        new_byte = STRANGER_CHARACTERS[kind - 1].encode()[0] if kind else value[index] ^ 1
         return value[:index] + bytes([new_byte]) + value[index + 1 :]
     items = list(value)
     changed = vary(items[index])

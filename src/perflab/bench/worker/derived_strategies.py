@@ -1,16 +1,17 @@
 """Generated inputs shaped like the declared cases, for benchmarks without ``@bench.strategy``.
 
-The JSON-like default fits JSON encoders and little else: a median of a list of floats gets
-dicts and strings, the reference raises, and most generated inputs are thrown away (seen: 1,464
-outside the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy:
-its type, nesting, element types and sizes (a list of floats gives lists of floats, a str gives
-text, bytes give binary, a dict with a few str keys gives dicts with those keys). Sizes are
-capped so that generated inputs stay quick to check (perflab.bench.worker.declared_variants
-varies the declared inputs at full size). Floats reach a million times the declared magnitude,
-not the edge of the float range. Integers inside containers are also drawn at the
-machine-width limits, and lists of floats also with a large offset and a tiny spread. One input in ten is made invalid on
-purpose (None, or a container holding an element of a foreign type), so that the error
-behaviour of perflab.bench.worker.integrity is exercised.
+The JSON-like default fits JSON encoders and little else: a median of a list of floats gets dicts
+and strings, the reference raises, and most generated inputs are thrown away (seen: 1,464 outside
+the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy: its type,
+nesting, element types and sizes (a list of floats gives lists of floats, a str gives text (also of
+the declared text's characters and a few strange ones), bytes give binary, a dict with a few str
+keys gives dicts with those keys, a tuple of a few items or of a few unlike ones gives tuples of
+its length with each place's type). Sizes are capped so that generated inputs stay quick to check
+(perflab.bench.worker.declared_variants varies the declared inputs at full size). Floats reach a
+million times the declared magnitude, not the edge of the float range. Integers inside containers
+are also drawn at the machine-width limits, and lists of floats also with a large offset and a tiny
+spread. One input in ten is made invalid on purpose (None, or a container holding an element of a
+foreign type), so that the error behaviour of perflab.bench.worker.integrity is exercised.
 
 Standard library only at import time; ``st`` is hypothesis.strategies, passed in by perflab.bench.worker.fuzz.
 """
@@ -20,7 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from perflab.bench.worker.declared_variants import WIDTH_LIMITS
+from perflab.bench.worker.declared_variants import STRANGER_CHARACTERS, WIDTH_LIMITS
+from perflab.bench.worker.reordered_inputs import ARGUMENTS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
 if TYPE_CHECKING:
@@ -78,9 +80,12 @@ def _shape(st: Any, value: Any) -> Any:
     if isinstance(value, float):
         return _floats(st, [value])
     if isinstance(value, str):
-        return st.text(max_size=min(_MAX_TEXT, max(len(value), 1))) | _power_lengths(st, st.text, len(value))
+        size = min(_MAX_TEXT, max(len(value), 1))
+        return st.text(max_size=size) | _like_text(st, value, size) | _power_lengths(st, st.text, len(value))
     if isinstance(value, bytes):
         return st.binary(max_size=min(_MAX_TEXT, max(len(value), 1))) | _power_lengths(st, st.binary, len(value))
+    if _is_record(value):
+        return st.tuples(*[_shape(st, item) for item in value])
     if isinstance(value, (list, tuple, set, frozenset)):
         items = _in_stable_order(value)[:_SAMPLE]
         elements = _elements(st, items) if items else st.none()
@@ -101,6 +106,17 @@ def _shape(st: Any, value: Any) -> Any:
             _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
         )
     raise _Unsupported(type(value).__name__)
+
+
+def _is_record(value: Any) -> bool:
+    """A tuple of a few items (the arguments of one call, as perflab.bench.worker.reordered_inputs
+    takes them) or of a few unlike items (arguments and keyword arguments, a name and a count) is a
+    record: generated at its length with each place's type. Generated as a list of merged types,
+    ``(args, {})`` became ``(args, ())`` and a pair lost an item: inputs no caller passes, which the
+    reference rejects (the near misses already try those, perflab.bench.worker.rejected_inputs)."""
+    if type(value) is not tuple:
+        return False
+    return len(value) <= ARGUMENTS or (len(value) <= _FIXED_KEYS and len({type(item) for item in value}) > 1)
 
 
 def _elements(st: Any, items: list[Any]) -> Any:
@@ -130,6 +146,14 @@ def _floats(st: Any, samples: list[float]) -> Any:
         return st.floats(allow_nan=any(math.isnan(x) for x in samples), allow_infinity=True)
     bound = _FLOAT_REACH * max(max(abs(x) for x in samples), 1.0)
     return st.floats(-bound, bound)
+
+
+def _like_text(st: Any, text: str, size: int) -> Any:
+    """Text of the declared text's own characters with perflab's stranger ones among them: words
+    and digits where the declared text has them, and now and then a character that case mapping
+    or an ASCII fast path gets wrong. Free text draws any code point and rarely those few."""
+    alphabet = sorted(set(text[: _MAX_TEXT * 5]) - set(STRANGER_CHARACTERS)) + list(STRANGER_CHARACTERS)
+    return st.text(alphabet=alphabet, max_size=size)
 
 
 def _power_lengths(st: Any, text: Any, declared: int) -> Any:
@@ -184,6 +208,8 @@ def _one_of(st: Any, strategies: list[Any]) -> Any:
 
 
 def _describe(value: Any) -> str:
+    if _is_record(value):
+        return f"tuple ({', '.join(_describe(item) for item in value)})"
     if isinstance(value, (list, tuple, set, frozenset)):
         kinds = sorted({type(item).__name__ for item in _in_stable_order(value)[:_SAMPLE]})
         return f"{type(value).__name__} of {'/'.join(kinds) or 'nothing'}"

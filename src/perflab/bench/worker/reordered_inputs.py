@@ -18,11 +18,11 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perf
 if TYPE_CHECKING:
     from typing import Any
 
-_ARGUMENTS = 4  # a tuple of at most this many like items is taken for the arguments of one call
+ARGUMENTS = 4  # a tuple of at most this many like items is taken for the arguments of one call
 
 
 def reversed_arguments(value: Any) -> tuple | None:
-    """``value`` reversed, when it is a tuple of 2 to _ARGUMENTS items of one type; else None."""
+    """``value`` reversed, when it is a tuple of 2 to ARGUMENTS items of one type; else None."""
     return value[::-1] if _is_arguments(value) else None
 
 
@@ -36,7 +36,7 @@ def reorderings(value: Any) -> list[Any]:
 
 
 def _is_arguments(value: Any) -> bool:
-    return type(value) is tuple and len(value) <= _ARGUMENTS and _like_items(value)
+    return type(value) is tuple and len(value) <= ARGUMENTS and _like_items(value)
 
 
 def _like_items(value: list | tuple) -> bool:
