@@ -1,6 +1,8 @@
 """perflab.bench.worker.integrity, perflab.bench.worker.derived_strategies and perflab.measure.timing_verdicts on their own, and the
 error-behaviour and hash-seed checks in real worker processes."""
 
+import collections
+import dataclasses
 import functools
 import math
 
@@ -245,3 +247,39 @@ def test_text_like_the_declared_text_holds_letters_that_case_mapping_gets_wrong(
         settings=settings(database=None, max_examples=2000),
     )
     assert "\u212a" in found
+
+
+@dataclasses.dataclass(frozen=True)
+class _Line:
+    sku: str
+    quantity: int
+    total: int = dataclasses.field(init=False)
+
+    def __post_init__(self):
+        if self.quantity < 0:
+            raise ValueError("negative quantity")
+        object.__setattr__(self, "total", self.quantity * 100)  # an invariant the constructor keeps
+
+
+_Point = collections.namedtuple("_Point", "x y")
+
+
+def test_dataclasses_are_made_by_their_constructor_and_named_tuples_keep_their_type():
+    lines = derived_strategies.from_values(st, [[_Line("tea", 2), _Line("mug", 1)]])
+    points = derived_strategies.from_values(st, [_Point(1.5, 2.5)])
+    assert lines is not None and "list of _Line" in lines.description
+
+    @settings(max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(lines.strategy, points.strategy)
+    def made_right(drawn_lines, drawn_point):
+        if isinstance(drawn_lines, list):
+            for line in drawn_lines:
+                if isinstance(line, _Line):
+                    assert line.quantity >= 0 and line.total == line.quantity * 100, line
+        if type(drawn_point) is tuple:  # made invalid on purpose
+            assert None in drawn_point or "?" in drawn_point, drawn_point
+        elif drawn_point is not None:
+            assert type(drawn_point) is _Point and all(isinstance(v, float) for v in drawn_point)
+
+    made_right()
+    assert find(lines.strategy, lambda v: isinstance(v, list) and any(isinstance(x, _Line) for x in v))

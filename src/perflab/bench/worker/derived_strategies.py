@@ -5,8 +5,9 @@ and strings, the reference raises, and most generated inputs are thrown away (se
 the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy: its type,
 nesting, element types and sizes (a list of floats gives lists of floats, a str gives text (also of
 the declared text's characters and a few strange ones), bytes give binary, a dict with a few str
-keys gives dicts with those keys, a tuple of a few items or of a few unlike ones gives tuples of
-its length with each place's type). Sizes are capped so that generated inputs stay quick to check
+keys gives dicts with those keys, a dataclass instances made by its constructor, a named tuple
+named tuples of its type, a tuple of a few items or of a few unlike ones gives tuples of its length
+with each place's type). Sizes are capped so that generated inputs stay quick to check
 (perflab.bench.worker.declared_variants varies the declared inputs at full size). Floats reach a
 million times the declared magnitude, not the edge of the float range. Integers inside containers
 are also drawn at the machine-width limits, and lists of floats also with a large offset and a tiny
@@ -18,6 +19,7 @@ Standard library only at import time; ``st`` is hypothesis.strategies, passed in
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -84,6 +86,10 @@ def _shape(st: Any, value: Any) -> Any:
         return st.text(max_size=size) | _like_text(st, value, size) | _power_lengths(st, st.text, len(value))
     if isinstance(value, bytes):
         return st.binary(max_size=min(_MAX_TEXT, max(len(value), 1))) | _power_lengths(st, st.binary, len(value))
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a named tuple: its fields, its type
+        return st.tuples(*[_shape(st, item) for item in value]).map(lambda items: type(value)(*items))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _dataclass_instances(st, value)
     if _is_record(value):
         return st.tuples(*[_shape(st, item) for item in value])
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -106,6 +112,26 @@ def _shape(st: Any, value: Any) -> Any:
             _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
         )
     raise _Unsupported(type(value).__name__)
+
+
+def _dataclass_instances(st: Any, value: Any) -> Any:
+    """Instances of ``value``'s dataclass made by its own constructor, each field its declared
+    value's shape: what ``__post_init__`` computes or checks still holds (an instance assembled
+    field by field could break an invariant that a correct contender relies on). One that the
+    constructor refuses is not an input."""
+    kind = type(value)
+    fields = {field.name: _shape(st, getattr(value, field.name)) for field in dataclasses.fields(value) if field.init}
+
+    def made(arguments: dict[str, Any]) -> Any:
+        try:
+            return kind(**arguments)
+        except Exception:  # any refusal of the constructor: not an input
+            return _REFUSED
+
+    return st.fixed_dictionaries(fields).map(made).filter(lambda instance: instance is not _REFUSED)
+
+
+_REFUSED = object()  # what a dataclass's constructor refused
 
 
 def _is_record(value: Any) -> bool:
@@ -208,6 +234,8 @@ def _one_of(st: Any, strategies: list[Any]) -> Any:
 
 
 def _describe(value: Any) -> str:
+    if dataclasses.is_dataclass(value) or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
+        return type(value).__name__
     if _is_record(value):
         return f"tuple ({', '.join(_describe(item) for item in value)})"
     if isinstance(value, (list, tuple, set, frozenset)):
