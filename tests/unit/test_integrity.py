@@ -264,7 +264,24 @@ class _Line:
 _Point = collections.namedtuple("_Point", "x y")
 
 
-def test_dataclasses_are_made_by_their_constructor_and_named_tuples_keep_their_type():
+class _Money:  # a value class: its constructor keeps its parameters, and checks one
+    def __init__(self, cents, currency="EUR"):
+        if len(currency) != 3:
+            raise ValueError("a currency is three letters")
+        self.cents, self.currency = cents, currency
+
+
+class _Node:
+    def __init__(self, value, next=None):
+        self.value, self.next = value, next
+
+
+class _Cart:  # filled after construction: its constructor does not remake it
+    def __init__(self):
+        self.items = []
+
+
+def test_objects_are_made_by_their_constructor_and_named_tuples_keep_their_type():
     lines = derived_strategies.from_values(st, [[_Line("tea", 2), _Line("mug", 1)]])
     points = derived_strategies.from_values(st, [_Point(1.5, 2.5)])
     assert lines is not None and "list of _Line" in lines.description
@@ -283,3 +300,13 @@ def test_dataclasses_are_made_by_their_constructor_and_named_tuples_keep_their_t
 
     made_right()
     assert find(lines.strategy, lambda v: isinstance(v, list) and any(isinstance(x, _Line) for x in v))
+    money = derived_strategies.from_values(st, [_Money(250, "USD")]).strategy
+    other = find(money, lambda m: isinstance(m, _Money) and m.cents != 250 and m.currency != "USD")
+    assert len(other.currency) == 3  # the constructor's check held
+    full = _Cart()
+    full.items.append(1)
+    assert derived_strategies.from_values(st, [full]) is None  # the default strategy, as before
+    linked = None
+    for value in range(50):
+        linked = _Node(value, linked)
+    assert derived_strategies.from_values(st, [linked]) is None  # a node of nodes is not generated

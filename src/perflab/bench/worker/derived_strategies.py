@@ -5,14 +5,15 @@ and strings, the reference raises, and most generated inputs are thrown away (se
 the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy: its type,
 nesting, element types and sizes (a list of floats gives lists of floats, a str gives text (also of
 the declared text's characters and a few strange ones), bytes give binary, a dict with a few str
-keys gives dicts with those keys, a dataclass instances made by its constructor, a named tuple
-named tuples of its type, a tuple of a few items or of a few unlike ones gives tuples of its length
-with each place's type). Sizes are capped so that generated inputs stay quick to check
-(perflab.bench.worker.declared_variants varies the declared inputs at full size). Floats reach a
-million times the declared magnitude, not the edge of the float range. Integers inside containers
-are also drawn at the machine-width limits, and lists of floats also with a large offset and a tiny
-spread. One input in ten is made invalid on purpose (None, or a container holding an element of a
-foreign type), so that the error behaviour of perflab.bench.worker.integrity is exercised.
+keys gives dicts with those keys, an object its constructor remakes (a dataclass, a value class)
+objects made by that constructor, a named tuple named tuples of its type, a tuple of a few items or
+of a few unlike ones gives tuples of its length with each place's type). Sizes are capped so that
+generated inputs stay quick to check (perflab.bench.worker.declared_variants varies the declared
+inputs at full size). Floats reach a million times the declared magnitude, not the edge of the
+float range. Integers inside containers are also drawn at the machine-width limits, and lists of
+floats also with a large offset and a tiny spread. One input in ten is made invalid on purpose
+(None, or a container holding an element of a foreign type), so that the error behaviour of
+perflab.bench.worker.integrity is exercised.
 
 Standard library only at import time; ``st`` is hypothesis.strategies, passed in by perflab.bench.worker.fuzz.
 """
@@ -64,7 +65,7 @@ def from_values(st: Any, values: list[Any]) -> Derived | None:
         return None
     try:
         valid = _one_of(st, [_shape(st, value) for value in values])
-    except _Unsupported:
+    except (_Unsupported, RecursionError):  # RecursionError: objects nested past the stack (a long linked list)
         return None
     invalid = st.one_of(st.none(), *[_invalid(st, value) for value in values if isinstance(value, (list, tuple))])
     strategy = one_in(st, _INVALID_ONE_IN).flatmap(lambda rare: invalid if rare else valid)
@@ -88,8 +89,6 @@ def _shape(st: Any, value: Any) -> Any:
         return st.binary(max_size=min(_MAX_TEXT, max(len(value), 1))) | _power_lengths(st, st.binary, len(value))
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a named tuple: its fields, its type
         return st.tuples(*[_shape(st, item) for item in value]).map(lambda items: type(value)(*items))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _dataclass_instances(st, value)
     if _is_record(value):
         return st.tuples(*[_shape(st, item) for item in value])
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -111,27 +110,80 @@ def _shape(st: Any, value: Any) -> Any:
         return st.dictionaries(
             _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
         )
-    raise _Unsupported(type(value).__name__)
+    if isinstance(value, (type, range, complex)) or callable(value):
+        raise _Unsupported(type(value).__name__)
+    return _remade(st, value)
 
 
-def _dataclass_instances(st: Any, value: Any) -> Any:
-    """Instances of ``value``'s dataclass made by its own constructor, each field its declared
-    value's shape: what ``__post_init__`` computes or checks still holds (an instance assembled
-    field by field could break an invariant that a correct contender relies on). One that the
-    constructor refuses is not an input."""
+def _remade(st: Any, value: Any) -> Any:
+    """Objects like ``value`` made by its class's own constructor, each argument shaped like the
+    value ``value`` holds under that name: a dataclass, an attrs or pydantic class, a value class
+    whose ``__init__`` keeps its parameters as attributes, a Fraction. Made by the constructor,
+    not assembled attribute by attribute, so that what it checks or computes still holds (an
+    invariant a correct contender may rely on); an argument it refuses gives the declared object
+    instead. Raises _Unsupported unless calling the class with those arguments remakes ``value``."""
     kind = type(value)
-    fields = {field.name: _shape(st, getattr(value, field.name)) for field in dataclasses.fields(value) if field.init}
+    arguments = _constructor_arguments(value)
+    if _holds_a(kind, list(arguments.values())):  # a node of nodes: each level a strategy, past Hypothesis's buffer
+        raise _Unsupported(kind.__name__)
+    try:
+        remade = kind(**arguments)
+        same = remade == value if kind.__eq__ is not object.__eq__ else vars(remade) == vars(value)
+    except Exception:  # any failure to remake it: not an object this module can generate
+        same = False
+    if not same:
+        raise _Unsupported(kind.__name__)
 
-    def made(arguments: dict[str, Any]) -> Any:
+    def made(drawn: dict[str, Any]) -> Any:
         try:
-            return kind(**arguments)
-        except Exception:  # any refusal of the constructor: not an input
-            return _REFUSED
+            return kind(**drawn)
+        except Exception:  # an argument the constructor refuses: not an input of this kind
+            return value
 
-    return st.fixed_dictionaries(fields).map(made).filter(lambda instance: instance is not _REFUSED)
+    return st.fixed_dictionaries({name: _shape(st, item) for name, item in arguments.items()}).map(made)
 
 
-_REFUSED = object()  # what a dataclass's constructor refused
+def _holds_a(kind: type, values: list[Any]) -> bool:
+    """Whether an instance of ``kind`` is among ``values`` or inside their containers (looked at
+    up to _SAMPLE objects)."""
+    stack, seen = list(values), 0
+    while stack and seen < _SAMPLE:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, kind):
+            return True
+        if type(item) in (list, tuple, set, frozenset):
+            stack.extend(item)
+        elif type(item) is dict:
+            stack.extend(item.values())
+    return False
+
+
+def _constructor_arguments(value: Any) -> dict[str, Any]:
+    """The keyword arguments that name ``value``'s attributes in its class's constructor (a
+    dataclass: its init fields); raises _Unsupported when there are none, or when a required
+    parameter is not an attribute or cannot be passed by name."""
+    if dataclasses.is_dataclass(value):
+        names = [field.name for field in dataclasses.fields(value) if field.init]
+        arguments = {name: getattr(value, name) for name in names}
+    else:
+        import inspect  # here only: most inputs are built-in types
+
+        try:
+            parameters = inspect.signature(type(value)).parameters.values()
+        except (TypeError, ValueError):  # a built-in class without a signature
+            raise _Unsupported(type(value).__name__) from None
+        arguments = {}
+        for parameter in parameters:
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if parameter.kind is not parameter.POSITIONAL_ONLY and hasattr(value, parameter.name):
+                arguments[parameter.name] = getattr(value, parameter.name)
+            elif parameter.default is parameter.empty:
+                raise _Unsupported(type(value).__name__)
+    if not arguments:
+        raise _Unsupported(type(value).__name__)
+    return arguments
 
 
 def _is_record(value: Any) -> bool:
@@ -234,13 +286,11 @@ def _one_of(st: Any, strategies: list[Any]) -> Any:
 
 
 def _describe(value: Any) -> str:
-    if dataclasses.is_dataclass(value) or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
-        return type(value).__name__
     if _is_record(value):
         return f"tuple ({', '.join(_describe(item) for item in value)})"
-    if isinstance(value, (list, tuple, set, frozenset)):
+    if type(value) in (list, tuple, set, frozenset):
         kinds = sorted({type(item).__name__ for item in _in_stable_order(value)[:_SAMPLE]})
         return f"{type(value).__name__} of {'/'.join(kinds) or 'nothing'}"
-    if isinstance(value, dict):
+    if type(value) is dict:
         return f"dict of {len(value)} keys" if len(value) <= _FIXED_KEYS else "dict"
-    return type(value).__name__
+    return type(value).__name__  # a scalar, a named tuple, or an object remade by its constructor
