@@ -310,3 +310,12 @@ def test_objects_are_made_by_their_constructor_and_named_tuples_keep_their_type(
     for value in range(50):
         linked = _Node(value, linked)
     assert derived_strategies.from_values(st, [linked]) is None  # a node of nodes is not generated
+
+
+def test_a_mapping_type_is_kept():
+    counts = derived_strategies.from_values(st, [collections.Counter("abracadabra")]).strategy
+    found = find(counts, lambda v: isinstance(v, collections.Counter) and v["a"] != 5)
+    assert found.most_common(1)
+    groups = derived_strategies.from_values(st, [collections.defaultdict(list, {1: [2]})]).strategy
+    group = find(groups, lambda v: isinstance(v, collections.defaultdict) and 1 not in v)
+    assert group[7] == []  # its factory kept

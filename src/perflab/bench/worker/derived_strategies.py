@@ -5,21 +5,22 @@ and strings, the reference raises, and most generated inputs are thrown away (se
 the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy: its type,
 nesting, element types and sizes (a list of floats gives lists of floats, a str gives text (also of
 the declared text's characters and a few strange ones), bytes give binary, a dict with a few str
-keys gives dicts with those keys, an object its constructor remakes (a dataclass, a value class)
-objects made by that constructor, a named tuple named tuples of its type, a tuple of a few items or
-of a few unlike ones gives tuples of its length with each place's type). Sizes are capped so that
-generated inputs stay quick to check (perflab.bench.worker.declared_variants varies the declared
-inputs at full size). Floats reach a million times the declared magnitude, not the edge of the
-float range. Integers inside containers are also drawn at the machine-width limits, and lists of
-floats also with a large offset and a tiny spread. One input in ten is made invalid on purpose
-(None, or a container holding an element of a foreign type), so that the error behaviour of
-perflab.bench.worker.integrity is exercised.
+keys gives dicts with those keys (of its own mapping type), an object its constructor remakes (a
+dataclass, a value class) objects made by that constructor, a named tuple named tuples of its type,
+a tuple of a few items or of a few unlike ones gives tuples of its length with each place's type).
+Sizes are capped so that generated inputs stay quick to check
+(perflab.bench.worker.declared_variants varies the declared inputs at full size). Floats reach a
+million times the declared magnitude, not the edge of the float range. Integers inside containers
+are also drawn at the machine-width limits, and lists of floats also with a large offset and a tiny
+spread. One input in ten is made invalid on purpose (None, or a container holding an element of a
+foreign type), so that the error behaviour of perflab.bench.worker.integrity is exercised.
 
 Standard library only at import time; ``st`` is hypothesis.strategies, passed in by perflab.bench.worker.fuzz.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
 from dataclasses import dataclass
@@ -106,10 +107,12 @@ def _shape(st: Any, value: Any) -> Any:
     if isinstance(value, dict):
         keys = list(value)[:_SAMPLE]
         if len(value) <= _FIXED_KEYS and all(isinstance(key, str) for key in keys):
-            return st.fixed_dictionaries({key: _shape(st, value[key]) for key in keys})
-        return st.dictionaries(
-            _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
-        )
+            mapping = st.fixed_dictionaries({key: _shape(st, value[key]) for key in keys})
+        else:
+            mapping = st.dictionaries(
+                _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
+            )
+        return mapping if type(value) is dict else mapping.map(_retyped_as(value))
     if isinstance(value, (type, range, complex)) or callable(value):
         raise _Unsupported(type(value).__name__)
     return _remade(st, value)
@@ -141,6 +144,22 @@ def _remade(st: Any, value: Any) -> Any:
             return value
 
     return st.fixed_dictionaries({name: _shape(st, item) for name, item in arguments.items()}).map(made)
+
+
+def _retyped_as(value: dict) -> Any:
+    """A function giving a generated dict ``value``'s own mapping type (a Counter, an OrderedDict,
+    a defaultdict with its factory), so that the methods the operation calls on it exist (a
+    Counter's most_common: as plain dicts, every input was rejected); a plain dict where that fails."""
+    kind: Any = type(value)
+    factory = getattr(value, "default_factory", None)
+
+    def retyped(drawn: dict) -> Any:
+        try:
+            return kind(factory, drawn) if isinstance(value, collections.defaultdict) else kind(drawn)
+        except Exception:  # a mapping type whose constructor takes something else
+            return drawn
+
+    return retyped
 
 
 def _holds_a(kind: type, values: list[Any]) -> bool:
