@@ -319,3 +319,31 @@ def test_a_mapping_type_is_kept():
     groups = derived_strategies.from_values(st, [collections.defaultdict(list, {1: [2]})]).strategy
     group = find(groups, lambda v: isinstance(v, collections.defaultdict) and 1 not in v)
     assert group[7] == []  # its factory kept
+
+
+class _Elementwise:  # == answers with an array-like, as NumPy's arrays do: not a yes or no
+    def __init__(self, values):
+        self.values = values
+
+    def __eq__(self, other):
+        return _Ambiguous()
+
+
+class _Ambiguous:
+    def __bool__(self):
+        raise ValueError("the truth value of an array with more than one element is ambiguous")
+
+
+def test_an_object_whose_equality_is_no_answer_falls_back_to_the_default():
+    assert derived_strategies.from_values(st, [_Elementwise([1.0, 2.0])]) is None
+
+
+def test_arrays_keep_their_dtype_and_dimensions():
+    numpy = pytest.importorskip("numpy")
+    for declared in (numpy.linspace(0.0, 1.0, 10), numpy.arange(12, dtype=numpy.int32).reshape(3, 4)):
+        arrays = derived_strategies.from_values(st, [declared]).strategy
+        found = find(arrays, lambda v, d=declared: isinstance(v, numpy.ndarray) and v.size > 1)
+        assert found.dtype == declared.dtype and found.ndim == declared.ndim
+    assert derived_strategies.from_values(st, [numpy.array(["a", "b"], dtype=object)]) is None
+    halves = derived_strategies.from_values(st, [numpy.ones(4, dtype=numpy.float16)]).strategy
+    assert find(halves, lambda v: isinstance(v, numpy.ndarray) and v.size and abs(v).max() > 100).dtype == numpy.float16

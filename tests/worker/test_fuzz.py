@@ -359,3 +359,37 @@ def test_recorded_calls_keep_their_shape_and_letters_that_case_mapping_gets_wron
     found = fuzz(path, "ignorecase", examples=100)
     assert found.status == "not equivalent", found
     assert any(letter in found.counterexample for letter in "\u212a\u017f\u0131\u0130"), found.counterexample
+
+
+ARRAY_MEANS = """
+import numpy
+import perflab
+
+bench = perflab.Benchmark("means", description="mean of a float64 array, no strategy declared")
+
+@bench.case
+def READINGS():
+    return numpy.linspace(0.0, 1.0, 1000)
+
+@bench.contender
+def ref(xs):
+    return float(numpy.mean(xs))  # takes lists too
+
+@bench.contender
+def method(xs):  # correct: an array method, which a list does not have
+    return float(xs.mean())
+
+@bench.contender
+def in_float32(xs):  # wrong: single precision
+    return float(xs.astype(numpy.float32).mean())
+"""
+
+
+def test_a_declared_array_gives_generated_arrays_of_its_dtype(bench_file):
+    """Inputs derived from a NumPy array are arrays: as JSON-like lists, the correct contender
+    calling xs.mean() raised where the reference did not, and was flagged."""
+    pytest.importorskip("numpy")
+    path = bench_file(ARRAY_MEANS)
+    assert fuzz(path, "method", examples=100).status == "equivalent"
+    found = fuzz(path, "in_float32", examples=100)
+    assert found.status == "not equivalent" and found.counterexample.startswith("array("), found

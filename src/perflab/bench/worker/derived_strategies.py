@@ -5,15 +5,16 @@ and strings, the reference raises, and most generated inputs are thrown away (se
 the domain for 200 kept). Here each declared input's shape becomes a Hypothesis strategy: its type,
 nesting, element types and sizes (a list of floats gives lists of floats, a str gives text (also of
 the declared text's characters and a few strange ones), bytes give binary, a dict with a few str
-keys gives dicts with those keys (of its own mapping type), an object its constructor remakes (a
-dataclass, a value class) objects made by that constructor, a named tuple named tuples of its type,
-a tuple of a few items or of a few unlike ones gives tuples of its length with each place's type).
-Sizes are capped so that generated inputs stay quick to check
-(perflab.bench.worker.declared_variants varies the declared inputs at full size). Floats reach a
-million times the declared magnitude, not the edge of the float range. Integers inside containers
-are also drawn at the machine-width limits, and lists of floats also with a large offset and a tiny
-spread. One input in ten is made invalid on purpose (None, or a container holding an element of a
-foreign type), so that the error behaviour of perflab.bench.worker.integrity is exercised.
+keys gives dicts with those keys (of its own mapping type), a NumPy array arrays of its dtype and
+dimensions, an object its constructor remakes (a dataclass, a value class) objects made by that
+constructor, a named tuple named tuples of its type, a tuple of a few items or of a few unlike ones
+gives tuples of its length with each place's type). Sizes are capped so that generated inputs stay
+quick to check (perflab.bench.worker.declared_variants varies the declared inputs at full size).
+Floats reach a million times the declared magnitude, not the edge of the float range. Integers
+inside containers are also drawn at the machine-width limits, and lists of floats also with a large
+offset and a tiny spread. One input in ten is made invalid on purpose (None, or a container holding
+an element of a foreign type), so that the error behaviour of perflab.bench.worker.integrity is
+exercised.
 
 Standard library only at import time; ``st`` is hypothesis.strategies, passed in by perflab.bench.worker.fuzz.
 """
@@ -23,8 +24,10 @@ from __future__ import annotations
 import collections
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass
 
+from perflab.bench.arrays import is_array
 from perflab.bench.worker.declared_variants import STRANGER_CHARACTERS, WIDTH_LIMITS
 from perflab.bench.worker.reordered_inputs import ARGUMENTS
 
@@ -39,6 +42,8 @@ _SAMPLE = 200  # items of a declared container looked at for its element types
 _FIXED_KEYS = 20  # dicts with at most this many str keys keep them (records)
 _INVALID_ONE_IN = 10  # one generated input in this many is invalid on purpose
 _FLOAT_REACH = 1e6  # generated floats reach this many times the declared floats' magnitude
+_MAX_ARRAY = 2500  # items of a generated NumPy array
+_FLOAT_WIDTH_LARGEST = {2: 2.0**15, 4: 2.0**127, 8: math.inf}  # bytes of a float -> its largest power of two bound
 
 
 @dataclass
@@ -113,6 +118,8 @@ def _shape(st: Any, value: Any) -> Any:
                 _elements(st, keys), _elements(st, [value[k] for k in keys]), max_size=min(_MAX_SIZE, len(value))
             )
         return mapping if type(value) is dict else mapping.map(_retyped_as(value))
+    if is_array(value):
+        return _arrays(st, value)
     if isinstance(value, (type, range, complex)) or callable(value):
         raise _Unsupported(type(value).__name__)
     return _remade(st, value)
@@ -131,8 +138,8 @@ def _remade(st: Any, value: Any) -> Any:
         raise _Unsupported(kind.__name__)
     try:
         remade = kind(**arguments)
-        same = remade == value if kind.__eq__ is not object.__eq__ else vars(remade) == vars(value)
-    except Exception:  # any failure to remake it: not an object this module can generate
+        same = bool(remade == value if kind.__eq__ is not object.__eq__ else vars(remade) == vars(value))
+    except Exception:  # any failure to remake it (or an == that is no answer): not generated here
         same = False
     if not same:
         raise _Unsupported(kind.__name__)
@@ -233,16 +240,50 @@ def _elements(st: Any, items: list[Any]) -> Any:
     return _one_of(st, strategies)
 
 
-def _floats(st: Any, samples: list[float]) -> Any:
+def _arrays(st: Any, value: Any) -> Any:
+    """NumPy arrays like ``value``: its dtype and number of dimensions, sides up to _MAX_SIZE (and
+    at most _MAX_ARRAY items), elements of its kind in its items' range (machine-width limits
+    among the integers, as in lists). As lists, every array method a contender called raised
+    where the reference, taking lists too, did not: a correct contender was flagged. Booleans,
+    integers and floats only; another dtype is not generated. NumPy is taken from sys.modules,
+    as perflab.bench.arrays does: the declared array was made by it."""
+    numpy = sys.modules["numpy"]
+    kind, samples = value.dtype.kind, value.ravel()[:_SAMPLE].tolist()
+    if kind == "b":
+        elements = st.booleans()
+    elif kind == "f" and value.dtype.itemsize in _FLOAT_WIDTH_LARGEST:
+        elements = _floats(st, samples or [1.0], width=value.dtype.itemsize * 8)
+    elif kind in "iu":
+        info = numpy.iinfo(value.dtype)
+        bound = 2 * max((abs(x) for x in samples), default=0) + 10
+        limits = [n for n in WIDTH_LIMITS if info.min <= n <= info.max]
+        elements = st.integers(max(int(info.min), -bound), min(int(info.max), bound)) | st.sampled_from(limits)
+    else:
+        raise _Unsupported(f"array of {value.dtype}")
+    dimensions, dtype = value.ndim, value.dtype
+    side = max(1, min(_MAX_SIZE, max(value.shape, default=1), int(_MAX_ARRAY ** (1 / max(dimensions, 1)))))
+    shapes = st.lists(st.integers(0, side), min_size=dimensions, max_size=dimensions).map(tuple)
+
+    def filled(shape: tuple[int, ...]) -> Any:
+        size = math.prod(shape)
+        items = st.lists(elements, min_size=size, max_size=size)
+        return items.map(lambda drawn: numpy.array(drawn, dtype=dtype).reshape(shape))
+
+    return shapes.flatmap(filled)
+
+
+def _floats(st: Any, samples: list[float], width: int = 64) -> Any:
     """Floats up to _FLOAT_REACH times the samples' magnitude (both signs, subnormals included):
     far past the declared values, but not at the edge of the float range, where a square or a
     sum of a few items overflows to inf (2**512 squared) and every formula other than exact
     arithmetic gives inf or NaN: a limit of floating point, not a broken optimization. Declared
     NaN or infinities say the whole range is the domain."""
     if any(math.isnan(x) or math.isinf(x) for x in samples):
-        return st.floats(allow_nan=any(math.isnan(x) for x in samples), allow_infinity=True)
+        return st.floats(allow_nan=any(math.isnan(x) for x in samples), allow_infinity=True, width=width)
     bound = _FLOAT_REACH * max(max(abs(x) for x in samples), 1.0)
-    return st.floats(-bound, bound)
+    if width < 64:  # a power of two: Hypothesis wants bounds that the narrower float holds exactly
+        bound = min(2.0 ** math.ceil(math.log2(bound)), _FLOAT_WIDTH_LARGEST[width // 8])
+    return st.floats(-bound, bound, width=width)
 
 
 def _like_text(st: Any, text: str, size: int) -> Any:
@@ -312,4 +353,6 @@ def _describe(value: Any) -> str:
         return f"{type(value).__name__} of {'/'.join(kinds) or 'nothing'}"
     if type(value) is dict:
         return f"dict of {len(value)} keys" if len(value) <= _FIXED_KEYS else "dict"
+    if is_array(value):
+        return f"{value.ndim}-D array of {value.dtype}"
     return type(value).__name__  # a scalar, a named tuple, or an object remade by its constructor
