@@ -34,6 +34,7 @@ def test_four_writers_one_killed_leave_a_valid_database_with_every_finished_run(
         subprocess.Popen(
             [sys.executable, str(tmp_path / "writer.py"), str(path), str(template), str(count), f"writer{n}"],
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         for n in range(4)
@@ -46,8 +47,8 @@ def test_four_writers_one_killed_leave_a_valid_database_with_every_finished_run(
     finished[0] += [line.split() for line in victim.stdout.read().splitlines()]
     victim.wait()
     for n, writer in enumerate(writers[1:], start=1):
-        out, _ = writer.communicate(timeout=300)
-        assert writer.returncode == 0
+        out, err = writer.communicate(timeout=300)
+        assert writer.returncode == 0, err
         finished[n] = [line.split() for line in out.splitlines()]
     assert victim.returncode == -signal.SIGKILL
 
