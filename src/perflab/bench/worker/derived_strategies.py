@@ -22,7 +22,6 @@ Standard library only at import time; ``st`` is hypothesis.strategies, passed in
 from __future__ import annotations
 
 import collections
-import dataclasses
 import math
 import sys
 from dataclasses import dataclass
@@ -187,26 +186,22 @@ def _holds_a(kind: type, values: list[Any]) -> bool:
 
 def _constructor_arguments(value: Any) -> dict[str, Any]:
     """The keyword arguments that name ``value``'s attributes in its class's constructor (a
-    dataclass: its init fields); raises _Unsupported when there are none, or when a required
+    dataclass's are its init fields); raises _Unsupported when there are none, or when a required
     parameter is not an attribute or cannot be passed by name."""
-    if dataclasses.is_dataclass(value):
-        names = [field.name for field in dataclasses.fields(value) if field.init]
-        arguments = {name: getattr(value, name) for name in names}
-    else:
-        import inspect  # here only: most inputs are built-in types
+    import inspect  # here only: most inputs are built-in types
 
-        try:
-            parameters = inspect.signature(type(value)).parameters.values()
-        except (TypeError, ValueError):  # a built-in class without a signature
-            raise _Unsupported(type(value).__name__) from None
-        arguments = {}
-        for parameter in parameters:
-            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-                continue
-            if parameter.kind is not parameter.POSITIONAL_ONLY and hasattr(value, parameter.name):
-                arguments[parameter.name] = getattr(value, parameter.name)
-            elif parameter.default is parameter.empty:
-                raise _Unsupported(type(value).__name__)
+    try:
+        parameters = inspect.signature(type(value)).parameters.values()
+    except (TypeError, ValueError):  # a built-in class without a signature
+        raise _Unsupported(type(value).__name__) from None
+    arguments = {}
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if parameter.kind is not parameter.POSITIONAL_ONLY and hasattr(value, parameter.name):
+            arguments[parameter.name] = getattr(value, parameter.name)
+        elif parameter.default is parameter.empty:
+            raise _Unsupported(type(value).__name__)
     if not arguments:
         raise _Unsupported(type(value).__name__)
     return arguments
