@@ -58,7 +58,7 @@ def test_a_step_shows_the_differential_profile_of_the_closest_profiled_commits(t
     history = run_perflab("history", "bench.py", "--db", db, cwd=project)
     assert history.returncode == 0, history.stderr
     out = history.stdout
-    assert f"after {commits[1]}, at or before {commits[2]}" in out
+    assert f"after {commits[1]}, at or before {commits[2]}" in out, out
     assert f"profiles: {commits[3]} vs {commits[0]}:" in out
     assert "is in pipeline -> render" in out  # the one-sentence explanation names the slowed function
     assert "pipeline > render" in out  # and the call path is listed with its interval
