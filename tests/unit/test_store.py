@@ -7,6 +7,7 @@ import io
 import os
 import sqlite3
 import subprocess
+import threading
 from collections import Counter
 
 import pytest
@@ -140,3 +141,23 @@ def test_the_stored_message_names_a_database_path_as_it_is(tmp_path):
     saved = save_run(synthetic_result(), path.with_name("bench.py"), args, err)
     assert saved.run_id == 1
     assert err.file.getvalue().strip() == f"stored as run 1 in {path}"
+
+
+def test_a_new_store_waits_for_a_writer_before_it_converts_its_journal(tmp_path):
+    """Converting a new file to WAL needs it to itself, and SQLite answers "locked" at once while
+    another connection holds its write lock (no busy timeout there): the store retries. A writer
+    holding a new file for 0.3 s, as another process creating the same store may, made the open
+    fail at once with "locked for 30 s"."""
+    path = tmp_path / "new.db"
+    sqlite3.connect(path).close()  # an empty file, still in the default journal mode
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")  # the write lock, held
+    release = threading.Timer(0.3, writer.execute, ["COMMIT"])
+    release.start()
+    try:
+        with Store.open(path) as db:
+            db.save(synthetic_result())
+    finally:
+        release.join()
+        writer.close()
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
