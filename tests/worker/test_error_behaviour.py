@@ -131,3 +131,56 @@ def test_fuzzing_says_when_no_input_was_rejected(bench_file):
     found = fuzz(bench_file(ALWAYS_VALID), "power", examples=20)
     assert found.status == EQUIVALENT
     assert any("rejected none of the" in note and "error behaviour was never compared" in note for note in found.notes)
+
+
+MEANS = """
+import perflab
+
+bench = perflab.Benchmark("means")
+
+@bench.case
+def SMALL():
+    return [1.0, 2.0, 4.0]
+
+@bench.contender
+def ref(xs):
+    if min(xs) < 0:
+        raise ValueError("negative value")
+    return sum(xs) / len(xs)
+
+@bench.contender
+def control_loop(xs):
+    total = 0.0
+    for x in xs:
+        if x < 0:
+            raise ValueError("negative")
+        total += x
+    return total / len(xs)
+
+@bench.contender
+def zero_for_empty(xs):
+    if not xs:
+        return 0.0
+    return ref(xs)
+
+@bench.contender
+def negative_as_index_error(xs):
+    if any(x < 0 for x in xs):
+        raise IndexError("negative")
+    return sum(xs) / len(xs)
+"""
+
+
+def test_nothing_to_work_on_may_be_rejected_with_any_exception_but_must_be_rejected(bench_file):
+    """On [] the reference raises ValueError (min of nothing) and a plain loop ZeroDivisionError: how
+    each first touches the missing item, not a contract. Returning a value there is still caught,
+    and so is another exception where the reference's own check speaks (a negative value)."""
+    path = bench_file(MEANS)
+    control = fuzz(path, "control_loop", examples=200)
+    assert control.status == EQUIVALENT, control
+    accepts = fuzz(path, "zero_for_empty", examples=200)
+    assert accepts.status == NOT_EQUIVALENT and "accepts input the reference rejects" in accepts.difference
+    unrelated = fuzz(path, "negative_as_index_error", examples=200)
+    assert (
+        unrelated.status == NOT_EQUIVALENT and "the contender raised the unrelated IndexError" in unrelated.difference
+    )

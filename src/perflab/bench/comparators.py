@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from perflab.bench.arrays import array_difference, is_array
+from perflab.bench.plain_objects import attributes, is_plain, named_by_address, written
 from perflab.bench.versus import SIDES, versus
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 _SNIPPET = 30  # characters of context shown either side of a first difference
+# After two objects that only == by identity and have no attributes to compare (a generator, a lock).
+_IDENTITY_HINT = " (objects compared by identity: return a value, or pass compare= a function)"
 
 
 class Outcome:
@@ -116,7 +119,12 @@ def resolve_comparator(compare: Any) -> Comparator:
 
 
 def first_difference(
-    expected: Any, actual: Any, path: str = "", ordered: bool = True, sides: tuple[str, str] = SIDES
+    expected: Any,
+    actual: Any,
+    path: str = "",
+    ordered: bool = True,
+    sides: tuple[str, str] = SIDES,
+    _visiting: set[tuple[int, int]] | None = None,
 ) -> str | None:
     """Describe the first place where two values differ, or None when they are the same; each value
     in the description is named by its side (``sides``: what ``expected`` and ``actual`` are).
@@ -124,7 +132,9 @@ def first_difference(
     A mapping's key order is part of its value (``ordered``, the default): iterating it, printing
     it or serializing it shows the order, and an order that follows set or dict hashing changes
     with the hash seed. ``ordered=False`` compares mappings as JSON objects (any key order). Sets
-    are compared as sets, in any order.
+    are compared as sets, in any order. Plain objects (``==`` is identity) are compared by their
+    attributes (perflab.bench.plain_objects); ``_visiting`` holds the pairs of them being compared,
+    so that objects that hold each other (a doubly linked list) are compared once.
     """
     where = f"at {path}: " if path else ""
     if type(expected) is not type(actual):
@@ -140,7 +150,7 @@ def first_difference(
         for key in expected:
             if key not in actual:
                 return f"{where}key {key!r}: in the {sides[0]}'s, missing from the {sides[1]}'s"
-            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]", ordered, sides)
+            inner = first_difference(expected[key], actual[key], f"{path}[{key!r}]", ordered, sides, _visiting)
             if inner:
                 return inner
         extra = [key for key in actual if key not in expected]
@@ -149,7 +159,7 @@ def first_difference(
         return _key_order_difference(expected, actual, where, sides) if ordered else None
     if isinstance(expected, (list, tuple)):
         for index, (left, right) in enumerate(zip(expected, actual)):
-            inner = first_difference(left, right, f"{path}[{index}]", ordered, sides)
+            inner = first_difference(left, right, f"{path}[{index}]", ordered, sides, _visiting)
             if inner:
                 return inner
         if len(expected) != len(actual):
@@ -157,11 +167,43 @@ def first_difference(
         return None
     if is_array(expected):
         return array_difference(expected, actual, where, sides)
+    if is_plain(expected) and expected is not actual:
+        mine, theirs = attributes(expected), attributes(actual)
+        if mine is not None and theirs is not None:
+            pair = (id(expected), id(actual))
+            return _attribute_difference(mine, theirs, pair, path, ordered, sides, _visiting or set())
     try:
         same = bool(expected == actual)
     except Exception as error:  # == gave no truth value (an array-like), or raised
         return f"{where}{type(expected).__name__} values cannot be compared with == ({type(error).__name__}: {error})"
-    return None if same else where + versus(sides, _short(expected), _short(actual))
+    if same:
+        return None
+    hint = _IDENTITY_HINT if named_by_address(expected) else ""
+    return where + versus(sides, _short(expected), _short(actual)) + hint
+
+
+def _attribute_difference(
+    mine: dict[str, Any],
+    theirs: dict[str, Any],
+    pair: tuple[int, int],
+    path: str,
+    ordered: bool,
+    sides: tuple[str, str],
+    visiting: set[tuple[int, int]],
+) -> str | None:
+    """The first attribute where two plain objects of one class (their ids: ``pair``) differ."""
+    if pair in visiting:  # already being compared further up: equal unless a difference shows elsewhere
+        return None
+    visiting.add(pair)
+    where = f"at {path}: " if path else ""
+    for name, item in mine.items():
+        if name not in theirs:
+            return f"{where}attribute {name!r}: in the {sides[0]}'s, missing from the {sides[1]}'s"
+        inner = first_difference(item, theirs[name], f"{path}.{name}", ordered, sides, visiting)
+        if inner:
+            return inner
+    extra = [name for name in theirs if name not in mine]
+    return f"{where}attribute {extra[0]!r}: in the {sides[1]}'s, not in the {sides[0]}'s" if extra else None
 
 
 def _key_order_difference(expected: dict, actual: dict, where: str, sides: tuple[str, str]) -> str | None:
@@ -185,8 +227,7 @@ def _sequence_difference(expected: str | bytes, actual: str | bytes, sides: tupl
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 2 * _SNIPPET else text[: 2 * _SNIPPET] + "..."
+    return written(value, 2 * _SNIPPET)
 
 
 def _parse_json(text: Any) -> Any:

@@ -49,6 +49,7 @@ from pathlib import Path
 
 from perflab.bench.arrays import is_array
 from perflab.bench.comparators import Comparator, ExactComparator
+from perflab.bench.plain_objects import written
 from perflab.bench.worker import (
     contender_lines,
     declared_variants,
@@ -247,12 +248,18 @@ class _Fuzzer:
         raises and the contender fails acceptably, _ErrorBehaviour where it does not. ``near``:
         ``value`` is a near-miss of a generated input (perflab.bench.worker.rejected_inputs),
         perhaps outside what the strategy means to generate: there the contender must reject
-        what the reference rejects, with any exception."""
+        what the reference rejects, with any exception. So too on None or an empty collection of
+        items (_nothing): the edge every loop meets first, where which exception comes out says
+        how the code first touches the missing item (``points[0]``: IndexError; ``zip(*points)``
+        unpacked: ValueError; a mean: ZeroDivisionError; None: TypeError, unless a guard raises
+        ValueError first), not a contract callers catch; two correct rewrites differ so, and
+        were flagged NOT EQUIVALENT."""
         try:
             expected, reference_input = self._reference_call(value)
         except _OutsideDomain as outside:
             if outside.__cause__ is not None:  # the reference's own exception
-                policy = integrity.ERRORS_ANY if near and self.errors != integrity.ERRORS_IGNORE else self.errors
+                incidental = near or _nothing(value)
+                policy = integrity.ERRORS_ANY if incidental and self.errors != integrity.ERRORS_IGNORE else self.errors
                 self._check_error_behaviour(outside.__cause__, value, contender, policy)
             raise
         argument = self.keep(fresh_copy(value))
@@ -775,6 +782,16 @@ def _pick_generated(values: list[Any]) -> list[Any]:
     return [value for _, value in largest[:_STATEFUL_GENERATED]]
 
 
+def _nothing(value: Any) -> bool:
+    """None, or an empty list, tuple, set, mapping or array: a collection of items with none (not
+    text, where the empty string is ordinary bad input with a contract: int("") raises ValueError)."""
+    if value is None:
+        return True
+    if is_array(value):
+        return int(value.size) == 0
+    return isinstance(value, (list, tuple, set, frozenset, dict)) and not value
+
+
 def _size(value: Any) -> int:
     """Items of a container, characters of text, elements of an array; 0 for anything else."""
     if is_array(value):
@@ -798,5 +815,4 @@ def _one_line(text: str) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT] + "..."
+    return written(value, _REPR_LIMIT)
