@@ -14,6 +14,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 _DEFAULT_REPR = " object at 0x"  # in object.__repr__'s text: a fast test before writing by attributes
@@ -56,30 +57,43 @@ def written(value: Any, limit: int) -> str:
     tuples, sets and dicts) written by their attributes."""
     text = repr(value)
     if _DEFAULT_REPR in text:
-        text = _written(value, set())
+        text = _written(value, limit, set())
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _written(value: Any, visiting: set[int]) -> str:
+def _written(value: Any, limit: int, visiting: set[int]) -> str:
     if id(value) in visiting:  # an object that holds itself, or its holder: as repr writes a list in itself
         return "..."
     visiting.add(id(value))
     try:
         kind = type(value)
         if kind in (list, tuple, set, frozenset) and value:
-            items = ", ".join(_written(item, visiting) for item in value)
+            items = _joined((_written(item, limit, visiting) for item in value), limit)
             if kind is list:
                 return f"[{items}]"
             if kind is tuple:
                 return f"({items},)" if len(value) == 1 else f"({items})"
             return f"{{{items}}}" if kind is set else f"frozenset({{{items}}})"
         if kind is dict:
-            return "{" + ", ".join(f"{_written(k, visiting)}: {_written(v, visiting)}" for k, v in value.items()) + "}"
+            pairs = (f"{_written(k, limit, visiting)}: {_written(v, limit, visiting)}" for k, v in value.items())
+            return "{" + _joined(pairs, limit) + "}"
         state = attributes(value) if kind.__repr__ is object.__repr__ and is_plain(value) else None
         if state is None:
             return repr(value)
-        return (
-            f"{kind.__name__}(" + ", ".join(f"{name}={_written(item, visiting)}" for name, item in state.items()) + ")"
-        )
+        fields = (f"{name}={_written(item, limit, visiting)}" for name, item in state.items())
+        return f"{kind.__name__}({_joined(fields, limit)})"
     finally:
         visiting.discard(id(value))
+
+
+def _joined(parts: Iterator[str], limit: int) -> str:
+    """``parts`` joined by ", ", no further than ``limit`` characters past which the text is cut
+    anyway: a list of a million objects is not written whole."""
+    taken: list[str] = []
+    length = 0
+    for part in parts:
+        taken.append(part)
+        length += len(part) + 2
+        if length > limit:
+            break
+    return ", ".join(taken)
