@@ -84,6 +84,8 @@ def mutation(reference_before: Any, reference_after: Any, before: Any, after: An
     if changed(reference_before, reference_after) is None:
         return f"the contender changed its input, which the reference leaves unchanged: {own}"
     difference = first_difference(reference_after, after) or "they differ"
+    if own is None:  # a declared change the contender never made (a copy changed instead)
+        return f"the contender leaves its input unchanged, which the reference changes: {difference}"
     return f"the contender changed its input differently from the reference: {difference}"
 
 
