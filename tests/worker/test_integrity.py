@@ -152,3 +152,44 @@ def test_a_first_call_of_tens_of_nanoseconds_is_unresolvable_in_real_workers(ben
     (comparison,) = result.comparisons
     assert comparison.valid and comparison.comparison.ratio.value < 1 and comparison.caution is None
     assert "unresolvable at this scale" in (comparison.unchecked or ""), comparison
+
+
+NORMALIZE = """
+import perflab
+
+bench = perflab.Benchmark("normalize"{declared})
+
+@bench.case
+def SMALL():
+    return [3.0, 1.0, 4.0, 1.0]
+
+@bench.contender
+def ref(values):
+    total = sum(values)
+    for i in range(len(values)):
+        values[i] = values[i] / total
+
+@bench.contender
+def into_a_copy(values):
+    total = sum(values)
+    values = [v / total for v in values]
+"""
+
+
+def test_fuzzing_says_it_compared_outputs_alone_when_the_reference_changes_an_undeclared_input(bench_file):
+    """A reference that normalizes in place returns None, as does a contender that writes into a
+    copy: undeclared, a contender may leave its input alone, so the evidence says what was not
+    compared; declared, the copy is caught."""
+    fuzz = lambda source: fuzz_contender(
+        bench_file(source), "into_a_copy", "ref", lambda job: run_job(job, 120, sys.executable), examples=50
+    )
+    undeclared = fuzz(NORMALIZE.format(declared=""))
+    assert undeclared.status == "equivalent"
+    assert any(
+        note.startswith("warning: the reference changes its input (at [0]: before")
+        and "outputs alone were compared" in note
+        for note in undeclared.notes
+    ), undeclared.notes
+    declared = fuzz(NORMALIZE.format(declared=", mutates_input=True"))
+    assert declared.status == "mutates input"
+    assert declared.difference.startswith("the contender leaves its input unchanged, which the reference changes")

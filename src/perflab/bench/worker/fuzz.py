@@ -221,6 +221,9 @@ class _Fuzzer:
         self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
         self.last_output: Any = None  # the contender's output of the last call compared
         self.held = _HeldOutputs()
+        # How the reference changed a generated input, when mutates_input is not declared: then
+        # outputs alone were compared (a contender may leave its input alone), and the note says so.
+        self.reference_changed: str | None = None
 
     # --- the primitives: one reference output, one contender call compared with it ----------
 
@@ -269,6 +272,8 @@ class _Fuzzer:
             return None, difference
         self.held.hold(expected, self.last_output)
         mutation = integrity.mutation(value, reference_input, value, argument, self.mutates_input)
+        if not self.mutates_input and self.reference_changed is None:
+            self.reference_changed = integrity.changed(value, reference_input)
         return (integrity.MUTATES_INPUT, mutation) if mutation else (None, None)
 
     def _check_error_behaviour(
@@ -439,6 +444,12 @@ class _Fuzzer:
             self.note(
                 f"warning: the reference rejected none of the {total} generated inputs, so error behaviour "
                 "was never compared; let @bench.strategy generate invalid inputs too"
+            )
+        if self.reference_changed:
+            self.note(
+                f"warning: the reference changes its input ({self.reference_changed}), and mutates_input=True "
+                "is not declared: outputs alone were compared, not what each leaves in its input; declare "
+                "it if changing the input is the operation"
             )
         if total and self.report.examples_run < total / 2:
             self.note(
