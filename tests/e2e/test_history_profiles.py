@@ -82,3 +82,14 @@ def test_steps_without_stored_profiles_say_how_to_get_them(tmp_path):
         "no stored profile at dddddddd: `perflab run --profile` at those commits attaches the "
         "differential profile of this step"
     ) in history.stdout
+
+
+def test_two_runs_far_apart_are_not_called_one_level(tmp_path):
+    db = tmp_path / "perflab.db"
+    with Store.open(db) as store:
+        for seed, (time, letter) in enumerate(((1e-5, "a"), (5e-5, "b"))):
+            store.save(synthetic_result(time=time, seed=seed, commit=letter * 40))
+    history = run_perflab("history", "bench", "--db", db)
+    assert history.returncode == 0, history.stderr
+    assert "no change point looked for: 2 run(s), and a step needs 4 (2 on each side)" in history.stdout
+    assert "one level" not in history.stdout

@@ -121,3 +121,12 @@ def test_a_step_under_a_busy_spell_is_reported_with_the_whole_range():
     [step] = changes.steps
     assert (step.before, step.after, step.index) == ("36", "40", 40) and step.ratio.contains(1.1)
     assert [(t.first, t.last) for t in changes.transients] == [("37", "39")]
+
+
+def test_too_few_runs_say_no_step_was_looked_for_not_one_level():
+    """Two runs 5x apart are not "one level": with fewer runs than a step needs, every surface
+    says none was looked for (Changes.none_found)."""
+    two = detect([Point("a", 1.0, 0.99, 1.01), Point("b", 5.0, 4.95, 5.05)])
+    assert two.none_found() == "no change point looked for: 2 run(s), and a step needs 4 (2 on each side)"
+    flat = detect([Point(str(i), 1.0, 0.99, 1.01) for i in range(6)])
+    assert flat.steps == [] and flat.none_found().startswith("no change point: the series is consistent with one level")

@@ -401,3 +401,15 @@ def test_a_stored_profile_answers_the_offload_what_if_its_query_asks(client, sto
     with Store.open(store_path[0]) as store:
         static = pages.profile(Links(static_site=True, depth=1), store, ids["after"], profile_href.rsplit("/", 1)[1])
     assert static is not None and 'id="profile-data"' in static and "offload-form" not in static
+
+
+def test_a_series_of_two_runs_says_no_step_was_looked_for(tmp_path):
+    path = tmp_path / "perflab.db"
+    with Store.open(path) as store:
+        for seed, (time, letter) in enumerate(((1e-5, "a"), (5e-5, "b"))):
+            store.save(synthetic_result(benchmark="short", time=time, seed=seed, commit=letter * 40))
+    client = TestClient(create_app(ServeSettings(path)))
+    [series] = series_ids(client.get("/").text)
+    html = client.get(f"/series/{series}").text
+    assert "No change point looked for: 2 run(s), and a step needs 4 (2 on each side)." in html
+    assert "one level" not in html

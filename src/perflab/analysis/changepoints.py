@@ -86,6 +86,18 @@ class Transient:
 class Changes:
     steps: list[Step] = field(default_factory=list)
     transients: list[Transient] = field(default_factory=list)
+    points: int = 0  # of the series
+    needed: int = 0  # points a step needs (min_segment on each side); more than ``points``: none looked for
+
+    def none_found(self) -> str:
+        """What every surface says when there is no step: with too few points, that none was
+        looked for (two runs 5x apart are not "one level")."""
+        if self.points < self.needed:
+            return (
+                f"no change point looked for: {self.points} run(s), and a step needs {self.needed} "
+                f"({self.needed // 2} on each side)"
+            )
+        return "no change point: the series is consistent with one level (steps under the machine's drift are not reported)"
 
 
 def detect(
@@ -95,7 +107,7 @@ def detect(
     reported (a deterministic measure such as instruction counts passes a smaller one)."""
     n = len(points)
     if n < 2 * min_segment:
-        return Changes()
+        return Changes(points=n, needed=2 * min_segment)
     y = np.log([p.value for p in points])
     scales = np.sqrt(point_variances(points) + between_run_variance(points))
     weights = robust_weights(y, scales)
@@ -103,7 +115,7 @@ def detect(
         penalty = PENALTY_PER_LOG_N * math.log(n)
     bounds = [0, *_pelt(y, weights, penalty, min_segment), n]
     levels = [_level(y[a:b], weights[a:b]) for a, b in zip(bounds, bounds[1:])]
-    changes = Changes()
+    changes = Changes(points=n, needed=2 * min_segment)
     last_before: dict[int, int] = {}  # boundary -> last point of the old level, when a transient sits between
     segment = 1
     while segment < len(levels) - 1:  # short excursions above (or below) both neighbours: transients

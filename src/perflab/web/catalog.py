@@ -81,6 +81,7 @@ class Series:
     python: str  # interpreter version
     points: list[RunPoint]
     changes: list[ChangePoint] = field(default_factory=list)
+    no_change: str = ""  # what to say when ``changes`` is empty (changepoints.Changes.none_found)
     checks: int = 0  # runs of perflab check left out (store.CHECK_SOURCE)
 
     @property
@@ -175,6 +176,7 @@ class Catalog:
             )
             changes[key] = (signature, found)
             series.changes = [_change_point(series, step, marks) for step in found.steps]
+            series.no_change = found.none_found()
         self._changes = changes
         self._series = sorted(
             grouped.values(),

@@ -143,7 +143,7 @@ def render(
         if profiles and step.index in profiles:
             _profile_lines(console, profiles[step.index])
     if not changes.steps:
-        console.print("no change point: the series is consistent with one level", highlight=False)
+        console.print(changes.none_found(), highlight=False)
     for transient in changes.transients:
         console.print(
             f"[dim]transient (not a change point): {scale.change(transient.ratio)} from "
