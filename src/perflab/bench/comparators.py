@@ -46,7 +46,8 @@ class Comparator:
 class ExactComparator(Comparator):
     """Outputs must be equal and of the same types (1 != 1.0 != True; NaN equals NaN), mappings
     with their keys in the same order (sets in any order), NumPy arrays of the same shape, dtype
-    and values (NaN equal to NaN at the same place)."""
+    and values (NaN equal to NaN at the same place), objects of a class without ``==`` of equal
+    attributes."""
 
     name = "exact"
 
