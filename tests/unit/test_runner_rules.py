@@ -8,6 +8,7 @@ deadline, a worker that fails and Ctrl-C are tested without starting a process o
 from __future__ import annotations
 
 import random
+import statistics
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -18,13 +19,15 @@ from rich.console import Console
 from perflab.analysis import estimates
 from perflab.measure import runner
 from perflab.measure.launcher import JobOutcome
-from perflab.measure.runner import CALIBRATION_ROUNDS, run_sides
+from perflab.measure.runner import run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import contender_sides
 from perflab.render.terminal.results import render
 from perflab.results.model import Cell, RunResult
 
 LOOPS = 1000  # the loop count every scripted worker calibrates to
+# Scripted values do not depend on the value length, so its check settles in the first round.
+CALIBRATION_ROUNDS = 1
 SETUP_SECONDS = 0.01  # what starting and calibrating one worker costs on the fake clock
 
 
@@ -72,17 +75,21 @@ class ScriptedWorker:
             )
         return self._event("done")
 
-    def request_event(self, kind: str) -> dict[str, Any] | None:
+    def request_event(self, kind: str, loops: int | None = None) -> dict[str, Any] | None:
         contender = self.job["contender"]
         self.lab.requests.append((self.lab.round_of(self), contender, kind))
         failure = self.lab.fail(self, kind)
         if failure is not None:
             self.outcome.error = failure
             return None
+        calls = loops or self.job["loops"] or LOOPS
         value = self.lab.value(self.job["case"], contender, self.values)
+        value += self.lab.per_value.get(contender, 0.0) / calls  # work each value does once
         self.values += kind == "value"
-        self.lab.clock.now += value * LOOPS
-        return self._event(kind, value=value, background=None)
+        self.lab.clock.now += value * calls
+        cpu = value * self.lab.cpu_share.get(contender, 1.0)
+        waited = 0.0 if contender in self.lab.sleeping else value - cpu  # else it waited for a CPU
+        return self._event(kind, value=value, cpu=cpu, loops=calls, waited=waited, background=None)
 
     def close(self) -> JobOutcome:
         if self.job["mode"] == "time" and self.outcome.ok:
@@ -105,6 +112,9 @@ class Lab:
         fail: Callable[[ScriptedWorker, str], str | None] = lambda worker, kind: None,
     ):
         self.value, self.fail = value, fail  # (case, contender, index of the value) -> s/call
+        self.per_value: dict[str, float] = {}  # contender -> s of work each value does once, whatever its calls
+        self.cpu_share: dict[str, float] = {}  # contender -> share of a value's wall time its thread ran (1)
+        self.sleeping: set[str] = set()  # contenders whose thread slept, not waited for a CPU, the rest
         self.modules: list[str] = []  # the top-level modules each timing worker says it imported
         self.clock = Clock()
         self.started: list[ScriptedWorker] = []
@@ -243,7 +253,7 @@ def test_a_worker_that_fails_mid_run_marks_its_cell_and_the_others_keep_their_va
     assert failed.runs[-1].error == error and len(failed.runs[-1].values) == 3
     # The failed cell's wide interval does not hold its case until the budget: "a" goes on alone.
     assert result.cell("x", "a").target_reached and not result.cell("x", "a").error
-    assert not failed.target_reached and lab.clock.now < 1
+    assert not failed.target_reached and lab.clock.now < 5 / 2  # far from the budget
     for contender in ("a", "b"):  # the other case is measured to the end
         cell = result.cell("y", contender)
         assert not cell.error and cell.target_reached
@@ -269,8 +279,8 @@ def test_ctrl_c_mid_run_keeps_what_was_measured_and_closes_every_worker():
 def test_a_run_too_short_to_check_for_repeat_only_speed_says_so_beside_the_speedup():
     """Fewer than 3 processes per side with a first call: a memo cache would pass unjudged."""
     lab = Lab(noisy(0.5, times={"a": 2e-6}))  # b is twice as fast; never precise at 1%
-    # 0.1 fake seconds: the calibration round (~0.05) and part of one measured round
-    short = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.1, **QUICK), ["x"], ["a", "b"])
+    # 0.15 fake seconds: the calibration round (~0.13, half its values 4x longer) and part of one measured round
+    short = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.15, **QUICK), ["x"], ["a", "b"])
     assert [len(short.cell("x", c).runs) for c in ("a", "b")] == [2, 2]
     assert short.comparisons[0].valid and short.comparisons[0].caution is None
     assert short.comparisons[0].unchecked == (
@@ -278,7 +288,7 @@ def test_a_run_too_short_to_check_for_repeat_only_speed_says_so_beside_the_speed
         "first calls of 2 processes on a side, 3 needed; raise --max-time"
     )
     long_enough = Lab(noisy(0.5, times={"a": 2e-6})).run(
-        Settings(precision=0.01, min_rounds=1, max_time=0.2, **QUICK), ["x"], ["a", "b"]
+        Settings(precision=0.01, min_rounds=1, max_time=0.25, **QUICK), ["x"], ["a", "b"]
     )
     assert min(len(long_enough.cell("x", c).runs) for c in ("a", "b")) >= 3
     assert long_enough.comparisons[0].unchecked is None
@@ -317,3 +327,62 @@ def test_the_packages_worker_starts_only_for_modules_other_than_the_benchmark_fi
     jobs = [worker.job for worker in lab.started if worker.job["mode"] == "packages"]
     assert [job["modules"] for job in jobs] == ([looked_up] if looked_up else [])
     assert result.metadata["packages"] == {}
+
+
+def test_every_side_of_a_case_gets_values_of_one_length_however_long_its_calls():
+    """A 24 ms call against a 5 ms one: five calls of the short side make one value of the long
+    side's length, so that other processes' time slices stretch both alike."""
+    lab = Lab(noisy(0.01, times={"a": 24e-3, "b": 5e-3}))
+    settings = Settings(precision=1.0, min_rounds=3, max_time=1e6, warmups=1, values=10, value_time=0.005)
+    result = lab.run(settings, ["x"], ["a", "b"])
+    for run_a, run_b in zip(result.cell("x", "a").measured_runs(), result.cell("x", "b").measured_runs()):
+        length_a, length_b = run_a.loops * 24e-3, run_b.loops * 5e-3
+        assert length_b == pytest.approx(length_a, rel=0.1)
+    assert result.metadata["value_lengths"]["x"]["seconds"] >= 24e-3
+
+
+def test_a_value_length_that_moves_the_estimate_is_lengthened_until_it_does_not_and_said():
+    """Work done once per value (1 ms, whatever its calls): short values overstate the time per
+    call. The length checks lengthen the values until two lengths agree, and the result says so."""
+    lab = Lab(noisy(0.001))
+    lab.per_value = {"a": 1e-3}
+    settings = Settings(precision=1.0, min_rounds=3, max_time=1e6, warmups=1, values=10, value_time=0.001)
+    result = lab.run(settings, ["x"], ["a"])
+    checks = result.metadata["value_lengths"]["x"]["checked"]
+    assert checks[0]["moved"] and not checks[-1]["moved"]
+    assert checks[0]["ratio"] < 0.7  # the first check: 4x longer values, ~40% less per call
+    measured = result.cell("x", "a").estimates.median.value
+    assert measured == pytest.approx(1e-6, rel=0.05)  # the operation's own time, not the per-value work
+    assert any(w.startswith("value length moved the estimate on x: a took") for w in result.metadata["timing_warnings"])
+    calibration_rounds = sum(run.calibration for run in result.cell("x", "a").runs)
+    assert calibration_rounds == len({c["short"] for c in checks}) > 1
+
+
+def test_the_cpu_clock_times_the_thread_and_keeps_wall_time_beside_it():
+    lab = Lab(noisy(0.001))
+    lab.cpu_share = {"a": 0.5}  # a waits half of every value for a CPU
+    settings = Settings(precision=1.0, min_rounds=3, max_time=1e6, clock="cpu", **QUICK)
+    result = lab.run(settings, ["x"], ["a", "b"])
+    run = result.cell("x", "a").measured_runs()[0]
+    assert statistics.median(run.values) == pytest.approx(0.5e-6, rel=0.01)
+    assert statistics.median(run.wall_values) == pytest.approx(1e-6, rel=0.01)
+    assert result.comparisons[0].comparison.ratio.value == pytest.approx(2.0, rel=0.01)
+    assert "timing_warnings" not in result.metadata
+
+
+@pytest.mark.parametrize("sleeps", [False, True])
+def test_a_wall_time_ratio_that_cpu_time_contradicts_is_said_for_cpu_bound_code(sleeps):
+    """a waits half of every value: for a CPU (other processes had it) the wall-time ratio is
+    wrong and the run says so; while sleeping (the operation's own waiting) it is right."""
+    lab = Lab(noisy(0.001))
+    lab.cpu_share = {"a": 0.5}
+    lab.sleeping = {"a"} if sleeps else set()
+    result = lab.run(Settings(precision=1.0, min_rounds=3, max_time=1e6, **QUICK), ["x"], ["a", "b"])
+    assert result.comparisons[0].comparison.ratio.value == pytest.approx(1.0, rel=0.01)
+    warnings = result.metadata.get("timing_warnings", [])
+    if sleeps:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warnings[0].startswith("wall time and CPU time disagree on x/b:")
+        assert "waiting for a CPU: a 50.0%, b 0% of the wall time" in warnings[0]
+        assert result.metadata["waiting_for_cpu"]["x"]["a"] == pytest.approx(0.5, rel=0.01)

@@ -176,8 +176,15 @@ Job = Union[  # noqa: UP007
 ]
 
 
-class Command(TypedDict):
+class _Command(TypedDict):
     do: str  # "warmup" | "value" | "profile" | "exit"
+
+
+class Command(_Command, total=False):
+    # Of a timing worker's "warmup" or "value": the calls this value makes, instead of the job's
+    # calibrated loops (the runner sizes every side's values to one common length, and measures one
+    # side at two lengths to see whether the length moves the estimate); the operation's limit still holds.
+    loops: int
 
 
 def check_job(
@@ -402,12 +409,17 @@ class TimingReadyEvent(TypedDict):
 
 class _ValueEvent(TypedDict):
     event: str  # "warmup" | "value"
-    value: float  # seconds per call
+    value: float  # seconds per call, wall time
+    cpu: float  # seconds per call, the timed thread's CPU time (time.thread_time)
+    loops: int  # the calls the value made
     background: str | None
 
 
 class ValueEvent(_ValueEvent, total=False):
     extra: dict[str, float]  # a command contender's process metrics (perflab.bench.commands)
+    # Seconds per call the timed thread was runnable but waiting for a CPU (Linux's schedstat;
+    # absent where it cannot be read): what other processes took from it.
+    waited: float
 
 
 class _IntegrityChecks(TypedDict):

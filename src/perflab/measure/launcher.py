@@ -106,7 +106,7 @@ class Worker(Protocol):
 
     def wait_for(self, kind: str) -> dict[str, Any] | None: ...
 
-    def request_event(self, kind: str) -> dict[str, Any] | None: ...
+    def request_event(self, kind: str, loops: int | None = None) -> dict[str, Any] | None: ...
 
     def close(self) -> JobOutcome: ...
 
@@ -196,10 +196,12 @@ class WorkerProcess:
                 return event
         return None
 
-    def request_event(self, kind: str) -> dict[str, Any] | None:
-        """Ask for one measurement ("warmup", "value", "profile"); its whole event, or None."""
+    def request_event(self, kind: str, loops: int | None = None) -> dict[str, Any] | None:
+        """Ask for one measurement ("warmup", "value", "profile"), of ``loops`` calls when given
+        (a timing worker's value; else its calibrated loops); its whole event, or None."""
         self._requested = time.monotonic()
-        if not self.outcome.ok or not self._send(Command(do=kind)):
+        command = Command(do=kind) if loops is None else Command(do=kind, loops=loops)
+        if not self.outcome.ok or not self._send(command):
             self.wait_for(kind)  # collects the reason the worker is gone
             return None
         return self.wait_for(kind)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -29,10 +30,10 @@ from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.loading import module_name
 from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
-from perflab.measure import difference_search, metadata
+from perflab.measure import clocks, difference_search, metadata, value_length
 from perflab.measure.budget import Budget
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
-from perflab.measure.launcher import JobOutcome, StartWorker, WorkerProcess, run_job
+from perflab.measure.launcher import JobOutcome, StartWorker, Worker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.timing_verdicts import caution, record_timing_checks, repeat_only_unchecked
@@ -48,8 +49,6 @@ from perflab.results.model import (
     ProcessRun,
     RunResult,
 )
-
-CALIBRATION_ROUNDS = 1  # round 0 sizes the loop counts; its values are kept but not used
 
 
 @dataclass
@@ -211,7 +210,11 @@ def _mark_unmeasurable(result: RunResult) -> None:
 
 class _Rounds:
     """The timing phase: rounds of interleaved values until every case is precise or the budget,
-    counted from its start on ``clock``, is spent; a worker still busy then is stopped."""
+    counted from its start on ``clock``, is spent; a worker still busy then is stopped.
+
+    A case starts in calibration rounds (values kept, never used): their values alternate between
+    two lengths, until the value length is settled (perflab.measure.value_length); from then on every
+    side's values are sized to the case's one common length, re-sized after every round."""
 
     def __init__(
         self,
@@ -226,34 +229,39 @@ class _Rounds:
         self.start, self.clock, self.imported = start, clock, imported
         self.deadline = clock() + settings.max_time
         self.budget = Budget.starting_now(settings.max_time)  # the same deadline, for the workers
+        self.lengths: dict[str, value_length.CaseLength] = {}
 
     def run(self, cases: list[str], listener: Listener, status: Status) -> None:
         result, settings = self.result, self.settings
         active = [case for case in cases if _measurable(result, case)]
+        self.lengths = {case: value_length.CaseLength(settings.value_time) for case in active}
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
         round_number = 0
-        while active:
-            for case in active:
-                if self.clock() >= self.deadline:
-                    _say_if_calls_exceed_budget(result, settings)
-                    return
-                cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
-                status.current, status.round = case, round_number + 1
-                status.elapsed = self.clock() - (self.deadline - settings.max_time)
+        try:
+            while active:
+                for case in active:
+                    if self.clock() >= self.deadline:
+                        _say_if_calls_exceed_budget(result, settings)
+                        return
+                    cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
+                    status.current, status.round = case, round_number + 1
+                    status.elapsed = self.clock() - (self.deadline - settings.max_time)
+                    listener.update(status)
+                    # Order flips every round and the CPU every two rounds, so that each CPU sees both
+                    # orders (alternating both every round would tie "A first" to one CPU).
+                    self.one_round(cells, round_number, cpus[(round_number // 2) % len(cpus)])
+                round_number += 1
+                for case in list(active):
+                    precisions = _case_precisions(result, case)
+                    status.precision.update(precisions)
+                    precise = all(p <= settings.precision for p in precisions.values())
+                    measured_rounds = _measured_rounds(result, case)
+                    enough = precise and measured_rounds >= settings.min_rounds
+                    if enough or measured_rounds == settings.max_rounds or not _measurable(result, case):
+                        active.remove(case)
                 listener.update(status)
-                # Order flips every round and the CPU every two rounds, so that each CPU sees both
-                # orders (alternating both every round would tie "A first" to one CPU).
-                self.one_round(cells, round_number, cpus[(round_number // 2) % len(cpus)])
-            round_number += 1
-            for case in list(active):
-                precisions = _case_precisions(result, case)
-                status.precision.update(precisions)
-                precise = all(p <= settings.precision for p in precisions.values())
-                measured_rounds = round_number - CALIBRATION_ROUNDS
-                enough = precise and measured_rounds >= settings.min_rounds
-                if enough or measured_rounds == settings.max_rounds or not _measurable(result, case):
-                    active.remove(case)
-            listener.update(status)
+        finally:
+            self._describe_lengths()
 
     def one_round(self, cells: list[Cell], round_number: int, cpu: int | None) -> None:
         """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
@@ -265,6 +273,8 @@ class _Rounds:
         if not cells:
             return
         result, settings = self.result, self.settings
+        length = self.lengths[cells[0].case]
+        calibrating = not length.settled
         if round_number % 2:
             cells = cells[::-1]
         workers = []
@@ -286,7 +296,7 @@ class _Rounds:
                     reference=reference.contender if side.shares_process_with(reference) else None,
                 )
                 worker = self.start(job, settings.timeout, side.python, None, self.budget)
-                run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=round_number < CALIBRATION_ROUNDS)
+                run = ProcessRun(round_number, cell.loops or 0, [], [], calibration=calibrating)
                 # Registered before it is ready: Ctrl-C while it sets up or calibrates must kill it too.
                 workers.append((cell, worker, run))
                 ready = worker.wait_for("ready")
@@ -296,16 +306,18 @@ class _Rounds:
                     run.first_call_overhead = ready.get("first_call_overhead")
                     calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                     self.imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
-            for kind, count in (("warmup", settings.warmups), ("value", settings.values)):
+            values = self._values_per_process(workers, calibrating)
+            for kind, count in (("warmup", settings.warmups), ("value", values)):
                 for index in range(count):
                     for _cell, worker, run in workers[::-1] if index % 2 else workers:
                         if self.clock() >= self.deadline:
                             return
-                        event = worker.request_event(kind)
+                        # A length check: every other value is LENGTH_FACTOR times longer.
+                        longer = calibrating and kind == "value" and index % 2 == 1 and run.loops
+                        loops = value_length.LENGTH_FACTOR * run.loops if longer else None
+                        event = worker.request_event(kind, loops) if loops else worker.request_event(kind)
                         if event is not None:
-                            (run.warmups if kind == "warmup" else run.values).append(event["value"])
-                            for metric, amount in event.get("extra", {}).items() if kind == "value" else ():
-                                run.extra.setdefault(metric, []).append(amount)
+                            self._keep(run, kind, event)
         finally:  # Ctrl-C and the deadline included: close every worker and keep what it measured
             for cell, worker, run in workers:
                 outcome = worker.close()
@@ -316,13 +328,111 @@ class _Rounds:
                     record_timing_checks(result, cell, run)
                 if run.values or run.error:
                     cell.runs.append(run)
-                if run.values:
-                    cell.loops = _loops_for(run, settings.value_time)
                 # The budget running out during a set-up or a value ends the timing as it does
                 # between values: not an error of the contender (a hang and a slow set-up look
                 # alike); the run keeps what stopped it, for the "not timed" line (RunResult.failures).
                 if outcome.error and not outcome.over_budget:
                     cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+            self._size([(cell, run) for cell, _, run in workers if run.values and not cell.error], calibrating)
+
+    def _keep(self, run: ProcessRun, kind: str, event: dict[str, Any]) -> None:
+        """One event's value, in the clock the run measures, the other clock beside it."""
+        wall, cpu = event["value"], event.get("cpu")
+        if kind == "warmup":
+            run.warmups.append(cpu if self.settings.clock == "cpu" and cpu is not None else wall)
+            return
+        if self.settings.clock == "cpu" and cpu is not None:
+            run.values.append(cpu)
+            run.wall_values.append(wall)
+        else:
+            run.values.append(wall)
+            if cpu is not None:
+                run.cpu_values.append(cpu)
+        if "waited" in event:
+            run.waited.append(event["waited"])
+        if run.calibration:
+            run.value_loops = [*(run.value_loops or []), event.get("loops", run.loops)]
+        for metric, amount in event.get("extra", {}).items():
+            run.extra.setdefault(metric, []).append(amount)
+
+    def _values_per_process(self, workers: list[tuple[Cell, Worker, ProcessRun]], calibrating: bool) -> int:
+        """Values each worker gives this round: ``settings.values``; in a length check, as many
+        pairs of a short and a long value as the check may afford (all values, when none is)."""
+        if not calibrating:
+            length = self.lengths[workers[0][0].case] if workers else None
+            per_call = {cell.contender: _per_call(cell) for cell, _, _ in workers}
+            common = length.common_length(per_call) if length is not None else 0.0
+            return value_length.values_per_process(self.settings.values, common)
+        longest = max((self._value_seconds(cell, run) for cell, _, run in workers), default=0.0)
+        pairs = value_length.check_pairs(self.settings.values, longest, len(workers), self.settings.max_time)
+        return 2 * pairs if pairs else self.settings.values
+
+    def _value_seconds(self, cell: Cell, run: ProcessRun) -> float:
+        """About how long one value of ``run`` lasts: from the cell's last round, else from its
+        calibration (one call when a call is longer than the value time)."""
+        if _per_call(cell):
+            return run.loops * _per_call(cell)
+        return max(self.settings.value_time, run.first_call or 0.0) if run.loops == 1 else self.settings.value_time
+
+    def _size(self, measured: list[tuple[Cell, ProcessRun]], calibrating: bool) -> None:
+        """After a round: the case's length check (calibrating), then every side's loops for the
+        next round, sized to the case's one common value length from this round's time per call."""
+        if not measured:
+            return
+        length = self.lengths[measured[0][0].case]
+        per_call = {cell.contender: _median_wall(run) for cell, run in measured}
+        if calibrating:
+            checks = [found for cell, run in measured if (found := _length_check(cell.contender, run)) is not None]
+            sides = len(measured)
+            affordable = value_length.CHECK_SHARE * self.settings.max_time / (2 * sides * value_length.LENGTH_FACTOR)
+            length.after_check(checks, affordable) if checks else setattr(length, "settled", True)
+        common = length.common_length(per_call) if length.settled else length.length
+        for cell, _run in measured:
+            cell.loops = value_length.loops_for(common, per_call[cell.contender])
+
+    def _describe_lengths(self) -> None:
+        """The value length of every case and its checks, in the metadata; a warning where the
+        length moved an estimate."""
+        described = self.result.metadata.setdefault("value_lengths", {})
+        for case, length in self.lengths.items():
+            cells = [c for c in self.result.cells if c.case == case and c.measured_runs()]
+            per_call = {c.contender: _per_call(c) for c in cells}
+            described[case] = {
+                "seconds": length.common_length(per_call) if per_call else length.length,
+                "checked": [asdict(check) | {"moved": check.moved} for check in length.checks],
+            }
+            warning = length.warning(case)
+            if warning:
+                self.result.metadata.setdefault("timing_warnings", []).append(warning)
+
+
+def _median_wall(run: ProcessRun) -> float:
+    """Wall seconds per call of a run's values (its values, or beside CPU-clock values, its wall ones)."""
+    return statistics.median(run.wall_values or run.values)
+
+
+def _per_call(cell: Cell) -> float:
+    """Wall seconds per call of the cell's last run."""
+    return _median_wall(cell.runs[-1]) if cell.runs and (cell.runs[-1].values) else 0.0
+
+
+def _length_check(contender: str, run: ProcessRun) -> value_length.LengthCheck | None:
+    """The run's length check: its values alternate short and long (``value_loops``)."""
+    loops = run.value_loops or []
+    wall = run.wall_values or run.values
+    cpu = run.values if run.wall_values else run.cpu_values
+    if len(set(loops)) != 2 or len(cpu) != len(wall) or len(loops) != len(wall):
+        return None
+    short_loops, long_loops = sorted(set(loops))
+    pairs = list(zip(wall, cpu, loops))
+    short = [(w, c) for w, c, n in pairs if n == short_loops]
+    long = [(w, c) for w, c, n in pairs if n == long_loops]
+    return value_length.check(contender, short, long, short_loops, long_loops)
+
+
+def _measured_rounds(result: RunResult, case: str) -> int:
+    """The measured (not calibration) rounds of ``case`` so far."""
+    return len({run.round for c in result.cells if c.case == case for run in c.measured_runs()})
 
 
 def _measurable(result: RunResult, case: str) -> bool:
@@ -371,18 +481,6 @@ def _say_if_calls_exceed_budget(result: RunResult, settings: Settings) -> None:
             f"{settings.max_time:g} s) to measure: {', '.join(slow)}; "
             "raise --max-time to measure it"
         )
-
-
-def _loops_for(run: ProcessRun, value_time: float) -> int:
-    """Loops that make the next round's values last ``value_time``, judged by this round's median.
-
-    Re-sized every round from the median of many values rather than once from a few batches:
-    under load a one-off calibration can be off by 2x, and when two sides' values have different
-    lengths, other processes' time slices slow them unequally (in an A/A test on a loaded machine,
-    32 of 36 runs with a >= 2x loop mismatch called identical code faster or slower).
-    """
-    ordered = sorted(run.values)
-    return max(1, round(value_time / ordered[len(ordered) // 2]))
 
 
 def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], float]:
@@ -448,7 +546,32 @@ def _finish(result: RunResult, settings: Settings) -> None:
                 unchecked=repeat_only_unchecked(reference, cell, comparison.ratio.value) if valid else None,
             )
         )
+    _compare_clocks(result, settings)
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = estimates.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender]
         )
+
+
+def _compare_clocks(result: RunResult, settings: Settings) -> None:
+    """Each cell's share of wall time spent waiting for a CPU, in the metadata; with the wall clock,
+    a warning for every ratio that the thread's CPU time contradicts (perflab.measure.clocks)."""
+    waiting: dict[str, dict[str, float]] = {}
+    for cell in result.cells:
+        share = clocks.waiting_share(cell)
+        if share is not None:
+            waiting.setdefault(cell.case, {})[cell.contender] = share
+    if waiting:
+        result.metadata["waiting_for_cpu"] = waiting
+    if settings.clock != "wall":
+        return
+    for comparison in result.comparisons:
+        said = clocks.disagreement(
+            comparison.case,
+            result.cell(comparison.case, result.reference),
+            result.cell(comparison.case, comparison.contender),
+            comparison.comparison,
+            settings.min_effect,
+        )
+        if said:
+            result.metadata.setdefault("timing_warnings", []).append(said)

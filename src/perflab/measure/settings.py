@@ -16,8 +16,13 @@ class Settings:
     max_time: float = 60.0  # seconds for the timing phase of the whole run
     timeout: float = 60.0  # seconds one worker process may take
     # Many short values per process: adjacent values of two contenders are ~5 ms apart, so they
-    # see the same machine state (the reasoning, and exploratory runs: docs/statistics.md).
-    value_time: float = 0.005  # seconds one value should last (loops are calibrated to it)
+    # see the same machine state (the reasoning, and exploratory runs: docs/statistics.md). The
+    # shortest a value lasts: longer where the longest call of any side, or a length check, needs
+    # it (perflab.measure.value_length).
+    value_time: float = 0.005  # seconds one value should last at least (loops are calibrated to it)
+    # What a value measures: "wall" (perf_counter) or "cpu", the timed thread's CPU time
+    # (time.thread_time: immune to other processes, blind to waiting, sleeping and other threads).
+    clock: str = "wall"
     warmups: int = 2
     values: int = 20  # values per process
     min_rounds: int = 5

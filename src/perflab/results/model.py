@@ -47,6 +47,15 @@ class ProcessRun:
     first_call_overhead: float | None = None  # s of the same timing around an empty call: its resolution
     # Per value, beside it (perflab.bench.commands): a command's user/system CPU s, peak RSS, inner phase s.
     extra: dict[str, list[float]] = field(default_factory=dict)
+    # Per value, beside it: the other clock (settings["clock"] says which ``values`` holds). With the
+    # wall clock, the timed thread's CPU s/call (``cpu_values``); with the CPU clock, wall s/call
+    # (``wall_values``). Empty in files written before both clocks were kept, and for imports.
+    cpu_values: list[float] = field(default_factory=list)
+    wall_values: list[float] = field(default_factory=list)
+    # Per value: s/call the timed thread was runnable but waiting for a CPU (other processes had it).
+    waited: list[float] = field(default_factory=list)
+    # Of a calibration run that checked the value length: the calls each value made (None: all ``loops``).
+    value_loops: list[int] | None = None
 
 
 # How a cell's ``skipped`` begins when a dependency its contender declares optional is missing.

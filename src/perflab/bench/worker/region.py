@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 _CALIBRATION_FRACTION = 0.25
 _CALIBRATION_BATCHES = 4
 _MAX_LOOPS = 10**9
+# Thread CPU seconds of the last measured region (``last_cpu_seconds``): kept beside the wall time,
+# the load-immune reference of single-threaded code (time.thread_time does not advance while the
+# thread is descheduled). A module value rather than a second return value, so that every caller of
+# the region (profiling, counting) keeps its one number.
+_last_cpu = 0.0
 
 
 def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) -> float:
@@ -30,25 +35,40 @@ def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) 
     An operation with a ``times_itself(argument, loops)`` method (a pyperf script's
     ``bench_time_func``, perflab.bench.pyperf_script) measures the calls itself.
     """
+    global _last_cpu
+    cpu = time.thread_time()
     times_itself = getattr(operation, "times_itself", None)
     if times_itself is not None:
-        return times_itself(argument, loops)
-    timer = time.perf_counter
-    start = timer()
-    for _ in itertools.repeat(None, loops):
-        operation(argument)
-    return timer() - start
+        elapsed = times_itself(argument, loops)
+    else:
+        timer = time.perf_counter
+        start = timer()
+        for _ in itertools.repeat(None, loops):
+            operation(argument)
+        elapsed = timer() - start
+    _last_cpu = time.thread_time() - cpu
+    return elapsed
 
 
 def measured_region_fresh(operation: Callable[[Any], Any], arguments: list[Any]) -> float:
     """Call ``operation`` once on each of ``arguments`` (copies made before, outside the timed
     region) and return the elapsed seconds: the timed loop of a benchmark declaring
     ``mutates_input=True``, where no call may see what an earlier one did to its input."""
+    global _last_cpu
+    cpu = time.thread_time()
     timer = time.perf_counter
     start = timer()
     for argument in arguments:
         operation(argument)
-    return timer() - start
+    elapsed = timer() - start
+    _last_cpu = time.thread_time() - cpu
+    return elapsed
+
+
+def last_cpu_seconds() -> float:
+    """Thread CPU seconds of the last ``measured_region`` or ``measured_region_fresh`` call (the
+    thread's own CPU time: not another thread's work, nor time spent waiting or descheduled)."""
+    return _last_cpu
 
 
 def calibrate(operation: Callable[[Any], Any], argument: Any, value_time: float) -> int:

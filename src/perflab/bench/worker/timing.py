@@ -11,7 +11,13 @@ import time
 
 from perflab.bench.worker import integrity, timing_checks
 from perflab.bench.worker.events import EventStream
-from perflab.bench.worker.region import calibrate, calibrate_region, max_loops, measured_region, measured_region_fresh
+from perflab.bench.worker.region import (
+    calibrate_region,
+    last_cpu_seconds,
+    max_loops,
+    measured_region,
+    measured_region_fresh,
+)
 from perflab.bench.worker.user_code import UserCodeError, fresh_input, load_case
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -50,6 +56,27 @@ class BackgroundWatch:
         if children:
             found.append(f"it left {len(children)} child process(es) running (pid {', '.join(children[:3])})")
         return "; ".join(found) or None
+
+
+class RunQueueWait:
+    """How long the timed thread was runnable but waiting for a CPU (other processes had it): the
+    scheduler's own count, Linux's /proc/thread-self/schedstat (its second field, in ns). Wall time
+    minus CPU time is this wait plus sleeping and blocking; with it, the parent tells a busy machine
+    from an operation that waits. ``seconds()`` is None where the file cannot be read."""
+
+    def __init__(self) -> None:
+        try:
+            self._fd: int | None = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self._fd = None
+
+    def seconds(self) -> float | None:
+        if self._fd is None:
+            return None
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return None
 
 
 def _child_processes() -> list[str]:
@@ -93,16 +120,15 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
                     operation, [fresh_input(case, argument, job["file"]) for _ in range(loops)]
                 )
 
-            loops = min(limit, job.get("loops") or calibrate_region(value, job["value_time"], limit))
         else:
+            limit = max_loops(operation, argument)
 
             def value(loops: int) -> float:
                 return measured_region(operation, argument, loops)
 
-            # The parent re-sizes loops from the last round's values; the operation's limit still holds.
-            loops = min(
-                max_loops(operation, argument), job.get("loops") or calibrate(operation, argument, job["value_time"])
-            )
+        # The parent re-sizes loops from the last round's values; the operation's limit still holds
+        # (a limit of one: nothing to size, and a call may be a whole process, asv's timeraw_).
+        loops = min(limit, job.get("loops") or (1 if limit == 1 else calibrate_region(value, job["value_time"], limit)))
         floor = timing_checks.floor(
             lambda function, calls: (
                 measured_region_fresh(function, [argument] * calls)
@@ -124,16 +150,29 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
             }
         )
         timed = 0
+        queue = RunQueueWait()
         for line in commands:
-            kind = json.loads(line)["do"]
+            command = json.loads(line)
+            kind = command["do"]
             if kind == "exit":
                 break
+            calls = min(limit, command.get("loops") or loops)
             watch = BackgroundWatch()
-            measured = value(loops) / loops
+            waited_before = queue.seconds()
+            measured = value(calls) / calls
+            waited_after = queue.seconds()
             timed += kind == "value"
             # A command contender (perflab.bench.commands) also reports its processes' CPU time and memory.
             extra = operation.take_extra() if hasattr(operation, "take_extra") else None
-            sent: ValueEvent = {"event": kind, "value": measured, "background": watch.report()}
+            sent: ValueEvent = {
+                "event": kind,
+                "value": measured,
+                "cpu": last_cpu_seconds() / calls,
+                "loops": calls,
+                "background": watch.report(),
+            }
+            if waited_before is not None and waited_after is not None:
+                sent["waited"] = (waited_after - waited_before) / calls
             if extra:
                 sent["extra"] = extra
             events.send(sent)

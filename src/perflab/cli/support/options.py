@@ -373,7 +373,15 @@ def timing_options(
         type=seconds,
         default=0.005,
         metavar="SECONDS",
-        help="calibrated duration of one value (default 0.005)",
+        help="shortest duration of one value (default 0.005); values are longer where the longest call of any "
+        "side, or a check that the length does not move the estimate, needs it",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="what a value measures: wall time (default), or the timed thread's CPU time, immune to other "
+        "processes on a busy machine but blind to waiting, sleeping, I/O and other threads' work",
     )
     parser.add_argument(
         "--alpha",
@@ -427,6 +435,7 @@ def timing_settings(args: argparse.Namespace) -> Settings:
         alpha=args.alpha,
         values=args.values,
         value_time=args.value_time,
+        clock=args.clock,
     )
     if args.debug_rounds is not None:  # (the default lives in Settings: --help imports no measuring module)
         settings.min_rounds = settings.max_rounds = args.debug_rounds

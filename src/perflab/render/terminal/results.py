@@ -230,6 +230,8 @@ def _notes(result: RunResult, compact: bool = False) -> list[str]:
     busy = _busy_machine(result)
     if busy:
         lines.append(busy)
+    for warning in result.metadata.get("timing_warnings", []):
+        lines.append(f"[yellow]{escape(warning)}[/]")
     if result.interrupted:
         lines.append("[yellow]interrupted: the results above cover what was measured before Ctrl-C[/]")
     return lines
@@ -265,8 +267,10 @@ def _precision_line(result: RunResult, compact: bool = False) -> str:
     measured = [c for c in result.cells if c.measured_runs()]
     missed = [c for c in measured if not c.target_reached]
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
+    calibrating = max((sum(run.calibration for run in c.runs) for c in measured), default=1)
     summary = (
-        f"{counted(rounds, 'round')} (+1 calibration round) in {result.elapsed:.1f} s; equivalence checks "
+        f"{counted(rounds, 'round')} (+{counted(calibrating, 'calibration round')}) in {result.elapsed:.1f} s; "
+        "equivalence checks "
         f"{result.equivalence_seconds:.1f} s"
     )
     if not measured:

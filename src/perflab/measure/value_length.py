@@ -1,0 +1,161 @@
+"""How long one timed value lasts, for every side of a case at once.
+
+Two rules, both about what a value's length must not do to the estimate:
+
+- **One length for every side.** On a CPU shared with other processes, a value is stretched by the
+  time slices that land inside it; a 5 ms value often falls between two of them and a 25 ms value
+  almost never does, so the medians of two sides whose values differ in length see different shares
+  of interference, and pairing adjacent values does not cancel it (seen: a 5x pair read 6.5x beside
+  bursty load). So every side's loop count is sized to one common length, at least the longest
+  single call of any side, and long enough that every side's whole calls come within ``MATCH`` of it.
+- **A length that does not move the estimate.** Some operations cost more or less per call in
+  short values than in long ones: periodic work (a garbage collection every few calls) that a
+  value of one or two calls mostly misses, or per-value work inside a pyperf time function (its
+  set-up, specializations undone between calls). In the calibration rounds every side gives values
+  at two lengths ``LENGTH_FACTOR`` apart, alternating; where their per-call *CPU* times (immune to
+  other processes, which would otherwise make long values look slower on a busy machine) differ by
+  more than ``TOLERANCE`` and their noise, the longer length is checked in turn, up to
+  ``MAX_VALUE_TIME``, and the result says which length was used and why.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from perflab.units import format_time
+
+LENGTH_FACTOR = 4  # the long values of a length check hold this many times the short ones' calls
+TOLERANCE = 0.02  # per-call CPU times at two lengths this close (relative) are the same estimate
+MAX_VALUE_TIME = 0.32  # seconds: the longest value a length check may ask for (5 ms x 4**3)
+MATCH = 0.1  # every side's value of whole calls comes within this (relative) of the common length
+# A process gives at most this many seconds of values a round (fewer values when they are long:
+# more rounds, the units of the paired interval, rather than more values in each).
+PROCESS_SECONDS = 0.5
+MIN_VALUES = 5
+# A length check may spend at most this share of --max-time on each case (fewer pairs past it).
+CHECK_SHARE = 0.1
+MIN_CHECK_PAIRS = 3  # fewer (short, long) pairs than this give no check
+
+
+@dataclass
+class LengthCheck:
+    """One side's values at two lengths in one calibration round, compared by CPU time per call."""
+
+    contender: str
+    short: float  # seconds of wall time of one short value
+    long: float
+    ratio: float  # per-call CPU time, long values / short values (median of adjacent pairs)
+    threshold: float  # |log ratio| beyond this: the length moved the estimate
+    pairs: int
+
+    @property
+    def moved(self) -> bool:
+        return abs(math.log(self.ratio)) > self.threshold
+
+
+def check(
+    contender: str,
+    short: Sequence[tuple[float, float]],
+    long: Sequence[tuple[float, float]],
+    short_loops: int,
+    long_loops: int,
+) -> LengthCheck | None:
+    """Compare the per-call (wall, cpu) times of ``short`` values (``short_loops`` calls each) and
+    ``long`` ones measured in turn (pair i: short value i beside long value i); None with fewer than
+    MIN_CHECK_PAIRS usable pairs.
+
+    Per-call CPU times, so that a busy machine (which stretches long values more than short ones in
+    wall time) does not read as a length effect. The threshold is TOLERANCE or three standard errors
+    of the median log ratio (from the pairs' MAD), whichever is larger."""
+    logs = [math.log(l_cpu / s_cpu) for (_, s_cpu), (_, l_cpu) in zip(short, long) if s_cpu > 0 and l_cpu > 0]
+    if len(logs) < MIN_CHECK_PAIRS:
+        return None
+    centre = statistics.median(logs)
+    mad = statistics.median(abs(x - centre) for x in logs)
+    # 1.4826 x MAD estimates a standard deviation; the median's standard error is 1.2533 sd / sqrt(n).
+    se = 1.2533 * 1.4826 * mad / math.sqrt(len(logs))
+    return LengthCheck(
+        contender,
+        short=short_loops * statistics.median(wall for wall, _ in short),
+        long=long_loops * statistics.median(wall for wall, _ in long),
+        ratio=math.exp(centre),
+        threshold=max(math.log1p(TOLERANCE), 3 * se),
+        pairs=len(logs),
+    )
+
+
+@dataclass
+class CaseLength:
+    """The value length of one case: checked in calibration rounds until settled, then common to
+    every side. ``length`` is in seconds of wall time; ``checks`` keeps every length check made."""
+
+    length: float
+    settled: bool = False
+    checks: list[LengthCheck] = field(default_factory=list)
+    unsettled: str | None = None  # why a length that moved the estimate was not lengthened further
+
+    def after_check(self, checks: Sequence[LengthCheck], affordable: float) -> None:
+        """Take one calibration round's checks: lengthen (and check again) where a side's estimate
+        moved, else settle. ``affordable``: the longest value the budget lets a check ask for."""
+        self.checks.extend(checks)
+        moved = [c for c in checks if c.moved]
+        if not moved:
+            self.settled = True
+            return
+        longer = max(c.long for c in moved)
+        self.length = max(self.length, longer)
+        next_long = LENGTH_FACTOR * longer
+        if next_long > min(MAX_VALUE_TIME, affordable):
+            self.settled = True
+            self.unsettled = (
+                f"the longest values checked ({format_time(longer)}) still moved it; "
+                f"longer ones would exceed {'the length limit' if next_long > MAX_VALUE_TIME else 'the time budget'}"
+            )
+
+    def common_length(self, per_call: dict[str, float]) -> float:
+        """The one value length of every side: the checked length, at least the longest call, and
+        longer while some side's whole calls cannot come within MATCH of it."""
+        longest = max(per_call.values(), default=0.0)
+        length = max(self.length, longest)
+        while length < MAX_VALUE_TIME and not all(_matches(length, t) for t in per_call.values()):
+            length *= 1.25
+        return length
+
+    def warning(self, case: str) -> str | None:
+        """What the result says when the value length moved an estimate; None when it did not."""
+        moved = [c for c in self.checks if c.moved]
+        if not moved:
+            return None
+        first = moved[0]
+        change = f"{abs(first.ratio - 1):.1%} {'more' if first.ratio > 1 else 'less'} CPU time per call"
+        said = (
+            f"value length moved the estimate on {case}: {first.contender} took {change} in "
+            f"{format_time(first.long)} values than in {format_time(first.short)} ones "
+            f"(periodic work, or work per value); values of {format_time(self.length)} were used"
+        )
+        return said + (f"; {self.unsettled}" if self.unsettled else "")
+
+
+def _matches(length: float, per_call: float) -> bool:
+    return per_call <= 0 or abs(loops_for(length, per_call) * per_call / length - 1) <= MATCH
+
+
+def values_per_process(values: int, length: float) -> int:
+    """Values a process gives in a measured round: ``values``, fewer when values are long."""
+    return min(values, max(MIN_VALUES, int(PROCESS_SECONDS / length))) if length > 0 else values
+
+
+def loops_for(length: float, per_call: float) -> int:
+    """The calls that make one value last ``length`` seconds at ``per_call`` seconds a call."""
+    return max(1, round(length / per_call)) if per_call > 0 else 1
+
+
+def check_pairs(values: int, value_seconds: float, sides: int, max_time: float) -> int:
+    """How many (short, long) pairs a length check of one process may take: half its values, fewer
+    when a case's check would spend more than CHECK_SHARE of the budget (0: no check)."""
+    pair_cost = (1 + LENGTH_FACTOR) * value_seconds * sides
+    pairs = min(values // 2, int(CHECK_SHARE * max_time / pair_cost) if pair_cost > 0 else values // 2)
+    return pairs if pairs >= MIN_CHECK_PAIRS else 0
