@@ -116,6 +116,7 @@ class Recorded:
     inner_loops: int = 1
     metadata: dict[str, Any] = field(default_factory=dict)
     script: types.ModuleType | None = None  # the script's module: ``__main__`` while it runs
+    iterations_run: int = 0  # inner iterations the last ``seconds_for`` ran (whole calls)
 
     def __deepcopy__(self, memo: dict) -> Recorded:
         # A recipe, not data: the timed function is the script's own, and a deep copy would copy
@@ -132,6 +133,7 @@ class Recorded:
         if loops <= 0:
             return 0.0
         calls = max(1, round(loops / self.inner_loops))
+        self.iterations_run = calls * self.inner_loops
         return self.time_loops(calls) * loops / (calls * self.inner_loops)
 
 
@@ -350,6 +352,12 @@ class _TimesItself:
     @staticmethod
     def times_itself(recorded: Recorded, loops: int) -> float:
         return _in_main(recorded.script, recorded.seconds_for, loops)  # time_loops times itself
+
+    @staticmethod
+    def loops_run(recorded: Recorded) -> int:
+        """The iterations the last ``times_itself`` ran: whole calls of the script's function, by
+        which the region scales its CPU time to the ``loops`` it reports."""
+        return recorded.iterations_run
 
 
 def load(path: Path) -> Benchmark:

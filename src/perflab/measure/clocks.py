@@ -13,7 +13,7 @@ import math
 import statistics
 
 from perflab.analysis import estimates
-from perflab.results.model import Cell
+from perflab.results.model import Cell, ProcessRun
 from perflab.results.quantities import Comparison
 from perflab.units import format_percent, format_ratio
 
@@ -37,12 +37,20 @@ def waiting_share(cell: Cell) -> float | None:
 def cpu_bound(cell: Cell) -> bool:
     """Whether the cell's thread ran or was ready to run for most of every value (single-threaded
     CPU-bound code); False where CPU time or the wait was not recorded."""
+    return _cpu_bound(cell.measured_runs())
+
+
+def run_cpu_bound(run: ProcessRun) -> bool:
+    """``cpu_bound`` of one process's values."""
+    return _cpu_bound([run])
+
+
+def _cpu_bound(runs: list[ProcessRun]) -> bool:
     shares = [
         (cpu + waited) / wall
-        for run in cell.measured_runs()
-        if len(run.cpu_values) == len(run.waited) == len(run.values)
-        for wall, cpu, waited in zip(run.values, run.cpu_values, run.waited)
-        if wall > 0
+        for run in runs
+        for wall, cpu, waited in zip(run.wall_values or run.values, run.cpu_values or run.values, run.waited)
+        if len(run.waited) == len(run.values) and wall > 0
     ]
     return bool(shares) and statistics.median(shares) >= CPU_BOUND_SHARE
 

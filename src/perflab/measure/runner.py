@@ -383,9 +383,11 @@ class _Rounds:
         per_call = {cell.contender: _median_wall(run) for cell, run in measured}
         if calibrating:
             checks = [found for cell, run in measured if (found := _length_check(cell.contender, run)) is not None]
-            sides = len(measured)
-            affordable = value_length.CHECK_SHARE * self.settings.max_time / (2 * sides * value_length.LENGTH_FACTOR)
-            length.after_check(checks, affordable) if checks else setattr(length, "settled", True)
+
+            def affordable(short: float) -> bool:
+                return value_length.check_pairs(self.settings.values, short, len(measured), self.settings.max_time) > 0
+
+            length.after_check(checks, affordable)
         common = length.common_length(per_call) if length.settled else length.length
         for cell, _run in measured:
             cell.loops = value_length.loops_for(common, per_call[cell.contender])
@@ -417,16 +419,18 @@ def _per_call(cell: Cell) -> float:
 
 
 def _length_check(contender: str, run: ProcessRun) -> value_length.LengthCheck | None:
-    """The run's length check: its values alternate short and long (``value_loops``)."""
+    """The run's length check: its values alternate short and long (``value_loops``), compared by
+    CPU time where the thread ran or waited for a CPU through its values (CPU-bound code), else by
+    wall time (an operation that sleeps or waits on another process, whose CPU time says little)."""
     loops = run.value_loops or []
     wall = run.wall_values or run.values
     cpu = run.values if run.wall_values else run.cpu_values
-    if len(set(loops)) != 2 or len(cpu) != len(wall) or len(loops) != len(wall):
+    if len(set(loops)) != 2 or len(loops) != len(wall):
         return None
+    measure = cpu if len(cpu) == len(wall) and clocks.run_cpu_bound(run) else wall
     short_loops, long_loops = sorted(set(loops))
-    pairs = list(zip(wall, cpu, loops))
-    short = [(w, c) for w, c, n in pairs if n == short_loops]
-    long = [(w, c) for w, c, n in pairs if n == long_loops]
+    short = [(w, m) for w, m, n in zip(wall, measure, loops) if n == short_loops]
+    long = [(w, m) for w, m, n in zip(wall, measure, loops) if n == long_loops]
     return value_length.check(contender, short, long, short_loops, long_loops)
 
 

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from perflab.analysis.intervals import one_sample
 from perflab.units import format_time
 
 LENGTH_FACTOR = 4  # the long values of a length check hold this many times the short ones' calls
-TOLERANCE = 0.02  # per-call CPU times at two lengths this close (relative) are the same estimate
-MAX_VALUE_TIME = 0.32  # seconds: the longest value a length check may ask for (5 ms x 4**3)
+TOLERANCE = 0.02  # per-call times at two lengths this close (relative) are the same estimate
+ALPHA = 0.001  # the level at which two lengths are found further apart than that
+# Seconds: the longest value a length check may ask for (5 ms x 4**4; the budget may allow less).
+# pyperf's values last 100 ms at least, and pyperformance's unpack_sequence needed ~180 ms here.
+MAX_VALUE_TIME = 1.28
 MATCH = 0.1  # every side's value of whole calls comes within this (relative) of the common length
 # A process gives at most this many seconds of values a round (fewer values when they are long:
 # more rounds, the units of the paired interval, rather than more values in each).
@@ -42,18 +46,18 @@ MIN_CHECK_PAIRS = 3  # fewer (short, long) pairs than this give no check
 
 @dataclass
 class LengthCheck:
-    """One side's values at two lengths in one calibration round, compared by CPU time per call."""
+    """One side's values at two lengths in one calibration round, compared by time per call."""
 
     contender: str
     short: float  # seconds of wall time of one short value
     long: float
-    ratio: float  # per-call CPU time, long values / short values (median of adjacent pairs)
-    threshold: float  # |log ratio| beyond this: the length moved the estimate
+    ratio: float  # time per call, long values / short values (geometric mean of adjacent pairs)
+    p_value: float  # of "the two lengths differ by at most TOLERANCE" (one-sided t tests)
     pairs: int
 
     @property
     def moved(self) -> bool:
-        return abs(math.log(self.ratio)) > self.threshold
+        return self.p_value < ALPHA
 
 
 def check(
@@ -63,26 +67,25 @@ def check(
     short_loops: int,
     long_loops: int,
 ) -> LengthCheck | None:
-    """Compare the per-call (wall, cpu) times of ``short`` values (``short_loops`` calls each) and
-    ``long`` ones measured in turn (pair i: short value i beside long value i); None with fewer than
-    MIN_CHECK_PAIRS usable pairs.
+    """Compare the per-call (wall, measured) times of ``short`` values (``short_loops`` calls each)
+    and ``long`` ones measured in turn (pair i: short value i beside long value i), by the measured
+    time; None with fewer than MIN_CHECK_PAIRS usable pairs.
 
-    Per-call CPU times, so that a busy machine (which stretches long values more than short ones in
-    wall time) does not read as a length effect. The threshold is TOLERANCE or three standard errors
-    of the median log ratio (from the pairs' MAD), whichever is larger."""
-    logs = [math.log(l_cpu / s_cpu) for (_, s_cpu), (_, l_cpu) in zip(short, long) if s_cpu > 0 and l_cpu > 0]
+    The measured time is CPU time for CPU-bound code, so that a busy machine (which stretches long
+    values more than short ones in wall time) does not read as a length effect. The length moved
+    the estimate when the pairs' mean log ratio is beyond ±TOLERANCE at level ALPHA: noise alone
+    (a few pairs, a busy machine) must not lengthen every value."""
+    logs = [math.log(l_m / s_m) for (_, s_m), (_, l_m) in zip(short, long) if s_m > 0 and l_m > 0]
     if len(logs) < MIN_CHECK_PAIRS:
         return None
-    centre = statistics.median(logs)
-    mad = statistics.median(abs(x - centre) for x in logs)
-    # 1.4826 x MAD estimates a standard deviation; the median's standard error is 1.2533 sd / sqrt(n).
-    se = 1.2533 * 1.4826 * mad / math.sqrt(len(logs))
+    bound = math.log1p(TOLERANCE)
+    above, below = one_sample(logs), one_sample([-x for x in logs])
     return LengthCheck(
         contender,
         short=short_loops * statistics.median(wall for wall, _ in short),
         long=long_loops * statistics.median(wall for wall, _ in long),
-        ratio=math.exp(centre),
-        threshold=max(math.log1p(TOLERANCE), 3 * se),
+        ratio=math.exp(above.interval.value),
+        p_value=min(above.p_above(bound), below.p_above(bound)),
         pairs=len(logs),
     )
 
@@ -97,9 +100,10 @@ class CaseLength:
     checks: list[LengthCheck] = field(default_factory=list)
     unsettled: str | None = None  # why a length that moved the estimate was not lengthened further
 
-    def after_check(self, checks: Sequence[LengthCheck], affordable: float) -> None:
+    def after_check(self, checks: Sequence[LengthCheck], affordable: Callable[[float], bool]) -> None:
         """Take one calibration round's checks: lengthen (and check again) where a side's estimate
-        moved, else settle. ``affordable``: the longest value the budget lets a check ask for."""
+        moved, else settle. ``affordable(short)``: whether the budget allows a check whose short
+        values last ``short`` seconds."""
         self.checks.extend(checks)
         moved = [c for c in checks if c.moved]
         if not moved:
@@ -107,12 +111,11 @@ class CaseLength:
             return
         longer = max(c.long for c in moved)
         self.length = max(self.length, longer)
-        next_long = LENGTH_FACTOR * longer
-        if next_long > min(MAX_VALUE_TIME, affordable):
+        if LENGTH_FACTOR * longer > MAX_VALUE_TIME or not affordable(longer):
             self.settled = True
+            limit = "the length limit" if LENGTH_FACTOR * longer > MAX_VALUE_TIME else "the time budget (--max-time)"
             self.unsettled = (
-                f"the longest values checked ({format_time(longer)}) still moved it; "
-                f"longer ones would exceed {'the length limit' if next_long > MAX_VALUE_TIME else 'the time budget'}"
+                f"the longest values checked ({format_time(longer)}) still moved it; longer ones would exceed {limit}"
             )
 
     def common_length(self, per_call: dict[str, float]) -> float:

@@ -33,19 +33,24 @@ def measured_region(operation: Callable[[Any], Any], argument: Any, loops: int) 
 
     Profilers trim stacks to what runs below this function, so its name is part of the protocol.
     An operation with a ``times_itself(argument, loops)`` method (a pyperf script's
-    ``bench_time_func``, perflab.bench.pyperf_script) measures the calls itself.
+    ``bench_time_func``, perflab.bench.pyperf_script) measures the calls itself, and one with a
+    ``loops_run(argument)`` method says how many it really ran (``last_cpu_seconds`` is scaled by it).
     """
     global _last_cpu
     cpu = time.thread_time()
     times_itself = getattr(operation, "times_itself", None)
     if times_itself is not None:
         elapsed = times_itself(argument, loops)
-    else:
-        timer = time.perf_counter
-        start = timer()
-        for _ in itertools.repeat(None, loops):
-            operation(argument)
-        elapsed = timer() - start
+        # Its CPU time scaled as it scales its own time: a pyperf time function runs whole calls.
+        loops_run = getattr(operation, "loops_run", None)
+        ran = (loops_run(argument) if loops_run is not None else loops) or loops
+        _last_cpu = (time.thread_time() - cpu) * loops / ran
+        return elapsed
+    timer = time.perf_counter
+    start = timer()
+    for _ in itertools.repeat(None, loops):
+        operation(argument)
+    elapsed = timer() - start
     _last_cpu = time.thread_time() - cpu
     return elapsed
 
