@@ -253,7 +253,7 @@ def test_a_worker_that_fails_mid_run_marks_its_cell_and_the_others_keep_their_va
     assert failed.runs[-1].error == error and len(failed.runs[-1].values) == 3
     # The failed cell's wide interval does not hold its case until the budget: "a" goes on alone.
     assert result.cell("x", "a").target_reached and not result.cell("x", "a").error
-    assert not failed.target_reached and lab.clock.now < 5 / 2  # far from the budget
+    assert not failed.target_reached and lab.clock.now < 5 / 2  # far from the budget (5)
     for contender in ("a", "b"):  # the other case is measured to the end
         cell = result.cell("y", contender)
         assert not cell.error and cell.target_reached
@@ -279,8 +279,9 @@ def test_ctrl_c_mid_run_keeps_what_was_measured_and_closes_every_worker():
 def test_a_run_too_short_to_check_for_repeat_only_speed_says_so_beside_the_speedup():
     """Fewer than 3 processes per side with a first call: a memo cache would pass unjudged."""
     lab = Lab(noisy(0.5, times={"a": 2e-6}))  # b is twice as fast; never precise at 1%
-    # 0.15 fake seconds: the calibration round (~0.13, half its values 4x longer) and part of one measured round
-    short = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.15, **QUICK), ["x"], ["a", "b"])
+    # 0.1 fake seconds: the calibration round (~0.05: no length check fits such a budget) and part of
+    # one measured round
+    short = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.1, **QUICK), ["x"], ["a", "b"])
     assert [len(short.cell("x", c).runs) for c in ("a", "b")] == [2, 2]
     assert short.comparisons[0].valid and short.comparisons[0].caution is None
     assert short.comparisons[0].unchecked == (
@@ -288,7 +289,7 @@ def test_a_run_too_short_to_check_for_repeat_only_speed_says_so_beside_the_speed
         "first calls of 2 processes on a side, 3 needed; raise --max-time"
     )
     long_enough = Lab(noisy(0.5, times={"a": 2e-6})).run(
-        Settings(precision=0.01, min_rounds=1, max_time=0.25, **QUICK), ["x"], ["a", "b"]
+        Settings(precision=0.01, min_rounds=1, max_time=0.2, **QUICK), ["x"], ["a", "b"]
     )
     assert min(len(long_enough.cell("x", c).runs) for c in ("a", "b")) >= 3
     assert long_enough.comparisons[0].unchecked is None
@@ -386,3 +387,12 @@ def test_a_wall_time_ratio_that_cpu_time_contradicts_is_said_for_cpu_bound_code(
         assert len(warnings) == 1 and warnings[0].startswith("wall time and CPU time disagree on x/b:")
         assert "waiting for a CPU: a 50.0%, b 0% of the wall time" in warnings[0]
         assert result.metadata["waiting_for_cpu"]["x"]["a"] == pytest.approx(0.5, rel=0.01)
+
+
+def test_a_budget_too_small_for_a_length_check_calibrates_with_a_few_values_and_says_so():
+    lab = Lab(noisy(0.01))
+    result = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.1, **QUICK), ["x"], ["a", "b"])
+    calibration = result.cell("x", "a").runs[0]
+    assert calibration.calibration and len(set(calibration.value_loops or [])) == 1  # one length only
+    assert len(calibration.values) == 5  # value_length.MIN_VALUES, not QUICK's 10
+    assert result.metadata["value_lengths"]["x"]["unchecked"].startswith("not checked: a check of two lengths")

@@ -306,14 +306,14 @@ class _Rounds:
                     run.first_call_overhead = ready.get("first_call_overhead")
                     calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                     self.imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
-            values = self._values_per_process(workers, calibrating)
+            values, checking = self._values_per_process(workers, calibrating)
             for kind, count in (("warmup", settings.warmups), ("value", values)):
                 for index in range(count):
                     for _cell, worker, run in workers[::-1] if index % 2 else workers:
                         if self.clock() >= self.deadline:
                             return
                         # A length check: every other value is LENGTH_FACTOR times longer.
-                        longer = calibrating and kind == "value" and index % 2 == 1 and run.loops
+                        longer = checking and kind == "value" and index % 2 == 1 and run.loops
                         loops = value_length.LENGTH_FACTOR * run.loops if longer else None
                         event = worker.request_event(kind, loops) if loops else worker.request_event(kind)
                         if event is not None:
@@ -355,17 +355,26 @@ class _Rounds:
         for metric, amount in event.get("extra", {}).items():
             run.extra.setdefault(metric, []).append(amount)
 
-    def _values_per_process(self, workers: list[tuple[Cell, Worker, ProcessRun]], calibrating: bool) -> int:
-        """Values each worker gives this round: ``settings.values``; in a length check, as many
-        pairs of a short and a long value as the check may afford (all values, when none is)."""
+    def _values_per_process(
+        self, workers: list[tuple[Cell, Worker, ProcessRun]], calibrating: bool
+    ) -> tuple[int, bool]:
+        """Values each worker gives this round, and whether they check the value length: in a
+        measured round, ``settings.values`` (fewer when values are long); in a calibration round,
+        as many pairs of a short and a long value as a length check may afford, or, where none is
+        affordable, a few values only to size the next round's loops (and the case says so)."""
+        values = self.settings.values
+        if not workers:
+            return values, False
+        length = self.lengths[workers[0][0].case]
         if not calibrating:
-            length = self.lengths[workers[0][0].case] if workers else None
             per_call = {cell.contender: _per_call(cell) for cell, _, _ in workers}
-            common = length.common_length(per_call) if length is not None else 0.0
-            return value_length.values_per_process(self.settings.values, common)
-        longest = max((self._value_seconds(cell, run) for cell, _, run in workers), default=0.0)
-        pairs = value_length.check_pairs(self.settings.values, longest, len(workers), self.settings.max_time)
-        return 2 * pairs if pairs else self.settings.values
+            return value_length.values_per_process(values, length.common_length(per_call)), False
+        longest = max(self._value_seconds(cell, run) for cell, _, run in workers)
+        pairs = value_length.check_pairs(values, longest, len(workers), self.settings.max_time)
+        if not pairs:
+            length.unchecked = "not checked: a check of two lengths does not fit in 10% of --max-time"
+            return min(values, value_length.MIN_VALUES), False
+        return 2 * pairs, True
 
     def _value_seconds(self, cell: Cell, run: ProcessRun) -> float:
         """About how long one value of ``run`` lasts: from the cell's last round, else from its
@@ -403,6 +412,8 @@ class _Rounds:
                 "seconds": length.common_length(per_call) if per_call else length.length,
                 "checked": [asdict(check) | {"moved": check.moved} for check in length.checks],
             }
+            if length.unchecked:
+                described[case]["unchecked"] = length.unchecked
             warning = length.warning(case)
             if warning:
                 self.result.metadata.setdefault("timing_warnings", []).append(warning)

@@ -99,6 +99,7 @@ class CaseLength:
     settled: bool = False
     checks: list[LengthCheck] = field(default_factory=list)
     unsettled: str | None = None  # why a length that moved the estimate was not lengthened further
+    unchecked: str | None = None  # why the length was not checked at all
 
     def after_check(self, checks: Sequence[LengthCheck], affordable: Callable[[float], bool]) -> None:
         """Take one calibration round's checks: lengthen (and check again) where a side's estimate

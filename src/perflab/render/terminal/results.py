@@ -280,6 +280,8 @@ def _precision_line(result: RunResult, compact: bool = False) -> str:
             else escape(result.metadata.get("over_budget") or _why_nothing_timed(result))
         )
         return f"[yellow]nothing was timed[/] ({why})"
+    if result.settings.get("clock") == "cpu":
+        summary += "; times are the thread's CPU time (--clock cpu)"
     if not missed:
         return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     if compact:
