@@ -120,13 +120,8 @@ class CaseLength:
             )
 
     def common_length(self, per_call: dict[str, float]) -> float:
-        """The one value length of every side: the checked length, at least the longest call, and
-        longer while some side's whole calls cannot come within MATCH of it."""
-        longest = max(per_call.values(), default=0.0)
-        length = max(self.length, longest)
-        while length < MAX_VALUE_TIME and not all(_matches(length, t) for t in per_call.values()):
-            length *= 1.25
-        return length
+        """The one value length of every side (``common_length``) from this case's checked length."""
+        return common_length(self.length, per_call)
 
     def warning(self, case: str) -> str | None:
         """What the result says when the value length moved an estimate; None when it did not."""
@@ -141,6 +136,15 @@ class CaseLength:
             f"(periodic work, or work per value); values of {format_time(self.length)} were used"
         )
         return said + (f"; {self.unsettled}" if self.unsettled else "")
+
+
+def common_length(shortest: float, per_call: dict[str, float]) -> float:
+    """The one value length of every side, at ``per_call`` seconds a call each: at least ``shortest``
+    and the longest call, and longer while some side's whole calls cannot come within MATCH of it."""
+    length = max(shortest, max(per_call.values(), default=0.0))
+    while length < MAX_VALUE_TIME and not all(_matches(length, t) for t in per_call.values()):
+        length *= 1.25
+    return length
 
 
 def _matches(length: float, per_call: float) -> bool:

@@ -36,6 +36,7 @@ from perflab.analysis.estimates import CellEstimates, Comparison, Interval, comp
 from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.comparators import resolve_comparator
 from perflab.bench.worker.region import calibration_steps
+from perflab.measure import value_length
 from perflab.pytest_plugin import memory_limits
 from perflab.pytest_plugin.sampling import BLOCKS, CHECK_EVERY, Sampler, SamplingSettings, blocks_of, estimate
 
@@ -439,9 +440,12 @@ class BenchmarkFixture:
                     values[name].append(_timed_calls(calls[name], loops[name], timer) / loops[name])
                 round_number += 1
                 if round_number == COMPARE_WARMUP_ROUNDS:
-                    # Re-sized from the warmups, so that every contender's values last as long: values of
-                    # different lengths are not hit alike by other processes' time slices (perflab.measure.runner).
-                    loops = {name: max(1, round(settings.value_time / min(values[name]))) for name in names}
+                    # Re-sized from the warmups, so that every contender's values last one common
+                    # length (the longest call of any, at least): values of different lengths are
+                    # not hit alike by other processes' time slices (perflab.measure.value_length).
+                    per_call = {name: min(values[name]) for name in names}
+                    common = value_length.common_length(settings.value_time, per_call)
+                    loops = {name: value_length.loops_for(common, per_call[name]) for name in names}
                     values = {name: [] for name in names}
                 measured = round_number - COMPARE_WARMUP_ROUNDS
                 if measured < max(settings.min_rounds, 2):
