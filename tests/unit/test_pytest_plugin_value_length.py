@@ -32,6 +32,6 @@ def test_a_long_call_and_a_short_one_get_values_of_one_length():
     fixture = BenchmarkFixture(SimpleNamespace(name="t", nodeid="t.py::t"), settings, record=lambda record: None)
     calls = {"long": clock.call_taking(24e-3), "short": clock.call_taking(5e-3)}
     rounds = fixture._interleaved(calls, ["long", "short"])
-    (long_loops, long_values), (short_loops, short_values) = rounds["long"], rounds["short"]
+    (long_loops, long_values), (short_loops, _) = rounds["long"], rounds["short"]
     assert long_values == pytest.approx([24e-3] * len(long_values))
     assert short_loops * 5e-3 == pytest.approx(long_loops * 24e-3, rel=0.1)
