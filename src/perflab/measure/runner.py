@@ -315,7 +315,7 @@ class _Rounds:
                         # A length check: every other value is LENGTH_FACTOR times longer.
                         longer = checking and kind == "value" and index % 2 == 1 and run.loops
                         loops = value_length.LENGTH_FACTOR * run.loops if longer else None
-                        event = worker.request_event(kind, loops) if loops else worker.request_event(kind)
+                        event = worker.request_event(kind, loops)
                         if event is not None:
                             self._keep(run, kind, event)
         finally:  # Ctrl-C and the deadline included: close every worker and keep what it measured
