@@ -6,7 +6,8 @@ comparison of a contender with the reference reads, first match wins:
 
 1. invalid: the contender, or the reference's timing, does not do what the reference does;
 2. repeat-only: outputs agree, but the ratio holds only for repeated calls (a memo cache);
-3. undecided: too few rounds for an interval;
+3. undecided: too few rounds for an interval, or a verdict withheld (an unpaired comparison of
+   runs measured under unequal load: perflab.results.warnings.load_difference);
 4. its verdict: faster, slower, or no detectable difference (after the false discovery rate
    correction and the minimum effect).
 
@@ -73,12 +74,14 @@ def show(
     caution: str | None,
     no_interval: str = TOO_FEW_ROUNDS,
     unchecked: str | None = None,
+    withheld: str | None = None,
 ) -> Shown:
     """What a comparison of times says. ``ratio``: time of the contender / time of the reference;
     ``verdict``: perflab.analysis.estimates.verdict's; ``invalid_reason``: the status that makes the
     ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing);
     ``no_interval``: why a ratio without an interval has none (it is then undecided);
-    ``unchecked``: what the ratio rests on that was not checked (None: nothing)."""
+    ``unchecked``: what the ratio rests on that was not checked (None: nothing); ``withheld``: why
+    its interval cannot carry a verdict (it is then undecided)."""
     text = format_ratio(ratio.value, ratio.low, ratio.high)
     if invalid_reason is not None:
         return Shown(INVALID, invalid_reason, text, True)
@@ -87,6 +90,8 @@ def show(
     detail: str | None = None
     if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
         verdict, detail = UNDECIDED, no_interval
+    elif withheld:
+        verdict, detail = UNDECIDED, f"no verdict: {withheld}"
     elif verdict not in (FASTER, SLOWER):
         # Say why there is none: not significant after the correction, or smaller than the minimum effect.
         detail = f"p={p_adjusted:.2g}"
