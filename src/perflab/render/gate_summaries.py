@@ -24,7 +24,7 @@ class Row:
     verdict: tuple[tuple[str, bool], ...]
 
 
-TIME_COLUMNS = ("case", "contender", "baseline", "current", "current vs baseline [95% CI]", "verdict")
+TIME_COLUMNS = ("case", "contender", "baseline median", "current median", "current vs baseline [95% CI]", "verdict")
 COUNT_COLUMNS = ("case", "contender", "baseline", "current", "change [range]", "verdict")
 BISECT_COLUMNS = ("commit", "subject", "vs good [95% CI]", "bad vs good in the same run", "verdict")
 COUNTS_TITLE = "Instructions per call (valgrind callgrind; range over the counted processes):"
@@ -102,9 +102,10 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
             format_time(cell.current),
             format_ratio(ratio.value, ratio.low, ratio.high),
         )
-        verdict = ((cell.verdict, cell.verdict == REGRESSION),) + (((f"; {detects}", False),) if detects else ())
-        short = short_of_a_verdict(check, cell)
-        rows.append(Row((cell.case, cell.contender, *times), verdict + (((f"; {short}", False),) if short else ())))
+        verdict = ((cell.verdict, cell.verdict == REGRESSION),) + tuple(
+            (f"; {note}", False) for note in (detects, short_of_a_verdict(check, cell), check.estimators(cell)) if note
+        )
+        rows.append(Row((cell.case, cell.contender, *times), verdict))
     return rows
 
 

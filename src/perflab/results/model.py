@@ -17,6 +17,7 @@ from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 from perflab.results.quantities import BuildSpread, CellEstimates, Comparison, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, Shown, show, show_memory
+from perflab.results.warnings import run_warnings
 from perflab.units import format_ratio
 
 SCHEMA = "perflab.results/2"
@@ -390,7 +391,7 @@ class RunResult:
 
     def to_json(self, shown: bool = True) -> dict[str, Any]:
         """Every field, and beside each comparison and geometric mean what the outputs show for it
-        (``shown``, ``geometric_means_shown``: derived, ignored when read back; left out with
+        (``shown``, ``geometric_means_shown``, and the run's ``warnings``: derived, ignored when read back; left out with
         ``shown=False``, so that a stored run's hash does not change with how perflab words it)."""
         data = asdict(self)
         if not shown:
@@ -401,6 +402,7 @@ class RunResult:
             if memory is not None:
                 entry["memory_shown"] = memory.to_json()
         data["geometric_means_shown"] = {name: self.mean_shown(name) for name in self.geometric_means}
+        data["warnings"] = [warning.to_json() for warning in run_warnings(self)]
         if self.build_spread is not None:
             data["build_spread_shown"] = self.build_spread.shown
         return json_numbers(data)
@@ -418,6 +420,7 @@ class RunResult:
         data = {**data, "schema": SCHEMA}  # version 1 is version 2 without the new statuses and fields
         data.pop("geometric_means_shown", None)  # derived from the rest, as ``shown`` below
         data.pop("build_spread_shown", None)
+        data.pop("warnings", None)
         data["cells"] = [_cell_from_json(c) for c in data["cells"]]
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
         data["comparisons"] = [_case_comparison_from_json(c) for c in data["comparisons"]]

@@ -16,9 +16,12 @@ interleaving cancels (identical code measured at load 0.1 and at load 1.5 reads 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from perflab.results.model import RunResult
 from perflab.units import counted, format_percent
+
+if TYPE_CHECKING:  # the model writes these warnings into --json
+    from perflab.results.model import RunResult
 
 BUSY_MACHINE, PRECISION_MISSED, TIMING = "busy machine", "precision not reached", "timing"
 # Load per CPU two runs may differ by before an unpaired comparison of them has no verdict: half a

@@ -34,6 +34,7 @@ from perflab.results.model import FUZZING_CASE, INVALID, RunResult
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, REPEAT_ONLY, SAME_MEMORY, UNDECIDED
+from perflab.results.warnings import run_warnings
 from perflab.units import format_time, format_times
 
 # The style of each verdict: invalid and repeat-only have colours of their own (never that of
@@ -124,6 +125,7 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         "file": result.file,
         "notes": section.notes,
         "interrupted": result.interrupted,
+        "warnings": [warning.text for warning in run_warnings(result)],
         "headline": _headline(result),
         "verdicts": {
             "reference": result.reference,
