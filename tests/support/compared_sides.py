@@ -20,11 +20,13 @@ def compared_sides(
     cases: tuple[str, ...] = ("case0", "case1"),
     rounds: int = 8,
     load: float | None = None,
+    benchmark: int | None = None,
 ) -> RunResult:
     """Sides ``sides`` (the first the reference) of one benchmark whose contender is "parse"; the
-    side ``s`` of ``sides`` is a random ratio slower or faster. ``load``: the load average recorded."""
+    side ``s`` of ``sides`` is a random ratio slower or faster. ``load``: the load average recorded;
+    ``benchmark``: the number in the benchmark's name (default ``index``: one benchmark per result)."""
     result = RunResult(
-        f"sides{index}",
+        f"sides{index if benchmark is None else benchmark}",
         "/repo/b.py",
         sides[0],
         {"alpha": 0.05, "min_effect": 0.01, "precision": 0.01, "max_time": 10.0},
@@ -33,10 +35,8 @@ def compared_sides(
             "python": {"implementation": "CPython", "version": "3.12.0"},
             "started_at": f"2026-01-01T00:00:{index % 60:02d}+00:00",
             "command": f"perflab compare b.py --rev {' --rev '.join(sides)}",
-            "sides": {
-                name: {"git": {"commit": f"{k}{index}".ljust(40, "0"), "branch": "HEAD"}}
-                for k, name in enumerate(sides)
-            },
+            # No git commit: storing one asks git for its time, a process per run.
+            "sides": {name: {"python": {"implementation": "CPython", "version": "3.12.0"}} for name in sides},
             "load_average_at_start": load,
             "load_average_at_end": load,
         },
@@ -61,7 +61,7 @@ def compared_sides(
                 count = int(rng.integers(1, 5)) if cut else 10
                 values = list(levels[name] * drift * np.exp(rng.normal(0, 0.02, count)))
                 cell.runs.append(ProcessRun(r, 10, [], values, error=STOPPED if cut else None))
-            cell.estimates = estimates.estimate_cell(cell.process_values())
+            cell.estimates = estimates.estimate_cell(cell.process_values(), resamples=400)  # any interval will do
             result.cells.append(cell)
             result.equivalence.append(Equivalence(case, name, REFERENCE if name == sides[0] else EQUIVALENT))
     pending = []

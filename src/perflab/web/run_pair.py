@@ -171,7 +171,7 @@ def as_measured(a: RunResult, b: RunResult) -> dict[tuple[str, str], tuple[Inter
             ratio = entry.comparison.comparison.ratio
             shown = entry.shown
             if turned:
-                ratio = Interval(1 / ratio.value, 1 / ratio.high, 1 / ratio.low)
+                ratio = _turned(ratio)
                 verdict = {FASTER: SLOWER, SLOWER: FASTER}.get(entry.comparison.verdict, entry.comparison.verdict)
                 shown = shown_of(
                     replace(
@@ -183,6 +183,13 @@ def as_measured(a: RunResult, b: RunResult) -> dict[tuple[str, str], tuple[Inter
             rows[entry.comparison.case, entry.comparison.contender] = (ratio, shown)
         return rows
     return None
+
+
+def _turned(ratio: Interval) -> Interval:
+    """A ratio seen from the other side; no interval stays none (1/inf is no bound)."""
+    if not (math.isfinite(ratio.low) and math.isfinite(ratio.high) and ratio.low > 0):
+        return Interval(1 / ratio.value, -math.inf, math.inf)
+    return Interval(1 / ratio.value, 1 / ratio.high, 1 / ratio.low)
 
 
 def compare_results(
