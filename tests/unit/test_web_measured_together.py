@@ -21,7 +21,8 @@ with warnings.catch_warnings():
 from support.compared_sides import compared_sides
 from support.comparison_page import comparison_rows
 
-from perflab.results.model import RunResult
+from perflab.render.html import report as report_html
+from perflab.results.model import DECLARED_ONLY, RunResult
 from perflab.results.quantities import FASTER, SLOWER
 from perflab.results.store import Store
 from perflab.web.app import ServeSettings, create_app
@@ -83,3 +84,18 @@ def test_two_sides_the_run_did_not_compare_with_each_other_say_they_are_recomput
     api = client.get(f"/api/compare/{ids['y']}/{ids['z']}").json()
     assert api["paired"] is True and api["source"] == "recomputed"
     assert "recomputed" in client.get(f"/compare/{ids['y']}/{ids['z']}").text
+
+
+def test_a_sides_run_page_gives_the_equivalence_label_the_terminal_gave(stored):
+    """The web run page said "No equivalence checks recorded" where the terminal said "equal on
+    declared cases" (revisions are not fuzzed): the side's page gives the run's label."""
+    client, runs = stored
+    result, ids = runs[0]
+    assert result.equivalence_label("case0", "y") == DECLARED_ONLY
+    page = client.get(f"/runs/{ids['y']}").text
+    equivalence = re.search(r"<table class='equivalence'>.*?</table>", page, re.S)
+    assert equivalence is not None and "No equivalence checks recorded" not in page
+    assert f"<td class=''>{DECLARED_ONLY}</td>" in equivalence.group(0) and "against side x" in equivalence.group(0)
+    report = report_html.render([report_html.Section(result)], "t")
+    table = re.search(r"<table class='equivalence'>.*?</table>", report, re.S)
+    assert table is not None and f"<td class=''>{DECLARED_ONLY}</td>" in table.group(0)

@@ -36,6 +36,23 @@ UNCHECKED = "unchecked"  # the note of a ratio that rests on something not check
 # Every verdict a comparison can show, in the order above (renderers style them by these names).
 VERDICTS = (INVALID, REPEAT_ONLY, UNDECIDED, FASTER, SLOWER, NO_DIFFERENCE)
 TOO_FEW_ROUNDS = "too few rounds for an interval"
+
+
+@dataclass(frozen=True)
+class Colour:
+    terminal: str  # rich's style
+    css: str  # the pages' colour: report.css and the web's web.css set these (tests pin them here)
+
+
+# The colour of each verdict on every surface ("faster" was blue in the report, green on the web
+# and in the terminal); invalid and repeat-only never slower's red: their ratio does not count.
+COLOURS = {
+    FASTER: Colour("bright_blue", "#1f5fbf"),
+    SLOWER: Colour("red", "#c0262d"),
+    INVALID: Colour("bold magenta", "#7a3fa0"),
+    REPEAT_ONLY: Colour("yellow", "#a86500"),
+    UNDECIDED: Colour("dim", "#6b6b70"),
+}
 MORE_MEMORY, LESS_MEMORY, SAME_MEMORY = "more memory", "less memory", "no difference beyond the spread"
 MEMORY_VERDICTS = (MORE_MEMORY, LESS_MEMORY, SAME_MEMORY)
 # Bytes per call two figures must differ by before a memory verdict: what bytes allocated per call

@@ -12,19 +12,12 @@ from rich.table import Table
 from perflab.measure.timing_verdicts import floor_warning, shown_floor
 from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
-from perflab.results.quantities import FASTER, SLOWER, Interval
-from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, UNDECIDED
+from perflab.results.quantities import Interval
+from perflab.results.verdicts import COLOURS, REPEAT_ONLY, UNCHECKED
 from perflab.results.warnings import PRECISION_MISSED, RunWarning, run_warnings
 from perflab.units import counted, format_percent, format_rate, format_time, format_times
 
-_VERDICT_STYLE = {
-    FASTER: "green",
-    SLOWER: "red",
-    INVALID_VERDICT: "bold magenta",
-    REPEAT_ONLY: "yellow",
-    UNDECIDED: "dim",
-}
+_VERDICT_STYLE = {verdict: colour.terminal for verdict, colour in COLOURS.items()}
 
 
 _COMPACT_NOTE = 200  # characters of a difference a compact view keeps (a counterexample can be a whole document)
