@@ -258,7 +258,13 @@ def summary_lines(records: list[Record]) -> list[str]:
                 # Not equivalent outputs fail the test before this: only valid comparisons get here.
                 p_adjusted = 1.0 if outcome.p_adjusted is None else outcome.p_adjusted
                 shown = show(
-                    outcome.comparison.ratio, outcome.verdict or "", p_adjusted, None, None, unchecked=COMPARE_UNCHECKED
+                    outcome.comparison.ratio,
+                    outcome.verdict or "",
+                    p_adjusted,
+                    None,
+                    None,
+                    unchecked=COMPARE_UNCHECKED,
+                    level=(record.options["alpha"], record.options["min_effect"]),
                 )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, UNDECIDED, CellCheck, CheckResult, regression_threshold
+from perflab.results import verdicts
 from perflab.results.quantities import NO_DIFFERENCE, Interval
 from perflab.units import MEMORY_WORDS, counted, format_bytes, format_ratio, format_ratio_estimate, format_time
 
@@ -111,13 +112,8 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
 
 def short_of_a_verdict(check: CheckResult, cell: CellCheck) -> str | None:
     """Beside a "no detectable difference" whose 95% interval shown excludes 1x, why it is no
-    verdict: the table must not read as contradicting itself."""
-    ratio = cell.comparison.ratio
-    if cell.verdict != NO_DIFFERENCE or not (ratio.low > 1 or ratio.high < 1):
-        return None
-    if abs(ratio.value - 1) < check.min_effect:
-        return f"a change under the {check.min_effect:.0%} minimum effect"
-    return f"its 95% interval excludes 1x, but not at the {check.alpha:.0%} false discovery rate"
+    verdict (perflab.results.verdicts.short_of_a_verdict)."""
+    return verdicts.short_of_a_verdict(cell.comparison.ratio, cell.verdict, check.alpha, check.min_effect)
 
 
 def skipped_cells(check: CheckResult) -> list[str]:

@@ -125,11 +125,15 @@ class CaseComparison:
     unchecked: str | None = None
 
 
-def shown_of(comparison: CaseComparison, invalid: str | None, unchecked: str | None) -> Shown:
+def shown_of(comparison: CaseComparison, invalid: str | None, unchecked: str | None, settings: dict[str, Any]) -> Shown:
     """What every output shows for ``comparison``, given the status that makes it invalid and
-    what it rests on unchecked (the run decides both: ``RunResult.shown``)."""
+    what it rests on unchecked (the run decides both: ``RunResult.shown``), and the run's settings
+    (its verdicts' level)."""
     ratio = comparison.comparison.ratio
-    return show(ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution, unchecked=unchecked)
+    level = (settings["alpha"], settings["min_effect"]) if "alpha" in settings and "min_effect" in settings else None
+    return show(
+        ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution, unchecked=unchecked, level=level
+    )
 
 
 # The metadata key of a side of a perflab compare stored on its own (``RunResult.per_side``): its
@@ -149,9 +153,9 @@ class MeasuredTogether:
     unchecked: str | None  # what the ratio rested on unchecked, or None
     equivalence: str  # the equivalence label of the side on the case (``RunResult.equivalence_label``)
 
-    @property
-    def shown(self) -> Shown:
-        return shown_of(self.comparison, self.invalid, self.unchecked)
+    def shown(self, settings: dict[str, Any]) -> Shown:
+        """What the run showed for it; ``settings``: the run's (a side's stored run keeps them)."""
+        return shown_of(self.comparison, self.invalid, self.unchecked, settings)
 
     def to_json(self) -> dict[str, Any]:
         return json_numbers(asdict(self))
@@ -265,7 +269,7 @@ class RunResult:
         """The verdict of ``comparison`` and the strings every output shows for it. A contender
         whose output was never checked is not invalid (nothing showed it differs): its ratio
         counts, with the note that it is unchecked."""
-        return shown_of(comparison, self._invalid_of(comparison), self.unchecked_of(comparison))
+        return shown_of(comparison, self._invalid_of(comparison), self.unchecked_of(comparison), self.settings)
 
     def _invalid_of(self, comparison: CaseComparison) -> str | None:
         """The status that strikes ``comparison`` out as invalid, or None."""

@@ -92,13 +92,15 @@ def show(
     no_interval: str = TOO_FEW_ROUNDS,
     unchecked: str | None = None,
     withheld: str | None = None,
+    level: tuple[float, float] | None = None,
 ) -> Shown:
     """What a comparison of times says. ``ratio``: time of the contender / time of the reference;
     ``verdict``: perflab.analysis.estimates.verdict's; ``invalid_reason``: the status that makes the
     ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing);
     ``no_interval``: why a ratio without an interval has none (it is then undecided);
     ``unchecked``: what the ratio rests on that was not checked (None: nothing); ``withheld``: why
-    its interval cannot carry a verdict (it is then undecided)."""
+    its interval cannot carry a verdict (it is then undecided); ``level``: the false discovery rate
+    and minimum effect of the verdict, to say why a 95% interval that excludes 1x has none."""
     text = format_ratio(ratio.value, ratio.low, ratio.high)
     if invalid_reason is not None:
         return Shown(INVALID, invalid_reason, text, True)
@@ -111,10 +113,22 @@ def show(
         verdict, detail = UNDECIDED, f"no verdict: {withheld}"
     elif verdict not in (FASTER, SLOWER):
         # Say why there is none: not significant after the correction, or smaller than the minimum effect.
-        detail = f"p={p_adjusted:.2g}"
+        short = None if level is None else short_of_a_verdict(ratio, verdict, *level)
+        detail = f"p={p_adjusted:.2g}" + (f"; {short}" if short else "")
     if unchecked:
         detail = "; ".join(part for part in (detail, f"{UNCHECKED}: {unchecked}") if part)
     return Shown(verdict, detail, text, False, unchecked)
+
+
+def short_of_a_verdict(ratio: Interval, verdict: str, alpha: float, min_effect: float) -> str | None:
+    """Beside a "no detectable difference" whose 95% interval excludes 1x, why it is no verdict
+    (the verdict's level is stricter after the false discovery rate correction, or the change is
+    under the minimum effect), so that the line does not read as contradicting itself; else None."""
+    if verdict != NO_DIFFERENCE or not (ratio.low > 1 or ratio.high < 1):
+        return None
+    if abs(ratio.value - 1) < min_effect:
+        return f"a change under the {min_effect:.0%} minimum effect"
+    return f"its 95% interval excludes 1x, but not at the {alpha:.0%} false discovery rate"
 
 
 def show_memory(contender: Sequence[float], reference: Sequence[float], min_effect: float) -> Shown:

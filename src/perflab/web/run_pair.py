@@ -169,7 +169,7 @@ def as_measured(a: RunResult, b: RunResult) -> dict[tuple[str, str], tuple[Inter
         rows = {}
         for entry in kept[1]:
             ratio = entry.comparison.comparison.ratio
-            shown = entry.shown
+            shown = entry.shown(side.settings)
             if turned:
                 ratio = _turned(ratio)
                 verdict = {FASTER: SLOWER, SLOWER: FASTER}.get(entry.comparison.verdict, entry.comparison.verdict)
@@ -179,6 +179,7 @@ def as_measured(a: RunResult, b: RunResult) -> dict[tuple[str, str], tuple[Inter
                     ),
                     entry.invalid,
                     entry.unchecked,
+                    side.settings,
                 )
             rows[entry.comparison.case, entry.comparison.contender] = (ratio, shown)
         return rows
@@ -249,7 +250,15 @@ def _shown(
     cautions = [f"in {side}: {caution}" for side, run in sides if (caution := run.caution_of(row.case, row.contender))]
     unchecked = [f"in {side}: {note}" for side, run in sides if (note := run.unchecked_on(row.case, row.contender))]
     return show(
-        ratio, verdict, p, invalid, "; ".join(cautions) or None, no_interval, "; ".join(unchecked) or None, withheld
+        ratio,
+        verdict,
+        p,
+        invalid,
+        "; ".join(cautions) or None,
+        no_interval,
+        "; ".join(unchecked) or None,
+        withheld,
+        (ALPHA, MIN_EFFECT),
     )
 
 
