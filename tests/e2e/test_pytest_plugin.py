@@ -315,3 +315,32 @@ def test_the_baseline_file_is_never_overwritten(tmp_path):
     unreadable = run_pytest(tmp_path, "--perflab", *FAST, "--perflab-against", baseline)
     assert unreadable.returncode == 4
     assert "not a perflab results file" in unreadable.stdout and baseline.read_text() == "{}"
+
+
+def test_a_projects_git_status_shows_nothing_new_and_the_summary_has_a_table_per_group(tmp_path):
+    """The store in .perflab/ ignores itself (as pytest's cache does); the summary has
+    pytest-benchmark's per-group table, relative to the fastest, and says what that ratio is."""
+    write(
+        tmp_path,
+        """
+        import pytest
+
+        @pytest.mark.benchmark(group="sums")
+        @pytest.mark.parametrize("n", [10, 3000])
+        def test_sum(benchmark, n):
+            benchmark(sum, range(n))
+    """,
+    )
+    (tmp_path / ".gitignore").write_text("__pycache__/\n")  # as every project has
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"]):
+        subprocess.run(["git", *command], cwd=tmp_path, check=True)
+    done = run_pytest(tmp_path, "--perflab", *FAST, env={"PERFLAB_DB": None}, check=True)
+    assert (tmp_path / ".perflab" / "perflab.db").exists()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert status.stdout == ""
+    lines = done.stdout.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("group 'sums': fastest first"))
+    assert "relative = median / the fastest's median (separate measurements, no verdict)" in lines[start]
+    first, second = (line.split() for line in lines[start + 2 : start + 4])
+    assert first[0] == "test_sum[10]" and first[-1] == "1.00x" and second[0] == "test_sum[3000]"
+    assert float(second[-1].rstrip("x").replace(",", "")) > 1

@@ -9,7 +9,8 @@ FAST = ["--benchmark-max-time", "0.05", "--perflab-precision", "50"]
 
 
 def run_pytest(directory, *args, check=False, env=None, timeout=300) -> subprocess.CompletedProcess:
-    """``python -m pytest`` in ``directory`` (its own results store), with perflab's plugin installed."""
+    """``python -m pytest`` in ``directory`` (its own results store), with perflab's plugin installed;
+    ``env``'s variables set to None are unset."""
     done = subprocess.run(
         [
             sys.executable,
@@ -26,7 +27,16 @@ def run_pytest(directory, *args, check=False, env=None, timeout=300) -> subproce
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**_outside_xdist(), "PERFLAB_DB": str(directory / "perflab.db"), "COLUMNS": "200", **(env or {})},
+        env={
+            name: value
+            for name, value in {
+                **_outside_xdist(),
+                "PERFLAB_DB": str(directory / "perflab.db"),
+                "COLUMNS": "200",
+                **(env or {}),
+            }.items()
+            if value is not None
+        },
     )
     if check and done.returncode != 0:
         raise AssertionError(f"pytest exited with {done.returncode}:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}")

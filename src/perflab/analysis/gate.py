@@ -154,6 +154,22 @@ class CheckResult:
     # Across built revisions with --build-spread: the widest spread of the runs, each run's
     # threshold widened by its own (regression_threshold).
     build_spread: BuildSpread | None = None
+    # Of the runs measured (perflab.results.warnings.run_warnings): a busy machine, a precision not
+    # reached, what the timing checks found; every output of the check says them.
+    warnings: list[str] = field(default_factory=list)
+
+    def estimators(self, cell: CellCheck) -> str | None:
+        """Where the ratio beside the two medians shown is not theirs (it reads as another factor or
+        direction): which ratio the verdict's is, and why they differ; None where it is theirs."""
+        medians = format_ratio_estimate(cell.current / cell.baseline)
+        if medians == format_ratio_estimate(cell.comparison.ratio.value):
+            return None
+        how = (
+            "paired over the time-adjacent values of interleaved rounds, which cancels drift the medians include"
+            if self.paired
+            else "of the processes' trimmed log medians (Yuen), which a few slowed processes move less than a median"
+        )
+        return f"the ratio of the medians shown is {medians}; the verdict's ratio is {how}"
 
     def detects(self, cell: CellCheck) -> str | None:
         """Beside a "no detectable difference" of a paired check, what this runner detects on the
@@ -193,6 +209,7 @@ class CheckResult:
             entry["shown"] = format_ratio(ratio.value, ratio.low, ratio.high)
             projection = self.projection(cell)
             entry["detects"], entry["projected"] = self.detects(cell), asdict(projection) if projection else None
+            entry["estimators"] = self.estimators(cell)
         return json_numbers(
             {
                 "schema": "perflab.check/1",

@@ -155,6 +155,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.bench.loading import load_benchmark
     from perflab.render import markdown
     from perflab.results.store import CHECK_SOURCE
+    from perflab.results.warnings import run_warnings
 
     _affected_revision(args)  # before anything: a bad combination is a one-line error
     path = resolve_benchmark(args.benchmark)
@@ -242,6 +243,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         )
     if weighing:
         gate.check_memory(checked, baseline.pairs(first_runs, metrics.memory_figures), args.memory_threshold)
+    checked.warnings = list(dict.fromkeys(w.text for measured in first_runs + runs for w in run_warnings(measured)))
     current = baseline.current(runs)
     summary = markdown.render_check(checked, benchmark.name, baseline.description, current)
     sys.stdout.write(summary)

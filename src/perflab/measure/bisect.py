@@ -36,6 +36,7 @@ from perflab.measure.settings import Settings
 from perflab.measure.worktrees import repository_root
 from perflab.results.model import CaseComparison, RunResult, json_numbers
 from perflab.results.quantities import SLOWER
+from perflab.results.warnings import run_warnings
 from perflab.units import format_ratio_estimate
 
 
@@ -76,6 +77,7 @@ class Outcome:
     certain: bool = False
     skipped: list[str] = field(default_factory=list)  # commits that do not build, as git bisect skip
     undecided: list[str] = field(default_factory=list)  # skipped ones just before first_bad: it may be one of them
+    warnings: list[str] = field(default_factory=list)  # of every run measured (perflab.results.warnings), once each
 
     def to_json(self) -> dict:
         """The machine-readable outcome (``perflab bisect --json``), schema perflab.bisect/1."""
@@ -91,6 +93,7 @@ class Outcome:
                 "confirmed_ratio": dict(zip(("value", "low", "high"), self.confirmed_ratio)),
                 "skipped": self.skipped,
                 "undecided": self.undecided,
+                "warnings": self.warnings,
                 "steps": [asdict(step) for step in self.steps],
             }
         )
@@ -110,6 +113,7 @@ def bisect(
 ) -> Outcome:
     root = repository_root(benchmark)
     commits = _commits_between(root, good, bad)
+    warned: dict[str, None] = {}  # every measurement's run warnings, in order, once each
 
     def measure(revisions: list[str], budget: float) -> RunResult:
         request = Request(
@@ -131,6 +135,7 @@ def bisect(
             raise BisectError(str(error)) from None
         if result.interrupted:  # the runner keeps what it measured on Ctrl-C; bisect stops
             raise KeyboardInterrupt
+        warned.update((warning.text, None) for warning in run_warnings(result))
         return result
 
     evidence: dict[str, list[_Distance]] = {}  # commit -> each of its measurements
@@ -176,6 +181,7 @@ def bisect(
     while before - 1 in skipped:
         before -= 1
     outcome.undecided = commits[before:first_bad]
+    outcome.warnings = list(warned)
     return outcome
 
 

@@ -82,6 +82,9 @@ class ProfileDiff:
     notes: list[str]
     unit: str = "samples"  # the profiles' weight unit: "samples" (time), "bytes" or "allocations"
     measure: str = "time per call"  # what a node's value is, in words
+    # The sides' times are A's median and A's times the measured ratio (``timed_difference``), not
+    # B's own median, which a table beside the sentence shows: the sentence names them.
+    scaled: bool = False
 
     def format(self, value: float) -> str:
         return FORMATS[self.unit](value) if math.isfinite(value) else "?"
@@ -115,6 +118,11 @@ class ProfileDiff:
                 return path
             path.append(best)
 
+    def _scaled_words(self) -> str:
+        if not self.scaled:
+            return ""
+        return f" ({self.a_name}'s median, and that times the measured ratio, not {self.b_name}'s own median)"
+
     def largest_self_changes(self, count: int = 5) -> list[NodeDiff]:
         nodes = [n for n in self.nodes.values() if n.path]
         return sorted(nodes, key=lambda n: -abs(n.b_self - n.a_self))[:count]
@@ -126,7 +134,7 @@ class ProfileDiff:
         before, after = self.format(self.operation.a), self.format(self.operation.b)
         change = f"({self.signed(total.value)}, 95% CI {self.signed(total.low)} to {self.signed(total.high)})"
         head = (
-            f"{self.b_name} vs {self.a_name}: {before} -> {after} per call {change}"
+            f"{self.b_name} vs {self.a_name}: {before} -> {after} per call{self._scaled_words()} {change}"
             if self.unit == "samples"
             else f"{self.b_name} vs {self.a_name}: {self.measure} {before} -> {after} {change}"
         )
@@ -270,7 +278,14 @@ def diff_profiles(
         else f"{len(units_a)} and {len(units_b)} runs, unpaired (Welch) intervals"
     )
     return ProfileDiff(
-        names[0], names[1], nodes, (len(units_a), len(units_b)), notes, weight_unit(a.metadata), measure_of(a)
+        names[0],
+        names[1],
+        nodes,
+        (len(units_a), len(units_b)),
+        notes,
+        weight_unit(a.metadata),
+        measure_of(a),
+        scaled=timed is not None and timed_difference is not None,
     )
 
 

@@ -496,6 +496,7 @@ class BenchmarkFixture:
             "timer": _callable_name(self._settings.timer),
             "timing": "in-process",
             "min_effect": self._min_effect,  # the verdicts' minimum effect (memory verdicts read it from the run)
+            "alpha": self._alpha,  # and their false discovery rate: with both, every output says why none
         }
         self.stats = Metadata(self, measured[0], options)
         if len(measured) == 1 and measured[0].memory is not None:  # where pytest-benchmark users keep figures

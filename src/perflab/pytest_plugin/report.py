@@ -22,6 +22,7 @@ from perflab.analysis import estimates
 from perflab.pytest_plugin.benchmark_api import Measured, Record, ValueStats
 from perflab.pytest_plugin.sampling import blocks_of
 from perflab.results.model import EQUIVALENT, REFERENCE, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
+from perflab.results.quantities import Interval
 
 if TYPE_CHECKING:  # the memory metric's modules come in only when it was measured
     from perflab.metrics.memory import MemoryUse
@@ -257,7 +258,13 @@ def summary_lines(records: list[Record]) -> list[str]:
                 # Not equivalent outputs fail the test before this: only valid comparisons get here.
                 p_adjusted = 1.0 if outcome.p_adjusted is None else outcome.p_adjusted
                 shown = show(
-                    outcome.comparison.ratio, outcome.verdict or "", p_adjusted, None, None, unchecked=COMPARE_UNCHECKED
+                    outcome.comparison.ratio,
+                    outcome.verdict or "",
+                    p_adjusted,
+                    None,
+                    None,
+                    unchecked=COMPARE_UNCHECKED,
+                    level=(record.options["alpha"], record.options["min_effect"]),
                 )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)
@@ -266,6 +273,50 @@ def summary_lines(records: list[Record]) -> list[str]:
         if record.note:
             lines.append(f"  note: {record.note}")
     return lines
+
+
+def group_tables(records: list[Record]) -> list[str]:
+    """pytest-benchmark's per-group table, the one its users read first: each group's measured
+    benchmarks (every contender of a ``benchmark.compare`` a row), fastest first, each median with
+    its interval and its ratio to the fastest's median. A ratio of medians of separate
+    measurements, not a paired comparison: the table says so, and gives no verdict."""
+    from perflab.units import format_times, format_times_factor
+
+    groups: dict[str | None, list[tuple[str, Interval]]] = {}
+    for record in records:
+        for measured in record.contenders:
+            if measured.estimates is not None:
+                label = record.name if len(record.contenders) == 1 else f"{record.name} [{measured.contender}]"
+                groups.setdefault(record.group, []).append((label, measured.estimates.median))
+    lines = []
+    for group, rows in groups.items():
+        if len(rows) < 2:
+            continue
+        rows.sort(key=lambda row: row[1].value)
+        fastest = rows[0][1].value
+        texts = [(label, format_times(m.value, m.low, m.high)) for label, m in rows]
+        width, time_width = max(len(label) for label, _ in texts), max(len(text) for _, text in texts)
+        lines.append(f"group {group!r}: " if group is not None else "benchmarks without a group: ")
+        lines[-1] += "fastest first; relative = median / the fastest's median (separate measurements, no verdict)"
+        lines.append(f"  {'name':<{width}}  {'median [95% CI]':<{time_width}}  relative")
+        for (label, text), (_, median) in zip(texts, rows):
+            lines.append(f"  {label:<{width}}  {text:<{time_width}}  {format_times_factor(median.value / fastest)}")
+    return lines
+
+
+def warning_lines(runs: list[RunResult]) -> list[str]:
+    """Each run's warnings (perflab.results.warnings.run_warnings), once per sentence, naming the
+    test files when only some of the session's have it."""
+    from perflab.results.warnings import run_warnings
+
+    found: dict[str, list[str]] = {}
+    for run in runs:
+        for warning in run_warnings(run):
+            found.setdefault(warning.text, []).append(run.benchmark)
+    return [
+        f"warning: {text}" if len(names) == len(runs) else f"warning ({', '.join(names)}): {text}"
+        for text, names in found.items()
+    ]
 
 
 def _memory_line(use: MemoryUse, record: Record) -> str:

@@ -117,7 +117,8 @@ class BenchmarkSession:
         if stale:  # kept with the runs: a gate never takes them as its commit's baseline
             collected[stale_build.MARK] = stale
         runs = report.run_results(measured, rootdir, collected)
-        self.lines += report.summary_lines(measured) + [f"({report.IN_PROCESS_NOTE})"]
+        self.lines += report.summary_lines(measured) + report.group_tables(measured)
+        self.lines += report.warning_lines(runs) + [f"({report.IN_PROCESS_NOTE})"]
         if stale:
             self.lines.append(f"note: a stale build was measured: {stale} (rebuild, then run again)")
         store_path = self._store_path(measured[0].test_file)
@@ -161,10 +162,11 @@ class BenchmarkSession:
             self.lines.append("  time only: memory per call is not gated (`perflab check --metric memory` gates it)")
         for cell in checked.cells:
             ratio = cell.comparison.ratio
+            estimators = checked.estimators(cell)
             self.lines.append(
-                f"  {cell.case} [{cell.contender}]: {format_time(cell.baseline)} -> "
+                f"  {cell.case} [{cell.contender}]: medians {format_time(cell.baseline)} -> "
                 f"{format_time(cell.current)}, {format_ratio(ratio.value, ratio.low, ratio.high)}: "
-                f"{cell.verdict}"
+                f"{cell.verdict}" + (f" ({estimators})" if estimators else "")
             )
         self.lines += [f"  not in both: {name}" for name in checked.not_compared]
         self.lines += [f"  note: {note}" for note in checked.notes]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from perflab.analysis.gate import REGRESSION, UNDECIDED, CellCheck, CheckResult, regression_threshold
+from perflab.results import verdicts
 from perflab.results.quantities import NO_DIFFERENCE, Interval
 from perflab.units import MEMORY_WORDS, counted, format_bytes, format_ratio, format_ratio_estimate, format_time
 
@@ -24,7 +25,7 @@ class Row:
     verdict: tuple[tuple[str, bool], ...]
 
 
-TIME_COLUMNS = ("case", "contender", "baseline", "current", "current vs baseline [95% CI]", "verdict")
+TIME_COLUMNS = ("case", "contender", "baseline median", "current median", "current vs baseline [95% CI]", "verdict")
 COUNT_COLUMNS = ("case", "contender", "baseline", "current", "change [range]", "verdict")
 BISECT_COLUMNS = ("commit", "subject", "vs good [95% CI]", "bad vs good in the same run", "verdict")
 COUNTS_TITLE = "Instructions per call (valgrind callgrind; range over the counted processes):"
@@ -102,21 +103,17 @@ def time_rows(check: CheckResult, cells: list[CellCheck]) -> list[Row]:
             format_time(cell.current),
             format_ratio(ratio.value, ratio.low, ratio.high),
         )
-        verdict = ((cell.verdict, cell.verdict == REGRESSION),) + (((f"; {detects}", False),) if detects else ())
-        short = short_of_a_verdict(check, cell)
-        rows.append(Row((cell.case, cell.contender, *times), verdict + (((f"; {short}", False),) if short else ())))
+        verdict = ((cell.verdict, cell.verdict == REGRESSION),) + tuple(
+            (f"; {note}", False) for note in (detects, short_of_a_verdict(check, cell), check.estimators(cell)) if note
+        )
+        rows.append(Row((cell.case, cell.contender, *times), verdict))
     return rows
 
 
 def short_of_a_verdict(check: CheckResult, cell: CellCheck) -> str | None:
     """Beside a "no detectable difference" whose 95% interval shown excludes 1x, why it is no
-    verdict: the table must not read as contradicting itself."""
-    ratio = cell.comparison.ratio
-    if cell.verdict != NO_DIFFERENCE or not (ratio.low > 1 or ratio.high < 1):
-        return None
-    if abs(ratio.value - 1) < check.min_effect:
-        return f"a change under the {check.min_effect:.0%} minimum effect"
-    return f"its 95% interval excludes 1x, but not at the {check.alpha:.0%} false discovery rate"
+    verdict (perflab.results.verdicts.short_of_a_verdict)."""
+    return verdicts.short_of_a_verdict(cell.comparison.ratio, cell.verdict, check.alpha, check.min_effect)
 
 
 def skipped_cells(check: CheckResult) -> list[str]:

@@ -12,6 +12,7 @@ from perflab.render import cache_tables
 from perflab.render import gate_summaries as summaries
 from perflab.render.printable import printable
 from perflab.results.model import INVALID, RunResult
+from perflab.results.warnings import PRECISION_MISSED, run_warnings
 from perflab.units import format_percent, format_ratio, format_times
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def _check_lines(
         lines.append(f"Not compared (measured on one side only): {_cell(', '.join(check.not_compared))}")
     if check.selection:
         lines += ["", _cell(check.selection), *(f"- {_cell(line)}" for line in summaries.skipped_cells(check)), ""]
-    for note in check.notes:
+    for note in check.notes + check.warnings:
         lines.append(f"> :warning: {_cell(note)}")
     lines.append(f"<sub>{summaries.method(check)}</sub>")
     return lines
@@ -205,12 +206,10 @@ def render_result(result: RunResult) -> str:
     if result.build_spread is not None:
         lines.append(f"- {_cell(result.build_spread.shown)}")
     lines += _cache_lines(result)
-    missed = [f"{c.case}/{c.contender}" for c in result.cells if c.runs and not c.target_reached]
-    target = result.settings["precision"]
-    lines.append(
-        f"- precision target ±{format_percent(target)}: "
-        + (f"not reached for {_cell(', '.join(missed))}" if missed else "reached")
-    )
+    warnings = run_warnings(result)
+    if not any(w.kind == PRECISION_MISSED for w in warnings) and "precision" in result.settings:
+        lines.append(f"- precision target ±{format_percent(result.settings['precision'])}: reached")
+    lines += [f"- :warning: {_cell(w.text)}" for w in warnings]
     python = result.metadata.get("python", {})
     lines.append(
         f"<sub>{result.elapsed:.0f} s (equivalence checks {result.equivalence_seconds:.0f} s) on "
@@ -234,4 +233,5 @@ def render_bisect(outcome: Outcome) -> str:
     ]
     for note in summaries.bisect_notes(outcome):
         lines += ["", note]
+    lines += [f"> :warning: {_cell(warning)}" for warning in outcome.warnings]
     return "\n".join(lines) + "\n"

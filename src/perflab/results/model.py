@@ -17,6 +17,7 @@ from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
 from perflab.results.quantities import BuildSpread, CellEstimates, Comparison, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, Shown, show, show_memory
+from perflab.results.warnings import run_warnings
 from perflab.units import format_ratio
 
 SCHEMA = "perflab.results/2"
@@ -133,6 +134,57 @@ class CaseComparison:
     unchecked: str | None = None
 
 
+def shown_of(comparison: CaseComparison, invalid: str | None, unchecked: str | None, settings: dict[str, Any]) -> Shown:
+    """What every output shows for ``comparison``, given the status that makes it invalid and
+    what it rests on unchecked (the run decides both: ``RunResult.shown``), and the run's settings
+    (its verdicts' level)."""
+    ratio = comparison.comparison.ratio
+    level = (settings["alpha"], settings["min_effect"]) if "alpha" in settings and "min_effect" in settings else None
+    return show(
+        ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution, unchecked=unchecked, level=level
+    )
+
+
+# The metadata key of a side of a perflab compare stored on its own (``RunResult.per_side``): its
+# comparisons with the reference side as the run made them (``MeasuredTogether``).
+MEASURED_TOGETHER = "measured_together"
+
+
+@dataclass(frozen=True)
+class MeasuredTogether:
+    """One comparison of a side with the reference side of the ``perflab compare`` that measured
+    both, as that run decided and showed it: its rounds (a partial last one included), estimator,
+    level and false-discovery family are the run's. Kept with the side's stored run, so that a
+    later view of the two stored runs states the run's own numbers instead of recomputing them."""
+
+    comparison: CaseComparison  # named by the sides' contenders, as their stored cells are
+    invalid: str | None  # what made the ratio invalid in the run, or None
+    unchecked: str | None  # what the ratio rested on unchecked, or None
+    equivalence: str  # the equivalence label of the side on the case (``RunResult.equivalence_label``)
+
+    def shown(self, settings: dict[str, Any]) -> Shown:
+        """What the run showed for it; ``settings``: the run's (a side's stored run keeps them)."""
+        return shown_of(self.comparison, self.invalid, self.unchecked, settings)
+
+    def to_json(self) -> dict[str, Any]:
+        return json_numbers(asdict(self))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MeasuredTogether:
+        return cls(
+            _case_comparison_from_json(data["comparison"]), data["invalid"], data["unchecked"], data["equivalence"]
+        )
+
+
+def measured_together(result: RunResult) -> tuple[str, list[MeasuredTogether]] | None:
+    """The side of the reference ``result`` was compared with in the run that measured both (its
+    ``compared_as`` name) and the comparisons that run made; None for any other stored run."""
+    stored = result.metadata.get(MEASURED_TOGETHER)
+    if not stored:
+        return None
+    return stored["reference"], [MeasuredTogether.from_json(entry) for entry in stored["comparisons"]]
+
+
 @dataclass
 class RunResult:
     benchmark: str
@@ -226,13 +278,22 @@ class RunResult:
         """The verdict of ``comparison`` and the strings every output shows for it. A contender
         whose output was never checked is not invalid (nothing showed it differs): its ratio
         counts, with the note that it is unchecked."""
-        ratio = comparison.comparison.ratio
-        unchecked = self.unchecked_of(comparison)
+        return shown_of(comparison, self._invalid_of(comparison), self.unchecked_of(comparison), self.settings)
+
+    def _invalid_of(self, comparison: CaseComparison) -> str | None:
+        """The status that strikes ``comparison`` out as invalid, or None."""
         reason = None if comparison.valid else self.invalid_reason(comparison.case, comparison.contender)
-        invalid = (
-            None if comparison.valid or (unchecked == NEVER_COMPARED and reason is None) else (reason or NOT_EQUIVALENT)
+        never_compared = self.unchecked_of(comparison) == NEVER_COMPARED
+        return None if comparison.valid or (never_compared and reason is None) else (reason or NOT_EQUIVALENT)
+
+    def together(self, comparison: CaseComparison, contender: str, reference: str) -> MeasuredTogether:
+        """``comparison`` as the sides' stored runs keep it, its columns named ``contender`` and ``reference``."""
+        return MeasuredTogether(
+            replace(comparison, contender=contender, reference=reference),
+            self._invalid_of(comparison),
+            self.unchecked_of(comparison),
+            self.equivalence_label(comparison.case, comparison.contender),
         )
-        return show(ratio, comparison.verdict, comparison.p_adjusted, invalid, comparison.caution, unchecked=unchecked)
 
     def memory_shown(self, comparison: CaseComparison) -> Shown | None:
         """The comparison's memory verdict: bytes allocated per call against the reference's
@@ -343,7 +404,7 @@ class RunResult:
 
     def to_json(self, shown: bool = True) -> dict[str, Any]:
         """Every field, and beside each comparison and geometric mean what the outputs show for it
-        (``shown``, ``geometric_means_shown``: derived, ignored when read back; left out with
+        (``shown``, ``geometric_means_shown``, and the run's ``warnings``: derived, ignored when read back; left out with
         ``shown=False``, so that a stored run's hash does not change with how perflab words it)."""
         data = asdict(self)
         if not shown:
@@ -354,6 +415,7 @@ class RunResult:
             if memory is not None:
                 entry["memory_shown"] = memory.to_json()
         data["geometric_means_shown"] = {name: self.mean_shown(name) for name in self.geometric_means}
+        data["warnings"] = [warning.to_json() for warning in run_warnings(self)]
         if self.build_spread is not None:
             data["build_spread_shown"] = self.build_spread.shown
         return json_numbers(data)
@@ -371,15 +433,10 @@ class RunResult:
         data = {**data, "schema": SCHEMA}  # version 1 is version 2 without the new statuses and fields
         data.pop("geometric_means_shown", None)  # derived from the rest, as ``shown`` below
         data.pop("build_spread_shown", None)
+        data.pop("warnings", None)
         data["cells"] = [_cell_from_json(c) for c in data["cells"]]
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
-        data["comparisons"] = [
-            CaseComparison(
-                **{k: v for k, v in c.items() if k not in ("shown", "memory_shown", "comparison")},
-                comparison=_comparison_from_json(c["comparison"]),
-            )
-            for c in data["comparisons"]
-        ]
+        data["comparisons"] = [_case_comparison_from_json(c) for c in data["comparisons"]]
         data["geometric_means"] = {k: _interval(v) if v else None for k, v in data["geometric_means"].items()}
         return cls(**data)
 
@@ -399,6 +456,7 @@ class RunResult:
         if not sides_metadata:
             return [self]
         runs = []
+        reference_contender = (self.sides.get(self.reference) or {}).get("contender")
         for name, side in self.sides.items():
             measured_on = sides_metadata.get(name) or {}
             git = measured_on.get("git")
@@ -412,6 +470,15 @@ class RunResult:
                 compared_as=name,
                 packages=measured_on.get("packages") or self.metadata.get("packages"),
             )
+            if reference_contender is not None and name != self.reference:
+                metadata[MEASURED_TOGETHER] = {
+                    "reference": self.reference,
+                    "comparisons": [
+                        self.together(c, contender, reference_contender).to_json()
+                        for c in self.comparisons
+                        if c.contender == name
+                    ],
+                }
             runs.append(
                 replace(
                     self,
@@ -457,6 +524,13 @@ _NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 def _number(value: Any) -> float:
     return _NON_FINITE[value] if isinstance(value, str) and value in _NON_FINITE else value
+
+
+def _case_comparison_from_json(data: dict) -> CaseComparison:
+    return CaseComparison(
+        **{k: v for k, v in data.items() if k not in ("shown", "memory_shown", "comparison")},
+        comparison=_comparison_from_json(data["comparison"]),
+    )
 
 
 def _comparison_from_json(data: dict) -> Comparison:

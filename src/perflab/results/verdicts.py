@@ -6,7 +6,8 @@ comparison of a contender with the reference reads, first match wins:
 
 1. invalid: the contender, or the reference's timing, does not do what the reference does;
 2. repeat-only: outputs agree, but the ratio holds only for repeated calls (a memo cache);
-3. undecided: too few rounds for an interval;
+3. undecided: too few rounds for an interval, or a verdict withheld (an unpaired comparison of
+   runs measured under unequal load: perflab.results.warnings.load_difference);
 4. its verdict: faster, slower, or no detectable difference (after the false discovery rate
    correction and the minimum effect).
 
@@ -35,6 +36,23 @@ UNCHECKED = "unchecked"  # the note of a ratio that rests on something not check
 # Every verdict a comparison can show, in the order above (renderers style them by these names).
 VERDICTS = (INVALID, REPEAT_ONLY, UNDECIDED, FASTER, SLOWER, NO_DIFFERENCE)
 TOO_FEW_ROUNDS = "too few rounds for an interval"
+
+
+@dataclass(frozen=True)
+class Colour:
+    terminal: str  # rich's style
+    css: str  # the pages' colour: report.css and the web's web.css set these (tests pin them here)
+
+
+# The colour of each verdict on every surface ("faster" was blue in the report, green on the web
+# and in the terminal); invalid and repeat-only never slower's red: their ratio does not count.
+COLOURS = {
+    FASTER: Colour("bright_blue", "#1f5fbf"),
+    SLOWER: Colour("red", "#c0262d"),
+    INVALID: Colour("bold magenta", "#7a3fa0"),
+    REPEAT_ONLY: Colour("yellow", "#a86500"),
+    UNDECIDED: Colour("dim", "#6b6b70"),
+}
 MORE_MEMORY, LESS_MEMORY, SAME_MEMORY = "more memory", "less memory", "no difference beyond the spread"
 MEMORY_VERDICTS = (MORE_MEMORY, LESS_MEMORY, SAME_MEMORY)
 # Bytes per call two figures must differ by before a memory verdict: what bytes allocated per call
@@ -73,12 +91,16 @@ def show(
     caution: str | None,
     no_interval: str = TOO_FEW_ROUNDS,
     unchecked: str | None = None,
+    withheld: str | None = None,
+    level: tuple[float, float] | None = None,
 ) -> Shown:
     """What a comparison of times says. ``ratio``: time of the contender / time of the reference;
     ``verdict``: perflab.analysis.estimates.verdict's; ``invalid_reason``: the status that makes the
     ratio invalid (None: valid); ``caution``: why it holds for repeated calls only (None: nothing);
     ``no_interval``: why a ratio without an interval has none (it is then undecided);
-    ``unchecked``: what the ratio rests on that was not checked (None: nothing)."""
+    ``unchecked``: what the ratio rests on that was not checked (None: nothing); ``withheld``: why
+    its interval cannot carry a verdict (it is then undecided); ``level``: the false discovery rate
+    and minimum effect of the verdict, to say why a 95% interval that excludes 1x has none."""
     text = format_ratio(ratio.value, ratio.low, ratio.high)
     if invalid_reason is not None:
         return Shown(INVALID, invalid_reason, text, True)
@@ -87,12 +109,26 @@ def show(
     detail: str | None = None
     if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
         verdict, detail = UNDECIDED, no_interval
+    elif withheld:
+        verdict, detail = UNDECIDED, f"no verdict: {withheld}"
     elif verdict not in (FASTER, SLOWER):
         # Say why there is none: not significant after the correction, or smaller than the minimum effect.
-        detail = f"p={p_adjusted:.2g}"
+        short = None if level is None else short_of_a_verdict(ratio, verdict, *level)
+        detail = f"p={p_adjusted:.2g}" + (f"; {short}" if short else "")
     if unchecked:
         detail = "; ".join(part for part in (detail, f"{UNCHECKED}: {unchecked}") if part)
     return Shown(verdict, detail, text, False, unchecked)
+
+
+def short_of_a_verdict(ratio: Interval, verdict: str, alpha: float, min_effect: float) -> str | None:
+    """Beside a "no detectable difference" whose 95% interval excludes 1x, why it is no verdict
+    (the verdict's level is stricter after the false discovery rate correction, or the change is
+    under the minimum effect), so that the line does not read as contradicting itself; else None."""
+    if verdict != NO_DIFFERENCE or not (ratio.low > 1 or ratio.high < 1):
+        return None
+    if abs(ratio.value - 1) < min_effect:
+        return f"a change under the {min_effect:.0%} minimum effect"
+    return f"its 95% interval excludes 1x, but not at the {alpha:.0%} false discovery rate"
 
 
 def show_memory(contender: Sequence[float], reference: Sequence[float], min_effect: float) -> Shown:

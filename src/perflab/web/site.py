@@ -282,7 +282,9 @@ def comparison_payload(comparison) -> dict[str, Any]:
         "b": comparison.run_b.id,
         "benchmark": comparison.run_a.benchmark,
         "paired": comparison.paired,
+        "source": comparison.source,
         "pairing": comparison.pairing,
+        "warnings": {side: [w.to_json() for w in found] for side, found in comparison.warnings.items()},
         "cells": [
             {
                 "case": c.case,

@@ -39,7 +39,7 @@ def render_check(check: CheckResult, benchmark: str, baseline: str, current: str
         not_compared=check.not_compared,
         selection=check.selection,
         skipped=summaries.skipped_cells(check),
-        notes=check.notes,
+        notes=check.notes + check.warnings,
         method=summaries.method(check),
     )
 
@@ -59,4 +59,5 @@ def render_bisect(outcome: Outcome) -> str:
         columns=summaries.BISECT_COLUMNS,
         rows=summaries.bisect_rows(outcome),
         uncertain=" ".join(summaries.bisect_notes(outcome)) or None,
+        warnings=outcome.warnings,
     )

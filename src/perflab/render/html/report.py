@@ -30,10 +30,11 @@ from perflab.profile.side_profiles import CaseProfiles
 from perflab.render import cache_tables
 from perflab.render.html import flamegraph, memory_sizes, templating
 from perflab.render.html.axes import log_ticks
-from perflab.results.model import FUZZING_CASE, INVALID, RunResult
+from perflab.results.model import FUZZING_CASE, INVALID, RunResult, measured_together
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import LESS_MEMORY, MORE_MEMORY, REPEAT_ONLY, SAME_MEMORY, UNDECIDED
+from perflab.results.warnings import run_warnings
 from perflab.units import format_time, format_times
 
 # The style of each verdict: invalid and repeat-only have colours of their own (never that of
@@ -124,6 +125,7 @@ def _section(index: int, section: Section) -> dict[str, Any]:
         "file": result.file,
         "notes": section.notes,
         "interrupted": result.interrupted,
+        "warnings": [warning.text for warning in run_warnings(result)],
         "headline": _headline(result),
         "verdicts": {
             "reference": result.reference,
@@ -261,12 +263,29 @@ def _distributions(result: RunResult) -> list[dict[str, Any]]:
 
 
 def _equivalence(result: RunResult) -> list[dict[str, str]]:
+    """Each check's label as the terminal gives it (``RunResult.equivalence_label``: "equal on
+    declared cases" where no fuzzing backs it); a side of a compare stored on its own, the labels
+    the run that measured it gave its comparisons with the reference side."""
+    together = measured_together(result)
+    if not result.equivalence and together is not None:
+        reference, entries = together
+        return [
+            {
+                "case": entry.comparison.case,
+                "contender": entry.comparison.contender,
+                "css": "invalid" if entry.invalid else "",
+                "status": entry.equivalence,
+                "difference": entry.invalid or "",
+                "note": f"against side {reference}, in the perflab compare that measured both",
+            }
+            for entry in entries
+        ]
     return [
         {
             "case": "generated inputs and call patterns" if e.case == FUZZING_CASE else e.case,
             "contender": e.contender,
             "css": "invalid" if e.status in INVALID else "",
-            "status": e.status,
+            "status": e.status if e.case == FUZZING_CASE else result.equivalence_label(e.case, e.contender),
             "difference": e.difference or "",
             "note": e.note or "",
         }

@@ -46,3 +46,5 @@ def render(outcome: Outcome, console: Console) -> None:
             "[yellow]the final check of this commit against the one before it stayed uncertain (or "
             "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]"
         )
+    for warning in outcome.warnings:
+        console.print(f"[yellow]{escape(warning)}[/]")

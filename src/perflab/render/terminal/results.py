@@ -12,18 +12,12 @@ from rich.table import Table
 from perflab.measure.timing_verdicts import floor_warning, shown_floor
 from perflab.render.terminal import process_metrics
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
-from perflab.results.quantities import FASTER, SLOWER, Interval
-from perflab.results.verdicts import INVALID as INVALID_VERDICT
-from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, UNDECIDED
+from perflab.results.quantities import Interval
+from perflab.results.verdicts import COLOURS, REPEAT_ONLY, UNCHECKED
+from perflab.results.warnings import PRECISION_MISSED, RunWarning, run_warnings
 from perflab.units import counted, format_percent, format_rate, format_time, format_times
 
-_VERDICT_STYLE = {
-    FASTER: "green",
-    SLOWER: "red",
-    INVALID_VERDICT: "bold magenta",
-    REPEAT_ONLY: "yellow",
-    UNDECIDED: "dim",
-}
+_VERDICT_STYLE = {verdict: colour.terminal for verdict, colour in COLOURS.items()}
 
 
 _COMPACT_NOTE = 200  # characters of a difference a compact view keeps (a counterexample can be a whole document)
@@ -221,33 +215,17 @@ def _notes(result: RunResult, compact: bool = False) -> list[str]:
             )
     if result.build_spread is not None:
         lines.append(escape(result.build_spread.shown))
-    lines.append(_precision_line(result, compact))
+    warnings = run_warnings(result)
+    lines.append(_precision_line(result, compact, next((w for w in warnings if w.kind == PRECISION_MISSED), None)))
     for path in result.metadata.get("changed_during_run", []):
         lines.append(
             f"[bold red]{escape(path)} changed during the run[/]: workers of different rounds "
             "loaded different versions of it, so these results mix them; run again"
         )
-    busy = _busy_machine(result)
-    if busy:
-        lines.append(busy)
-    for warning in result.metadata.get("timing_warnings", []):
-        lines.append(f"[yellow]{escape(warning)}[/]")
+    lines += [f"[yellow]{escape(w.text)}[/]" for w in warnings if w.kind != PRECISION_MISSED]
     if result.interrupted:
         lines.append("[yellow]interrupted: the results above cover what was measured before Ctrl-C[/]")
     return lines
-
-
-def _busy_machine(result: RunResult) -> str | None:
-    """Other processes competing for the CPUs make values of different lengths unequally slow."""
-    cpus = result.metadata["machine"].get("cpu_count") or 1
-    loads = [result.metadata.get(k) for k in ("load_average_at_start", "load_average_at_end")]
-    worst = max((load for load in loads if load is not None), default=None)
-    if worst is None or worst < cpus:
-        return None
-    return (
-        f"[yellow]busy machine: load average {worst:.1f} on {cpus} CPUs while measuring; other "
-        "processes took CPU time from the workers, so even ratios may be off: measure again when it is idle[/]"
-    )
 
 
 def _why_nothing_timed(result: RunResult) -> str:
@@ -260,9 +238,10 @@ def _why_nothing_timed(result: RunResult) -> str:
     return "no contender could be timed"
 
 
-def _precision_line(result: RunResult, compact: bool = False) -> str:
-    """Whether the precision target was reached; ``compact``: without the cells that missed it
-    (every one, at a demo's budget) and the "!" marks, which a compact table does not show."""
+def _precision_line(result: RunResult, compact: bool, missed_warning: RunWarning | None) -> str:
+    """Whether the precision target was reached (``missed_warning``: run_warnings' when not);
+    ``compact``: without the cells that missed it (every one, at a demo's budget) and the "!"
+    marks, which a compact table does not show."""
     target = result.settings["precision"]
     measured = [c for c in result.cells if c.measured_runs()]
     missed = [c for c in measured if not c.target_reached]
@@ -282,16 +261,12 @@ def _precision_line(result: RunResult, compact: bool = False) -> str:
         return f"[yellow]nothing was timed[/] ({why})"
     if result.settings.get("clock") == "cpu":
         summary += "; times are the thread's CPU time (--clock cpu)"
-    if not missed:
+    if missed_warning is None:
         return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     if compact:
-        return (
-            f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {counted(len(missed), 'cell')} "
-            f"({summary}, budget {result.settings['max_time']:g} s)"
-        )
+        return f"[yellow]{escape(missed_warning.text)}[/] ({summary})"
     names = ", ".join(f"{escape(c.case)}/{escape(c.contender)}" for c in missed)
     return (
-        f"[yellow]precision target ±{format_percent(target)} NOT reached[/] for {names} ({summary}, budget "
-        f"{result.settings['max_time']:g} s; raise --max-time or relax --precision); [yellow]![/] marks what it "
-        "watches (the ratios to the reference, else the times) where wider than the target"
+        f"[yellow]{escape(missed_warning.text)}[/]: {names} ({summary}; raise --max-time or relax --precision); "
+        "[yellow]![/] marks what it watches (the ratios to the reference, else the times) where wider than the target"
     )

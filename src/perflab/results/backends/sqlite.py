@@ -153,6 +153,18 @@ class SqliteDatabase(SqlConnection):
                 )
 
 
+# Written into a directory perflab makes for its database, as pytest writes one into its cache: the
+# store is perflab's, changed by every run, and `git status` of the user's project stays clean.
+GITIGNORE = "# Created by perflab automatically: its results store.\n*\n"
+
+
+def _make_directory(directory: Path) -> None:
+    if directory.exists():
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / ".gitignore").write_text(GITIGNORE)
+
+
 def open_sqlite(path: Path, migrations: list[Migration], create: bool, read_only: bool) -> SqliteDatabase:
     """The perflab database in ``path``, upgraded to the current schema (created when missing and
     ``create``). ``read_only``: SQLite refuses every write on the connection (the web view's reads);
@@ -162,7 +174,7 @@ def open_sqlite(path: Path, migrations: list[Migration], create: bool, read_only
     if not path.exists():
         if read_only or not create:
             raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_directory(path.parent)
     try:
         if read_only:
             connection = sqlite3.connect(
