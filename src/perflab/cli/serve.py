@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
+from perflab.credentials import mask_credentials
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,12 +117,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     if not loopback and token is None:
         err.print(
-            f"[bold red]WARNING: --insecure-no-auth: http://{escape(args.host)}:{args.port} serves {escape(str(path))} "
+            f"[bold red]WARNING: --insecure-no-auth: http://{escape(args.host)}:{args.port} serves {escape(mask_credentials(str(path)))} "
             "to anyone who can reach it, without a token. Change points cannot be marked.[/]"
         )
     settings = ServeSettings(path, token, tuple(LOOPBACK_HOSTS) if loopback else ())
     err.print(
-        f"perflab serve: {path} at http://{args.host}:{args.port}/"
+        f"perflab serve: {mask_credentials(str(path))} at http://{args.host}:{args.port}/"
         + (" (open it once with ?token=TOKEN)" if token else " (read only; --token allows marking change points)"),
         markup=False,
         highlight=False,

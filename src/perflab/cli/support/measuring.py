@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import UsageError, db_path, names, say, write_if_asked, write_report, writing
+from perflab.credentials import mask_credentials
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -215,14 +216,18 @@ def save_run(
             problems.append(str(error))
     if stored:
         err.print(
-            f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {escape(str(path))}[/]"
+            f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {escape(mask_credentials(str(path)))}[/]"
         )
     if not problems:
         return Saved(
             run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None, run_ids=tuple(stored)
         )
     json_written = getattr(args, "json", None) and "--json" not in failed_outputs
-    kept = [f"{path} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"] if stored else []
+    kept = (
+        [f"{mask_credentials(str(path))} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"]
+        if stored
+        else []
+    )
     if json_written:
         kept.append(str(args.json))
     else:
