@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from perflab.measure.worktrees import RevisionError
 from perflab.queue.checkout import checked_out
-from perflab.queue.job_spec import JobSpec
+from perflab.queue.job_spec import JobSpec, OptionRefused
 from perflab.results.files import ResultsFileError, load_file
 from perflab.results.store import Location, Store
 
@@ -47,6 +47,10 @@ def execute(job: int, spec: JobSpec, worker: Worker, should_abort: Callable[[], 
         done = store.runs_of_job(job)
     if done is not None:
         return done
+    try:
+        spec.arguments(spec.benchmark)  # refused before anything is cloned
+    except OptionRefused as error:
+        raise JobFailed(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="perflab-job-") as scratch, _benchmark(spec, worker.cache) as file:
         output = Path(scratch) / "result.json"
         command = [sys.executable, "-m", "perflab", *spec.arguments(str(file)), "--json", str(output), "--no-store"]
