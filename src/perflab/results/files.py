@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from perflab.asv_config import DEFAULT_BENCHMARK_DIR
-from perflab.results import import_asv, import_criterion, import_gbench, pyperf
+from perflab.results import import_asv, import_criterion, import_gbench, imported_numbers, pyperf
 from perflab.results.model import SCHEMA, RunResult
 
 
@@ -20,6 +20,15 @@ class ResultsFileError(Exception):
 def load_file(path: str | Path, benchmark: str | None = None, contender: str | None = None) -> RunResult:
     """A perflab results file, or a pyperf JSON file (``benchmark``/``contender`` name it)."""
     path = Path(path)
+    try:
+        if not path.is_dir() and path.exists():
+            imported_numbers.file_size(path.stat().st_size)
+        return _load(path, benchmark, contender)
+    except imported_numbers.ImpossibleNumber as error:
+        raise ResultsFileError(f"{path}: {error}") from None
+
+
+def _load(path: Path, benchmark: str | None, contender: str | None) -> RunResult:
     if path.is_dir():  # criterion.rs writes a directory tree, not a file
         try:
             return import_criterion.load(path, benchmark)
@@ -33,7 +42,7 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
         raise ResultsFileError(f"{path}: not a results file (JSON nested too deeply to read)") from None
     if isinstance(data, dict) and str(data.get("schema", "")).startswith("perflab.results/"):
         try:
-            return RunResult.from_json(data)
+            return _timed(RunResult.from_json(data))
         except KeyError as error:
             raise ResultsFileError(f"{path}: not a valid perflab results file (field {error} is missing)") from None
         except (ValueError, TypeError, AttributeError, RecursionError) as error:
@@ -56,6 +65,16 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
         raise ResultsFileError(
             f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON file ({error})"
         ) from None
+
+
+def _timed(result: RunResult) -> RunResult:
+    """``result`` once every value and warm-up of its processes is a possible time."""
+    for cell in result.cells:
+        for index, run in enumerate(cell.runs):
+            where = f"benchmark {result.benchmark!r}: {cell.case} / {cell.contender}: runs[{index}]"
+            imported_numbers.all_seconds(run.values, f"{where}.values")
+            imported_numbers.all_seconds(run.warmups, f"{where}.warmups")
+    return result
 
 
 def exported_paths(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyperf
 
+from perflab.results import imported_numbers as imported
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 
@@ -89,10 +90,17 @@ def from_suite(suite: pyperf.BenchmarkSuite, benchmark: str, contender: str, fil
     result = RunResult(benchmark=benchmark, file=file, reference=contender, settings={}, metadata=metadata, work={})
     for bench in suite.get_benchmarks():
         cell = Cell(bench.get_name(), contender)
+        where = f"benchmark {cell.case!r}:"
+        if bench.get_unit() != "second":
+            raise imported.ImpossibleNumber(f"{where} its values are in {bench.get_unit()}s; perflab imports times")
         for index, run in enumerate(bench.get_runs()):
             if run.values:
                 loops = run.get_loops()
-                cell.runs.append(ProcessRun(index, loops, [value for _, value in run.warmups or ()], list(run.values)))
+                warmups = imported.all_seconds(
+                    [value for _, value in run.warmups or ()], f"{where} run {index} warmups"
+                )
+                values = imported.all_seconds(run.values, f"{where} run {index} values")
+                cell.runs.append(ProcessRun(index, loops, warmups, values))
         if cell.process_values():
             cell.estimates = estimates.estimate_cell(cell.process_values())
             cell.loops = cell.runs[0].loops
