@@ -42,7 +42,7 @@ def _load(path: Path, benchmark: str | None, contender: str | None) -> RunResult
         raise ResultsFileError(f"{path}: not a results file (JSON nested too deeply to read)") from None
     if isinstance(data, dict) and str(data.get("schema", "")).startswith("perflab.results/"):
         try:
-            return _timed(RunResult.from_json(data))
+            return imported_numbers.check_run(RunResult.from_json(data))
         except KeyError as error:
             raise ResultsFileError(f"{path}: not a valid perflab results file (field {error} is missing)") from None
         except (ValueError, TypeError, AttributeError, RecursionError) as error:
@@ -65,16 +65,6 @@ def _load(path: Path, benchmark: str | None, contender: str | None) -> RunResult
         raise ResultsFileError(
             f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON file ({error})"
         ) from None
-
-
-def _timed(result: RunResult) -> RunResult:
-    """``result`` once every value and warm-up of its processes is a possible time."""
-    for cell in result.cells:
-        for index, run in enumerate(cell.runs):
-            where = f"benchmark {result.benchmark!r}: {cell.case} / {cell.contender}: runs[{index}]"
-            imported_numbers.all_seconds(run.values, f"{where}.values")
-            imported_numbers.all_seconds(run.warmups, f"{where}.warmups")
-    return result
 
 
 def exported_paths(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:

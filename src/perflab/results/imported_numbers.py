@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sized
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from perflab.results.model import RunResult
 
 MAX_SECONDS = 1e6  # per call (11.6 days): more is no measurement, it is a corrupt or hostile file
 MAX_FILE_BYTES = 256 * 2**20  # JSON takes ~20 times its size in memory once parsed
@@ -35,6 +38,19 @@ def seconds(value: Any, where: str, unit: float = 1.0) -> float:
 
 def all_seconds(values: Iterable[Any], where: str, unit: float = 1.0) -> list[float]:
     return [seconds(value, f"{where}[{index}]", unit) for index, value in enumerate(values)]
+
+
+def check_run(result: RunResult) -> RunResult:
+    """``result`` once every value and warm-up of its processes, and every estimate, is a time."""
+    for cell in result.cells:
+        where = f"benchmark {result.benchmark!r}: {cell.case} / {cell.contender}:"
+        for index, run in enumerate(cell.runs):
+            all_seconds(run.values, f"{where} runs[{index}].values")
+            all_seconds(run.warmups, f"{where} runs[{index}].warmups")
+        if cell.estimates is not None:
+            seconds(cell.estimates.median.value, f"{where} the median")
+            seconds(cell.estimates.mean.value, f"{where} the mean")
+    return result
 
 
 def positive(value: Any, where: str) -> float:
