@@ -156,9 +156,14 @@ def run_worker(url: str, label: str, worker: Worker, heartbeat: float, name: str
             log.warning("job %s: cancelled while it was measured", job.id)
             raise procrastinate.exceptions.JobAborted() from None  # the job's status becomes "aborted"
         except (JobFailed, StoreError) as error:
-            with Store.open(worker.db) as store:
-                store.record_job_failure(job.id, job.attempts + 1, worker.host, str(error))
             log.error("job %s failed: %s", job.id, error)
+            try:
+                with Store.open(worker.db) as store:
+                    store.record_job_failure(job.id, job.attempts + 1, worker.host, str(error))
+            except (
+                StoreError
+            ) as unrecorded:  # the store is gone: the log keeps the reason, and the job's own error stands
+                log.error("job %s: its failure is not recorded: %s", job.id, unrecorded)
             raise
         log.info("job %s stored as run(s) %s", job.id, ", ".join(map(str, runs)))
         return runs

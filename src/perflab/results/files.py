@@ -5,7 +5,10 @@ import_criterion, import_asv)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
+import time
 from pathlib import Path
 
 from perflab.asv_config import DEFAULT_BENCHMARK_DIR
@@ -65,6 +68,15 @@ def _load(path: Path, benchmark: str | None, contender: str | None) -> RunResult
         raise ResultsFileError(
             f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON file ({error})"
         ) from None
+
+
+def unsaved_file() -> Path:
+    """Where a run that could not be stored is kept: a new file in the current directory (or, if
+    that is not writable, the temporary one), for ``perflab import`` later."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    directory = Path.cwd() if os.access(Path.cwd(), os.W_OK) else Path(tempfile.gettempdir())
+    candidate = directory / f"perflab-unsaved-{stamp}.json"
+    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json" if candidate.exists() else candidate
 
 
 def exported_paths(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:

@@ -162,7 +162,10 @@ def open_sqlite(path: Path, migrations: list[Migration], create: bool, read_only
     if not path.exists():
         if read_only or not create:
             raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # a file where its folder should be, no permission, a full disk
+            raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
     try:
         if read_only:
             connection = sqlite3.connect(
