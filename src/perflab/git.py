@@ -1,8 +1,9 @@
 """Every git command perflab runs, in one place, failing the same way everywhere.
 
-A user's revision name (``--rev``, ``--against``, ``--good``/``--bad``) never reaches git where it
-could be read as an option: it is resolved first with ``rev-parse --verify --end-of-options``
-to a commit hash, and only hashes are passed on.
+A user's value never reaches git where it could be read as an option: a revision name (``--rev``,
+``--against``, ``--good``/``--bad``) is resolved first with ``rev-parse --verify --end-of-options``
+to a commit hash, and only hashes are passed on; a repository to clone (a job's ``--repo``) follows
+``--end-of-options`` too, so ``--upload-pack=...`` is a repository that does not exist.
 """
 
 from __future__ import annotations
@@ -113,6 +114,11 @@ def commits_between(directory: str | Path, good: str, bad: str) -> list[str]:
     """Commits after ``good`` up to and including ``bad`` (both hashes) on the ancestry path,
     oldest first."""
     return run(directory, "rev-list", "--reverse", "--ancestry-path", f"{good}..{bad}").split()
+
+
+def clone(directory: str | Path, repository: str, destination: str | Path) -> None:
+    """A clone of ``repository`` (a path or URL a user gave) at ``destination``, no files checked out."""
+    run(directory, "clone", "--quiet", "--no-checkout", "--end-of-options", repository, str(destination))
 
 
 def add_worktree(root: str | Path, directory: str | Path, commit: str) -> None:

@@ -172,3 +172,24 @@ def children(parents: set[int]) -> set[int]:
         if parent in parents:
             found.add(pid)
     return found
+
+
+def test_a_tool_argument_is_never_read_as_an_option(bench):
+    """Each call once ran a shell command or attached a sampler (issue 42): a value that starts with
+    '-' is a name, refused as one."""
+    touched = bench / "touched"
+    command = f"--command=touch {touched}"
+    calls = {
+        "--command=touch": ("run", {"benchmark": command}),
+        "unknown case '--command=touch": ("run", {"benchmark": "bench_dedupe.py", "case": command}),
+        "--pid=1": ("profile", {"benchmark": "--pid=1"}),
+        "--against": ("check", {"benchmark": "bench_dedupe.py", "against": command}),
+    }
+
+    async def talk(client):
+        return {expected: error_text(await client.call_tool(*call)) for expected, call in calls.items()}
+
+    for expected, error in with_server(bench, talk).items():
+        assert expected in error and "\n" not in error, error
+        assert "attach" not in error and "permission" not in error.lower(), error
+    assert not touched.exists()

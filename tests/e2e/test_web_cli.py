@@ -89,6 +89,40 @@ def test_insecure_no_auth_is_said_loudly_and_serves_reads(db, tmp_path):
     assert f"serves {db} to anyone who can reach it, without a token." in warning
 
 
+def test_serve_on_a_taken_port_is_one_line_and_exit_2(db):
+    """It printed its serving line, then uvicorn's errno 98, and exited 3 (issue 42)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_perflab("serve", "--db", db, "--port", port, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        f"perflab serve: error: cannot listen on http://127.0.0.1:{port}: Address already in use "
+        "(another server there? pass another --port)"
+    )
+
+
+def test_serve_on_ipv6_says_its_address_in_brackets(db):
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+            port = probe.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perflab", "serve", "--db", str(db), "--host", "::1", "--port", str(port)],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert f" at http://[::1]:{port}/ " in line, line
+
+
 def test_publish_writes_a_site_and_updates_its_own_but_nothing_else(db, tmp_path):
     out = tmp_path / "site"
     first = run_perflab("publish", "--out", out, "--db", db, timeout=300)

@@ -104,6 +104,7 @@ def test_the_comment_says_what_this_runner_detects_and_escapes_names():
     checked.qualification = detectable.Qualification("bench", {}, 60.0, 0.01, 0.01, [floor])
     body = render_comment(checked, "a --> b", "b", "c", {})
     assert "this runner detects >= 3.1% at 60 s; 1.5% needs ~230 s (--max-time 230 --precision 0.57)" in body
-    assert "![x](https://e.vil/)" not in body and r"\!\[x\](https://e.vil/)" in body
+    # the URL no longer live either (a zero-width space before ://: issue 42)
+    assert "![x](https://e.vil/)" not in body and "\\!\\[x\\](https\u200b://e.vil/)" in body
     # The hidden marker holds the name hashed: a name cannot end the HTML comment early.
     assert re.fullmatch(r"<!-- perflab check [0-9a-f]{16} -->", body.splitlines()[0])

@@ -161,3 +161,19 @@ def test_a_new_store_waits_for_a_writer_before_it_converts_its_journal(tmp_path)
         release.join()
         writer.close()
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_full_disk_is_said_as_such_and_the_store_is_left_as_it_was(tmp_path):
+    """SQLite rolls the transaction back itself on a full disk; the store's own rollback then failed
+    and its "cannot rollback - no transaction is active" hid the cause (issue 42). The disk is made
+    full as SQLite sees it: a page limit on the store's connection."""
+    from support.store_results import synthetic_result
+
+    with Store.open(tmp_path / "s.db") as store:
+        store.save(synthetic_result(seed=1))
+        connection = store._db._db  # the real sqlite3 connection: max_page_count is per connection
+        connection.execute(f"PRAGMA max_page_count = {connection.execute('PRAGMA page_count').fetchone()[0] + 1}")
+        large = synthetic_result(processes=200, cases=tuple(f"C{i}" for i in range(30)))
+        with pytest.raises(StoreError, match=r"database or disk is full"):
+            store.save(large)
+        assert len(store.runs()) == 1

@@ -1,7 +1,9 @@
 """The MCP server of ``perflab mcp``: one tool per verb (run, compare, profile, check, isolate),
 each a thin wrapper that runs the verb (perflab.agent.verb_process) and returns its JSON as the
 call's structured result, and verify_candidate. Arguments carry the command line's option names;
-the verb validates them and its one-line error becomes the tool error.
+the verb validates them and its one-line error becomes the tool error. A tool argument is never read
+as an option: each option is one ``--name=value`` word and positionals follow ``--`` (run_verb), so
+``{"benchmark": "--command=touch X"}`` names a file, it does not run a command.
 """
 
 from __future__ import annotations
@@ -42,11 +44,11 @@ Db = Annotated[str | None, Field(description="results database: a SQLite file or
 
 
 def _names(option: str, names: str | tuple[str, ...]) -> list[str]:
-    return [part for name in ((names,) if isinstance(names, str) else names) for part in (option, name)]
+    return [f"{option}={name}" for name in ((names,) if isinstance(names, str) else names)]
 
 
 def _given(option: str, value: object) -> list[str]:
-    return [] if value is None else [option, str(value)]
+    return [] if value is None else [f"{option}={value}"]
 
 
 class Timing(BaseModel):
@@ -58,20 +60,19 @@ class Timing(BaseModel):
     value_time: float | None = Field(default=None, description="seconds of one value (default 0.005)")
 
     def arguments(self) -> list[str]:
-        budget = ["--precision", str(self.precision), "--max-time", str(self.max_time)]
+        budget = [*_given("--precision", self.precision), *_given("--max-time", self.max_time)]
         return budget + _given("--values", self.values) + _given("--value-time", self.value_time)
 
 
 def _measuring(
-    benchmark: str,
     case: str | tuple[str, ...],
     contender: str | tuple[str, ...],
     timing: Timing,
     store: bool,
     db: str | None,
 ) -> list[str]:
-    """The arguments run, compare and check share."""
-    selected = [benchmark, *_names("--case", case), *_names("--contender", contender)]
+    """The options run, compare and check share."""
+    selected = [*_names("--case", case), *_names("--contender", contender)]
     return selected + timing.arguments() + (["--no-store"] if not store else _given("--db", db))
 
 
@@ -94,8 +95,8 @@ async def run(
 ) -> dict[str, Any]:
     """perflab run: time every contender of every case, adaptively, with 95% CIs, after checking
     their outputs are equivalent. Result: perflab.results/2 (docs/results-schema.md)."""
-    arguments = _measuring(benchmark, case, contender, timing, store, db) + ([] if fuzz else ["--no-fuzz"])
-    return _structured(await run_verb("run", arguments, ctx.report_progress, timing.max_time))
+    options = _measuring(case, contender, timing, store, db) + ([] if fuzz else ["--no-fuzz"])
+    return _structured(await run_verb("run", options, [benchmark], ctx.report_progress, timing.max_time))
 
 
 @server.tool()
@@ -112,9 +113,9 @@ async def compare(
 ) -> dict[str, Any]:
     """perflab compare: A/B verdicts with CIs and equivalence (declared cases and fuzzing), across
     contenders or git revisions, measured interleaved. Result: perflab.results/2."""
-    arguments = _measuring(benchmark, case, contender, timing, store, db) + ([] if fuzz else ["--no-fuzz"])
-    arguments += _names("--rev", rev)
-    return _structured(await run_verb("compare", arguments, ctx.report_progress, timing.max_time))
+    options = _measuring(case, contender, timing, store, db) + ([] if fuzz else ["--no-fuzz"])
+    options += _names("--rev", rev)
+    return _structured(await run_verb("compare", options, [benchmark], ctx.report_progress, timing.max_time))
 
 
 @server.tool()
@@ -128,9 +129,9 @@ async def profile(
 ) -> dict[str, Any]:
     """perflab profile: where the measured operation spends its time, each function's share with
     its interval. Result: perflab.profile/1."""
-    arguments = [benchmark, *_given("--case", case), *_given("--contender", contender), *_given("--samples", samples)]
-    arguments += ["--max-time", str(max_time)]
-    return _structured(await run_verb("profile", arguments, ctx.report_progress, max_time))
+    options = [*_given("--case", case), *_given("--contender", contender), *_given("--samples", samples)]
+    options += _given("--max-time", max_time)
+    return _structured(await run_verb("profile", options, [benchmark], ctx.report_progress, max_time))
 
 
 @server.tool()
@@ -147,9 +148,9 @@ async def check(
 ) -> dict[str, Any]:
     """perflab check: the CI gate; fails (exit_code 1) only on a regression larger than threshold
     against the baseline. Result: perflab.check/1."""
-    arguments = _measuring(benchmark, case, contender, timing, store, db) + ["--against", against]
-    arguments += ["--threshold", str(threshold)]
-    return _structured(await run_verb("check", arguments, ctx.report_progress, timing.max_time))
+    options = _measuring(case, contender, timing, store, db) + _given("--against", against)
+    options += _given("--threshold", threshold)
+    return _structured(await run_verb("check", options, [benchmark], ctx.report_progress, timing.max_time))
 
 
 @server.tool()
@@ -170,9 +171,9 @@ async def isolate(
     if not command:
         raise ToolError("command: give the program to run, e.g. ['python', 'app.py']")
     written = Path(output or f"bench_{python_name(function)}.py")  # the verb's default, named here to read it back
-    arguments = ["--function", function, *_given("--calls", calls), "--output", str(written)]
-    arguments += [*(["--suggest"] if suggest else []), "--", *command]
-    ran = await run_verb("isolate", arguments, ctx.report_progress, None, json_output=False)
+    options = [*_given("--function", function), *_given("--calls", calls), *_given("--output", written)]
+    options += ["--suggest"] if suggest else []
+    ran = await run_verb("isolate", options, command, ctx.report_progress, None, json_output=False)
     source = written.read_text() if ran.exit_code == 0 and written.is_file() else None
     return {"exit_code": ran.exit_code, "result": {"benchmark_file": str(written), "source": source}, "text": ran.text}
 
@@ -198,11 +199,11 @@ async def verify_candidate(
     name = candidate.function_name(candidate_source, function, contender)
     with tempfile.TemporaryDirectory(prefix="perflab-candidate-") as work:
         wrapper = candidate.write_benchmark(Path(work), path, contender, candidate_source, name)
-        arguments = [str(wrapper), *timing.arguments(), "--no-store"]
         # Errors in loading name the written file first; the user knows only their own.
         ran = await run_verb(
             "compare",
-            arguments,
+            [*timing.arguments(), "--no-store"],
+            [str(wrapper)],
             ctx.report_progress,
             timing.max_time,
             rewrite_error=lambda line: line.replace(f"{wrapper}: ", ""),

@@ -38,20 +38,22 @@ class VerbRun:
 
 async def run_verb(
     verb: str,
-    arguments: list[str],
+    options: list[str],
+    positionals: list[str],
     progress: Progress,
     budget: float | None,
     json_output: bool = True,
     rewrite_error: Callable[[str], str] = lambda line: line,
 ) -> VerbRun:
-    """Run the verb with ``arguments`` (and ``--json`` into a temporary file when ``json_output``);
+    """Run the verb with ``options`` (``--name=value`` words, and ``--json`` into a temporary file
+    when ``json_output``), then ``--`` and ``positionals``: a tool argument that starts with ``-`` is
+    a file or program name there, never an option;
     its one-line error (exit code 2, or no JSON written) becomes the call's ToolError, after
     ``rewrite_error``. ``budget``: the verb's --max-time, the total of the progress reported."""
     with tempfile.TemporaryDirectory(prefix="perflab-mcp-") as work:
         json_file = Path(work) / f"{verb}.json"
-        argv = [sys.executable, "-m", "perflab", verb, *arguments]
-        if json_output:
-            argv += ["--json", str(json_file)]
+        argv = [sys.executable, "-m", "perflab", verb, *options, *([f"--json={json_file}"] if json_output else [])]
+        argv += ["--", *positionals]
         stdout, stderr = bytearray(), bytearray()
         # COLUMNS: tables as wide as in a terminal, not cut to 80 columns.
         environment = {**os.environ, "COLUMNS": "160"}

@@ -50,7 +50,9 @@ def run(args: argparse.Namespace, err: Console) -> int:
     with Store.open(path, create=False) as store:
         runs = [r for r in store.runs(args.benchmark) if not args.run or r.id in args.run]
         if not runs:
-            raise UsageError(f"{path}: no stored run matches (benchmarks: {', '.join(store.benchmarks()) or 'none'})")
+            raise UsageError(
+                f"{store.path}: no stored run matches (benchmarks: {', '.join(store.benchmarks()) or 'none'})"
+            )
         results = [(run.id, store.result(run.id)) for run in runs]
         for run_id, result in results:  # every target checked before anything is written
             for target in exported_paths(result, run_id, directory, args.pyperf):

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         for file in stores:
             merged = merge_store(file, store)
             err.print(
-                f"{file}: {merged.copied} run(s) stored in {path} ({merged.present} there already), "
+                f"{file}: {merged.copied} run(s) stored in {store.path} ({merged.present} there already), "
                 f"{merged.profiles} profile(s), {merged.marks} change mark(s)",
                 markup=False,
                 soft_wrap=True,
@@ -72,12 +72,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
         for file, result in results:
             stored = store.find(result)
             if stored is not None:
-                err.print(f"{file}: already stored as run {stored} in {path}; not stored again", markup=False)
+                err.print(f"{file}: already stored as run {stored} in {store.path}; not stored again", markup=False)
                 continue
             run_id = store.save(result, source="import")
             profiles = import_profiles(store, run_id, Path(file))
             err.print(
-                f"{file}: stored as run {run_id} ({result.benchmark}) in {path}"
+                f"{file}: stored as run {run_id} ({result.benchmark}) in {store.path}"
                 + (f" with {profiles} profiles" if profiles else ""),
                 markup=False,
             )

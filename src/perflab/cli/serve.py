@@ -6,10 +6,12 @@ import argparse
 import importlib.util
 import ipaddress
 import os
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import EXIT_BAD_INPUT, EXIT_OK, add_verb, db_path, store_options
+from perflab.credentials import mask_credentials
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -114,17 +116,43 @@ def run(args: argparse.Namespace, err: Console) -> int:
 
     from perflab.web.app import LOOPBACK_HOSTS, ServeSettings, create_app
 
+    try:
+        listening = _listen(args.host, args.port)
+    except OSError as error:
+        err.print(
+            f"perflab serve: error: cannot listen on {_address(args.host, args.port)}: {os.strerror(error.errno) if error.errno else error} "
+            "(another server there? pass another --port)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return EXIT_BAD_INPUT
     if not loopback and token is None:
         err.print(
-            f"[bold red]WARNING: --insecure-no-auth: http://{escape(args.host)}:{args.port} serves {escape(str(path))} "
+            f"[bold red]WARNING: --insecure-no-auth: {escape(_address(args.host, args.port))} serves {escape(mask_credentials(str(path)))} "
             "to anyone who can reach it, without a token. Change points cannot be marked.[/]"
         )
     settings = ServeSettings(path, token, tuple(LOOPBACK_HOSTS) if loopback else ())
     err.print(
-        f"perflab serve: {path} at http://{args.host}:{args.port}/"
+        f"perflab serve: {mask_credentials(str(path))} at {_address(args.host, args.port)}/"
         + (" (open it once with ?token=TOKEN)" if token else " (read only; --token allows marking change points)"),
         markup=False,
         highlight=False,
     )
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    config = uvicorn.Config(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    uvicorn.Server(config).run(sockets=[listening])  # the socket bound above: no second bind to fail
     return EXIT_OK
+
+
+def _address(host: str, port: int) -> str:
+    """The URL of ``host:port``, an IPv6 address in brackets (``http://[::1]:8000``)."""
+    bare = host.strip("[]")
+    return f"http://[{bare}]:{port}" if ":" in bare else f"http://{host}:{port}"
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``, bound before anything is said, so that a taken port is
+    one line and exit 2 (uvicorn would print its serving line, then errno 98 and exit 3)."""
+    bare = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    return socket.create_server((bare, port), family=family, reuse_port=False)

@@ -90,6 +90,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     except ValueError as error:
         raise UsageError(f"--options: {error}") from None
     build_choice(args, err, bool(args.rev))  # refused here, not on a worker later
+    if args.repo is not None and args.repo.startswith("-"):
+        raise UsageError(f"--repo {args.repo}: a repository's path or URL, not an option (prefix ./ to a path)")
     specs = [_spec(name, args, options) for name in args.benchmarks]
     for spec in specs:
         _check_options(spec)
@@ -130,7 +132,13 @@ def _check_options(spec: JobSpec) -> None:
     top = _CheckingParser(prog="perflab")
     verbs = top.add_subparsers()
     (compare.register if spec.verb == "compare" else run_verb.register)(verbs)
-    top.parse_args(spec.arguments(spec.benchmark))
+    from perflab.queue.job_spec import OptionRefused
+
+    try:
+        arguments = spec.arguments(spec.benchmark)
+    except OptionRefused as error:
+        raise UsageError(str(error)) from None
+    top.parse_args(arguments)
 
 
 def checked_label(label: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,7 +53,6 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, err: Console) -> int:
     require_team_extra("worker")
-    import logging
     import platform
 
     from perflab.queue import tasks
@@ -64,6 +64,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
     if not 0.1 <= args.heartbeat <= 3600:
         raise UsageError(f"--heartbeat {args.heartbeat:g}: give 0.1 to 3600 seconds")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:  # a job's names and errors are the submitter's text
+        handler.setFormatter(_OneLine("%(asctime)s %(name)s %(levelname)s %(message)s"))
     logging.getLogger("perflab.worker").setLevel(logging.INFO)
     worker = Worker(url, Path(args.cache), platform.node())
     try:
@@ -71,3 +73,12 @@ def run(args: argparse.Namespace, err: Console) -> int:
     except (tasks.QueueError, StoreError) as error:
         raise UsageError(str(error)) from None
     return EXIT_OK
+
+
+class _OneLine(logging.Formatter):
+    """Each log record's message on one line, control characters shown (perflab.render.printable)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        from perflab.render.printable import one_line
+
+        return one_line(super().formatMessage(record))

@@ -14,6 +14,7 @@ from typing import Any
 
 import perflab
 from perflab import git
+from perflab.credentials import mask_credentials
 
 
 def _interpreter_facts() -> dict[str, Any]:
@@ -93,5 +94,5 @@ def collect(benchmark_file: str | Path, python: str = sys.executable) -> dict[st
         "machine": machine_info(),
         "git": git_info(Path(benchmark_file).resolve().parent),
         "load_average_at_start": busy_processes(),
-        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "command": mask_credentials(" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])),  # --db may hold a password
     }

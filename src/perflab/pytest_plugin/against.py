@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from perflab.analysis import gate
+from perflab.credentials import mask_credentials
 from perflab.git import resolve_ref
 from perflab.pytest_plugin import stale_build
 from perflab.pytest_plugin.report import load_runs
@@ -68,7 +69,7 @@ def baseline_runs(against: str, current: list[RunResult], store_path: Path | str
         skipped = " (the runs there measured a stale build, which is no baseline)" if stale else ""
         raise BaselineError(
             f"--perflab-against {against}: no stored run of these tests at commit {commit[:12]} on "
-            f"this machine and interpreter in {store_path}{skipped}; run the benchmarks there first "
+            f"this machine and interpreter in {mask_credentials(str(store_path))}{skipped}; run the benchmarks there first "
             "(or pass a file written by --perflab-json)"
         )
     return found

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from perflab.credentials import mask_credentials
 from perflab.pytest_plugin.environment import option, warn, xdist_worker
 
 if TYPE_CHECKING:  # numpy and scipy come in with the first benchmark, not with every pytest run
@@ -192,7 +193,9 @@ class BenchmarkSession:
         except StoreError as error:
             self.lines.append(f"perflab: error: {error} (the results are not stored; --perflab-json keeps them)")
             return
-        self.lines.append(f"stored as run{'s' * (len(ids) > 1)} {', '.join(map(str, ids))} in {path}")
+        self.lines.append(
+            f"stored as run{'s' * (len(ids) > 1)} {', '.join(map(str, ids))} in {mask_credentials(str(path))}"
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.lines:

@@ -23,7 +23,7 @@ def mirror(repository: str, cache: Path, commits: list[str]) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if not (directory / ".git").is_dir():
-                git.run(cache, "clone", "--quiet", "--no-checkout", repository, str(directory))
+                git.clone(cache, repository, directory)
             if any(git.resolve_commit(directory, f"{commit}^{{commit}}") is None for commit in commits):
                 git.run(directory, "fetch", "--quiet", "origin", "+refs/heads/*:refs/remotes/origin/*")
         except git.GitError as error:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,9 +17,9 @@ from pathlib import Path, PurePosixPath
 
 from perflab.measure.worktrees import RevisionError
 from perflab.queue.checkout import checked_out
-from perflab.queue.job_spec import JobSpec
-from perflab.results.files import ResultsFileError, load_file
-from perflab.results.store import Location, Store
+from perflab.queue.job_spec import JobSpec, OptionRefused
+from perflab.results.files import ResultsFileError, load_file, unsaved_file
+from perflab.results.store import Location, Store, StoreError
 
 ABORT_POLL_SECONDS = 1.0
 
@@ -47,6 +48,10 @@ def execute(job: int, spec: JobSpec, worker: Worker, should_abort: Callable[[], 
         done = store.runs_of_job(job)
     if done is not None:
         return done
+    try:
+        spec.arguments(spec.benchmark)  # refused before anything is cloned
+    except OptionRefused as error:
+        raise JobFailed(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="perflab-job-") as scratch, _benchmark(spec, worker.cache) as file:
         output = Path(scratch) / "result.json"
         command = [sys.executable, "-m", "perflab", *spec.arguments(str(file)), "--json", str(output), "--no-store"]
@@ -75,8 +80,21 @@ def execute(job: int, spec: JobSpec, worker: Worker, should_abort: Callable[[], 
             result = load_file(output)
         except ResultsFileError as error:
             raise JobFailed(str(error)) from None
-        with Store.open(worker.db) as store:  # inside the checkout: the commit's time is read from it
-            return store.save_job(job, result.per_side(str(file)), worker.host)
+        try:
+            with Store.open(worker.db) as store:  # inside the checkout: the commit's time is read from it
+                return store.save_job(job, result.per_side(str(file)), worker.host)
+        except StoreError as error:  # the database went away while measuring: keep what was measured
+            raise JobFailed(f"{error}; {_kept(output, job)}") from None
+
+
+def _kept(output: Path, job: int) -> str:
+    """The measurement of a job that could not be stored, copied out of the job's scratch folder."""
+    unsaved = unsaved_file()
+    try:
+        shutil.copyfile(output, unsaved)
+    except OSError as error:
+        return f"its measurement could not be kept ({unsaved}: {error.strerror or error})"
+    return f"its measurement is kept in {unsaved} (`perflab import {unsaved}` once the store is back; job {job})"
 
 
 def _last_error(lines: list[str]) -> str:

@@ -7,6 +7,13 @@ from typing import Any
 
 TASK = "perflab.measure"  # the procrastinate task name (submitters defer it by name)
 QUEUE_PREFIX = "perflab-"  # a worker --label L takes the jobs of queue perflab-L
+# Where a job's outputs go is the worker's choice, never the submitter's: it writes the results to
+# its own temporary file and stores them in its own store.
+WORKER_CHOOSES = ("--json", "--markdown", "--html", "--pyperf", "--profile-dir", "--db", "--no-store")
+
+
+class OptionRefused(ValueError):
+    """A job's options name something only the worker decides; one line."""
 
 
 def queue_of(label: str) -> str:
@@ -43,7 +50,7 @@ class JobSpec:
         build = [] if self.build is None else ["--build" if self.build else "--no-build"]
         build += ["--build-command", self.build_command] if self.build_command is not None else []
         build += ["--build-spread"] if self.build_spread else []
-        return [self.verb, benchmark, *revisions, *pythons, *build, *self.options]
+        return [self.verb, benchmark, *revisions, *pythons, *build, *_submittable(self.options)]
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,3 +64,14 @@ class JobSpec:
         where = f" @ {self.commit[:10]}" if self.commit else ""
         compared = f" comparing {', '.join(c[:10] for c in self.revisions)}" if self.revisions else ""
         return f"{self.benchmark}{where}{compared}"
+
+
+def _submittable(options: list[str]) -> list[str]:
+    """``options``, refused (OptionRefused) if one is an output the worker chooses, however it is
+    spelled: ``--html=F`` as well as an abbreviation argparse would expand (``--htm``)."""
+    for word in options:
+        name = word.partition("=")[0]
+        if len(name) > 2 and name.startswith("--") and any(full.startswith(name) for full in WORKER_CHOOSES):
+            chosen = ", ".join(WORKER_CHOOSES)
+            raise OptionRefused(f"--options: {name}: a worker chooses where a job's outputs go ({chosen} are its own)")
+    return options

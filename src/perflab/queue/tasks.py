@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from perflab.credentials import mask_credentials
 from perflab.queue.execute import JobCancelled, JobFailed, Worker, execute
 from perflab.queue.job_spec import QUEUE_PREFIX, TASK, JobSpec, queue_of
-from perflab.results.backends.postgres import safe_url
 from perflab.results.store import Store, StoreError
 
 # procrastinate's schema is applied once per database, under this advisory lock ("PFLQ").
@@ -51,7 +51,7 @@ def _opened(url: str) -> Iterator[Any]:
     except procrastinate.exceptions.ProcrastinateException as error:
         cause = error.__cause__ or error
         raise QueueError(
-            f"{safe_url(url)}: the job queue failed ({str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__})"
+            f"{mask_credentials(url)}: the job queue failed ({str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__})"
         ) from None
 
 
@@ -71,7 +71,7 @@ def prepare(url: str) -> None:
                 with app.open():
                     app.schema_manager.apply_schema()
     except psycopg.Error as error:
-        raise QueueError(f"{safe_url(url)}: cannot prepare the job queue ({error})") from None
+        raise QueueError(f"{mask_credentials(url)}: cannot prepare the job queue ({error})") from None
 
 
 def submit(url: str, specs: list[JobSpec], label: str) -> list[int]:
@@ -156,9 +156,14 @@ def run_worker(url: str, label: str, worker: Worker, heartbeat: float, name: str
             log.warning("job %s: cancelled while it was measured", job.id)
             raise procrastinate.exceptions.JobAborted() from None  # the job's status becomes "aborted"
         except (JobFailed, StoreError) as error:
-            with Store.open(worker.db) as store:
-                store.record_job_failure(job.id, job.attempts + 1, worker.host, str(error))
             log.error("job %s failed: %s", job.id, error)
+            try:
+                with Store.open(worker.db) as store:
+                    store.record_job_failure(job.id, job.attempts + 1, worker.host, str(error))
+            except (
+                StoreError
+            ) as unrecorded:  # the store is gone: the log keeps the reason, and the job's own error stands
+                log.error("job %s: its failure is not recorded: %s", job.id, unrecorded)
             raise
         log.info("job %s stored as run(s) %s", job.id, ", ".join(map(str, runs)))
         return runs

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
 from perflab.render import cache_tables
 from perflab.render import gate_summaries as summaries
-from perflab.render.printable import printable
+from perflab.render.printable import markdown_inert, printable
 from perflab.results.model import INVALID, RunResult
 from perflab.results.warnings import PRECISION_MISSED, run_warnings
 from perflab.units import format_percent, format_ratio, format_times
@@ -146,9 +146,10 @@ def _plain_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _cell(text: str) -> str:
     """Text from user code or git, shown as written in a Markdown table or line: Markdown syntax
-    escaped, HTML as entities, control characters (ESC, BEL) visible."""
+    escaped, HTML as entities, control characters (ESC, BEL) visible, no @mention, #reference or
+    bare URL left live (they would notify people or link)."""
     text = printable(text).replace("\n", " ").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKDOWN.sub(r"\\\1", text)
+    return markdown_inert(_MARKDOWN.sub(r"\\\1", text))
 
 
 def code(text: str) -> str:

@@ -5,11 +5,14 @@ import_criterion, import_asv)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
+import time
 from pathlib import Path
 
 from perflab.asv_config import DEFAULT_BENCHMARK_DIR
-from perflab.results import import_asv, import_criterion, import_gbench, pyperf
+from perflab.results import import_asv, import_criterion, import_gbench, imported_numbers, pyperf
 from perflab.results.model import SCHEMA, RunResult
 
 
@@ -20,6 +23,15 @@ class ResultsFileError(Exception):
 def load_file(path: str | Path, benchmark: str | None = None, contender: str | None = None) -> RunResult:
     """A perflab results file, or a pyperf JSON file (``benchmark``/``contender`` name it)."""
     path = Path(path)
+    try:
+        if not path.is_dir() and path.exists():
+            imported_numbers.file_size(path.stat().st_size)
+        return _load(path, benchmark, contender)
+    except imported_numbers.ImpossibleNumber as error:
+        raise ResultsFileError(f"{path}: {error}") from None
+
+
+def _load(path: Path, benchmark: str | None, contender: str | None) -> RunResult:
     if path.is_dir():  # criterion.rs writes a directory tree, not a file
         try:
             return import_criterion.load(path, benchmark)
@@ -33,7 +45,7 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
         raise ResultsFileError(f"{path}: not a results file (JSON nested too deeply to read)") from None
     if isinstance(data, dict) and str(data.get("schema", "")).startswith("perflab.results/"):
         try:
-            return RunResult.from_json(data)
+            return imported_numbers.check_run(RunResult.from_json(data))
         except KeyError as error:
             raise ResultsFileError(f"{path}: not a valid perflab results file (field {error} is missing)") from None
         except (ValueError, TypeError, AttributeError, RecursionError) as error:
@@ -56,6 +68,15 @@ def load_file(path: str | Path, benchmark: str | None = None, contender: str | N
         raise ResultsFileError(
             f"{path}: neither a perflab results file ({SCHEMA}) nor a pyperf JSON file ({error})"
         ) from None
+
+
+def unsaved_file() -> Path:
+    """Where a run that could not be stored is kept: a new file in the current directory (or, if
+    that is not writable, the temporary one), for ``perflab import`` later."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    directory = Path.cwd() if os.access(Path.cwd(), os.W_OK) else Path(tempfile.gettempdir())
+    candidate = directory / f"perflab-unsaved-{stamp}.json"
+    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json" if candidate.exists() else candidate
 
 
 def exported_paths(result: RunResult, run_id: int, directory: str | Path, pyperf_format: bool) -> list[Path]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab.bench.asv_suite import CONTENDER, case_name
+from perflab.results import imported_numbers as imported
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 RESULTS_VERSION = 2
@@ -68,12 +69,17 @@ def load(path: Path, data: dict[str, Any], benchmark: str) -> RunResult:
             continue
         entry = dict(zip(columns, row))
         ids = entry.get("params") or []
+        if not isinstance(ids, list) or not all(isinstance(values, list) for values in ids):
+            raise NotAsvResults(f"benchmark {name!r}: params is {ids!r}, not a list of lists of values")
+        imported.combinations(ids, f"benchmark {name!r}")
+        # asv writes each value's repr as a string; a file written otherwise may hold the numbers
+        ids = [[value if isinstance(value, str) else repr(value) for value in values] for values in ids]
         combinations = [case_name(name, combination) for combination in itertools.product(*ids)] if ids else [name]
         values = _per_combination(entry.get("result"), len(combinations))
         samples = _per_combination(entry.get("samples"), len(combinations))
         number = _per_combination(entry.get("stats_number"), len(combinations))
         for case, value, sampled, loops in zip(combinations, values, samples, number):
-            result.cells.append(_cell(case, value, sampled, loops))
+            result.cells.append(_cell(case, value, sampled, loops, f"benchmark {case!r}:"))
             result.work[case] = None
             result.equivalence.append(Equivalence(case, CONTENDER, REFERENCE))
     if not result.cells:
@@ -104,7 +110,7 @@ def _per_combination(value: Any, count: int) -> list[Any]:
     return value
 
 
-def _cell(case: str, value: Any, samples: Any, loops: Any) -> Cell:
+def _cell(case: str, value: Any, samples: Any, loops: Any, where: str) -> Cell:
     from perflab.analysis import estimates  # scipy takes ~0.6 s to import: only when a file of this kind is read
 
     cell = Cell(case, CONTENDER)
@@ -113,7 +119,8 @@ def _cell(case: str, value: Any, samples: Any, loops: Any) -> Cell:
     elif isinstance(value, float) and math.isnan(value):
         cell.skipped = "skipped in asv"
     else:
-        cell.loops = int(loops or 0)
-        cell.runs.append(ProcessRun(0, cell.loops, [], [float(v) for v in samples] if samples else [float(value)]))
+        cell.loops = int(imported.positive(loops, f"{where} stats_number")) if loops else 0
+        measured = imported.all_seconds(samples, f"{where} samples") if samples else []
+        cell.runs.append(ProcessRun(0, cell.loops, [], measured or [imported.seconds(value, f"{where} result")]))
         cell.estimates = estimates.estimate_cell(cell.process_values())
     return cell

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from perflab.results import imported_numbers as imported
+from perflab.results.imported_numbers import ImpossibleNumber
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 from perflab.results.quantities import CellEstimates, Interval
 
@@ -36,7 +38,9 @@ def load(directory: Path, benchmark: str | None = None) -> RunResult:
     found = sorted(directory.glob("**/new/estimates.json"))
     if not found:
         raise NotCriterion(f"{directory}: no criterion results (no */new/estimates.json below it)")
-    entries = [_entry(estimates.parent) for estimates in found]
+    entries = [
+        _entry(estimates.parent, estimates.parent.parent.relative_to(directory).as_posix()) for estimates in found
+    ]
     groups = {entry["group"] for entry in entries}
     name = benchmark or (next(iter(groups)) if len(groups) == 1 else directory.name)
     metadata = {
@@ -52,7 +56,7 @@ def load(directory: Path, benchmark: str | None = None) -> RunResult:
     )
     for entry in entries:
         case = entry["case"] if len(groups) == 1 else f"{entry['group']}/{entry['case']}"
-        values = [time * _NANOSECOND / iters for time, iters in zip(entry["times"], entry["iters"]) if iters > 0]
+        values = entry["values"]
         cell = Cell(case, entry["contender"], loops=round(sum(entry["iters"]) / max(len(entry["iters"]), 1)))
         cell.runs.append(ProcessRun(0, cell.loops or 1, [], values))
         cell.estimates = CellEstimates(entry["median"], entry["mean"], 1, len(values), 0, 0)
@@ -63,8 +67,8 @@ def load(directory: Path, benchmark: str | None = None) -> RunResult:
     return result
 
 
-def _entry(directory: Path) -> dict[str, Any]:
-    """One benchmark's files (``directory`` is its ``new`` folder)."""
+def _entry(directory: Path, label: str) -> dict[str, Any]:
+    """One benchmark's files (``directory`` is its ``new`` folder, ``label`` the benchmark's folder)."""
     try:
         described = _read(directory / "benchmark.json")
         sample = _read(directory / "sample.json")
@@ -75,17 +79,29 @@ def _entry(directory: Path) -> dict[str, Any]:
         throughput = described.get("throughput") or {}
         work = None
         if "Bytes" in throughput or "BytesDecimal" in throughput:
-            work = ["B", float(throughput.get("Bytes") or throughput["BytesDecimal"])]
+            work = ["B", imported.positive(throughput.get("Bytes") or throughput["BytesDecimal"], "throughput")]
         elif "Elements" in throughput:
-            work = ["items", float(throughput["Elements"])]
+            work = ["items", imported.positive(throughput["Elements"], "throughput")]
+        where = f"benchmark {label!r}: sample.json"
+        times, iters = sample["times"], sample["iters"]
+        if not isinstance(times, list) or not isinstance(iters, list) or len(times) != len(iters) or not times:
+            raise ImpossibleNumber(f"{where}: times and iters must be lists of one number per sample")
+        per_call = [
+            imported.seconds(
+                float(time) / imported.positive(count, f"{where} iters[{index}]"),
+                f"{where} times[{index}] / iters[{index}]",
+                _NANOSECOND,
+            )
+            for index, (time, count) in enumerate(zip(times, iters))
+        ]
         return {
             "group": group,
             "contender": str(function) if function is not None else group,
             "case": str(parameter) if parameter is not None else group,
-            "times": [float(t) for t in sample["times"]],
-            "iters": [float(i) for i in sample["iters"]],
-            "median": _interval(estimated["median"]),
-            "mean": _interval(estimated["mean"]),
+            "values": per_call,
+            "iters": [float(i) for i in iters],
+            "median": _interval(estimated["median"], f"benchmark {label!r}: estimates.json median"),
+            "mean": _interval(estimated["mean"], f"benchmark {label!r}: estimates.json mean"),
             "work": work,
         }
     except (KeyError, TypeError, ValueError) as error:
@@ -99,10 +115,10 @@ def _read(path: Path) -> Any:
         raise NotCriterion(f"{path}: not readable criterion output ({error})") from None
 
 
-def _interval(estimate: dict[str, Any]) -> Interval:
+def _interval(estimate: dict[str, Any], where: str) -> Interval:
     bounds = estimate["confidence_interval"]
     return Interval(
-        float(estimate["point_estimate"]) * _NANOSECOND,
-        float(bounds["lower_bound"]) * _NANOSECOND,
-        float(bounds["upper_bound"]) * _NANOSECOND,
+        imported.seconds(estimate["point_estimate"], f"{where} point_estimate", _NANOSECOND),
+        imported.seconds(bounds["lower_bound"], f"{where} lower_bound", _NANOSECOND),
+        imported.seconds(bounds["upper_bound"], f"{where} upper_bound", _NANOSECOND),
     )

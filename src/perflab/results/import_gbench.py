@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from perflab.results import imported_numbers as imported
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 DEFAULT_CASE = "default"
 _RATES = (("B", "bytes_per_second"), ("items", "items_per_second"))
+_DESCRIPTIONS = ("host_name", "date", "executable", "library_build_type")
 
 
 class NotGoogleBenchmark(Exception):
@@ -34,22 +36,25 @@ def from_json(data: dict[str, Any], benchmark: str, file: str) -> RunResult:
     from perflab.analysis import estimates  # scipy takes ~0.6 s to import: only when a file of this kind is read
 
     context = data["context"]
+    described = {key: imported.text(context.get(key), f"context.{key}") for key in _DESCRIPTIONS}
+    cpus = context.get("num_cpus")
+    load = context.get("load_avg") or [None]
     metadata = {
         "python": None,
         "machine": {
             "cpu_model": None,
-            "cpu_count": context.get("num_cpus"),
+            "cpu_count": int(imported.positive(cpus, "context.num_cpus")) if cpus is not None else None,
             "os": None,
             "kernel": None,
-            "hostname": context.get("host_name"),
+            "hostname": described["host_name"],
         },
         "git": None,
         "packages": {},
         "imported_from": "google-benchmark",
-        "date": context.get("date"),
-        "executable": context.get("executable"),
-        "library_build_type": context.get("library_build_type"),
-        "load_average_at_start": (context.get("load_avg") or [None])[0],
+        "date": described["date"],
+        "executable": described["executable"],
+        "library_build_type": described["library_build_type"],
+        "load_average_at_start": None if load[0] is None else imported.positive(load[0], "context.load_avg[0]"),
     }
     cells: dict[tuple[str, str], Cell] = {}
     result = RunResult(benchmark=benchmark, file=file, reference="", settings={}, metadata=metadata, work={})
@@ -63,11 +68,13 @@ def from_json(data: dict[str, Any], benchmark: str, file: str) -> RunResult:
         try:
             name = str(entry.get("run_name") or entry["name"])
             unit_seconds = _UNITS[entry.get("time_unit", "ns")]
-            seconds = float(entry["real_time"]) * unit_seconds
+            where = f"benchmark {name!r}:"
+            seconds = imported.seconds(entry["real_time"], f"{where} real_time", unit_seconds)
             # Google Benchmark divides bytes and items by CPU time (unless UseRealTime)
-            cpu_seconds = float(entry.get("cpu_time") or entry["real_time"]) * unit_seconds
-            rates = {unit: float(entry[key]) for unit, key in _RATES if entry.get(key)}
-            iterations = int(entry["iterations"])
+            cpu_time = entry.get("cpu_time") or entry["real_time"]
+            cpu_seconds = imported.seconds(cpu_time, f"{where} cpu_time", unit_seconds)
+            rates = {unit: imported.positive(entry[key], f"{where} {key}") for unit, key in _RATES if entry.get(key)}
+            iterations = int(imported.positive(entry["iterations"], f"{where} iterations"))
         except (KeyError, TypeError, ValueError) as error:
             raise NotGoogleBenchmark(f"a benchmark entry lacks a usable {error}") from None
         contender, _, case = name.partition("/")

@@ -11,11 +11,13 @@ and mapped the same way back: one pyperf benchmark per case, one pyperf run per 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
 import pyperf
 
+from perflab.results import imported_numbers as imported
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 
@@ -23,7 +25,9 @@ def export(result: RunResult, directory: str | Path) -> list[Path]:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for contender in dict.fromkeys(cell.contender for cell in result.cells):
+    contenders = list(dict.fromkeys(cell.contender for cell in result.cells))
+    names = file_names(contenders)
+    for contender in contenders:
         benchmarks = []
         for cell in (c for c in result.cells if c.contender == contender):
             runs = [
@@ -39,15 +43,36 @@ def export(result: RunResult, directory: str | Path) -> list[Path]:
             if runs:
                 benchmarks.append(pyperf.Benchmark(runs))
         if benchmarks:
-            path = directory / f"{_safe(contender)}.json"
+            path = directory / f"{names[contender]}.json"
             suite = pyperf.BenchmarkSuite(benchmarks)
             suite.dump(str(path), replace=True)
             written.append(path)
     return written
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+def file_names(contenders: list[str]) -> dict[str, str]:
+    """Each contender's file name (without .json): the name itself where it is a safe file name and
+    no other contender's differs from it only in case (a case-insensitive file system would merge
+    them); else the safe characters and a hash of the name, so that ``a/b`` and ``a_b`` never share
+    a file and one overwrites the other."""
+    folded = [name.lower() for name in contenders]
+    names = {}
+    for contender in contenders:
+        safe = _SAFE.sub("_", contender)
+        if safe != contender or folded.count(contender.lower()) > 1:
+            safe = f"{safe}-{hashlib.sha256(contender.encode()).hexdigest()[:12]}"
+        names[contender] = safe
+    taken = [name.lower() for name in names.values()]
+    # a contender named as another's hashed name: the full hash then
+    return {
+        contender: name
+        if taken.count(name.lower()) == 1
+        else f"{name}-{hashlib.sha256(contender.encode()).hexdigest()}"
+        for contender, name in names.items()
+    }
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 class NotPyperf(Exception):
@@ -89,10 +114,17 @@ def from_suite(suite: pyperf.BenchmarkSuite, benchmark: str, contender: str, fil
     result = RunResult(benchmark=benchmark, file=file, reference=contender, settings={}, metadata=metadata, work={})
     for bench in suite.get_benchmarks():
         cell = Cell(bench.get_name(), contender)
+        where = f"benchmark {cell.case!r}:"
+        if bench.get_unit() != "second":
+            raise imported.ImpossibleNumber(f"{where} its values are in {bench.get_unit()}s; perflab imports times")
         for index, run in enumerate(bench.get_runs()):
             if run.values:
                 loops = run.get_loops()
-                cell.runs.append(ProcessRun(index, loops, [value for _, value in run.warmups or ()], list(run.values)))
+                warmups = imported.all_seconds(
+                    [value for _, value in run.warmups or ()], f"{where} run {index} warmups"
+                )
+                values = imported.all_seconds(run.values, f"{where} run {index} values")
+                cell.runs.append(ProcessRun(index, loops, warmups, values))
         if cell.process_values():
             cell.estimates = estimates.estimate_cell(cell.process_values())
             cell.loops = cell.runs[0].loops

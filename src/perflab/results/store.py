@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab import git
+from perflab.results import imported_numbers
 from perflab.results.backends.common import Database, StoreError, is_url
 from perflab.results.backends.postgres import open_postgres
 from perflab.results.backends.sqlite import open_sqlite
@@ -59,6 +60,13 @@ __all__ = ["StoreError", "Store"]  # StoreError is the backends', raised for bot
 # earlier runs, and a working tree is no commit. Histories and the dashboard leave them out, and
 # say how many.
 CHECK_SOURCE = "check"
+
+
+# A stored median a history may use: a time (imported_numbers.seconds). Runs stored before perflab
+# checked it (an impossible import) are left out of histories and the web view, not crash them.
+def _a_time(column: str) -> str:
+    return f"{column} > 0 AND {column} <= {imported_numbers.MAX_SECONDS!r}"
+
 
 # Where a store is: a SQLite file, or a PostgreSQL URL (postgresql://user@host/dbname).
 Location = Path | str
@@ -86,6 +94,10 @@ def default_path(benchmark_file: str | Path | None = None) -> Location:
         return location(os.environ[ENV_VAR])
     start = Path(benchmark_file).resolve().parent if benchmark_file is not None else Path.cwd()
     return (git.top_level(start) or Path.cwd()) / DEFAULT_RELATIVE_PATH
+
+
+class ImpossibleRun(StoreError):
+    """A stored run holds a number no measurement gives (stored before perflab checked them)."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +273,10 @@ class Store:
         }
         if revision.get("subject"):  # recorded since schema 3; NULL when unknown
             row["git_subject"] = revision["subject"]
+        try:
+            imported_numbers.check_run(result)
+        except imported_numbers.ImpossibleNumber as error:
+            raise StoreError(f"{self.path}: {error}; not stored") from None
         cells = [(c.case, c.contender, c.estimates) for c in result.cells if c.estimates is not None]
         struck = {(case, contender): verdict for case, contender, verdict in struck_rows(result)}
         run_id = self._db.insert(
@@ -371,7 +387,9 @@ class Store:
         with self._errors():
             rows = self._db.execute(
                 f"SELECT t.run_id, t.case_name, t.contender, t.{value}, t.low, t.high, t.processes "
-                f"FROM {table} t JOIN runs r ON r.id = t.run_id WHERE " + " AND ".join(conditions),
+                f"FROM {table} t JOIN runs r ON r.id = t.run_id WHERE "
+                + " AND ".join(conditions)
+                + (f" AND {_a_time('t.median')}" if table == "measurements" else ""),
                 args,
             ).fetchall()
         order = {run_id: index for index, run_id in enumerate(runs)}
@@ -388,7 +406,7 @@ class Store:
                 "SELECT r.benchmark, m.case_name, m.contender, r.machine_id, r.python_id, r.id, r.git_commit, "
                 "r.git_dirty, r.commit_time, r.created, m.median, m.low, m.high, r.cpu_model, r.python_version, "
                 "r.git_subject, r.source, m.struck "
-                "FROM measurements m JOIN runs r ON r.id = m.run_id "
+                f"FROM measurements m JOIN runs r ON r.id = m.run_id WHERE {_a_time('m.median')} "
                 f"ORDER BY {history_order('r.')}"
             ).fetchall()
 
@@ -487,7 +505,10 @@ class Store:
             row = self._db.execute("SELECT result FROM runs WHERE id = ?", [run_id]).fetchone()
         if row is None:
             raise StoreError(f"{self.path}: no stored run with id {run_id}")
-        return RunResult.from_json(json.loads(row[0]))
+        try:
+            return imported_numbers.check_run(RunResult.from_json(json.loads(row[0])))
+        except imported_numbers.ImpossibleNumber as error:  # stored before perflab checked what it stores
+            raise ImpossibleRun(f"{self.path}: run {run_id} cannot be used: {error}") from None
 
     def save_profile(self, run_id: int, case: str, contender: str, profile: Profile) -> None:
         """Keep the profile of one (case, contender) of a stored run (replacing an earlier one)."""

@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -31,7 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from perflab.results.store import ChangeMark, Store, StoreError
+from perflab.results.store import ChangeMark, ImpossibleRun, Store, StoreError
 from perflab.web import pages
 from perflab.web.catalog import Catalog, Filters, all_changes
 from perflab.web.run_pair import ComparisonError, compare_runs
@@ -65,22 +66,32 @@ class ServeSettings:
     allowed_hosts: tuple[str, ...] = ()  # Host header values accepted; empty: any
 
 
+class _RunId(IntegerConvertor):
+    """A run's id in a path: at most 18 digits (a store's ids are SQLite's and PostgreSQL's 64-bit
+    integers), so that a longer number is a page that does not exist, not an overflow."""
+
+    regex = "[0-9]{1,18}"
+
+
+register_url_convertor("id", _RunId())
+
+
 def create_app(settings: ServeSettings) -> Starlette:
     """The application for the store at ``settings.db`` (which must exist at the current schema)."""
     web = _Web(settings)
     routes = [
         Route("/", web.overview),
         Route("/series/{series_id}", web.series),
-        Route("/runs/{run_id:int}", web.run),
-        Route("/compare/{a:int}/{b:int}", web.compare),
-        Route("/profiles/{run_id:int}/{cell}", web.profile),
-        Route("/profiles/diff/{a:int}/{b:int}/{cell}", web.profile_diff),
+        Route("/runs/{run_id:id}", web.run),
+        Route("/compare/{a:id}/{b:id}", web.compare),
+        Route("/profiles/{run_id:id}/{cell}", web.profile),
+        Route("/profiles/diff/{a:id}/{b:id}/{cell}", web.profile_diff),
         Route("/regressions", web.regressions),
         Route("/regressions.atom", web.feed),
         Route("/api/series", web.api_series),
         Route("/api/series/{series_id}", web.api_one_series),
-        Route("/api/runs/{run_id:int}", web.api_run),
-        Route("/api/compare/{a:int}/{b:int}", web.api_compare),
+        Route("/api/runs/{run_id:id}", web.api_run),
+        Route("/api/compare/{a:id}/{b:id}", web.api_compare),
         Route("/api/regressions", web.api_regressions),
         Route("/api/marks", web.mark, methods=["POST"]),
         Mount(
@@ -93,7 +104,10 @@ def create_app(settings: ServeSettings) -> Starlette:
     if settings.allowed_hosts:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)))
     return Starlette(
-        routes=routes, middleware=middleware, exception_handlers={StoreError: _store_error}, lifespan=web.lifespan
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={StoreError: _store_error, ImpossibleRun: _impossible_run},
+        lifespan=web.lifespan,
     )
 
 
@@ -277,7 +291,7 @@ async def _mark_fields(request: Request) -> dict | None:
             fields = dict(parse_qsl(body.decode(), keep_blank_values=True))
         else:
             return None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: a body of nested arrays
         return None
     return fields if isinstance(fields, dict) else None
 
@@ -293,6 +307,13 @@ def _not_found(links: Links, message: str) -> Response:
 
 def _store_error(request: Request, error: Exception) -> Response:
     return HTMLResponse(pages.error(Links(), str(error)), status_code=503)
+
+
+def _impossible_run(request: Request, error: Exception) -> Response:
+    """A run the store holds but no page can show: the request named it, so 422, not a server error."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": str(error)}, status_code=422)
+    return HTMLResponse(pages.error(Links(), str(error)), status_code=422)
 
 
 def _json_safe(data):

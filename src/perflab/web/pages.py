@@ -24,6 +24,7 @@ from perflab.profile.shares import frame_shares
 from perflab.render.html import report as report_html
 from perflab.render.html.flamegraph import page_data, viewer_markup
 from perflab.render.html.offload_chart import chart_markup
+from perflab.render.printable import xml_text
 from perflab.render.terminal import history
 from perflab.results.schema import ALLOCATED_METRIC, PEAK_METRIC
 from perflab.results.store import Store
@@ -274,7 +275,8 @@ def feed(links: Links, series: list[Series], base_url: str) -> str:
     """Atom 1.0: one entry per change point, newest first; ``base_url`` makes the links absolute."""
     entries = change_entries(all_changes(series), links)
     updated = max((e["when"] for e in entries), default=0.0)
-    return render("feed.atom", links, entries=entries, base=base_url, updated=iso_time(updated), iso=iso_time)
+    feed = render("feed.atom", links, entries=entries, base=base_url, updated=iso_time(updated), iso=iso_time)
+    return xml_text(feed)  # an ESC or BEL in a name would make the whole feed invalid XML
 
 
 def error(links: Links, message: str) -> str:

@@ -5,15 +5,13 @@ wall time (``--metric``), and keeping every run in the results store.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perflab.cli.support.options import UsageError, db_path, names, say, write_if_asked, write_report, writing
+from perflab.credentials import mask_credentials
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -199,6 +197,7 @@ def save_run(
     ``perflab-unsaved-*.json`` file, so that nothing measured is lost, and the user is told where."""
     from rich.markup import escape
 
+    from perflab.results.files import unsaved_file
     from perflab.results.store import Store, StoreError
 
     failed_outputs = failed_outputs or {}
@@ -215,18 +214,22 @@ def save_run(
             problems.append(str(error))
     if stored:
         err.print(
-            f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {escape(str(path))}[/]"
+            f"[dim]stored as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))} in {escape(mask_credentials(str(path)))}[/]"
         )
     if not problems:
         return Saved(
             run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None, run_ids=tuple(stored)
         )
     json_written = getattr(args, "json", None) and "--json" not in failed_outputs
-    kept = [f"{path} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"] if stored else []
+    kept = (
+        [f"{mask_credentials(str(path))} (as run{'s' * (len(stored) > 1)} {', '.join(map(str, stored))})"]
+        if stored
+        else []
+    )
     if json_written:
         kept.append(str(args.json))
     else:
-        unsaved = _unsaved_file()
+        unsaved = unsaved_file()
         try:
             result.save(unsaved)
             kept.append(f"{unsaved} (`perflab import {unsaved}` later)")
@@ -235,11 +238,3 @@ def save_run(
     where = f"this run is kept in {' and in '.join(kept)}" if kept else "this run could not be kept anywhere"
     say(err, f"perflab: error: {'; '.join(problems)}; {where}")
     return Saved(refused=True, run_id=stored[0] if len(stored) == 1 else None, path=path if stored else None)
-
-
-def _unsaved_file() -> Path:
-    """A new file in the current directory (or, if that is not writable, the temporary one)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    directory = Path.cwd() if os.access(Path.cwd(), os.W_OK) else Path(tempfile.gettempdir())
-    candidate = directory / f"perflab-unsaved-{stamp}.json"
-    return directory / f"perflab-unsaved-{stamp}-{os.getpid()}.json" if candidate.exists() else candidate

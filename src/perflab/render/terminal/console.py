@@ -7,20 +7,27 @@ reach the terminal, so each control character is shown as its visible symbol (``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
 from perflab.render.printable import printable
 
 
 class SafeConsole(Console):
-    """A rich Console that shows control characters in printed strings as symbols (styles that
-    perflab adds are unaffected: rich writes them after this)."""
+    """A rich Console that shows control characters as symbols in whatever it prints: strings,
+    Text objects and table cells alike, since it filters the text of the rendered segments (the
+    styles perflab adds, and the cursor controls of a live display, are not text and are unaffected)."""
 
     def render_str(self, text: str, *args: Any, **kwargs: Any) -> Text:
         return super().render_str(printable(text), *args, **kwargs)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        safe = (segment if segment.control else Segment(printable(segment.text), segment.style) for segment in buffer)
+        return super()._render_buffer(safe)
 
 
 def stdout_console() -> Console:

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from perflab.measure.runner import Status
-from perflab.render.printable import printable
+from perflab.render.printable import one_line
 from perflab.units import format_percent
 
 # Away from a terminal (CI logs), a plain status line at most this often, and on every new phase.
@@ -37,7 +37,7 @@ class LiveProgress:
             self._live.__exit__(*exc)
 
     def update(self, status: Status) -> None:
-        line = Text.from_markup(printable(self._describe(status)))
+        line = Text.from_markup(one_line(self._describe(status)))  # a name's newline would forge a line
         if self.console.is_terminal:
             self._live.update(line)
             return

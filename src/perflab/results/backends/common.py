@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -65,7 +66,10 @@ class SqlConnection:
         self._db.execute("COMMIT")
 
     def rollback(self) -> None:
-        self._db.execute("ROLLBACK")
+        """Undo the open transaction. It may be gone already (SQLite rolls it back itself on a full
+        disk; a connection may have died): a failure here must not hide the error that led here."""
+        with contextlib.suppress(Exception):
+            self._db.execute("ROLLBACK")
 
     def close(self) -> None:
         self._db.close()

@@ -174,7 +174,10 @@ def open_sqlite(path: Path, migrations: list[Migration], create: bool, read_only
     if not path.exists():
         if read_only or not create:
             raise StoreError(f"{path}: no perflab database here (run `perflab run` first, or pass --db)")
-        _make_directory(path.parent)
+        try:
+            _make_directory(path.parent)
+        except OSError as error:  # a file where its folder should be, no permission, a full disk
+            raise StoreError(f"{path}: cannot create its folder: {error.strerror or error}") from None
     try:
         if read_only:
             connection = sqlite3.connect(
