@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from perflab.bench.neighbours import importable_neighbours
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -65,13 +66,6 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     if not benchmark.contenders:
         raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no contender")
     return benchmark
-
-
-def importable_neighbours(folder: str) -> None:
-    """The benchmark's folder first on ``sys.path``, so that it can import its neighbours; unless
-    the job put it there already, behind a revision's code (perflab.measure.worktrees.search_path)."""
-    if not any(os.path.realpath(entry or ".") == folder for entry in sys.path):
-        sys.path.insert(0, folder)
 
 
 def _pytest_hint(module: Any, path: str) -> str:

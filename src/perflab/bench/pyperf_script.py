@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab.bench.comparators import Comparator, Outcome, first_difference
-from perflab.bench.loading import importable_neighbours
+from perflab.bench.neighbours import importable_neighbours
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring

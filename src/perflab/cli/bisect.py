@@ -39,7 +39,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "bisect",
         "find the first commit where a benchmark got slower (statistical A/B oracle)",
         "perflab bisect --good v1.0 --bad main bench.py",
-        "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30",
+        "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30  # each measurement's budget",
+        "perflab bisect --good v1.0 --bad main /tmp/new_bench.py     # today's benchmark on each commit's code",
         "perflab bisect --good v1.0 --bad main bench.py --markdown bisect.md --json bisect.json",
     )
     parser.add_argument(

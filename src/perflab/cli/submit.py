@@ -141,7 +141,7 @@ def checked_label(label: str) -> str:
 
 def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
     from perflab import asv_config, builtins, git
-    from perflab.measure.worktrees import FROM_REVISION
+    from perflab.option_types import FROM_REVISION
     from perflab.queue.job_spec import JobSpec
 
     path = Path(name)

@@ -27,7 +27,6 @@ from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.worktrees import (
     CURRENT,
-    FROM_REVISION,
     Checkout,
     RevisionError,
     benchmark_repository,
@@ -35,7 +34,7 @@ from perflab.measure.worktrees import (
     import_roots,
     search_path,
 )
-from perflab.option_types import matching
+from perflab.option_types import FROM_REVISION, matching
 from perflab.results.model import RunResult
 
 

@@ -35,7 +35,8 @@ from perflab.measure.ab_test import CompareError, Request, Unbuildable, compare
 from perflab.measure.builds import Choice
 from perflab.measure.runner import Listener
 from perflab.measure.settings import Settings
-from perflab.measure.worktrees import FROM_REVISION, benchmark_repository, differs_at
+from perflab.measure.worktrees import benchmark_repository, differs_at
+from perflab.option_types import FROM_REVISION
 from perflab.results.model import CaseComparison, RunResult, json_numbers
 from perflab.results.quantities import SLOWER
 from perflab.units import format_ratio, format_ratio_estimate

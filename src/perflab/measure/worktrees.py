@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perflab import git
+from perflab.option_types import FROM_REVISION
 
 CURRENT = "WORKTREE"
 
@@ -41,10 +42,6 @@ def benchmark_repository(benchmark: Path) -> Path:
             "run perflab from inside the project whose revisions --rev names (cd PROJECT)"
         )
     return root
-
-
-# The option that takes the benchmark file from each revision instead (the old default).
-FROM_REVISION = "--benchmark-from-revision"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab.option_types import matching, percentage, regex, seconds, whole_number
+from perflab.option_types import FROM_REVISION, matching, percentage, regex, seconds, whole_number
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -144,8 +144,6 @@ def rev_option(parser: argparse.ArgumentParser) -> None:
 
 def benchmark_from_revision_option(parser: argparse.ArgumentParser) -> None:
     """The benchmark file as it is at each revision instead of the given one (the --rev verbs)."""
-    from perflab.measure.worktrees import FROM_REVISION
-
     parser.add_argument(
         FROM_REVISION,
         action="store_true",
