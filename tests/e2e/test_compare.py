@@ -116,7 +116,8 @@ def test_a_revision_without_the_benchmark_file_read_from_each_revision(repositor
 
 def test_contenders_without_a_common_case(bench_file, repository):
     (repository / "bench.py").write_text(REPO_BENCH.replace("def K", "def RENAMED"))
-    result = run_perflab("compare", repository / "bench.py", "--rev", "HEAD", "--rev", "WORKTREE")
+    revisions = ["--rev", "HEAD", "--rev", "WORKTREE", "--benchmark-from-revision"]  # each side's own file
+    result = run_perflab("compare", repository / "bench.py", *revisions)
     assert result.returncode == 2 and "no case in common" in result.stderr
 
 
