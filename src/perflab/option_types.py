@@ -11,6 +11,10 @@ import math
 import re
 from collections.abc import Callable
 
+# The option of the --rev verbs that reads the benchmark file from each revision instead of
+# running the given one on each revision's code (perflab.measure.worktrees).
+FROM_REVISION = "--benchmark-from-revision"
+
 
 def percentage(text: str) -> float:
     """A percentage in (0, 100), returned as a fraction: '1' and '0.5%' are 0.01 and 0.005."""

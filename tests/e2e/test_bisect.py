@@ -60,7 +60,7 @@ def test_bisect_finds_the_first_slow_commit(history, tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "first bad commit" in result.stdout and "commit 5" in result.stdout.split("first bad commit")[1]
-    measurements = int(result.stdout.split("(")[-1].split(" measurements")[0])
+    measurements = int(result.stdout.split("first bad commit: ")[1].split("(")[1].split(" measurements")[0])
     assert measurements <= 1 + 3 + 1 + 4  # confirmation, log2(7) steps, the check, a few re-measurements
 
     # --json: the same outcome, machine-readable
@@ -124,7 +124,9 @@ def test_benchmark_missing_at_one_end(history):
     (history / "late.py").write_text(BENCH)
     subprocess.run(["git", "-C", history, "add", "late.py"], check=True)
     subprocess.run(["git", "-C", history, "commit", "-qm", "late"], check=True)
-    result = run_perflab("bisect", "--good", "HEAD~3", "--bad", "HEAD", history / "late.py")
+    result = run_perflab(
+        "bisect", "--good", "HEAD~3", "--bad", "HEAD", history / "late.py", "--benchmark-from-revision"
+    )
     assert result.returncode == 2 and "late.py does not exist at revision 'HEAD~3'" in result.stderr
 
 
@@ -150,3 +152,55 @@ def test_ctrl_c_stops_the_bisection_and_removes_its_worktrees(history):
     assert process.returncode == 130, stderr
     worktrees = subprocess.run(["git", "-C", history, "worktree", "list"], capture_output=True, text=True).stdout
     assert len(worktrees.strip().splitlines()) == 1, worktrees
+
+
+# Two cases: only SLOWED's code gets slower (from commit 3 on); FLAT's never changes.
+TWO_CASES = """
+import perflab
+import mylib
+
+bench = perflab.Benchmark("two")
+
+@bench.case
+def SLOWED():
+    return list(range(300))
+
+@bench.case
+def FLAT():
+    return list(range(30))
+
+@bench.contender
+def lib(xs):
+    return mylib.work(xs) if len(xs) > 100 else sum(xs)
+"""
+
+
+def test_at_its_defaults_a_two_case_benchmark_follows_the_case_that_regressed(tmp_path):
+    """Four commits, an untracked benchmark (run on each commit's code): both cases are measured
+    once at good and bad, then only SLOWED, each measurement's budget said as its own."""
+    repo = tmp_path / "repo"
+    git = git_repository(repo)
+    for n in range(1, 5):
+        (repo / "mylib.py").write_text((SLOW if n >= 3 else FAST).format(n=n))
+        git("add", "-A")
+        git("commit", "-qm", f"commit {n}")
+    (repo / "bench.py").write_text(TWO_CASES)
+    out, summary, page = tmp_path / "bisect.json", tmp_path / "bisect.md", tmp_path / "bisect.html"
+    result = run_perflab(
+        "bisect", "--good", "HEAD~3", "--bad", "HEAD", repo / "bench.py", *VERDICT,
+        "--json", out, "--markdown", summary, "--html", page, cwd=repo, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    outcome = load_json(out)
+    assert outcome["case"] == "SLOWED" and outcome["subject"] == "commit 3" and outcome["also_regressed"] == []
+    said = [line for line in result.stderr.splitlines() if line.startswith("measuring ")]
+    assert said[0].startswith("measuring good, bad on every case: --max-time 60 s for this measurement")
+    assert len(said) == outcome["measurements"] >= 3  # the confirmation, a step at least, the check
+    assert all(" on SLOWED: --max-time " in line and "for this measurement" in line for line in said[1:])
+    checked = [step for step in outcome["steps"] if step["check"]][-2:]
+    assert [step["subject"] for step in checked] == ["commit 2", "commit 3"]
+    confirmation = outcome["confirmation"]
+    assert confirmation.startswith("Confirmed by the final check" if outcome["certain"] else "Not confirmed")
+    assert all(step["commit"][:12] in confirmation for step in checked)  # by which measurements
+    assert confirmation in " ".join(result.stdout.split())
+    assert confirmation in summary.read_text() and confirmation in page_text(page.read_text())

@@ -81,7 +81,7 @@ def test_revisions_each_in_their_own_worktree(repository, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     verdicts = {c["contender"]: c["verdict"] for c in load_json(out)["comparisons"]}
     assert verdicts["HEAD"] == "slower"
-    assert load_json(out)["sides"]["HEAD"]["file"] != str(repository / "bench.py")
+    assert load_json(out)["sides"]["HEAD"]["file"] == str((repository / "bench.py").resolve())  # the user's
     listing = subprocess.run(["git", "-C", repository, "worktree", "list"], capture_output=True, text=True)
     assert listing.stdout.count("\n") == 1  # every worktree was removed
 
@@ -104,17 +104,20 @@ def test_uncommitted_changes_are_the_worktree_revision(repository, tmp_path):
     assert load_json(out)["comparisons"][0]["verdict"] == "faster"
 
 
-def test_a_revision_without_the_benchmark_file(repository):
+def test_a_revision_without_the_benchmark_file_read_from_each_revision(repository):
     (repository / "other.py").write_text(REPO_BENCH)
     subprocess.run(["git", "-C", repository, "add", "other.py"], check=True)
     subprocess.run(["git", "-C", repository, "commit", "-qm", "other"], check=True)
-    result = run_perflab("compare", repository / "other.py", "--rev", "HEAD~1", "--rev", "HEAD")
+    result = run_perflab(
+        "compare", repository / "other.py", "--rev", "HEAD~1", "--rev", "HEAD", "--benchmark-from-revision"
+    )
     assert result.returncode == 2 and "other.py does not exist at revision 'HEAD~1'" in result.stderr
 
 
 def test_contenders_without_a_common_case(bench_file, repository):
     (repository / "bench.py").write_text(REPO_BENCH.replace("def K", "def RENAMED"))
-    result = run_perflab("compare", repository / "bench.py", "--rev", "HEAD", "--rev", "WORKTREE")
+    revisions = ["--rev", "HEAD", "--rev", "WORKTREE", "--benchmark-from-revision"]  # each side's own file
+    result = run_perflab("compare", repository / "bench.py", *revisions)
     assert result.returncode == 2 and "no case in common" in result.stderr
 
 

@@ -101,7 +101,12 @@ def test_compare_revisions_checks_outputs_of_bench_func(tmp_path):
     git("add", script.name)
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
     script.write_text(script.read_text().replace("i * i", "i * i + 1"))
-    done = run_perflab("compare", script, "--rev", "HEAD", "--rev", "WORKTREE", *QUICK, "--json", tmp_path / "c.json")
+    revisions = ["--rev", "HEAD", "--rev", "WORKTREE"]
+    same = run_perflab("compare", script, *revisions, *QUICK, "--no-store")  # the working tree's script on both
+    assert f"{script.name} differs at HEAD: the given file runs on every revision's code" in same.stderr
+    done = run_perflab(
+        "compare", script, *revisions, "--benchmark-from-revision", *QUICK, "--json", tmp_path / "c.json"
+    )
     assert done.returncode == 1
     verdicts = {e["contender"]: e for e in load_json(tmp_path / "c.json")["equivalence"]}
     assert verdicts["WORKTREE"]["status"] == "not equivalent"

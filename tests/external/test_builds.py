@@ -47,6 +47,27 @@ def test_a_c_extension_revision_that_loops_three_times_is_slower(tmp_path, cache
     assert len({side["environment"] for side in built.values()}) == 2
 
 
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_an_untracked_benchmark_runs_on_each_revisions_build(tmp_path, cache):
+    """asv's model for a compiled project: the working tree's benchmark (untracked, at the
+    repository's root) on each revision's build; the working tree's own copy of the module beside
+    it (here a decoy cspin.py) is never imported instead of the build. Two builds, one comparison."""
+    repo = c_extension_repository(tmp_path / "repo")
+    bench = repo / "bench.py"
+    bench.write_text((repo / "benchmarks" / "bench.py").read_text())
+    (repo / "cspin.py").write_text("raise ImportError('the working tree cspin.py was imported, not the build')\n")
+    out = tmp_path / "r.json"
+    result = run_perflab(
+        "compare", bench, "--rev", "HEAD~1", "--rev", "HEAD", *VERDICT, "--json", out, "--no-store",
+        cwd=repo, timeout=BUILDS_TIMEOUT,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = load_json(out)
+    assert [c["verdict"] for c in data["comparisons"]] == ["slower"]
+    assert set(data["metadata"]["builds"]) == {"HEAD~1", "HEAD"}
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
 def test_a_revision_that_does_not_compile_is_one_line_with_its_log(tmp_path, cache):
     """One build, which fails at the compiler (a venv and setuptools first: ~15 s)."""

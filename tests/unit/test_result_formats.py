@@ -5,6 +5,7 @@ state the same ratios, in the one convention, as the terminal does; ``check --ht
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from support.summary_tables import html_rows, markdown_rows, page_text
 
@@ -180,3 +181,29 @@ def test_a_bisection_that_skipped_unbuildable_commits_says_so_on_every_surface()
         assert said in text
         assert "raise --max-time" not in text  # uncertain because of the skipped commit, not the budget
     assert outcome.to_json()["skipped"] == outcome.skipped and outcome.to_json()["undecided"] == ["deadbeef0000bbbb"]
+
+
+def test_a_bisection_says_whether_it_is_confirmed_and_by_which_measurements():
+    good = Step("9794ac99aaaa", "fast path", 1.01, 0.99, 1.03, 1.5, bad=False, certain=True, budget=20, check=True)
+    bad = Step("a17a45cf0123", "parse", 1.48, 1.4, 1.55, 1.5, bad=True, certain=True, budget=20, check=True, pooled=2)
+    searched = Step("a17a45cf0123", "parse", 1.5, 1.4, 1.6, 1.5, bad=True, certain=True, budget=20)
+    outcome = Outcome("a17a45cf0123", "parse", "NESTED", (1.5, 1.4, 1.6), steps=[searched, good, bad], certain=True)
+    said = outcome.confirmation
+    assert said.startswith("Confirmed by the final check") and "9794ac99aaaa (fast path) good" in said
+    assert "a17a45cf0123 (parse) bad, 1.48x slower vs good, 2 measurements pooled" in said
+    assert said in markdown.render_bisect(outcome) and said in page_text(gate_pages.render_bisect(outcome))
+    assert outcome.to_json()["confirmation"] == said
+    doubtful = Outcome(
+        "a17a45cf0123", "parse", "NESTED", (1.5, 1.4, 1.6), steps=[searched, good, replace(bad, certain=False)]
+    )
+    assert (
+        doubtful.confirmation.startswith("Not confirmed: the final check (")
+        and "(parse) bad (uncertain)" in doubtful.confirmation
+    )
+    alone = Outcome("a17a45cf0123", "parse", "NESTED", (1.5, 1.4, 1.6), certain=True)  # no commit between good and bad
+    assert alone.confirmation.startswith("Confirmed by the first measurement: bad is the only commit after good")
+    also = replace(outcome, also_regressed=["FLAT"])
+    assert (
+        "Also slower at bad than at good, not followed: FLAT (--case NAME bisects one of them)."
+        in markdown.render_bisect(also)
+    )

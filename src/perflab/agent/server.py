@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from perflab import __version__
 from perflab.agent import candidate
 from perflab.agent.verb_process import VerbRun, run_verb
+from perflab.option_types import FROM_REVISION
 from perflab.results.model import RunResult
 
 server = MCPServer(
@@ -105,7 +106,13 @@ async def compare(
     ctx: Context,
     case: Names = (),
     contender: Names = (),
-    rev: Annotated[tuple[str, ...], Field(description="git revisions to compare (WORKTREE: uncommitted state)")] = (),
+    rev: Annotated[
+        tuple[str, ...],
+        Field(description="git revisions whose code the benchmark file runs on (WORKTREE: uncommitted state)"),
+    ] = (),
+    benchmark_from_revision: Annotated[
+        bool, Field(description="with rev: run each revision's own copy of the benchmark file instead")
+    ] = False,
     timing: Timing = Timing(),
     fuzz: bool = True,
     store: Store = True,
@@ -114,7 +121,7 @@ async def compare(
     """perflab compare: A/B verdicts with CIs and equivalence (declared cases and fuzzing), across
     contenders or git revisions, measured interleaved. Result: perflab.results/2."""
     options = _measuring(case, contender, timing, store, db) + ([] if fuzz else ["--no-fuzz"])
-    options += _names("--rev", rev)
+    options += _names("--rev", rev) + ([FROM_REVISION] if benchmark_from_revision else [])
     return _structured(await run_verb("compare", options, [benchmark], ctx.report_progress, timing.max_time))
 
 

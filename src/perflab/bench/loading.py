@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from perflab.bench.neighbours import importable_neighbours
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     """Import a benchmark file and return the one ``Benchmark`` it declares.
 
-    The file's directory goes first on ``sys.path`` so that it can import its neighbours.
+    The file's directory goes first on ``sys.path`` so that it can import its neighbours (unless
+    the job put it there, behind a revision's code).
     Every failure becomes a ``BenchmarkFileError`` whose message names the file.
     """
     path = os.path.realpath(path)
@@ -49,19 +51,37 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
         raise BenchmarkFileError(f"{path}: not a Python file")
     loader = spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, os.path.dirname(path))
+    importable_neighbours(os.path.dirname(path))
     sys.modules[name] = module
     _run_user_code(path, "importing", lambda: loader.exec_module(module))
     # One Benchmark under two names (``b = a``) is still one.
     found = list({id(value): value for value in vars(module).values() if isinstance(value, Benchmark)}.values())
     if len(found) != 1:
-        raise BenchmarkFileError(f"{path}: expected exactly one perflab.Benchmark, found {len(found)}")
+        raise BenchmarkFileError(
+            f"{path}: expected exactly one perflab.Benchmark, found {len(found)}" + _pytest_hint(module, path)
+        )
     benchmark = found[0]
     if not benchmark.cases:
         raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no case")
     if not benchmark.contenders:
         raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no contender")
     return benchmark
+
+
+def _pytest_hint(module: Any, path: str) -> str:
+    """How to run a pytest test file that uses the ``benchmark`` fixture (pytest-benchmark's or
+    perflab's plugin), which is not a benchmark file; "" for anything else."""
+    functions = [value for name, value in vars(module).items() if name.startswith("test") and callable(value)]
+    for value in list(functions):
+        if isinstance(value, type):  # a test class: its test methods
+            functions += [method for name, method in vars(value).items() if name.startswith("test")]
+    codes = [code for code in (getattr(f, "__code__", None) for f in functions) if code is not None]
+    if not any("benchmark" in code.co_varnames[: code.co_argcount] for code in codes):
+        return ""
+    return (
+        f"; it is a pytest file with benchmark tests: run `pytest --perflab {path}` (across revisions: run it "
+        f"at each one, which stores its runs, then `pytest --perflab {path} --perflab-against REV`)"
+    )
 
 
 def is_pyperf_script(path: str | os.PathLike[str]) -> bool:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab.bench.comparators import Comparator, Outcome, first_difference
+from perflab.bench.neighbours import importable_neighbours
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -363,7 +364,7 @@ class _TimesItself:
 def load(path: Path) -> Benchmark:
     """Run the script as ``__main__`` with the recording Runner and return it as a Benchmark."""
     argv = [str(path), *shlex.split(os.environ.get(ARGS_VARIABLE, ""))]
-    sys.path.insert(0, str(path.parent))  # as `python script.py` would: it may import its neighbours
+    importable_neighbours(str(path.parent))  # as `python script.py` would: it may import its neighbours
     Runner.recorded = []
     with _recording_pyperf(), _argv(argv):
         script = _run_as_main(path)

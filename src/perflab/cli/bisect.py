@@ -12,11 +12,13 @@ from perflab.cli.support.options import (
     EXIT_OK,
     UsageError,
     add_verb,
+    benchmark_from_revision_option,
     build_choice,
     build_options,
     case_option,
     check_outputs,
     contender_option,
+    from_revision,
     one_name,
     output_option,
     resolve_benchmark,
@@ -37,12 +39,14 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "bisect",
         "find the first commit where a benchmark got slower (statistical A/B oracle)",
         "perflab bisect --good v1.0 --bad main bench.py",
-        "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30",
+        "perflab bisect --good HEAD~64 --bad HEAD bench.py --case NESTED --max-time 30  # each measurement's budget",
+        "perflab bisect --good v1.0 --bad main /tmp/new_bench.py     # today's benchmark on each commit's code",
         "perflab bisect --good v1.0 --bad main bench.py --markdown bisect.md --json bisect.json",
     )
     parser.add_argument(
         "benchmark",
-        help="a benchmark file inside the git repository, or an asv suite (its benchmark directory or asv.conf.json)",
+        help="a benchmark file (run on each commit's code; untracked or outside the repository is fine), "
+        "or an asv suite (its benchmark directory or asv.conf.json)",
     )
     parser.add_argument("--good", required=True, metavar="REV", help="a revision known to be fast")
     parser.add_argument("--bad", required=True, metavar="REV", help="a later revision known to be slow")
@@ -56,6 +60,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     output_option(parser, "--markdown", "first bad commit and each step's ratio to good")
     output_option(parser, "--html", "first bad commit and each step's ratio to good, as a page")
     build_options(parser, spread=False)
+    benchmark_from_revision_option(parser)
     timing_options(parser, max_time=20.0, precision=0.01)
     parser.set_defaults(handler=run)
 
@@ -70,11 +75,16 @@ def run(args: argparse.Namespace, err: Console) -> int:
     from perflab.render.terminal.progress import LiveProgress
 
     if not Path(args.benchmark).exists():  # (not a built-in's name: bisect measures a repository's commits)
-        raise UsageError(f"{args.benchmark}: no such benchmark file (bisect needs a file inside a git repository)")
+        raise UsageError(f"{args.benchmark}: no such benchmark file (bisect runs a file on each commit's code)")
     path = resolve_benchmark(args.benchmark)
     check_outputs(args, "--json", "--markdown", "--html", inputs=(path,))
     case, contender = one_name(args.case, "--case"), one_name(args.contender, "--contender")
     settings = timing_settings(args)
+
+    def on_step(what: str, budget: float) -> None:  # each measurement's own budget, said as such
+        progress.max_time = budget
+        say(err, f"{what}: --max-time {budget:g} s for this measurement")
+
     try:
         with LiveProgress(err, settings.max_time, settings.precision) as progress:
             outcome = bisect.bisect(
@@ -86,6 +96,8 @@ def run(args: argparse.Namespace, err: Console) -> int:
                 case=case,
                 contender=contender,
                 build=build_choice(args, err),
+                from_revision=from_revision(args),
+                on_step=on_step,
             )
     except (bisect.BisectError, RevisionError) as error:
         raise UsageError(str(error)) from None

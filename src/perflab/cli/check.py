@@ -486,6 +486,9 @@ class _RevisionBaseline:
                 contender=contender,
                 fuzz_examples=0,
                 build=self.build,
+                # The file as it is at the revision: what was declared there is the baseline, and what
+                # is new since is said so ("not declared at REV"), not run on code that lacks it.
+                from_revision=True,
             )
             # Counted while the revision's worktree still exists.
             request.after_timing = functools.partial(_count_while_checked_out, wanted_metrics, settings, target.err)

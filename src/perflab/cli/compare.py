@@ -36,6 +36,7 @@ from perflab.cli.support.options import (
     contender_option,
     deprecated_alias,
     exit_code,
+    from_revision,
     fuzz_option,
     names,
     one_name,
@@ -66,6 +67,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "perflab compare json_dumps --contender orjson,ujson --case NESTED",
         "perflab compare bench.py --rev main --rev HEAD     # the same benchmark on two revisions",
         "perflab compare bench.py --rev HEAD --rev WORKTREE # uncommitted changes vs HEAD",
+        "perflab compare /tmp/new_bench.py --rev v1.0 --rev v2.0  # today's benchmark on old code",
         "perflab compare bench.py --python python3.11 --python python3.12",
         "perflab compare bench.py --markdown summary.md --json results.json",
         "perflab compare json_dumps --html report.html   # with flame graphs and differential profiles",
@@ -134,6 +136,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         contender=one_name(args.contender, "--contender with --rev or --python") if across else None,
         fuzz_examples=0 if args.no_fuzz else difference_search.DEFAULT_EXAMPLES,
         build=build_choice(args, err, bool(args.rev)),
+        from_revision=from_revision(args),
     )
     check_outputs(args, "--html", "--json", "--markdown", inputs=(path, check_store(args, path)))
     profiler = None

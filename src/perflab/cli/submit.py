@@ -149,6 +149,7 @@ def checked_label(label: str) -> str:
 
 def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
     from perflab import asv_config, builtins, git
+    from perflab.option_types import FROM_REVISION
     from perflab.queue.job_spec import JobSpec
 
     path = Path(name)
@@ -169,6 +170,16 @@ def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
     head = git.resolve_commit(root, "HEAD")
     if head is None:
         raise UsageError(f"{root}: has no commit yet; commit the benchmark first")
+    relative = path.resolve().relative_to(root).as_posix()
+    if git.file_at(root, head, relative) is None:  # workers get the benchmark from the repository
+        raise UsageError(
+            f"{name}: not committed at HEAD ({head[:10]}); a worker reads the benchmark from the repository: "
+            f"commit it first (git add {relative} && git commit), then submit"
+        )
+    if args.benchmark_from_revision and not args.rev:
+        raise UsageError("--benchmark-from-revision reads the benchmark at each --rev: give --rev REV twice or more")
+    if args.benchmark_from_revision:
+        options = [*options, FROM_REVISION]
     revisions = []
     for revision in args.rev or []:
         commit = git.resolve_commit(root, revision)
@@ -176,7 +187,7 @@ def _spec(name: str, args: argparse.Namespace, options: list[str]) -> JobSpec:
             raise UsageError(f"--rev {revision}: no such revision in {root}")
         revisions.append(commit)
     return JobSpec(
-        path.resolve().relative_to(root).as_posix(),
+        relative,
         repository=args.repo or str(root),
         commit=head,
         revisions=revisions,

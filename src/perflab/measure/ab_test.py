@@ -25,8 +25,16 @@ from perflab.measure.launcher import run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
-from perflab.measure.worktrees import CURRENT, RevisionError, checkouts, import_roots, repository_root
-from perflab.option_types import matching
+from perflab.measure.worktrees import (
+    CURRENT,
+    Checkout,
+    RevisionError,
+    benchmark_repository,
+    checkouts,
+    import_roots,
+    search_path,
+)
+from perflab.option_types import FROM_REVISION, matching
 from perflab.results.model import RunResult
 
 
@@ -59,6 +67,8 @@ class Request:
     fuzz_examples: int = difference_search.DEFAULT_EXAMPLES
     case_limit: int | None = None  # only the first cases declared (perflab demo's budget)
     build: builds.Choice = field(default_factory=builds.Choice)  # revisions mode: which to build, how
+    # revisions mode: the benchmark file as it is at each revision, not the given file on each one's code
+    from_revision: bool = False
     # Called with the sides, cases and result while the sides still exist (worktrees included),
     # e.g. to profile them for the report.
     after_timing: Callable[[list[Side], list[str], RunResult], None] | None = None
@@ -70,7 +80,7 @@ def compare(request: Request, listener: Listener) -> RunResult:
     budget = request.settings.max_time  # no job outlasts it: a file that hangs on import included
     built: dict[str, builds.Environment] = {}
     with _sides(request, built) as sides:
-        names = {side.name: _describe(side, request.settings, budget) for side in sides}
+        names = {side.name: _describe(side, request.settings, budget, _import_hint(request)) for side in sides}
         try:
             cases = matching(_common_cases(request.cases, names), request.case_patterns)[: request.case_limit]
         except ValueError as error:
@@ -116,14 +126,18 @@ def _sides(request: Request, built: dict[str, builds.Environment]) -> Iterator[l
                 "A/A comparison of one commit, name it twice differently, e.g. HEAD and its hash)"
             )
         try:
-            with checkouts(path, request.revisions) as files:
-                sides = [_revision_side(revision, file, request, built) for revision, file in files.items()]
-                # The reference is the user's file's (the working tree's side, built if it was);
-                # a built revision's when only its environment can import the project.
+            with checkouts(path, request.revisions, request.from_revision) as found:
+                _say_differing(found, request)
+                sides = [_revision_side(revision, checkout, request, built) for revision, checkout in found.items()]
+                # The reference is the user's file's (the working tree's side, built if it was, or
+                # any side: they all run it); a built revision's when only its environment can
+                # import the project.
                 probe = next((side for side in sides if side.name == CURRENT), None)
                 if probe is None:
-                    probe = sides[-1] if built else Side("", str(path), "", settings.python)
-                contender = request.contender or _describe(replace(probe, name=""), settings)["reference"]
+                    probe = (
+                        sides[-1] if built or not request.from_revision else Side("", str(path), "", settings.python)
+                    )
+                contender = request.contender or _describe(probe, settings, hint=_import_hint(request))["reference"]
                 yield [replace(side, contender=contender) for side in sides]
         except builds.BuildFailed as error:
             raise Unbuildable(str(error), error.revision) from None
@@ -151,15 +165,29 @@ def _sides(request: Request, built: dict[str, builds.Environment]) -> Iterator[l
         yield contender_sides(str(path), ordered, settings.python)
 
 
-def _revision_side(revision: str, file: Path, request: Request, built: dict[str, builds.Environment]) -> Side:
+def _say_differing(found: dict[str, Checkout], request: Request) -> None:
+    """One line when a revision holds another version of the benchmark file than the one run on it."""
+    differing = [revision for revision, checkout in found.items() if checkout.differs]
+    if differing and request.build.on_progress is not None:
+        request.build.on_progress(
+            f"{request.benchmark.name} differs at {', '.join(differing)}: the given file runs on every revision's "
+            f"code ({FROM_REVISION} runs each revision's own version, e.g. when the file is the code measured)"
+        )
+
+
+def _revision_side(revision: str, checkout: Checkout, request: Request, built: dict[str, builds.Environment]) -> Side:
     """A revision run from its source (its worktree imported first), or, when its project is built,
-    under its environment's python with nothing imported ahead of what was installed."""
-    repository = repository_root(request.benchmark)
-    source = repository if revision == CURRENT else repository_root(file)
-    if not request.build.wanted(source):
-        return Side(revision, str(file), "", request.settings.python, [] if revision == CURRENT else import_roots(file))
-    built[revision] = builds.environment(repository, revision, request.settings.python, request.build)
-    return Side(revision, str(file), "", built[revision].python)
+    under its environment's python with what was installed there imported first; the benchmark's
+    folder after either (search_path)."""
+    if not request.build.wanted(checkout.root):
+        roots = import_roots(checkout.root)
+        return Side(
+            revision, str(checkout.benchmark), "", request.settings.python, search_path(roots, checkout.benchmark)
+        )
+    repository = benchmark_repository(request.benchmark)
+    built[revision] = environment = builds.environment(repository, revision, request.settings.python, request.build)
+    roots = [str(environment.site_packages)]
+    return Side(revision, str(checkout.benchmark), "", environment.python, search_path(roots, checkout.benchmark))
 
 
 def describe_built(path: Path, settings: Settings, choice: builds.Choice) -> DescribeEvent | None:
@@ -178,7 +206,8 @@ def built_working_tree(path: Path, settings: Settings, choice: builds.Choice) ->
         built = builds.environment(repository, CURRENT, settings.python, choice)
     except RevisionError as error:  # a build that failed included
         raise CompareError(str(error)) from None
-    return _describe(Side(CURRENT, str(path), "", built.python), settings), built.python
+    imports = search_path([str(built.site_packages)], path)
+    return _describe(Side(CURRENT, str(path), "", built.python, imports), settings), built.python
 
 
 def _measure_build_spread(
@@ -189,18 +218,22 @@ def _measure_build_spread(
         say = request.build.on_progress or (lambda message: None)
         say(f"{base.name} is not built (its project does not compile; --build builds it): no build spread")
         return
-    repository = repository_root(request.benchmark)
+    repository = benchmark_repository(request.benchmark)
     spread = build_noise.measure(repository, base, built[base.name], cases, request.settings, request.build)
     if spread is not None:
         result.metadata["build_spread"] = spread.to_json()
 
 
-def _describe(side: Side, settings: Settings, budget: float | None = None) -> DescribeEvent:
-    """The benchmark as this side sees it; a file that does not load is a one-line error."""
+def _describe(side: Side, settings: Settings, budget: float | None = None, hint: str = "") -> DescribeEvent:
+    """The benchmark as this side sees it; a file that does not load is a one-line error (``hint``:
+    what to say after an import that fails)."""
     outcome = run_job(describe_job(side.file, side.sys_path), settings.timeout, side.python, budget=budget)
     if not outcome.ok:
-        where = f" ({side.name})" if side.name else ""
-        raise CompareError(f"{outcome.error}{where}")
+        failed_import = hint and re.search(r"\b(ModuleNotFound|Import)Error while importing\b", outcome.error or "")
+        said = [side.name] if side.name else []
+        raise CompareError(
+            f"{outcome.error}" + (f" ({': '.join(said + [hint] if failed_import else said)})" if said else "")
+        )
     described = outcome.of("describe")[0]
     if side.contender and side.contender not in described["contenders"]:
         raise MissingContender(
@@ -208,6 +241,16 @@ def _describe(side: Side, settings: Settings, budget: float | None = None) -> De
             f"(declared: {', '.join(described['contenders'])})"
         )
     return described
+
+
+def _import_hint(request: Request) -> str:
+    """What to do when a revision's code lacks what the given benchmark file imports."""
+    if not request.revisions or request.from_revision:
+        return ""
+    return (
+        "the given benchmark file runs on this revision's code: give a revision that has what it imports, "
+        f"or {FROM_REVISION} to run each revision's own copy of the file"
+    )
 
 
 def interpreter_labels(pythons: list[str], versions: list[str]) -> list[str]:

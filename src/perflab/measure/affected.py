@@ -26,7 +26,7 @@ from perflab.measure import changed_code
 from perflab.measure.launcher import run_job
 from perflab.measure.parallel_checks import side_by_side
 from perflab.measure.settings import Settings
-from perflab.measure.worktrees import CURRENT, checkouts, import_roots, repository_root
+from perflab.measure.worktrees import CURRENT, checkouts, import_roots, repository_root, search_path
 
 # Calls of the operation traced per cell: code that runs only from a later call on (a cache that
 # fills, then is read) is reached by the second; beyond a few, what a call runs does not change
@@ -78,10 +78,14 @@ def select(
     elif not changes.functions and not changes.modules:
         decided = dict.fromkeys(cells, False)  # the same code (or only comments): nothing to trace
     else:
-        with checkouts(benchmark, [revision, CURRENT]) as files:
+        with checkouts(benchmark, [revision, CURRENT], from_revision=True) as found:  # as check measures them
             sides = [
-                _Side(files[revision], import_roots(files[revision]), repository_root(files[revision]).resolve()),
-                _Side(benchmark.resolve(), [], root.resolve()),
+                _Side(
+                    checkout.benchmark,
+                    search_path(import_roots(checkout.root), checkout.benchmark),
+                    checkout.root.resolve(),
+                )
+                for checkout in (found[revision], found[CURRENT])
             ]
             calls = [
                 functools.partial(_reaches, side, case, contender, changes, settings)

@@ -3,6 +3,8 @@
 1. Confirm: good and bad are measured interleaved; the bad side must be statistically slower,
    if need be after re-measuring with a doubled budget (otherwise there is nothing to find, and
    the error says so with the ratio).
+   Every case is measured there; the search follows the one that regressed most (or --case's),
+   and measures only that case.
 2. Search: the commits between them (``git rev-list --ancestry-path``) are bisected. Each step
    measures good, the middle commit and bad in one interleaved run, so the machine's drift since
    the last step cannot move the goalposts, and classifies the middle commit as bad when its
@@ -33,11 +35,12 @@ from perflab.measure.ab_test import CompareError, Request, Unbuildable, compare
 from perflab.measure.builds import Choice
 from perflab.measure.runner import Listener
 from perflab.measure.settings import Settings
-from perflab.measure.worktrees import repository_root
+from perflab.measure.worktrees import benchmark_repository, differs_at
+from perflab.option_types import FROM_REVISION
 from perflab.results.model import CaseComparison, RunResult, json_numbers
 from perflab.results.quantities import SLOWER
 from perflab.results.warnings import run_warnings
-from perflab.units import format_ratio_estimate
+from perflab.units import format_ratio, format_ratio_estimate
 
 
 class BisectError(Exception):
@@ -78,6 +81,42 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)  # commits that do not build, as git bisect skip
     undecided: list[str] = field(default_factory=list)  # skipped ones just before first_bad: it may be one of them
     warnings: list[str] = field(default_factory=list)  # of every run measured (perflab.results.warnings), once each
+    # Other cases slower at bad than at good in the first measurement, not followed (--case bisects one).
+    also_regressed: list[str] = field(default_factory=list)
+
+    @property
+    def confirmation(self) -> str:
+        """Whether the answer is confirmed, and by which measurements: the final check's."""
+        checks: list[Step] = []  # the final check's steps: the last ones, after the search's
+        for step in reversed(self.steps):
+            if not step.check:
+                break
+            checks.insert(0, step)
+        said = "; ".join(
+            f"{step.commit[:12]} ({step.subject}) {'bad' if step.bad else 'good'}"
+            f"{'' if step.certain else ' (uncertain)'}, {format_ratio_estimate(step.ratio)} vs good"
+            + (f", {step.pooled} measurements pooled" if step.pooled > 1 else "")
+            for step in checks
+        )
+        measured = f"measured again together with good and bad in one run: {said}" if checks else ""
+        if self.certain and not checks:  # nothing between good and bad: the confirming measurement decided it
+            return (
+                f"Confirmed by the first measurement: bad is the only commit after good, and it was "
+                f"{format_ratio(*self.confirmed_ratio)} than good."
+            )
+        if self.certain:
+            return (
+                f"Confirmed by the final check: the commits either side of the boundary {measured}, each "
+                "decided with its whole 95% interval on its side of halfway between good and bad."
+            )
+        if self.undecided:
+            return "Not confirmed: skipped commits (they do not build) lie just before it, and any may be the first bad one."
+        return (
+            "Not confirmed: the final check "
+            + (f"({measured}) " if checks else "")
+            + "did not decide both sides of the boundary with their whole intervals (or contradicted the "
+            "search): the most likely commit, not a proven one; raise --max-time."
+        )
 
     def to_json(self) -> dict:
         """The machine-readable outcome (``perflab bisect --json``), schema perflab.bisect/1."""
@@ -91,9 +130,11 @@ class Outcome:
                 "measurements": self.measurements,
                 "commits": self.commits,
                 "confirmed_ratio": dict(zip(("value", "low", "high"), self.confirmed_ratio)),
+                "confirmation": self.confirmation,
                 "skipped": self.skipped,
                 "undecided": self.undecided,
                 "warnings": self.warnings,
+                "also_regressed": self.also_regressed,
                 "steps": [asdict(step) for step in self.steps],
             }
         )
@@ -110,20 +151,27 @@ def bisect(
     max_remeasure: int = 2,
     max_reopen: int = 2,
     build: Choice = Choice(),
+    from_revision: bool = False,
+    on_step: Callable[[str, float], None] = lambda what, budget: None,
 ) -> Outcome:
-    root = repository_root(benchmark)
+    """``on_step(what, budget)``: before each measurement, what it measures and its own --max-time."""
+    root = benchmark_repository(benchmark)
     commits = _commits_between(root, good, bad)
     warned: dict[str, None] = {}  # every measurement's run warnings, in order, once each
+    names = {good: "good", bad: "bad"}
 
-    def measure(revisions: list[str], budget: float) -> RunResult:
+    def measure(revisions: list[str], budget: float, cases: list[str] | None) -> RunResult:
+        shown = ", ".join(names.get(revision, revision[:12]) for revision in revisions)
+        on_step(f"measuring {shown} on {', '.join(cases) if cases else 'every case'}", budget)
         request = Request(
             benchmark,
             replace(settings, max_time=budget),
-            cases=[case] if case else None,
+            cases=cases,
             revisions=revisions,
             contender=contender,
             fuzz_examples=0,
             build=build,
+            from_revision=from_revision,
         )
         try:
             result = compare(request, listener)
@@ -147,7 +195,7 @@ def bisect(
             followed,
             good,
             bad,
-            measure,
+            lambda revisions, budget: measure(revisions, budget, [followed]),  # only the case followed
             settings.max_time,
             max_remeasure,
             outcome,
@@ -159,12 +207,27 @@ def bisect(
 
     # A 5% regression is often not significant in one short run on a busy machine: re-measure
     # with a doubled budget before concluding there is nothing to find.
-    budget, confirmations = settings.max_time, 1
-    confirmation = measure([good, bad], budget)
+    # Every case is measured here (at good and bad, once), and only the one that regressed most
+    # is followed by the search.
+    budget, confirmations, cases = settings.max_time, 1, [case] if case else None
+    confirmation = measure([good, bad], budget, cases)
     while not _slower(confirmation, bad) and confirmations <= max_remeasure:
         budget, confirmations = budget * 2, confirmations + 1
-        confirmation = measure([good, bad], budget)
-    followed, (value, low, high) = _regressed_case(confirmation, bad, good, confirmations)
+        confirmation = measure([good, bad], budget, cases)
+    try:
+        followed, (value, low, high) = _regressed_case(confirmation, bad, good, confirmations)
+    except BisectError as error:
+        changed = (
+            []
+            if from_revision
+            else [r for r in (good, bad) if differs_at(root, _commit(root, "", r), benchmark.resolve())]
+        )
+        if not changed:
+            raise
+        raise BisectError(
+            f"{error}; {benchmark.name} ran on every commit's code, and {' and '.join(changed)} "
+            f"holds another version of it: {FROM_REVISION} runs each commit's own, if the file is the code measured"
+        ) from None
     outcome = Outcome(
         commits[-1],
         git.subject(root, commits[-1]),
@@ -172,6 +235,7 @@ def bisect(
         (value, low, high),
         measurements=confirmations,
         commits=len(commits),
+        also_regressed=[c.case for c in _slower(confirmation, bad) if c.case != followed],
     )
     skipped: set[int] = set()
     first_bad, outcome.certain = search(len(commits), classify, max_reopen, skipped)
@@ -285,12 +349,16 @@ def _classify(
         result = measure([good, *commits, bad], budget)
         outcome.measurements += 1
         found = {c.contender: c for c in result.comparisons if c.case == case}
-        for commit in commits + [bad]:
-            if commit not in found:
-                raise BisectError(
-                    f"commit {commit[:12]} could not be measured on case {case!r}: "
-                    + "; ".join(result.failures or ["no comparison"])
-                )
+        unmeasured = [commit for commit in commits + [bad] if commit not in found]
+        failed = any(cell.error for cell in result.cells if cell.case == case)  # not the budget: its code
+        if unmeasured and not failed and attempt < max_remeasure:
+            attempt, budget = attempt + 1, budget * 2  # the budget ran out before it was timed: a longer one
+            continue
+        if unmeasured:
+            raise BisectError(
+                f"commit {unmeasured[0][:12]} could not be measured on case {case!r} "
+                f"(--max-time {budget:g} s for this step): " + "; ".join(result.failures or ["no comparison"])
+            )
         regression = found[bad].comparison.ratio
         # A run in which bad is not clearly slower than good (a burst of load) decides little:
         # its commits are held to the confirmed regression, and it cannot make a verdict certain.

@@ -22,6 +22,7 @@ from perflab.measure import builds
 from perflab.measure.runner import run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side
+from perflab.measure.worktrees import search_path
 from perflab.results.quantities import BuildSpread, Interval
 
 SPREADS = "spreads"  # the folder of A/A results in the base build's cache entry
@@ -53,7 +54,8 @@ def measure(
         second = builds.environment(repository, base.name, settings.python, choice, replica=1)
         say = choice.on_progress or (lambda message: None)
         say(f"{base.name}: measuring its two builds A/A for the build-to-build spread")
-        sides = [replace(base, name="build 1"), replace(base, name="build 2", python=second.python)]
+        imports = search_path([str(second.site_packages)], Path(base.file))
+        sides = [replace(base, name="build 1"), replace(base, name="build 2", python=second.python, sys_path=imports)]
         aa = run_sides("A/A", sides, missing, settings)
         if aa.interrupted:
             return None

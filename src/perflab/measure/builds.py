@@ -101,6 +101,12 @@ class Environment:
     cached: bool  # built by an earlier run
     replica: int = 0  # 0: the revision's build; 1: its second build (build_noise.py)
 
+    @property
+    def site_packages(self) -> Path:
+        """Where the build is installed: imported first, so that the project's source in the
+        benchmark's folder or the current directory cannot hide the build."""
+        return next((self.folder / "venv" / "lib").glob("python*/site-packages"))
+
     def to_json(self) -> dict:
         return {
             "tree": self.tree,

@@ -38,5 +38,5 @@ def mirror(repository: str, cache: Path, commits: list[str]) -> Path:
 def checked_out(repository: str, commit: str, benchmark: str, cache: Path, also: list[str]) -> Iterator[Path]:
     """Yield the benchmark file as it is at ``commit`` (``also``: commits a comparison needs too)."""
     clone = mirror(repository, cache, [commit, *also])
-    with checkouts(clone / benchmark, [commit]) as files:
-        yield files[commit]
+    with checkouts(clone / benchmark, [commit], from_revision=True) as found:
+        yield found[commit].benchmark

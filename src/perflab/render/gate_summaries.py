@@ -34,10 +34,6 @@ MEMORY_TITLE = (
     "Memory (memray, Python and native allocations; range over the processes): bytes allocated per call, "
     "and bytes live at the calls' peak:"
 )
-UNCERTAIN_BISECTION = (
-    "The final check of this commit against the one before it stayed uncertain (or contradicted "
-    "the search): it is the most likely one, not a proven one; raise --max-time."
-)
 
 
 def regressions(check: CheckResult) -> int:
@@ -225,11 +221,18 @@ def skipped_commits(outcome: Outcome) -> str | None:
     return said + "."
 
 
+def also_regressed(outcome: Outcome) -> str | None:
+    """The other cases that regressed between good and bad, which the search did not follow."""
+    if not outcome.also_regressed:
+        return None
+    cases = ", ".join(outcome.also_regressed)
+    return f"Also slower at bad than at good, not followed: {cases} (--case NAME bisects one of them)."
+
+
 def bisect_notes(outcome: Outcome) -> list[str]:
-    """What --markdown and --html say under a bisection's table: skipped commits, and uncertainty."""
-    notes = [skipped_commits(outcome) or ""]
-    if not outcome.certain and not outcome.undecided:  # (undecided says why it is uncertain)
-        notes.append(UNCERTAIN_BISECTION)
+    """What --markdown and --html say under a bisection's table: skipped commits, whether the
+    answer is confirmed and by which measurements, and the cases not followed."""
+    notes = [skipped_commits(outcome) or "", outcome.confirmation, also_regressed(outcome) or ""]
     return [note for note in notes if note]
 
 

@@ -48,12 +48,21 @@ def main() -> int:
     return 0
 
 
+def _import_first(directories: list[str]) -> None:
+    """A revision's code (its worktree, or its build) before installed code; and instead of the
+    current directory (``python -m``'s first entry), which may hold the working tree's copy of the
+    project: a module the revision lacks must not come from there."""
+    if directories and sys.path and sys.path[0] == os.getcwd():
+        del sys.path[0]
+    sys.path[:0] = directories
+
+
 def _run_job(commands: TextIO, events: EventStream) -> ErrorEvent | None:
     """Read the job and run it; the "error" event when it failed."""
     job: dict[str, Any] = {}
     try:
         job = json.loads(commands.readline())
-        sys.path[:0] = job.get("sys_path", [])  # a revision's worktree comes before installed code
+        _import_first(job.get("sys_path", []))
         _dispatch(job, events, commands)
     except BenchmarkFileError as error:
         return {"event": "error", "kind": "file", "message": str(error)}

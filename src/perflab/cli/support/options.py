@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab.option_types import matching, percentage, regex, seconds, whole_number
+from perflab.option_types import FROM_REVISION, matching, percentage, regex, seconds, whole_number
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -136,8 +136,27 @@ def rev_option(parser: argparse.ArgumentParser) -> None:
         "--rev",
         action="append",
         metavar="REV",
-        help="measure the benchmark at this git revision, in its own worktree (repeat; WORKTREE = uncommitted state)",
+        help="measure the benchmark on this git revision's code, in its own worktree (repeat; WORKTREE = "
+        "uncommitted state); the benchmark file is the one given, even if untracked or outside the repository",
     )
+    benchmark_from_revision_option(parser)
+
+
+def benchmark_from_revision_option(parser: argparse.ArgumentParser) -> None:
+    """The benchmark file as it is at each revision instead of the given one (the --rev verbs)."""
+    parser.add_argument(
+        FROM_REVISION,
+        action="store_true",
+        help="read the benchmark file from each revision, at the same path in the repository, instead of "
+        "running the given file on each revision's code",
+    )
+
+
+def from_revision(args: argparse.Namespace) -> bool:
+    """--benchmark-from-revision, refused by compare and submit without --rev to read the file at."""
+    if args.benchmark_from_revision and getattr(args, "rev", ()) is None:
+        raise UsageError("--benchmark-from-revision reads the benchmark at each --rev: give --rev REV twice or more")
+    return bool(args.benchmark_from_revision)
 
 
 def build_options(parser: argparse.ArgumentParser, spread: bool = True) -> None:

@@ -58,6 +58,7 @@ def render_bisect(outcome: Outcome) -> str:
         searched=summaries.searched(outcome),
         columns=summaries.BISECT_COLUMNS,
         rows=summaries.bisect_rows(outcome),
-        uncertain=" ".join(summaries.bisect_notes(outcome)) or None,
+        notes=summaries.bisect_notes(outcome),
+        confirmed=outcome.certain,
         warnings=outcome.warnings,
     )

@@ -41,10 +41,9 @@ def render(outcome: Outcome, console: Console) -> None:
     skipped = summaries.skipped_commits(outcome)
     if skipped:
         console.print(escape(skipped))
-    if not outcome.certain and not outcome.undecided:
-        console.print(
-            "[yellow]the final check of this commit against the one before it stayed uncertain (or "
-            "contradicted the search): it is the most likely one, not a proven one; raise --max-time[/]"
-        )
+    console.print(escape(outcome.confirmation), style=None if outcome.certain else "yellow")
+    also = summaries.also_regressed(outcome)
+    if also:
+        console.print(escape(also))
     for warning in outcome.warnings:
         console.print(f"[yellow]{escape(warning)}[/]")
