@@ -37,12 +37,11 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
         return _run_user_code(path, "importing the asv suite", lambda: asv_suite.load(Path(path)))
     if not os.path.isfile(path):
         raise BenchmarkFileError(f"{path}: no such benchmark file")
-    if is_pyperf_script(path):
-        from pathlib import Path
-
+    target = pyperf_target(path)
+    if target is not None:
         from perflab.bench import pyperf_script
 
-        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(Path(path)))
+        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(*target))
     name = module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -62,6 +61,39 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     if not benchmark.contenders:
         raise BenchmarkFileError(f"{path}: benchmark {benchmark.name!r} declares no contender")
     return benchmark
+
+
+def run_on_case(path: str, case: str, job: Callable[[], None]) -> None:
+    """Run ``job``, a worker's job on ``case`` of the benchmark at ``path``: for a pyperf script,
+    inside the script's call that asks to time ``case`` (perflab.bench.pyperf_script.serve), where
+    pyperf times it; for any other benchmark, as it is."""
+    path = os.path.realpath(path)
+    target = pyperf_target(path) if os.path.isfile(path) else None
+    if target is None:
+        job()
+        return
+    from perflab.bench import pyperf_script
+
+    failure = _run_user_code(path, "running the pyperf script", lambda: pyperf_script.serve(*target, case, job))
+    if failure is not None:
+        raise failure
+
+
+def pyperf_target(path: str) -> tuple[str, tuple[str, ...], str | None] | None:
+    """How to run the pyperf script at ``path`` (the script, its options, the benchmark's name), or
+    None when ``path`` is not one: a pyperf script, or a pyperformance benchmark's metadata file
+    (perflab.bench.pyperformance_metafile: the script it names, with its options)."""
+    if path.endswith(".toml"):
+        from perflab.bench import pyperformance_metafile
+
+        if pyperformance_metafile.is_metafile(path):
+            described = _run_user_code(
+                path, "reading pyperformance's metadata", lambda: pyperformance_metafile.read(path)
+            )
+            return described.runscript, described.extra_opts, described.name
+    if is_pyperf_script(path):
+        return path, (), None
+    return None
 
 
 def is_pyperf_script(path: str | os.PathLike[str]) -> bool:
