@@ -69,3 +69,11 @@ def path_of(reference: str, error: type[Exception]) -> Path:
     if found is None or not found.is_file():
         raise error(f"{reference}: no such pyperformance benchmark (its MANIFEST's: {', '.join(names())})")
     return found
+
+
+def pyperf_command(name: str) -> list[str]:
+    """The script and options pyperformance runs for benchmark ``name`` (pyperf's own command line)."""
+    from perflab.bench import pyperformance_metafile
+
+    described = pyperformance_metafile.read(str(path_of(PREFIX + name, ValueError)))
+    return [described.runscript, *described.extra_opts]
