@@ -223,3 +223,32 @@ def test_profile_reaches_the_scripts_function(tmp_path):
     assert in_encode > 0.5 * total, samples
     # the recorder's frames are harness, like the worker's loop: the script's function is the root
     assert not any("pyperf_script.py" in stack for stack, _ in samples)
+
+
+def test_pyperf_folder_keeps_every_run_and_pyperfs_metadata(tmp_path):
+    """--pyperf DIR: each pyperf script's file is named after it (not every one script.json), a
+    file already there is refused before anything is measured, and pyperf's tools show the
+    machine, the interpreter and the loops."""
+    import sys
+
+    first = write_script(tmp_path, "import pyperf\npyperf.Runner().bench_func('a', sum, [1, 2])\n", "bm_first.py")
+    second = write_script(tmp_path, "import pyperf\npyperf.Runner().bench_func('b', max, [1, 2])\n", "bm_second.py")
+    folder = tmp_path / "pp"
+    for script in (first, second):
+        done = run_perflab("run", script, *QUICK, "--pyperf", folder, "--no-store")
+        assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in folder.iterdir()) == ["bm_first.json", "bm_second.json"]
+    kept = (folder / "bm_first.json").read_bytes()
+    again = run_perflab("run", first, *QUICK, "--pyperf", folder, "--no-store")
+    assert again.returncode == 2 and "bm_first.json exists" in again.stderr and "checking" not in again.stderr
+    assert (folder / "bm_first.json").read_bytes() == kept
+    shown = subprocess.run(
+        [sys.executable, "-m", "pyperf", "metadata", folder / "bm_first.json"], capture_output=True, text=True
+    )
+    assert shown.returncode == 0, shown.stderr
+    for key in ("python_version", "python_implementation", "cpu_count", "hostname", "platform", "date"):
+        assert f"- {key}: " in shown.stdout, (key, shown.stdout)
+    stats = subprocess.run(
+        [sys.executable, "-m", "pyperf", "stats", folder / "bm_first.json"], capture_output=True, text=True
+    )
+    assert "Loop iterations per value: " in stats.stdout and "Number of warmup per run: " in stats.stdout, stats.stdout
