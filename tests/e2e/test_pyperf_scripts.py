@@ -252,3 +252,33 @@ def test_pyperf_folder_keeps_every_run_and_pyperfs_metadata(tmp_path):
         [sys.executable, "-m", "pyperf", "stats", folder / "bm_first.json"], capture_output=True, text=True
     )
     assert "Loop iterations per value: " in stats.stdout and "Number of warmup per run: " in stats.stdout, stats.stdout
+
+
+def test_work_a_script_runs_beside_its_calls_is_accepted_as_under_pyperf(tmp_path):
+    """A server thread the script starts (fastapi's) does the work of every call and outlives it:
+    pyperf times it, and so does perflab."""
+    script = write_script(
+        tmp_path,
+        """
+        import queue, threading
+        import pyperf
+
+        requests, replies = queue.Queue(), queue.Queue()
+
+        def serve():
+            while True:
+                n = requests.get()
+                replies.put(sum(i * i for i in range(n)))
+
+        def ask(n):
+            requests.put(n)
+            return replies.get()
+
+        threading.Thread(target=serve, name="server", daemon=True).start()
+        pyperf.Runner().bench_func("request", ask, 20000)
+    """,
+    )
+    done = run_perflab("run", script, *QUICK, "--json", tmp_path / "out.json")
+    assert done.returncode == 0, done.stderr
+    (cell,) = load_json(tmp_path / "out.json")["cells"]
+    assert not cell["error"] and cell["estimates"]["median"]["value"] > 0
