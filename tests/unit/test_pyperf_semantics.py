@@ -113,3 +113,12 @@ def test_every_name_of_the_installed_manifest_is_addressable():
         assert pyperformance_benchmarks.path_of(f"pyperformance:{name}", ValueError) == path
         assert pyperformance_metafile.read(str(path)).name == name
     assert pyperformance_metafile.read(str(found["pickle_dict"])).extra_opts == ("pickle_dict",)
+
+
+def test_a_missing_module_names_the_benchmarks_requirements(tmp_path):
+    write_suite(tmp_path)
+    (tmp_path / "bm_base" / "run_benchmark.py").write_text("import pyperf\nimport no_such_module_here\n")
+    (tmp_path / "bm_base" / "requirements.txt").write_text("no_such_module_here==1.0\n")
+    with pytest.raises(BenchmarkFileError) as raised:
+        load_benchmark(tmp_path / "bm_base" / "bm_variant.toml")
+    assert f"pip install -r {tmp_path / 'bm_base' / 'requirements.txt'}" in str(raised.value)

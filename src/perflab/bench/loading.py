@@ -136,6 +136,7 @@ def _run_user_code(path: str, doing: str, run: Callable[[], Any]) -> Any:
         where = _user_line(error, path)
         raise BenchmarkFileError(
             f"{where}: {type(error).__name__} while {doing}: {error}{_hidden_build(error, path)}"
+            f"{_requirements(error, path)}"
         ) from None
 
 
@@ -152,6 +153,15 @@ def _hidden_build(error: BaseException, path: str) -> str:
         f" ({package} was imported from {source}, its source beside the benchmark: that hides an installed build "
         "of it; keep the benchmark outside the package's import root, e.g. in benchmarks/)"
     )
+
+
+def _requirements(error: BaseException, path: str) -> str:
+    """What a pyperformance benchmark needs installed, as pyperformance installs it: the
+    requirements.txt beside its metadata file, when a module is missing."""
+    requirements = os.path.join(os.path.dirname(path), "requirements.txt")
+    if not isinstance(error, ModuleNotFoundError) or not path.endswith(".toml") or not os.path.isfile(requirements):
+        return ""
+    return f" (pyperformance installs what this benchmark needs: pip install -r {requirements})"
 
 
 def _user_line(error: BaseException, path: str) -> str:
