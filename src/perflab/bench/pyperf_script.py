@@ -378,7 +378,6 @@ def serve(
     it (a temporary directory not yet removed, a repository still open). The script then goes on
     (its clean-up runs). Returns what ``job`` raised, for the caller to raise once the script is
     done: the script must not catch it, nor its failure be taken for the script's."""
-    global _live
     failure: list[BaseException] = []
     served: list[str] = []
 
