@@ -282,3 +282,29 @@ def test_work_a_script_runs_beside_its_calls_is_accepted_as_under_pyperf(tmp_pat
     assert done.returncode == 0, done.stderr
     (cell,) = load_json(tmp_path / "out.json")["cells"]
     assert not cell["error"] and cell["estimates"]["median"]["value"] > 0
+
+
+def test_a_timed_function_that_raises_is_its_cases_error(tmp_path):
+    """The check calls nothing of a pyperf script (nothing is compared): a timed function that
+    raises is the error of its case when it is timed, with the script's line; the others are timed."""
+    script = write_script(
+        tmp_path,
+        """
+        import pyperf
+
+        def bad():
+            return 1 / 0
+
+        runner = pyperf.Runner()
+        runner.bench_func("good", sum, [1, 2])
+        runner.bench_func("bad", bad)
+    """,
+    )
+    done = run_perflab("run", script, *QUICK, "--json", tmp_path / "out.json")
+    assert done.returncode == 1
+    found = cells(load_json(tmp_path / "out.json"))
+    assert (
+        "ZeroDivisionError" in found[("bad", "script")]["error"]
+        and "bm_script.py:5" in found[("bad", "script")]["error"]
+    )
+    assert not found[("good", "script")]["error"] and found[("good", "script")]["estimates"]["median"]["value"] > 0

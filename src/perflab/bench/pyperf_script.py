@@ -12,7 +12,7 @@ what it cleans up afterwards not yet gone; the timed calls run in perflab's fres
 interleaved worker processes.
 
 - ``bench_func(name, f, *args)``: perflab times ``f(*args)`` itself. What it returns is not
-  compared (``NotCompared``), as pyperf ignores it: the checks see that each case runs.
+  compared (``NotCompared``), as pyperf ignores it.
 - ``bench_time_func(name, time_func, *args)``: the script times itself: ``time_func(loops, *args)``
   returns the seconds that ``loops`` iterations took, and perflab uses that (the worker's
   ``measured_region`` hands the loop count over through ``times_itself``).
@@ -329,7 +329,7 @@ class Runner:
 class NotCompared(Comparator):
     """A pyperf script's timed functions return nothing to compare: pyperf ignores what they return
     (often a time, or whatever the last statement gave), and a script has no reference to be
-    equivalent to. The check runs each case once, to see that it runs, and compares nothing."""
+    equivalent to. The check runs the script up to each case and compares nothing."""
 
     name = "not compared (pyperf script)"
     compares = False

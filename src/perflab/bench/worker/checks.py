@@ -35,8 +35,9 @@ def run_check(job: CheckJob, events: EventStream) -> None:
     path = job["file"]
     benchmark, case, argument = load_case(path, job["case"])
     events.send({"event": "work", "work": case.work(argument)})
-    if not benchmark.comparator.compares:  # a pyperf script: that it runs is all there is to check
-        call(benchmark.contenders[job["contender"]], argument, path, "contender")
+    # A pyperf script: nothing to compare, and the first timing worker calls the case anyway (an
+    # exception there is the case's error); the script's set-up up to the case has run here.
+    if not benchmark.comparator.compares:
         outcome = benchmark.comparator.check(None, None)
         events.send(
             {
@@ -124,10 +125,10 @@ def run_output(job: OutputJob, events: EventStream) -> None:
     benchmark, case, argument = load_case(path, job["case"])
     events.send({"event": "work", "work": case.work(argument)})
     contender = benchmark.contenders[job["contender"]]
-    output = call(contender, argument, path, "reference")
-    if not benchmark.comparator.compares:  # nothing to compare on the other side: it ran, that is all
+    if not benchmark.comparator.compares:  # nothing to compare on the other side (run_check's pyperf script)
         events.send({"event": "output", "pickled": pickled(None) or "", "input": None, "shares": False})
         return
+    output = call(contender, argument, path, "reference")
     sent = pickled(output)
     if sent is None:
         raise UserCodeError(
