@@ -34,11 +34,11 @@ from perflab.units import format_time
 NAME = "pyperf_scripts"
 
 
-def run_pyperf_script(script: Path, out: Path, fast: bool) -> tuple[float, dict[str, list[list[float]]]]:
-    """pyperf's runner on the script: (wall seconds, {benchmark: values of each worker process})."""
+def run_pyperf_script(script: list[str], out: Path, fast: bool) -> tuple[float, dict[str, list[list[float]]]]:
+    """pyperf's runner on the script (its path and options): (wall seconds, {benchmark: values of each worker process})."""
     import pyperf
 
-    wall, _ = run_pyperf_runner([str(script)], out, *(["--fast"] if fast else []))
+    wall, _ = run_pyperf_runner(script, out, *(["--fast"] if fast else []))
     suite = pyperf.BenchmarkSuite.load(str(out))
     return wall, {
         bench.get_name(): [list(run.values) for run in bench.get_runs() if run.values]
@@ -71,9 +71,7 @@ def main() -> int:
     _cli.add_timing(arguments, 60.0)
     args = _cli.parse(arguments, benchmarks="json_dumps", trials=1, max_time=20.0, precision=50.0)
     names = [name.strip() for name in args.benchmarks.split(",") if name.strip()]
-    scripts = {
-        name: pyperformance_benchmarks.path_of(pyperformance_benchmarks.PREFIX + name, SystemExit) for name in names
-    }
+    scripts = {name: pyperformance_benchmarks.pyperf_command(name) for name in names}
     perflab_options = _cli.timing_options(args)
     settings = {
         "trials": args.trials,

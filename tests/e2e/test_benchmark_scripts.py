@@ -98,6 +98,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "program_profile": (r"profiling overhead: program wall time x[\d.]+", ("py-spy",)),
     "perf_sampler": (r"time to \d+ native samples: perf [\d.]+ s", ("perf", "py-spy", "python3.13")),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
+    "pyperformance_suite": (r"unpickle_list +ran .* pyperf --fast ran", ()),
     "sampler_pause": (r"stopped: slowdown +[+-][\d.]+%", ("py-spy",)),
     "repeat_only_cautions": (r"false cautions \(genuine contenders\): \d+/\d+ faster comparisons", ()),
     "startup": (r"perflab --help / pyperf: x[\d.]+", ()),

@@ -230,6 +230,23 @@ def test_contenders_that_leave_work_running_are_named_and_not_timed_beside_other
     assert processes_marked(marker) == []  # the sleeping child was killed with its worker
 
 
+def test_a_contender_whose_pool_ends_inside_its_call_is_timed(tmp_path):
+    """Threads that do a call's work and are joined before it returns (a ThreadPool in a with
+    block, pyperformance's concurrent_imap) are the call's own work, not work left running."""
+    pooled = """
+from multiprocessing.pool import ThreadPool
+@bench.contender
+def in_a_pool(xs):
+    with ThreadPool(2) as pool:
+        pool.map(lambda n: sum(i * i for i in range(n)), [3000] * 8)
+    return sorted(xs)
+"""
+    (tmp_path / "bench.py").write_text(SORTS + pooled)
+    process = perflab(tmp_path, "run bench.py --no-store --json out.json", *QUICK)
+    cells = {cell["contender"]: cell for cell in json.loads((tmp_path / "out.json").read_text())["cells"]}
+    assert not cells["in_a_pool"]["error"] and cells["in_a_pool"]["estimates"], process.stderr
+
+
 def test_nothing_timed_is_not_a_precision_target_reached(tmp_path):
     (tmp_path / "bench.py").write_text(FAILING)
     process = perflab(tmp_path, "run bench.py --db store.db", *QUICK)

@@ -65,8 +65,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from perflab.bench.comparators import Comparator, Outcome, first_difference
 from perflab.bench.optional import Skipped
-from perflab.bench.pyperf_script import PlainDataComparator
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CONTENDER = "asv"
+PLAIN_DATA = (type(None), bool, int, float, complex, str, bytes)
 TIMED = ("time", "timeraw")
 # asv_runner's benchmark kinds and the names that make a function one (benchmarks/*.py's name_regex).
 KINDS = {
@@ -431,6 +432,32 @@ def _raw_seconds(prepared: Prepared, number: int) -> float:
     if done.returncode != 0:
         raise RuntimeError(f"{prepared.benchmark.name}: the timed interpreter failed: {done.stderr.strip()}")
     return float(done.stdout)
+
+
+class PlainDataComparator(Comparator):
+    """Exact comparison of plain-data outputs; anything else (an object without a meaningful
+    ``==``) is not compared, and the note says so rather than calling it equivalent silently."""
+
+    name = "exact (plain data)"
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        if not (_plain(expected) and _plain(actual)):
+            kinds = {type(expected).__name__, type(actual).__name__}
+            return Outcome(True, note=f"output of type {'/'.join(sorted(kinds))} not compared")
+        difference = first_difference(expected, actual)
+        return Outcome(difference is None, difference)
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    if depth > 20:
+        return False
+    if isinstance(value, PLAIN_DATA):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def load(directory: Path) -> Benchmark:

@@ -38,6 +38,7 @@ class Outcome:
 
 class Comparator:
     name = "comparator"
+    compares = True  # False: nothing is compared (a pyperf script's), and checks only run each case once
 
     def check(self, expected: Any, actual: Any) -> Outcome:
         raise NotImplementedError

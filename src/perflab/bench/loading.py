@@ -39,12 +39,11 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
         return _run_user_code(path, "importing the asv suite", lambda: asv_suite.load(Path(path)))
     if not os.path.isfile(path):
         raise BenchmarkFileError(f"{path}: no such benchmark file")
-    if is_pyperf_script(path):
-        from pathlib import Path
-
+    target = pyperf_target(path)
+    if target is not None:
         from perflab.bench import pyperf_script
 
-        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(Path(path)))
+        return _run_user_code(path, "running the pyperf script", lambda: pyperf_script.load(*target))
     name = module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -82,6 +81,39 @@ def _pytest_hint(module: Any, path: str) -> str:
         f"; it is a pytest file with benchmark tests: run `pytest --perflab {path}` (across revisions: run it "
         f"at each one, which stores its runs, then `pytest --perflab {path} --perflab-against REV`)"
     )
+
+
+def run_on_case(path: str, case: str, job: Callable[[], None]) -> None:
+    """Run ``job``, a worker's job on ``case`` of the benchmark at ``path``: for a pyperf script,
+    inside the script's call that asks to time ``case`` (perflab.bench.pyperf_script.serve), where
+    pyperf times it; for any other benchmark, as it is."""
+    path = os.path.realpath(path)
+    target = pyperf_target(path) if os.path.isfile(path) else None
+    if target is None:
+        job()
+        return
+    from perflab.bench import pyperf_script
+
+    failure = _run_user_code(path, "running the pyperf script", lambda: pyperf_script.serve(*target, case, job))
+    if failure is not None:
+        raise failure
+
+
+def pyperf_target(path: str) -> tuple[str, tuple[str, ...], str | None] | None:
+    """How to run the pyperf script at ``path`` (the script, its options, the benchmark's name), or
+    None when ``path`` is not one: a pyperf script, or a pyperformance benchmark's metadata file
+    (perflab.bench.pyperformance_metafile: the script it names, with its options)."""
+    if path.endswith(".toml"):
+        from perflab.bench import pyperformance_metafile
+
+        if pyperformance_metafile.is_metafile(path):
+            described = _run_user_code(
+                path, "reading pyperformance's metadata", lambda: pyperformance_metafile.read(path)
+            )
+            return described.runscript, described.extra_opts, described.name
+    if is_pyperf_script(path):
+        return path, (), None
+    return None
 
 
 def is_pyperf_script(path: str | os.PathLike[str]) -> bool:
@@ -124,6 +156,7 @@ def _run_user_code(path: str, doing: str, run: Callable[[], Any]) -> Any:
         where = _user_line(error, path)
         raise BenchmarkFileError(
             f"{where}: {type(error).__name__} while {doing}: {error}{_hidden_build(error, path)}"
+            f"{_requirements(error, path)}"
         ) from None
 
 
@@ -140,6 +173,15 @@ def _hidden_build(error: BaseException, path: str) -> str:
         f" ({package} was imported from {source}, its source beside the benchmark: that hides an installed build "
         "of it; keep the benchmark outside the package's import root, e.g. in benchmarks/)"
     )
+
+
+def _requirements(error: BaseException, path: str) -> str:
+    """What a pyperformance benchmark needs installed, as pyperformance installs it: the
+    requirements.txt beside its metadata file, when a module is missing."""
+    requirements = os.path.join(os.path.dirname(path), "requirements.txt")
+    if not isinstance(error, ModuleNotFoundError) or not path.endswith(".toml") or not os.path.isfile(requirements):
+        return ""
+    return f" (pyperformance installs what this benchmark needs: pip install -r {requirements})"
 
 
 def _user_line(error: BaseException, path: str) -> str:

@@ -2,22 +2,26 @@
 script asks to time, and perflab's runner, statistics, profiler and store do the timing.
 
 A pyperf script is recognised by its source: it imports ``pyperf`` and declares no
-``perflab.Benchmark`` (perflab.bench.loading.is_pyperf_script). It is run as ``__main__`` with ``pyperf.Runner``
-replaced by ``Runner`` below, whose ``bench_func``, ``bench_time_func``, ``bench_async_func``,
-``timeit`` and ``bench_command`` record the benchmark instead of spawning pyperf's workers. Each
-recorded name becomes a case of one contender, ``script``; perflab's workers load the script the
-same way, so the timed calls run in perflab's fresh, pinned, interleaved worker processes.
+``perflab.Benchmark`` (perflab.bench.loading.is_pyperf_script). It is run as ``python script.py``
+runs it (``__main__``, runpy's module globals) with ``pyperf.Runner`` replaced by ``Runner`` below,
+whose ``bench_func``, ``bench_time_func``, ``bench_async_func``, ``timeit`` and ``bench_command``
+record the benchmark instead of spawning pyperf's workers. Each recorded name becomes a case of one
+contender, ``script``. A worker's job on a case runs inside the script's call that records it
+(``serve``), as pyperf's worker measures inside its call: what the script sets up is still there,
+what it cleans up afterwards not yet gone; the timed calls run in perflab's fresh, pinned,
+interleaved worker processes.
 
-- ``bench_func(name, f, *args)``: perflab times ``f(*args)`` itself; its output is compared across
-  revisions or interpreters when it is plain data (None, numbers, strings, bytes, and lists, tuples
-  and dicts of them); other outputs are not compared, and the check says so.
+- ``bench_func(name, f, *args)``: perflab times ``f(*args)`` itself. What it returns is not
+  compared (``NotCompared``), as pyperf ignores it.
 - ``bench_time_func(name, time_func, *args)``: the script times itself: ``time_func(loops, *args)``
   returns the seconds that ``loops`` iterations took, and perflab uses that (the worker's
   ``measured_region`` hands the loop count over through ``times_itself``).
 - ``inner_loops=N``: times are per inner iteration, as pyperf reports them (``Recorded.seconds_for``).
 - Arguments: ``runner.argparser`` accepts pyperf's own options (parsed and ignored: perflab's
-  stopping rule decides processes, values and loops) and the script's; the script's options are
-  given in ``PERFLAB_PYPERF_ARGS`` (e.g. ``PERFLAB_PYPERF_ARGS="--cases NESTED" perflab run bm.py``).
+  stopping rule decides processes, values and loops), refuses by name those perflab does another
+  way (``-o``: ``--pyperf DIR``), and takes the script's; the script's options are given in
+  ``PERFLAB_PYPERF_ARGS`` (e.g. ``PERFLAB_PYPERF_ARGS="--cases NESTED" perflab run bm.py``), after
+  those of a pyperformance benchmark's metadata (perflab.bench.pyperformance_metafile).
 - Metadata: ``runner.metadata['description']`` becomes the benchmark's description; the rest is
   not kept (the results model has no place for it yet).
 - pyperf need not be installed where the workers run (another interpreter sees only perflab):
@@ -39,12 +43,12 @@ import subprocess
 import sys
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.bench.comparators import Comparator, Outcome, first_difference
+from perflab.bench.comparators import Comparator, Outcome
 from perflab.bench.neighbours import importable_neighbours
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
@@ -54,57 +58,60 @@ if TYPE_CHECKING:
 
 ARGS_VARIABLE = "PERFLAB_PYPERF_ARGS"
 CONTENDER = "script"
-PLAIN_DATA = (type(None), bool, int, float, complex, str, bytes)
 
-# pyperf's own command-line options: accepted so that scripts parse as under pyperf, and ignored.
+# pyperf's own command-line options (pyperf 2.11's Runner): accepted so that scripts parse as under
+# pyperf, and ignored, since perflab's stopping rule decides processes, values and loops, and its
+# own output shows what pyperf's display options would.
 _PYPERF_FLAGS = (
-    "--rigorous",
-    "--fast",
-    "--debug-single-value",
-    "--quiet",
-    "--append",
-    "--worker",
-    "--pipe",
-    "--tracemalloc",
-    "--track-memory",
-    "--no-locale",
-    "--copy-env",
-    "--inherit-environ-all",
-    "--table",
-    "--min",
-    "--stats",
-    "--dump",
-    "--metadata",
-    "--hist",
+    ("--rigorous",),
+    ("--fast",),
+    ("--debug-single-value",),
+    ("-v", "--verbose"),
+    ("-q", "--quiet"),
+    ("--worker",),
+    ("--in-process",),
+    ("--calibrate-loops",),
+    ("--recalibrate-loops",),
+    ("--calibrate-warmups",),
+    ("--recalibrate-warmups",),
+    ("-d", "--dump"),
+    ("-m", "--metadata"),
+    ("-g", "--hist"),
+    ("-t", "--stats"),
+    ("--copy-env",),
+    ("--no-locale",),
 )
 _PYPERF_VALUED = (
-    "-p",
-    "--processes",
-    "-n",
-    "--values",
-    "-l",
-    "--loops",
-    "-w",
-    "--warmups",
-    "--min-time",
-    "--worker-task",
-    "--calibrate-loops",
-    "--recalibrate-loops",
-    "--calibrate-warmups",
-    "--recalibrate-warmups",
-    "-o",
-    "--output",
-    "--python",
-    "--compare-to",
-    "--python-names",
-    "--affinity",
-    "--inherit-environ",
-    "--timeout",
-    "--profile",
-    "--hook",
-    "-d",
-    "--duplicate",
+    ("-p", "--processes"),
+    ("-n", "--values"),
+    ("-w", "--warmups"),
+    ("-l", "--loops"),
+    ("--min-time",),
+    ("--pipe",),
+    ("--worker-task",),
+    ("--inherit-environ",),
+    ("--affinity",),
+    ("--timeout",),
 )
+# pyperf options perflab does otherwise: refused by name, so that nobody waits for a file or a
+# measurement that perflab would not make.
+_PYPERF_REFUSED = {
+    ("-o", "--output"): "perflab writes pyperf's JSON with `perflab run --pyperf DIR`",
+    ("--append",): "perflab writes pyperf's JSON with `perflab run --pyperf DIR`",
+    ("--python",): "compare interpreters with `perflab compare --python A --python B`",
+    ("--compare-to",): "compare interpreters with `perflab compare --python A --python B`",
+    ("--python-names",): "compare interpreters with `perflab compare --python A --python B`",
+    ("--profile",): "profile with `perflab profile`",
+    ("--hook",): "perflab runs no pyperf hooks; `perflab profile` and `--metric` measure beside time",
+    ("--tracemalloc",): "measure memory with `perflab run --metric memory`",
+    ("--track-memory",): "measure memory with `perflab run --metric memory`",
+}
+
+
+class _Refused(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        reason = next(why for options, why in _PYPERF_REFUSED.items() if option_string in options)
+        raise BenchmarkFileError(f"{ARGS_VARIABLE}: pyperf's {option_string} is not taken by perflab: {reason}")
 
 
 @dataclass
@@ -143,6 +150,8 @@ class Runner:
     which record instead of running."""
 
     recorded: list[Recorded] = []  # what every Runner of the script being loaded recorded
+    script: types.ModuleType | None = None  # that script's module
+    at_record: Callable[[list[Recorded]], None] | None = None  # perflab.bench.pyperf_script.serve's
 
     def __init__(
         self,
@@ -156,19 +165,22 @@ class Runner:
         add_cmdline_args: Callable | None = None,
         _argparser: Any = None,
         warmups: int = 1,
+        hooks: Any = None,
     ) -> None:
+        if not isinstance(hooks, (list, tuple, type(None))):  # as pyperf checks it; the hooks are not run
+            raise RuntimeError("hooks parameter should be list, tuple or None")
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser or argparse.ArgumentParser(
             prog=Path(sys.argv[0]).name, description="Benchmark (run by perflab)"
         )
-        for flag in _PYPERF_FLAGS:
-            self.argparser.add_argument(flag, action="store_true", help=argparse.SUPPRESS)
-        for option in _PYPERF_VALUED:
-            self.argparser.add_argument(
-                option, action="append" if option == "--hook" else "store", help=argparse.SUPPRESS
-            )
-        self.argparser.add_argument("-v", "--verbose", action="store_true", help=argparse.SUPPRESS)
+        for flags in _PYPERF_FLAGS:
+            self.argparser.add_argument(*flags, action="store_true", help=argparse.SUPPRESS)
+        for valued in _PYPERF_VALUED:
+            self.argparser.add_argument(*valued, help=argparse.SUPPRESS)
+        for refused in _PYPERF_REFUSED:
+            flag = refused[0] in ("--tracemalloc", "--track-memory")
+            self.argparser.add_argument(*refused, action=_Refused, nargs=0 if flag else "?", help=argparse.SUPPRESS)
 
     def parse_args(self, args: list[str] | None = None) -> argparse.Namespace:
         if self.args is None or args is not None:
@@ -311,34 +323,22 @@ class Runner:
         if inner_loops is not None and (not isinstance(inner_loops, int) or inner_loops < 1):
             raise ValueError(f"inner_loops must be a positive int, not {inner_loops!r}")
         Runner.recorded.append(
-            Recorded(name, time_loops, run_once, inner_loops or 1, {**self.metadata, **(metadata or {})})
+            Recorded(name, time_loops, run_once, inner_loops or 1, {**self.metadata, **(metadata or {})}, Runner.script)
         )
+        if Runner.at_record is not None:
+            Runner.at_record(Runner.recorded)
 
 
-class PlainDataComparator(Comparator):
-    """Exact comparison of plain-data outputs; anything else (an object without a meaningful
-    ``==``) is not compared, and the note says so rather than calling it equivalent silently."""
+class NotCompared(Comparator):
+    """A pyperf script's timed functions return nothing to compare: pyperf ignores what they return
+    (often a time, or whatever the last statement gave), and a script has no reference to be
+    equivalent to. The check runs the script up to each case and compares nothing."""
 
-    name = "exact (plain data)"
+    name = "not compared (pyperf script)"
+    compares = False
 
     def check(self, expected: Any, actual: Any) -> Outcome:
-        if not (_plain(expected) and _plain(actual)):
-            kinds = {type(expected).__name__, type(actual).__name__}
-            return Outcome(True, note=f"output of type {'/'.join(sorted(kinds))} not compared")
-        difference = first_difference(expected, actual)
-        return Outcome(difference is None, difference)
-
-
-def _plain(value: Any, depth: int = 0) -> bool:
-    if depth > 20:
-        return False
-    if isinstance(value, PLAIN_DATA):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
-    return False
+        return Outcome(True, note="pyperf script: what its timed functions return is not compared, as under pyperf")
 
 
 class _TimesItself:
@@ -346,6 +346,9 @@ class _TimesItself:
     the worker's ``measured_region`` lets ``times_itself`` time ``loops`` iterations instead."""
 
     __name__ = CONTENDER
+    # What the script starts beside its calls (fastapi's server thread) is part of the benchmark,
+    # as under pyperf: timing does not refuse it (perflab.bench.worker.timing).
+    works_beside_its_calls = True
 
     def __call__(self, recorded: Recorded) -> Any:
         return _in_main(recorded.script, recorded.run_once)
@@ -361,24 +364,79 @@ class _TimesItself:
         return recorded.iterations_run
 
 
-def load(path: Path) -> Benchmark:
-    """Run the script as ``__main__`` with the recording Runner and return it as a Benchmark."""
-    argv = [str(path), *shlex.split(os.environ.get(ARGS_VARIABLE, ""))]
-    importable_neighbours(str(path.parent))  # as `python script.py` would: it may import its neighbours
-    Runner.recorded = []
-    with _recording_pyperf(), _argv(argv):
-        script = _run_as_main(path)
-    recorded, Runner.recorded = Runner.recorded, []
-    for item in recorded:
-        item.script = script
+def load(path: str, options: Sequence[str] = (), name: str | None = None) -> Benchmark:
+    """Run the script as ``__main__`` with the recording Runner and return it as a Benchmark: the
+    script run as ``python path *options ARGS`` (ARGS from PERFLAB_PYPERF_ARGS), named ``name``
+    (else after its file). Inside a job ``serve`` runs, the benchmark recorded so far."""
+    if _live is not None and _live[0] == os.path.realpath(path):
+        return _live[1]
+    recorded = _run(Path(path), options)
     if not recorded:
         raise BenchmarkFileError(
             f"{path}: the pyperf script asked to time nothing (no bench_func, bench_time_func, "
             "bench_async_func, timeit or bench_command call ran)"
         )
+    return _benchmark(Path(path), name, recorded)
+
+
+def serve(
+    path: str, options: Sequence[str], name: str | None, case: str, job: Callable[[], Any]
+) -> BaseException | None:
+    """Run the script, and run ``job`` (a worker's job on ``case``) inside the script's call that
+    asks to time ``case``, as pyperf times there: while the script's state is what it set up for
+    it (a temporary directory not yet removed, a repository still open). The script then goes on
+    (its clean-up runs). Returns what ``job`` raised, for the caller to raise once the script is
+    done: the script must not catch it, nor its failure be taken for the script's."""
+    failure: list[BaseException] = []
+    served: list[str] = []
+
+    def at_record(recorded: list[Recorded]) -> None:
+        global _live
+        if served or recorded[-1].name != case:
+            return
+        served.append(case)
+        _live = (os.path.realpath(path), _benchmark(Path(path), name, list(recorded)))
+        try:
+            job()
+        except BaseException as error:  # noqa: B036 - handed back, and raised after the script's clean-up
+            failure.append(error)
+        finally:
+            _live = None
+
+    _run(Path(path), options, at_record)
+    if not served:
+        raise BenchmarkFileError(f"{path}: the pyperf script did not ask to time {case!r} when run again")
+    return failure[0] if failure else None
+
+
+# (the script's real path, its benchmark) while ``serve`` runs a job inside the script's call
+_live: tuple[str, Benchmark] | None = None
+
+
+def _run(
+    path: Path, options: Sequence[str], at_record: Callable[[list[Recorded]], None] | None = None
+) -> list[Recorded]:
+    """What the script asks to time, run as ``__main__``; ``at_record(recorded so far)`` after each request."""
+    argv = [str(path), *options, *shlex.split(os.environ.get(ARGS_VARIABLE, ""))]
+    importable_neighbours(str(path.parent))  # as `python script.py` would: it may import its neighbours
+    script = _main_module(path)
+    Runner.recorded, Runner.script, Runner.at_record = [], script, at_record
+    try:
+        with _recording_pyperf(), _argv(argv):
+            code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)  # not this module's __future__
+            _in_main(script, exec, code, vars(script))
+        return Runner.recorded
+    finally:
+        Runner.recorded, Runner.script, Runner.at_record = [], None, None
+
+
+def _benchmark(path: Path, name: str | None, recorded: list[Recorded]) -> Benchmark:
     metadata = recorded[0].metadata
     benchmark = Benchmark(
-        script_name(path), description=str(metadata.get("description", "")), compare=PlainDataComparator(), fuzz=False
+        name or script_name(path),
+        description=str(metadata.get("description", "")),
+        compare=NotCompared(),
+        fuzz=False,
     )
     for item in recorded:
         benchmark.case(lambda item=item: item, name=item.name, metadata=_json_safe(item.metadata))
@@ -386,14 +444,21 @@ def load(path: Path) -> Benchmark:
     return benchmark
 
 
-def _run_as_main(path: Path) -> types.ModuleType:
-    """Run the script as ``python script.py`` would, and keep its module: what it times later
-    (``timeit(setup="from __main__ import DATA")``, a function doing ``import __main__``) finds the
-    script as ``__main__``, as under pyperf, whose workers run the script itself."""
+def _main_module(path: Path) -> types.ModuleType:
+    """The module ``python script.py`` runs the script in (runpy's for a file): ``__builtins__`` the
+    builtins module, no spec. It stays the script's ``__main__`` for what it times later
+    (``timeit(setup="from __main__ import DATA")``, a function doing ``import __main__``), as under
+    pyperf, whose workers run the script itself."""
+    import builtins
+    import importlib.machinery
+
     script = types.ModuleType("__main__")
     script.__file__ = str(path)
-    code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)  # not this module's __future__
-    _in_main(script, exec, code, vars(script))
+    script.__cached__ = None  # type: ignore[attr-defined]
+    script.__builtins__ = builtins  # type: ignore[attr-defined]
+    script.__loader__ = importlib.machinery.SourceFileLoader("__main__", str(path))
+    script.__package__ = None
+    script.__spec__ = None
     return script
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from perflab.cli import profile as profile_verb
 from perflab.cli.support import command_options
 from perflab.cli.support.measuring import (
+    check_pyperf_folder,
     check_store,
     export_pyperf,
     measure,
@@ -101,6 +102,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
         directories=("--pyperf", "--profile-dir"),
         inputs=(path, check_store(args, path)),
     )
+    check_pyperf_folder(args.pyperf, benchmark.name, contenders)
     settings = timing_settings(args)
     if args.warmup is not None:
         settings.warmups = args.warmup

@@ -11,22 +11,27 @@ and mapped the same way back: one pyperf benchmark per case, one pyperf run per 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 from pathlib import Path
 
 import pyperf
 
+from perflab.bench.pyperf_script import CONTENDER as PYPERF_SCRIPT
 from perflab.results import imported_numbers as imported
 from perflab.results.model import REFERENCE, Cell, Equivalence, ProcessRun, RunResult
 
 
 def export(result: RunResult, directory: str | Path) -> list[Path]:
+    """One pyperf file per contender in ``directory`` (``file_names``), never replacing a file:
+    an existing one is an OSError naming it."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    written = []
     contenders = list(dict.fromkeys(cell.contender for cell in result.cells))
-    names = file_names(contenders)
+    names = file_names(result.benchmark, contenders)
+    common = run_metadata(result)
+    written = []
     for contender in contenders:
         benchmarks = []
         for cell in (c for c in result.cells if c.contender == contender):
@@ -34,7 +39,7 @@ def export(result: RunResult, directory: str | Path) -> list[Path]:
                 pyperf.Run(
                     run.values,
                     warmups=[(run.loops, w) for w in run.warmups],
-                    metadata={"name": cell.case, "loops": run.loops, "unit": "second"},
+                    metadata={**common, "name": cell.case, "loops": run.loops, "unit": "second"},
                     collect_metadata=False,
                 )
                 for run in cell.measured_runs()
@@ -43,32 +48,66 @@ def export(result: RunResult, directory: str | Path) -> list[Path]:
             if runs:
                 benchmarks.append(pyperf.Benchmark(runs))
         if benchmarks:
-            path = directory / f"{names[contender]}.json"
-            suite = pyperf.BenchmarkSuite(benchmarks)
-            suite.dump(str(path), replace=True)
+            path = directory / names[contender]
+            if path.exists():  # pyperf's own -o refuses too; dump(replace=False) says less
+                raise FileExistsError(
+                    errno.EEXIST, f"{path} exists; perflab does not replace it (another folder, or remove it)"
+                )
+            pyperf.BenchmarkSuite(benchmarks).dump(str(path), replace=False)
             written.append(path)
     return written
 
 
-def file_names(contenders: list[str]) -> dict[str, str]:
-    """Each contender's file name (without .json): the name itself where it is a safe file name and
-    no other contender's differs from it only in case (a case-insensitive file system would merge
-    them); else the safe characters and a hash of the name, so that ``a/b`` and ``a_b`` never share
-    a file and one overwrites the other."""
-    folded = [name.lower() for name in contenders]
-    names = {}
-    for contender in contenders:
-        safe = _SAFE.sub("_", contender)
-        if safe != contender or folded.count(contender.lower()) > 1:
-            safe = f"{safe}-{hashlib.sha256(contender.encode()).hexdigest()[:12]}"
-        names[contender] = safe
-    taken = [name.lower() for name in names.values()]
-    # a contender named as another's hashed name: the full hash then
+def file_names(benchmark: str, contenders: list[str]) -> dict[str, str]:
+    """Each contender's file in a ``--pyperf`` folder: ``CONTENDER.json``, or ``BENCHMARK.json``
+    for a pyperf script, whose one contender is always ``script`` (two scripts' runs into one
+    folder must not meet in one file), each name made safe (``_safe_names``)."""
+    if contenders == [PYPERF_SCRIPT]:
+        return {PYPERF_SCRIPT: f"{_safe_names([benchmark])[benchmark]}.json"}
+    return {contender: f"{name}.json" for contender, name in _safe_names(contenders).items()}
+
+
+def existing_files(directory: str | Path, benchmark: str, contenders: list[str]) -> list[Path]:
+    """The files of ``export`` that already exist in ``directory``: checked before measuring."""
+    return [path for name in file_names(benchmark, contenders).values() if (path := Path(directory) / name).exists()]
+
+
+def run_metadata(result: RunResult) -> dict[str, object]:
+    """pyperf's own metadata keys for what perflab knows of the run (``pyperf metadata`` and
+    ``pyperf stats`` show them): the interpreter, the machine, the date; ``load`` reads them back."""
+    python = result.metadata.get("python") or {}
+    machine = result.metadata.get("machine") or {}
+    known = {
+        "python_implementation": str(python.get("implementation") or "").lower(),
+        "python_version": python.get("version"),
+        "python_executable": python.get("executable"),
+        "python_compiler": python.get("compiler"),
+        "cpu_model_name": machine.get("cpu_model"),
+        "cpu_count": machine.get("cpu_count"),
+        "platform": machine.get("os"),
+        "hostname": machine.get("hostname"),
+        "date": result.metadata.get("started_at"),
+        "perflab_version": result.metadata.get("perflab_version"),
+    }
+    return {key: value for key, value in known.items() if value not in (None, "")}
+
+
+def _safe_names(names: list[str]) -> dict[str, str]:
+    """Each name as a file name: itself where it is a safe file name and no other name differs from
+    it only in case (a case-insensitive file system would merge them); else the safe characters and
+    a hash of the name, so that ``a/b`` and ``a_b`` never share a file and one overwrites the other."""
+    folded = [name.lower() for name in names]
+    safe_names = {}
+    for name in names:
+        safe = _SAFE.sub("_", name)
+        if safe != name or folded.count(name.lower()) > 1:
+            safe = f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+        safe_names[name] = safe
+    taken = [safe.lower() for safe in safe_names.values()]
+    # a name equal to another's hashed name: the full hash then
     return {
-        contender: name
-        if taken.count(name.lower()) == 1
-        else f"{name}-{hashlib.sha256(contender.encode()).hexdigest()}"
-        for contender, name in names.items()
+        name: safe if taken.count(safe.lower()) == 1 else f"{safe}-{hashlib.sha256(name.encode()).hexdigest()}"
+        for name, safe in safe_names.items()
     }
 
 

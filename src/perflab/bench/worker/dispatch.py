@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from perflab.bench.loading import run_on_case
 from perflab.bench.spec import BenchmarkFileError
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.user_code import UserCodeError, location_in
@@ -134,11 +135,15 @@ _COMMANDED = {"time": ("timing", "run_timing"), "profile": ("profiling", "run_pr
 def _dispatch(job: dict[str, Any], events: EventStream, commands: TextIO) -> None:
     mode = job["mode"]
     if mode in _COMMANDED:
-        _job_function(*_COMMANDED[mode])(job, events, commands)
+        run = lambda: _job_function(*_COMMANDED[mode])(job, events, commands)
     elif mode in _ONE_SHOT:
-        _job_function(*_ONE_SHOT[mode])(job, events)
+        run = lambda: _job_function(*_ONE_SHOT[mode])(job, events)
     else:
         raise _UnknownJob(f"unknown job mode {mode!r}: is this worker's perflab another version than the parent's?")
+    if "case" in job:  # a job on one case: a pyperf script's runs inside the script's call (pyperf's semantics)
+        run_on_case(job["file"], job["case"], run)
+    else:
+        run()
 
 
 def _job_function(module: str, name: str) -> Any:

@@ -139,6 +139,20 @@ def save_results(result: RunResult, path: str | None, err: Console) -> None:
         say(err, f"results written to {path}")
 
 
+def check_pyperf_folder(directory: str | None, benchmark: str, contenders: list[str]) -> None:
+    """``--pyperf DIR`` before measuring: a file the run would write there exists already (two
+    runs into one folder), so the run would end unable to write it; pyperf's ``-o`` refuses too."""
+    if directory:
+        from perflab.results import pyperf  # and pyperf itself: imported for this option only
+
+        exists = pyperf.existing_files(directory, benchmark, contenders)
+        if exists:
+            raise UsageError(
+                f"--pyperf {directory}: {', '.join(map(str, exists))} exists (an earlier run's); perflab does not "
+                "replace pyperf files: give another folder, or remove the file"
+            )
+
+
 def export_pyperf(result: RunResult, directory: str | None, err: Console) -> None:
     """``--pyperf``: one pyperf JSON file per contender in ``directory`` (nothing when None)."""
     if directory:
