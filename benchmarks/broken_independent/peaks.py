@@ -45,3 +45,11 @@ def last_of_sorted(readings):
 def reduce_keep_first(readings):
     """control: functools.reduce keeping the first of equal or unordered values, as max() does"""
     return functools.reduce(lambda peak, value: value if value > peak else peak, readings)
+
+
+@bench.contender
+def checked_length(readings):
+    """control: len() checked first (lists only: a generator, which no case declares, has no len())"""
+    if len(readings) == 0:
+        raise ValueError("max() arg is an empty sequence")
+    return max(readings)

@@ -88,4 +88,16 @@ def test_boundary_values_go_first_last_and_everywhere_and_text_gets_other_digits
     text = boundary_values.boundaries("12 kg", Domain(["1 kg"]))
     assert "\u0661\u0032 kg" in text and "\u00b22 kg" in text  # ARABIC-INDIC DIGIT ONE, SUPERSCRIPT TWO
     assert "12\u00a0kg" in text and "\u300012 kg\u3000" in text and "1\u03012 kg" in text
-    assert boundary_values.another_kind([1, 2]) == (1, 2) and boundary_values.another_kind((1, 2)) is None
+    assert boundary_values.other_kinds((1, 2)) == []
+
+
+def test_a_list_as_a_one_shot_iterator_is_consumed_once_and_copied_afresh():
+    import copy
+    import pickle
+
+    as_tuple, once = boundary_values.other_kinds([1, 2])
+    assert as_tuple == (1, 2) and repr(once) == "iter([1, 2])"
+    copied = copy.deepcopy(once)
+    assert list(once) == [1, 2] and list(once) == []  # one pass, as a generator
+    assert list(copied) == [1, 2]  # each call's copy starts at the first item
+    assert pickle.dumps(once) == pickle.dumps(copied)  # consumed is not changed, for the mutation check

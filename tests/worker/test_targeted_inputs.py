@@ -133,3 +133,47 @@ def test_a_base_class_of_the_references_own_exception_is_not_the_same_behaviour(
 def test_a_list_is_also_passed_as_a_tuple_where_the_reference_takes_one(bench_file):
     found = fuzz(bench_file(MEANS), "appends", examples=100)
     assert found.status == NOT_EQUIVALENT and found.counterexample.startswith("("), found
+
+
+PEAKS = """
+import perflab
+
+bench = perflab.Benchmark("peaks")
+
+@bench.case
+def DAY():
+    return [2.5, 7.0, 1.0]
+
+@bench.contender
+def ref(readings):
+    return max(readings)
+
+@bench.contender
+def two_passes(readings):
+    "max of the first half and of the rest: a generator is empty on the second pass"
+    half = len(list(readings)) // 2
+    items = list(readings)
+    return max(items[:half] + items[half:]) if items else max(readings)
+
+@bench.contender
+def control_one_pass(readings):
+    peak = None
+    for value in readings:
+        if peak is None or value > peak:
+            peak = value
+    if peak is None:
+        raise ValueError("max() arg is an empty sequence")
+    return peak
+"""
+
+
+def test_a_list_is_also_passed_as_a_one_shot_iterator_and_a_difference_there_is_said_beside(bench_file):
+    """No case declares an iterator (and a correct rewrite for lists may not take one): the
+    difference is reported as outside the declared inputs, with its counterexample."""
+    path = bench_file(PEAKS)
+    found = fuzz(path, "two_passes", examples=50)
+    assert found.status == EQUIVALENT and found.outside.startswith("a one-shot iterator"), found
+    assert "counterexample: iter([" in found.outside
+    control = fuzz(path, "control_one_pass", examples=50)
+    assert control.status == EQUIVALENT, control
+    assert control.kinds.get("a list as another kind", 0) > 0

@@ -14,14 +14,16 @@ domain) is changed systematically:
   ``str.isdigit``, ``\\d``, ``int()``, ``split()`` and ``strip()`` differ from an ASCII fast path;
 - a list holding lists (a recursive type) is wrapped 4, 16 and 64 levels deeper, where a fixed
   depth or a recursion limit shows;
-- a list is also passed as a tuple (another kind of input of the same items: the contender must
-  take it where the reference does; perflab.bench.worker.fuzz compares it only there).
+- a list is also passed as a tuple and as a one-shot iterator (other kinds of input of the same
+  items, as callers pass rows and generators), compared only where the reference takes them
+  (perflab.bench.worker.fuzz; a difference on the iterator is said beside the verdict).
 
 Inside a list or tuple the same is done to its first and last items. Standard library only.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see perflab.bench's docstring
@@ -52,9 +54,40 @@ def boundaries(value: Any, domain: Domain) -> list[Any]:
     return made
 
 
-def another_kind(value: Any) -> Any | None:
-    """A list's items as a tuple, or None: an input the reference may take as well as a list."""
-    return tuple(value) if type(value) is list and value else None
+class OneShot:
+    """A one-shot iterator over a list's items, as a caller passes a generator: iterated once,
+    then empty. A copy (each call gets its own) starts again at the first item; its pickle, which
+    the mutation check compares, holds the items, so being consumed is not a change."""
+
+    __hash__ = None  # type: ignore[assignment]  # equal by items, and not hashable, as a list
+
+    def __init__(self, items: list[Any]):
+        self.items = list(items)
+        self._iterator = iter(self.items)
+
+    def __iter__(self) -> OneShot:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._iterator)
+
+    def __deepcopy__(self, memo: dict) -> OneShot:
+        return OneShot(copy.deepcopy(self.items, memo))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return OneShot, (self.items,)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OneShot) and other.items == self.items
+
+    def __repr__(self) -> str:
+        return f"iter({self.items!r})"
+
+
+def other_kinds(value: Any) -> list[Any]:
+    """A list's items as a tuple and as a one-shot iterator (empty for anything but a non-empty
+    list): inputs the reference may take as well as a list."""
+    return [tuple(value), OneShot(value)] if type(value) is list and value else []
 
 
 def _of_one(value: Any, domain: Domain) -> list[Any]:

@@ -80,9 +80,9 @@ STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the 
 # How a generated input was made, in the evidence: drawn from the strategy (or derived from the
 # declared cases), a declared input changed at its full size, reordered, a near-miss, changed at
 # its boundaries (perflab.bench.worker.boundary_values), built around a constant of the code
-# (perflab.bench.worker.code_constants), or a list passed as a tuple.
+# (perflab.bench.worker.code_constants), or a list passed as a tuple or an iterator.
 DRAWN, FULL_SIZE, REORDERED, NEAR_MISS = "drawn", "declared at full size", "reordered", "near-miss"
-BOUNDARY, NEAR_CONSTANT, ANOTHER_KIND = "at a boundary", "near a code constant", "a list as a tuple"
+BOUNDARY, NEAR_CONSTANT, ANOTHER_KIND = "at a boundary", "near a code constant", "a list as another kind"
 GENERATED_KINDS = (DRAWN, FULL_SIZE, REORDERED, NEAR_MISS, BOUNDARY, NEAR_CONSTANT, ANOTHER_KIND)
 _REPR_LIMIT = 300  # characters of an input shown in a counterexample
 _STATEFUL_GENERATED = 4  # generated inputs added to the declared ones for the stateful patterns
@@ -504,7 +504,7 @@ class _Fuzzer:
     def targeted(self, generated: list[Any]) -> Report | None:
         """Each small declared input and a few generated ones changed at their boundaries
         (perflab.bench.worker.boundary_values), built around the constants of the code
-        (perflab.bench.worker.code_constants), and a list passed as a tuple: taken in turn from
+        (perflab.bench.worker.code_constants), and a list passed as a tuple or an iterator: taken in turn from
         each input and each kind, up to _TARGETED_CHECKS checks. Drawn by Hypothesis as one rare
         branch among others, they came a few times in a hundred inputs; here every kind is tried."""
         small = [value for value in self.declared.values() if _size(value) <= _TARGETED_LARGEST]
@@ -515,9 +515,9 @@ class _Fuzzer:
             for kind, made in (
                 (BOUNDARY, boundary_values.boundaries(source, self.domain)),
                 (NEAR_CONSTANT, code_constants.around(source, self.constants)),
-                (ANOTHER_KIND, [boundary_values.another_kind(source)]),
+                (ANOTHER_KIND, boundary_values.other_kinds(source)),
             )
-            if made and made[0] is not None
+            if made
         ]
         taken = itertools.islice(
             (entry for turn in itertools.zip_longest(*queues) for entry in turn if entry), _TARGETED_CHECKS
@@ -527,7 +527,7 @@ class _Fuzzer:
             raised = False
             try:
                 status, difference = self.check_fresh(value, ignore_errors=kind == ANOTHER_KIND)
-            except _OutsideDomain:  # rejected alike (a tuple the reference refuses: never asked for)
+            except _OutsideDomain:  # rejected alike (another kind the reference refuses: never asked for)
                 continue
             except _ErrorBehaviour as error:
                 status, difference, raised = None, str(error), True
@@ -552,9 +552,16 @@ class _Fuzzer:
         return True
 
     def _outside(self, value: Any) -> str | None:
-        """Why ``value`` lies outside the domain, or None; a tuple of a list's items is judged by its
-        items (an input of another kind: inside wherever the reference takes it)."""
-        return self.domain.outside(list(value) if type(value) is tuple and list in self.domain.types else value)
+        """Why ``value`` lies outside the domain, or None. A tuple of a list's items is judged by its
+        items (inside wherever the reference takes it); a one-shot iterator is always outside: a
+        correct rewrite for lists (NumPy's asarray, a len() check) may not take one, and no case
+        declares one, so a difference there is said beside the verdict."""
+        if isinstance(value, boundary_values.OneShot):
+            items = self.domain.outside(value.items)
+            return items or "a one-shot iterator, which no declared input is"
+        if type(value) is tuple and list in self.domain.types:
+            value = list(value)
+        return self.domain.outside(value)
 
     def outside_finding(self) -> Report | None:
         """The first difference outside the domain, made smaller: reported beside the verdict,
