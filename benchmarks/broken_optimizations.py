@@ -29,6 +29,12 @@ prefix-only inspection, fixed-width overflow, cancellation, order following the 
 parsers, failure caches, buffer views, id()-keyed caches, NumPy dtype and aliasing, case
 folding, float summation order, off-by-one at power-of-two lengths, input mutation; some files
 with a strategy, some without. Its figure is written beside the first, named after the folder.
+``--corpus benchmarks/broken_independent`` (issue 39): bugs at boundaries nobody declared (NaN
+and None at the first place, other scripts' digits, kinds of whitespace, combining marks, a gap
+of exactly the code's constant, deeper nesting, a tuple where a list is declared, a base class of
+the reference's own exception), and controls right only on the declared domain (NumPy int64 and
+nan on empty, a pure-Python 0.0 on empty): they must stay equivalent, their difference outside
+the domain reported beside the verdict (counted as "a difference outside the declared inputs").
 
 Target: every broken contender flagged (NOT EQUIVALENT, MUTATES INPUT or SHARES OUTPUT) with a
 counterexample; every control equivalent. (The checks made while timing, and the repeat-only
@@ -199,6 +205,11 @@ def summarize(rows: list[dict]) -> dict:
             for row in controls
         ),
         "controls_nothing_rejected": sum(any("rejected none" in n for n in row["fuzz"]["notes"]) for row in controls),
+        # A difference outside the declared inputs, reported beside an equivalent verdict (issue 39).
+        "controls_outside_difference": sum(bool(row["fuzz"].get("outside")) for row in controls),
+        "broken_missed_outside_difference": sum(
+            bool(row["fuzz"].get("outside")) and not caught_by(row) for row in broken
+        ),
         "all_broken_caught": len(caught) == len(broken) > 0,
         "all_controls_equivalent": len(equivalent) == len(controls),
         "fuzz_seconds_max": max((row["fuzz_seconds"] for row in rows), default=0.0),
@@ -249,13 +260,16 @@ def print_figure(figure: dict) -> None:
             )
         elif fuzz["status"] != EQUIVALENT:
             print(f"  {name} - fuzzing {fuzz['status']}: {fuzz['difference']}")
+        if fuzz.get("outside"):
+            print(f"  {name} - outside the declared inputs: {_clip(fuzz['outside'], 200)}")
     print(
         f"\nBroken contenders caught: {summary['broken_caught']}/{summary['broken']} "
         f"(declared cases {summary['broken_caught_by_declared_cases']}, fuzzing "
         f"{summary['broken_caught_by_fuzzing']}, only fuzzing {summary['broken_caught_only_by_fuzzing']}); "
         f"controls equivalent: {summary['controls_equivalent']}/{summary['controls']} "
         f"(with a warning or error: {summary['controls_cautioned']}; error behaviour never compared: "
-        f"{summary['controls_nothing_rejected']}). "
+        f"{summary['controls_nothing_rejected']}; a difference outside the declared inputs: "
+        f"{summary['controls_outside_difference']}; missed broken with one: {summary['broken_missed_outside_difference']}). "
         f"Target: all caught, no control flagged -> "
         f"{'met' if summary['all_broken_caught'] and summary['all_controls_equivalent'] else 'NOT met'}"
     )

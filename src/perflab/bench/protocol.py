@@ -380,6 +380,10 @@ class FuzzEvent(TypedDict):
     declared_largest: int  # items of the largest declared case input
     unrun_lines: list[int]  # lines of the contender no checked input executed
     kinds: dict[str, int]  # of examples_run, how many were made each way (perflab.bench.worker.fuzz.GENERATED_KINDS)
+    domain: str  # what the declared inputs are (perflab.bench.worker.declared_domain)
+    outside_differences: int  # generated inputs outside that domain on which the two differed
+    outside: str | None  # the first of them, in words
+    constants: int  # constants mined from the code of the reference and the contender
     notes: list[str]
 
 

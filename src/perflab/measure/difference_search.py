@@ -43,6 +43,10 @@ class FuzzResult:
     declared_largest: int = 0  # items of the largest declared case input
     unrun_lines: list[int] = field(default_factory=list)  # contender lines no checked input executed
     kinds: dict[str, int] = field(default_factory=dict)  # of examples_run, how many were made each way
+    domain: str = ""  # what the declared inputs are
+    outside_differences: int = 0  # generated inputs outside the domain on which the two differed
+    outside: str | None = None  # the first of them: why outside, the difference, the counterexample
+    constants: int = 0  # constants mined from the code of both sides
 
     def evidence(self) -> dict[str, Any]:
         """What an "equivalent" from fuzzing rests on, for the results (Equivalence.evidence)."""
@@ -54,6 +58,10 @@ class FuzzResult:
             "declared_largest": self.declared_largest,
             "unrun_lines": self.unrun_lines,
             "generated_kinds": self.kinds,
+            "domain": self.domain,
+            "constants_mined": self.constants,
+            "outside_differences": self.outside_differences,
+            "outside": self.outside,
         }
 
     def summary(self) -> str:
@@ -64,8 +72,15 @@ class FuzzResult:
             f"{f': {made}' if made else ''}; {self.calls} stateful calls), {self.rejected_compared} rejected"
             f"; largest {self.largest_input} items (declared cases up to {self.declared_largest})"
         )
+        if self.constants:
+            text += f"; {self.constants} constants mined from the code"
+        if self.domain:
+            text += f"; domain: {self.domain}"
         if self.unrun_lines:
             text += f"; contender lines {contender_lines.ranges(self.unrun_lines)} never ran"
+        if self.outside:
+            many = f" (and {self.outside_differences - 1} more)" if self.outside_differences > 1 else ""
+            text += f"; a difference outside the declared inputs{many}: {self.outside}"
         return text
 
     @property
@@ -119,6 +134,10 @@ def fuzz_contender(
         report["declared_largest"],
         report["unrun_lines"],
         report["kinds"],
+        report["domain"],
+        report["outside_differences"],
+        report["outside"],
+        report["constants"],
     )
 
 

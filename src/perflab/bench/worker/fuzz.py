@@ -51,7 +51,10 @@ from perflab.bench.arrays import is_array
 from perflab.bench.comparators import Comparator, ExactComparator
 from perflab.bench.plain_objects import written
 from perflab.bench.worker import (
+    boundary_values,
+    code_constants,
     contender_lines,
+    declared_domain,
     declared_variants,
     derived_strategies,
     integrity,
@@ -75,9 +78,12 @@ PATTERNS = {
 }
 STATEFUL_PATTERNS = ("in-turn", "mutated", "interleaved", "id-reuse")  # in the order they run
 # How a generated input was made, in the evidence: drawn from the strategy (or derived from the
-# declared cases), a declared input changed at its full size, reordered, or a near-miss.
+# declared cases), a declared input changed at its full size, reordered, a near-miss, changed at
+# its boundaries (perflab.bench.worker.boundary_values), built around a constant of the code
+# (perflab.bench.worker.code_constants), or a list passed as a tuple or an iterator.
 DRAWN, FULL_SIZE, REORDERED, NEAR_MISS = "drawn", "declared at full size", "reordered", "near-miss"
-GENERATED_KINDS = (DRAWN, FULL_SIZE, REORDERED, NEAR_MISS)
+BOUNDARY, NEAR_CONSTANT, ANOTHER_KIND = "at a boundary", "near a code constant", "a list as another kind"
+GENERATED_KINDS = (DRAWN, FULL_SIZE, REORDERED, NEAR_MISS, BOUNDARY, NEAR_CONSTANT, ANOTHER_KIND)
 _REPR_LIMIT = 300  # characters of an input shown in a counterexample
 _STATEFUL_GENERATED = 4  # generated inputs added to the declared ones for the stateful patterns
 _INTERLEAVED_PAIRS = 3
@@ -89,6 +95,9 @@ _NEAR_ONE_IN = 5  # one generated input in this many is changed a little (perfla
 _REORDER_ONE_IN = (
     4  # one generated sequence of like items in this many is reordered (perflab.bench.worker.reordered_inputs)
 )
+_TARGETED_CHECKS = 120  # inputs checked at boundaries and around constants, after the generated ones
+_TARGETED_SOURCES = 6  # generated inputs they are made from, besides the small declared ones
+_TARGETED_LARGEST = 1000  # items of a declared input they are made from (each variant is a copy)
 _ERROR_CALLS = 2  # calls on each input the reference rejects: a cache of failures answers the second
 
 
@@ -118,6 +127,10 @@ class Report:
     unrun_lines: list[int] = field(default_factory=list)  # lines of the contender no checked input executed
     # Of examples_run, how each generated input was made (GENERATED_KINDS): what "equivalent" rests on.
     kinds: dict[str, int] = field(default_factory=dict)
+    domain: str = ""  # what the declared inputs are (perflab.bench.worker.declared_domain)
+    outside_differences: int = 0  # generated inputs outside that domain on which the two differed
+    outside: str | None = None  # the first of them: why outside, the difference, the counterexample
+    constants: int = 0  # constants mined from the code of the reference and the contender
     notes: list[str] = field(default_factory=list)
 
     def to_event(self) -> dict[str, Any]:
@@ -161,6 +174,8 @@ def run(
     selected = STATEFUL_PATTERNS if patterns is None else patterns
     fuzzer = _Fuzzer(comparator, reference, build_contender, rebuildable, path, mutates_input, errors)
     fuzzer.declared = declared
+    fuzzer.domain = declared_domain.Domain(list(declared.values()), fuzzer.named_bound)
+    fuzzer.report.domain = fuzzer.domain.describe()
     repeating = [name for name in ("mutated", "interleaved") if name in selected]
     if mutates_input and repeating:  # they call one object repeatedly: it changes by design
         selected = [name for name in selected if name not in repeating]
@@ -180,7 +195,11 @@ def _search(
     """Generated inputs, then the stateful patterns; the first difference ends the search."""
     generated: list[Any] = []
     if examples > 0:
-        finding = fuzzer.generated_inputs(strategy, examples, seed, generated)
+        finding = (
+            fuzzer.generated_inputs(strategy, examples, seed, generated)
+            or fuzzer.targeted(generated)
+            or fuzzer.outside_finding()
+        )
         if finding:
             return finding
     inputs += [(f"generated #{n}", value) for n, value in enumerate(_pick_generated(generated), 1)]
@@ -214,9 +233,19 @@ class _Fuzzer:
         self.mutates_input, self.errors = mutates_input, errors
         self.declared: dict[str, Any] = {}  # case name -> input: what derived strategies start from
         self.build_contender, self.rebuildable = build_contender, rebuildable
-        self.lines = contender_lines.LineRecorder(build_contender())
-        self.contender: Callable = self.lines
         self.report = Report()
+        built = build_contender()
+        self.constants = code_constants.mined(reference, built)
+        self.report.constants = self.constants.count()
+        # The integers the reference's own code names widen the domain (a checksum modulo 2**64).
+        self.named_bound = code_constants.mined(reference).largest_integer()
+        self.domain = declared_domain.Domain()
+        self.strategy_declared = False
+        # The first generated input outside the domain on which the two differed: (input,
+        # difference, status, near-miss, the reference raised).
+        self.outside_first: tuple[Any, str, str | None, bool, bool] | None = None
+        self.lines = contender_lines.LineRecorder(built)
+        self.contender: Callable = self.lines
         self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
         self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
         self.last_output: Any = None  # the contender's output of the last call compared
@@ -244,7 +273,7 @@ class _Fuzzer:
             raise _OutsideDomain(f"{type(error).__name__}: {error}") from error
 
     def check_fresh(
-        self, value: Any, contender: Callable | None = None, near: bool = False
+        self, value: Any, contender: Callable | None = None, near: bool = False, ignore_errors: bool = False
     ) -> tuple[str | None, str | None]:
         """(status, difference) of the contender against the reference, each on its own fresh copy
         of ``value`` (None, None when they agree). Raises _OutsideDomain where the reference
@@ -256,13 +285,15 @@ class _Fuzzer:
         how the code first touches the missing item (``points[0]``: IndexError; ``zip(*points)``
         unpacked: ValueError; a mean: ZeroDivisionError; None: TypeError, unless a guard raises
         ValueError first), not a contract callers catch; two correct rewrites differ so, and
-        were flagged NOT EQUIVALENT."""
+        were flagged NOT EQUIVALENT. ``ignore_errors``: where the reference raises, nothing is asked
+        (an input of another kind, compared only where the reference takes it)."""
         try:
             expected, reference_input = self._reference_call(value)
         except _OutsideDomain as outside:
             if outside.__cause__ is not None:  # the reference's own exception
                 incidental = near or _nothing(value)
                 policy = integrity.ERRORS_ANY if incidental and self.errors != integrity.ERRORS_IGNORE else self.errors
+                policy = integrity.ERRORS_IGNORE if ignore_errors else policy
                 self._check_error_behaviour(outside.__cause__, value, contender, policy)
             raise
         argument = self.keep(fresh_copy(value))
@@ -346,6 +377,9 @@ class _Fuzzer:
         hypothesis.configuration.set_hypothesis_home_dir(_cache_directory() / "hypothesis")
         _ignore_perflabs_constants()
         strategy = self._strategy(st, strategy_function)
+        self.strategy_declared = strategy_function is not None
+        if self.strategy_declared:
+            self.report.domain = "what @bench.strategy draws, and the declared cases"
         around = self._around_declared(st)
         failures: list[tuple[Any, str, str | None, bool]] = []  # input, difference, status, near-miss
         rejections: list[str] = []
@@ -373,6 +407,8 @@ class _Fuzzer:
             except Exception as error:
                 strategy_errors.append(f"{type(error).__name__}: {error}")
                 raise
+            if self.strategy_declared and kind == DRAWN:  # the strategy is the domain
+                self.domain.add(value)
             orders = reordered_inputs.reorderings(value)
             if orders and data.draw(derived_strategies.one_in(st, _REORDER_ONE_IN)):
                 value, kind = data.draw(st.sampled_from(orders)), REORDERED
@@ -396,11 +432,16 @@ class _Fuzzer:
                 rejections.append(str(error))
                 return False
             except _ErrorBehaviour as error:
+                if self._set_aside(value, str(error), None, near, True):
+                    return False
                 failures.append((value, str(error), None, near))
                 raise _Different(str(error)) from None
+            if difference and self._set_aside(value, difference, status, near, False):
+                return False
             self.report.examples_run += 1
             self.report.kinds[kind] = self.report.kinds.get(kind, 0) + 1
-            accepted.append(value)
+            if self._outside(value) is None:  # the stateful patterns call these again and change them
+                accepted.append(value)
             if difference:
                 failures.append((value, difference, status, near))
                 raise _Different(difference)
@@ -458,12 +499,100 @@ class _Fuzzer:
             )
         return None
 
+    # --- phase 1b: inputs aimed where random draws do not go ----------------------------------
+
+    def targeted(self, generated: list[Any]) -> Report | None:
+        """Each small declared input and a few generated ones changed at their boundaries
+        (perflab.bench.worker.boundary_values), built around the constants of the code
+        (perflab.bench.worker.code_constants), and a list passed as a tuple or an iterator: taken in turn from
+        each input and each kind, up to _TARGETED_CHECKS checks. Drawn by Hypothesis as one rare
+        branch among others, they came a few times in a hundred inputs; here every kind is tried."""
+        small = [value for value in self.declared.values() if _size(value) <= _TARGETED_LARGEST]
+        sources = small + _spread(generated, _TARGETED_SOURCES)
+        queues = [
+            [(kind, value) for value in made]
+            for source in sources
+            for kind, made in (
+                (BOUNDARY, boundary_values.boundaries(source, self.domain)),
+                (NEAR_CONSTANT, code_constants.around(source, self.constants)),
+                (ANOTHER_KIND, boundary_values.other_kinds(source)),
+            )
+            if made
+        ]
+        taken = itertools.islice(
+            (entry for turn in itertools.zip_longest(*queues) for entry in turn if entry), _TARGETED_CHECKS
+        )
+        for kind, value in taken:
+            self.keep(value)
+            raised = False
+            try:
+                status, difference = self.check_fresh(value, ignore_errors=kind == ANOTHER_KIND)
+            except _OutsideDomain:  # rejected alike (another kind the reference refuses: never asked for)
+                continue
+            except _ErrorBehaviour as error:
+                status, difference, raised = None, str(error), True
+            if not difference:
+                self.report.examples_run += 1
+                self.report.kinds[kind] = self.report.kinds.get(kind, 0) + 1
+                continue
+            if self._set_aside(value, difference, status, False, raised):
+                continue
+            value, difference, status = self._made_smaller(value, difference, status, False)
+            return self.found(difference, _short(value), self._state_or_none(value), status)
+        return None
+
+    def _set_aside(self, value: Any, difference: str, status: str | None, near: bool, raised: bool) -> bool:
+        """Whether ``value``, on which the two differ, lies outside the declared inputs: then the
+        difference is kept apart (the first one, and a count), not reported as the verdict."""
+        if self._outside(value) is None:
+            return False
+        self.report.outside_differences += 1
+        if self.outside_first is None:
+            self.outside_first = (value, difference, status, near, raised)
+        return True
+
+    def _outside(self, value: Any) -> str | None:
+        """Why ``value`` lies outside the domain, or None. A tuple of a list's items is judged by its
+        items (inside wherever the reference takes it); a one-shot iterator is always outside: a
+        correct rewrite for lists (NumPy's asarray, a len() check) may not take one, and no case
+        declares one, so a difference there is said beside the verdict."""
+        if isinstance(value, boundary_values.OneShot):
+            items = self.domain.outside(value.items)
+            return items or "a one-shot iterator, which no declared input is"
+        if type(value) is tuple and list in self.domain.types:
+            value = list(value)
+        return self.domain.outside(value)
+
+    def outside_finding(self) -> Report | None:
+        """The first difference outside the domain, made smaller: reported beside the verdict,
+        or as the verdict where the input is inside after all (a strategy drew such inputs later
+        on, or a smaller input inside the domain differs as well)."""
+        if self.outside_first is None:
+            return None
+        value, difference, status, near, raised = self.outside_first
+        value, difference, status = self._made_smaller(value, difference, status, near)
+        reason = self._outside(value)
+        if reason is None:
+            return self.found(difference, _short(value), None, status)
+        if self.strategy_declared:
+            declare = "let @bench.strategy draw such inputs"
+        elif raised:  # a case on which the reference raises cannot be timed: a strategy can hold it
+            declare = "declare a @bench.strategy that draws such inputs"
+        else:
+            declare = f"declare such an input with a @bench.case returning {_short(value)}"
+        self.report.outside = f"{reason}: {difference}; counterexample: {_short(value)}; to count it, {declare}"
+        return None
+
     def _made_smaller(self, value: Any, difference: str, status: str | None, near: bool) -> tuple[Any, str, str | None]:
         """A failing generated input cut smaller while it still fails (perflab.bench.worker.smaller_inputs:
-        Hypothesis does not shrink out of a declared input at full size), with its difference and status."""
+        Hypothesis does not shrink out of a declared input at full size), with its difference and status;
+        an input inside the domain stays inside (a list of floats is not cut down to an empty one)."""
         smallest = [value, difference, status]
+        inside = self._outside(value) is None
 
         def fails(candidate: Any) -> bool:
+            if inside and self._outside(candidate) is not None:
+                return False
             try:
                 found_status, found = self.check_fresh(candidate, near=near)
             except _OutsideDomain:
@@ -780,6 +909,17 @@ def _remove_item(target: dict | list) -> str | None:
     key = next(reversed(target))
     del target[key]
     return f"removed key {key!r}"
+
+
+def _spread(values: list[Any], count: int) -> list[Any]:
+    """``count`` distinct ones of ``values`` (non-empty ones first), from evenly spaced places: small
+    and large, early and late."""
+    distinct: dict[str, Any] = {}
+    for value in values:
+        distinct.setdefault(repr(value)[:2000], value)
+    kept = sorted(distinct.values(), key=lambda value: not _size(value))
+    step = max(1, len(kept) // max(count, 1))
+    return kept[::step][:count]
 
 
 def _pick_generated(values: list[Any]) -> list[Any]:

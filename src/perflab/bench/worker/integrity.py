@@ -182,7 +182,14 @@ def error_difference(expected: BaseException, actual: BaseException | None, poli
     raised = f"the reference raised {type(expected).__name__}: {_one_line(expected)}"
     if actual is None:
         return f"{raised}, the contender returned a value (it accepts input the reference rejects)"
-    if policy == ERRORS_ANY or related(type(expected), type(actual)) or isinstance(expected, _WRONG_TYPE):
+    if policy == ERRORS_ANY or isinstance(expected, _WRONG_TYPE):
+        return None
+    if uncaught(type(expected), type(actual)):
+        return (
+            f"{raised}, the contender raised {type(actual).__name__}: {_one_line(actual)}, which a handler of "
+            f"{type(expected).__name__} does not catch (relax with Benchmark(errors='any'))"
+        )
+    if related(type(expected), type(actual)):
         return None
     return (
         f"{raised}, the contender raised the unrelated {type(actual).__name__}: {_one_line(actual)} "
@@ -193,6 +200,16 @@ def error_difference(expected: BaseException, actual: BaseException | None, poli
 # Python reports a value of the wrong type as either of these, depending only on how the code
 # touches it (None.sort() vs sorted(None)): two correct implementations may differ so.
 _WRONG_TYPE = (TypeError, AttributeError)
+
+
+def uncaught(expected: type, actual: type) -> bool:
+    """Whether a caller's ``except expected:`` misses ``actual`` where the reference's exception is
+    a contract of its own: a class of the user's code (a subclass of ValueError, say: callers
+    catch it by name), or a subclass of what the contender raises (the contender raises only the
+    base). Between built-in siblings (KeyError, IndexError) ``related`` decides."""
+    if issubclass(actual, expected):
+        return False
+    return expected.__module__ != "builtins" or issubclass(expected, actual)
 
 
 def related(first: type, second: type) -> bool:

@@ -1,0 +1,103 @@
+"""perflab.bench.worker.declared_domain, code_constants and boundary_values on their own, and the
+exception contract of perflab.bench.worker.integrity: the general mechanisms behind issue 39."""
+
+import math
+
+from perflab.bench.worker import boundary_values, code_constants, integrity
+from perflab.bench.worker.declared_domain import Domain
+
+
+class PortError(ValueError):
+    """A contract of the user's own code: callers write ``except PortError``."""
+
+
+class StrictPortError(PortError):
+    pass
+
+
+def test_a_base_class_or_a_sibling_of_the_references_own_exception_is_a_difference():
+    """Old code: ValueError and PortError are related (one subclasses the other), so equivalent."""
+    assert "does not catch" in integrity.error_difference(PortError("80808"), ValueError("80808"), "same")
+    sibling = type("OtherError", (ValueError,), {"__module__": __name__})
+    assert "does not catch" in integrity.error_difference(PortError("x"), sibling("x"), "same")
+    assert integrity.error_difference(PortError("x"), StrictPortError("x"), "same") is None  # caught by its handler
+    assert integrity.error_difference(PortError("x"), ValueError("x"), "any") is None
+    # A built-in exception with a more general one: a handler of the reference's misses it too.
+    assert "does not catch" in integrity.error_difference(
+        UnicodeDecodeError("utf-8", b"x", 0, 1, "r"), ValueError(), "same"
+    )
+    assert integrity.error_difference(KeyError("k"), IndexError("i"), "same") is None  # built-in siblings: related
+
+
+def test_the_domain_holds_the_declared_types_emptiness_specials_and_magnitudes():
+    domain = Domain([[3, 1, 4], [7, 7]])
+    assert domain.outside([2, 9, 100]) is None
+    assert "None" in domain.outside([1, None])
+    assert "a str" in domain.outside([1, "?"])
+    assert "empty list" in domain.outside([])
+    assert "far past" in domain.outside([1, 2**63 - 1])
+    assert Domain([[3, 1, 4]], named_bound=2**64).outside([1, 2**63]) is None  # the reference names 2**64
+    floats = Domain([[1.5, 2.0]])
+    assert "nan" in floats.outside([math.nan]) and floats.outside([1e300, -0.0]) is None
+    assert Domain([[1.5, math.nan, -math.inf], []]).outside([math.inf]) is None
+    assert "inf" in Domain([[1.5, math.nan]]).outside([math.inf])  # NaN declared, infinities not
+    times = Domain([[1, 5, 9], [2, 3]])
+    assert "out of order" in times.outside([5, 1, 9]) and times.outside([0, 2, 4]) is None
+    assert Domain([[1, 5, 9], [3, 2]]).outside([5, 1, 9]) is None  # a declared sequence out of order
+    grown = Domain([["a"]])
+    grown.add([None, ""])  # what a strategy drew
+    assert grown.outside([None]) is None
+
+
+def _split_fields(text):
+    return text.split(";")
+
+
+def test_constants_are_mined_from_the_code_folded_and_from_the_functions_it_calls():
+    def reference(xs):
+        """A docstring is not a constant."""
+        return [x % (1 << 64) for x in xs if x > 1000], _split_fields("a"), 0.25
+
+    found = code_constants.mined(reference)
+    assert {1000, 2**64} <= set(found.integers) and 0.25 in found.floats
+    assert ";" in found.texts and "a" in found.texts and reference.__doc__ not in found.texts
+    assert found.largest_integer() == 2**64
+
+
+def test_inputs_around_a_constant_put_it_in_place_of_items_and_between_two_of_them():
+    constants = code_constants.Constants(integers=[60], texts=["T"])
+    made = code_constants.around([500, 10, 0], constants)
+    assert [500, 560, 0] in made and [500, 10, 561] in made  # an item exactly 60 (and 61) past the first
+    assert [500, 10, 60] in made and [59, 10, 0] in made  # the constant and its neighbours in place of an item
+    assert [0, 10, 60] in code_constants.around([0, 10, 500], constants)  # a sorted input stays sorted
+    texts = code_constants.around("12:30", constants)
+    assert "12T:30" in texts and "61:30" in texts
+
+
+def test_boundary_values_go_first_last_and_everywhere_and_text_gets_other_digits_and_spaces():
+    with_nan = Domain([[1.0, math.nan]])
+    made = boundary_values.boundaries([1.0, 2.0, 3.0], with_nan)
+    assert any(math.isnan(m[0]) and m[1:] == [2.0, 3.0] for m in made)
+    assert any(math.isnan(m[-1]) and m[:-1] == [1.0, 2.0] for m in made)
+    assert any(all(math.isnan(x) for x in m) for m in made)
+    assert not any(any(math.isnan(x) for x in m) for m in boundary_values.boundaries([1.0, 2.0], Domain([[1.0]])))
+    # A strategy of floats without NaN (infinities allowed) never gets NaN: median.py's partial_heap
+    infinite = boundary_values.boundaries([1.0, 2.0], Domain([[math.inf]]))
+    assert [math.inf, 2.0] in infinite and not any(math.isnan(x) for m in infinite for x in m)
+    assert [None, 2] in boundary_values.boundaries([1, 2], Domain([[1, None]]))
+    text = boundary_values.boundaries("12 kg", Domain(["1 kg"]))
+    assert "\u0661\u0032 kg" in text and "\u00b22 kg" in text  # ARABIC-INDIC DIGIT ONE, SUPERSCRIPT TWO
+    assert "12\u00a0kg" in text and "\u300012 kg\u3000" in text and "1\u03012 kg" in text
+    assert boundary_values.other_kinds((1, 2)) == []
+
+
+def test_a_list_as_a_one_shot_iterator_is_consumed_once_and_copied_afresh():
+    import copy
+    import pickle
+
+    as_tuple, once = boundary_values.other_kinds([1, 2])
+    assert as_tuple == (1, 2) and repr(once) == "iter([1, 2])"
+    copied = copy.deepcopy(once)
+    assert list(once) == [1, 2] and list(once) == []  # one pass, as a generator
+    assert list(copied) == [1, 2]  # each call's copy starts at the first item
+    assert pickle.dumps(once) == pickle.dumps(copied)  # consumed is not changed, for the mutation check
