@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from markupsafe import Markup
@@ -26,6 +26,7 @@ from perflab.render.html.flamegraph import page_data, viewer_markup
 from perflab.render.html.offload_chart import chart_markup
 from perflab.render.printable import xml_text
 from perflab.render.terminal import history
+from perflab.results.model import RunResult
 from perflab.results.schema import ALLOCATED_METRIC, PEAK_METRIC
 from perflab.results.store import Store
 from perflab.web.catalog import ChangePoint, Filters, Series, all_changes, iso_time
@@ -142,11 +143,18 @@ def mark_fragment(links: Links, series: Series, change: ChangePoint, can_mark: b
     return render("_mark.html", links, series=series, change=change, can_mark=can_mark)
 
 
-def run(links: Links, store: Store, all_series: list[Series], run_id: int) -> str:
+def run(
+    links: Links,
+    store: Store,
+    all_series: list[Series],
+    run_id: int,
+    shown: Callable[[RunResult], RunResult] = lambda result: result,
+) -> str:
+    """A run's page; ``shown``: what of the stored result it shows (a published site's, less)."""
     stored = store.run(run_id)
     if stored is None:
         raise KeyError(f"no stored run {run_id}")  # the routes check first: a missing run is their 404
-    result = store.result(run_id)
+    result = shown(store.result(run_id))
     member_of = [
         s
         for s in all_series

@@ -7,18 +7,22 @@ whose two runs have one, the change points page, the Atom feed and the JSON endp
 Assets are copied next to the pages; nothing is loaded from the network.
 
 The output folder is written only if it is empty or holds an earlier published site (its
-``MARKER`` file): publishing never overwrites anything else.
+``MARKER`` file): publishing never overwrites anything else. A site is for the public: each run's
+page shows what a reader needs (``for_the_public``), not the machine's host name, the command line,
+the interpreter's or the benchmark's absolute paths, or the import paths of its sides.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
+from perflab.results.model import RunResult
 from perflab.results.store import Store
 from perflab.web import pages
 from perflab.web.catalog import Catalog, Filters, all_changes
@@ -71,7 +75,7 @@ def publish(
         done.runs = len(runs)
         on_progress(f"{len(runs)} runs")
         for run in runs:
-            write(f"runs/{run.id}.html", pages.run(below, store, series, run.id))
+            write(f"runs/{run.id}.html", pages.run(below, store, series, run.id, shown=for_the_public))
             for case, contender in store.profiles_of_run(run.id):
                 page = pages.profile(below, store, run.id, cell_id(case, contender))
                 if page is not None:  # None: the profile went between listing and reading
@@ -85,6 +89,35 @@ def publish(
                     write(below.profile_diff(a, b, case, contender).removeprefix("../"), html)
     _copy_assets(out / "static")
     return done
+
+
+def for_the_public(result: RunResult) -> RunResult:
+    """What a published page shows of a run: files by their last two path parts (``bench/x.py``),
+    interpreters by their file name, and no host name, command line or import paths."""
+    metadata = copy.deepcopy(result.metadata)
+    metadata.pop("command", None)
+    (metadata.get("machine") or {}).pop("hostname", None)
+    for python in [
+        metadata.get("python") or {},
+        *((side.get("python") or {}) for side in (metadata.get("sides") or {}).values()),
+    ]:
+        if python.get("executable"):
+            python["executable"] = Path(python["executable"]).name
+    sides = {
+        name: {**side, "file": _short(side.get("file")), "python": _short(side.get("python"), 1), "sys_path": []}
+        for name, side in result.sides.items()
+    }
+    settings = (
+        {**result.settings, "python": _short(result.settings.get("python"), 1)}
+        if "python" in result.settings
+        else result.settings
+    )
+    return replace(result, file=_short(result.file) or "", metadata=metadata, sides=sides, settings=settings)
+
+
+def _short(path: object, parts: int = 2) -> str | None:
+    """A path by its last ``parts`` parts; None stays None."""
+    return None if path is None else "/".join(Path(str(path)).parts[-parts:])
 
 
 def _check_output(out: Path, db: Path | str) -> None:
