@@ -153,10 +153,9 @@ def show(figure: dict) -> None:
         print(line(row) + inside)
         for warning in row.get("perflab", {}).get("warnings", []):
             print(f"    {warning}")
-    for clock in ("cpu", "wall"):
+    for clock in sorted({row["clock"] for row in figure["rows"]}):
         within, total = figure.get(f"{clock}_within_3_percent", [0, 0])
-        if total:
-            print(f"{clock}: medians within 3% for {within} of {total}")
+        print(f"{clock}: medians within 3% for {within} of {total}")
 
 
 if __name__ == "__main__":

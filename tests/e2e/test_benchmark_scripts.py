@@ -97,6 +97,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "isolate_bias": (r"isolated vs direct: \d+ of \d+ comparisons say a difference", ()),
     "program_profile": (r"profiling overhead: program wall time x[\d.]+", ("py-spy",)),
     "perf_sampler": (r"time to \d+ native samples: perf [\d.]+ s", ("perf", "py-spy", "python3.13")),
+    "pyperf_agreement": (r"cpu: medians within 3% for \d+ of \d+", ()),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
     "pyperformance_suite": (r"unpickle_list +ran .* pyperf --fast ran", ()),
     "sampler_pause": (r"stopped: slowdown +[+-][\d.]+%", ("py-spy",)),
@@ -106,6 +107,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "team_scale": (r"writes, postgresql: \d+ writers x 3 saves", ("PostgreSQL",)),
     "time_to_answer": (r"perflab compare json_dumps --case NESTED .*\(after\): [\d.]+ s, exit code 0", ("py-spy",)),
     "time_to_precision": (r"perflab/pyperf wall time: [\d.]+", ()),
+    "timing_under_load": (r"five_x quiet: done(.|\n)*quiet +ratio [\d.]+ \[", ()),
     "web_scale": (r"series chart drawn in Chromium: median", ("chromium",)),
 }
 

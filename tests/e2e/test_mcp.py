@@ -83,7 +83,7 @@ def test_a_wrong_candidate_is_rejected_with_the_counterexample(bench):
     statuses = {entry["case"]: entry["status"] for entry in outcome["equivalence"]}
     assert statuses == {"SORTED": "equivalent", "fuzzing": "not equivalent"}
     (counterexample,) = outcome["counterexamples"]
-    assert counterexample.startswith("fuzzing: not equivalent:") and "counterexample: [" in counterexample
+    assert counterexample.startswith("fuzzing: not equivalent:") and "counterexample: " in counterexample
     assert outcome["comparisons"][0]["struck"]  # its speed does not count
 
 

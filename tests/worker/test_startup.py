@@ -12,7 +12,14 @@ from pathlib import Path
 HEAVY = ("numpy", "scipy", "hypothesis", "pyperf", "psycopg", "procrastinate")
 # What parsing may import: the command line itself, option validators, and the modules that hold
 # the defaults its help shows (no samplers, no statistics, no renderers, no benchmark loading).
-PARSER_MODULES = {"perflab", "perflab.option_types", "perflab.profile", "perflab.profile.settings", "perflab.isolate"}
+PARSER_MODULES = {
+    "perflab",
+    "perflab.option_types",
+    "perflab.profile",
+    "perflab.profile.settings",
+    "perflab.isolate",
+    "perflab.credentials",  # the one masking of a database URL's password (standard library only)
+}
 PROBE = """
 import contextlib, io, sys
 already = set(sys.modules)

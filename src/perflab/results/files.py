@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from perflab.asv_config import DEFAULT_BENCHMARK_DIR
-from perflab.results import import_asv, import_criterion, import_gbench, imported_numbers, pyperf
+from perflab.results import import_asv, import_criterion, import_gbench, imported_numbers
 from perflab.results.model import SCHEMA, RunResult
 
 
@@ -62,6 +62,8 @@ def _load(path: Path, benchmark: str | None, contender: str | None) -> RunResult
             return import_gbench.from_json(data, benchmark or path.stem, str(path))
         except import_gbench.NotGoogleBenchmark as error:
             raise ResultsFileError(f"{path}: not valid Google Benchmark JSON ({error})") from None
+    from perflab.results import pyperf  # and pyperf itself (a tenth of a second): only for its files
+
     try:
         return pyperf.load(path, benchmark or path.stem, contender or path.stem)
     except pyperf.NotPyperf as error:
@@ -90,6 +92,8 @@ def export(result: RunResult, run_id: int, directory: str | Path, pyperf_format:
     directory = Path(directory)
     name = _export_name(result, run_id)
     if pyperf_format:
+        from perflab.results import pyperf
+
         return pyperf.export(result, directory / name)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.json"
