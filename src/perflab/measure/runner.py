@@ -425,8 +425,9 @@ def _median_wall(run: ProcessRun) -> float:
 
 
 def _per_call(cell: Cell) -> float:
-    """Wall seconds per call of the cell's last run."""
-    return _median_wall(cell.runs[-1]) if cell.runs and (cell.runs[-1].values) else 0.0
+    """Wall seconds per call of the cell's last run with values (one the budget cut has none); 0 before any."""
+    measured = [run for run in cell.runs if run.values]
+    return _median_wall(measured[-1]) if measured else 0.0
 
 
 def _length_check(contender: str, run: ProcessRun) -> value_length.LengthCheck | None:
