@@ -59,3 +59,28 @@ def test_a_length_that_keeps_moving_stops_at_the_limit_and_says_why():
     length.after_check([moved], affordable=lambda short: True)
     assert length.settled and length.length == 1.6
     assert "still moved it; longer ones would exceed the length limit" in (length.warning("x") or "")
+
+
+def test_interruptions_of_whole_values_alike_at_both_lengths_are_no_move():
+    rng = random.Random(12)
+
+    def value() -> float:
+        return (1.5 if rng.random() < 0.1 else 1.0) * rng.lognormvariate(0, 0.02)
+
+    moved = sum(
+        check("a", [(1.0, value()) for _ in range(10)], [(1.0, value()) for _ in range(10)], 1, 4).moved
+        for _ in range(2000)
+    )
+    assert moved / 2000 <= 0.005
+
+
+def test_a_median_moved_by_the_length_is_found_even_where_pairs_disagree():
+    """Long values whose median is 8% above the short ones', each pair's ratio noisy: the medians'
+    test finds what the pairs' mean, pulled by a few wild pairs, may not."""
+    rng = random.Random(13)
+    found = 0
+    for _ in range(500):
+        short = [(1.0, rng.lognormvariate(0, 0.01) * (3.0 if rng.random() < 0.2 else 1.0)) for _ in range(10)]
+        long = [(1.0, 1.08 * rng.lognormvariate(0, 0.01)) for _ in range(10)]
+        found += check("a", short, long, 1, 4).moved
+    assert found / 500 >= 0.8  # the misses: three or more wild short values of ten widen their MAD
