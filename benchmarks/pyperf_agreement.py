@@ -135,7 +135,11 @@ def line(row: dict) -> str:
     if "error" in row:
         return f"{row['name']:16s} {row['clock']:4s} error: {row['error']}"
     mine, theirs = row["perflab"], row["pyperf"]
-    ratio = mine["median"] / theirs["median"] if mine["median"] else float("nan")
+    if mine["median"] is None:  # the budget ran out before a measured round
+        return (
+            f"{row['name']:16s} {row['clock']:4s} perflab: not timed within --max-time; pyperf {theirs['median']:.4g}"
+        )
+    ratio = mine["median"] / theirs["median"]
     return (
         f"{row['name']:16s} {row['clock']:4s} perflab {mine['median']:.4g} [{mine['ci'][0]:.4g}, {mine['ci'][1]:.4g}] "
         f"pyperf {theirs['median']:.4g} [{theirs['ci'][0]:.4g}, {theirs['ci'][1]:.4g}] ratio {ratio:.3f}; "
