@@ -31,7 +31,15 @@ import tempfile
 from pathlib import Path
 
 import _cli
-from _common import conditions, finish, new_figure, perflab_json, pyperf_process_values, run_pyperf_runner
+from _common import (
+    conditions,
+    finish,
+    machine_line,
+    new_figure,
+    perflab_json,
+    pyperf_process_values,
+    run_pyperf_runner,
+)
 
 from perflab.analysis import estimates
 from perflab.pyperformance_benchmarks import benchmarks_directory
@@ -149,7 +157,7 @@ def line(row: dict) -> str:
 
 
 def show(figure: dict) -> None:
-    print(f"machine: {figure['machine'].get('cpu_model')}; load at start {figure['start']['load_average']}")
+    print(machine_line(figure))
     for row in figure["rows"]:
         inside = ""
         if "ratio" in row:

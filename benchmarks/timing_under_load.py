@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import _cli
-from _common import binomial_interval, conditions, finish, new_figure, perflab_json
+from _common import binomial_interval, conditions, finish, machine_line, new_figure, perflab_json
 
 NAME = "timing_under_load"
 
@@ -225,7 +225,7 @@ def summarize(figure: dict) -> None:
 
 
 def show(figure: dict) -> None:
-    print(f"machine: {figure['machine'].get('cpu_model')}; load at start {figure['start']['load_average']}")
+    print(machine_line(figure))
     for name, entry in figure["pairs"].items():
         print(
             f"{name} ({entry['what']}): {entry['by_construction']:.3f} by construction, "
