@@ -14,7 +14,7 @@ import perflab
 collect_ignore_glob = ["data/*"]
 # The postgres_server and postgres_url fixtures (a real PostgreSQL cluster, started once per session)
 # and the browser fixture (headless chromium).
-pytest_plugins = ["support.postgres_server", "support.browser"]
+pytest_plugins = ["support.postgres_server", "support.browser", "support.scripted_workers"]
 
 
 # Started in the background by a non-interactive shell (as a CI script may start it), pytest and

@@ -1,172 +1,32 @@
-"""The runner's own rules, driven in-process through its worker seam (perflab.measure.launcher.Worker).
-
-A scripted worker answers the runner's jobs with chosen values and moves a fake clock by the time
-they stand for (as pyperf's tests fake the clock), so the stopping rule, the interleaving, the
-deadline, a worker that fails and Ctrl-C are tested without starting a process or waiting.
+"""The runner's own rules, driven in-process through its worker seam (perflab.measure.launcher.Worker)
+by scripted workers (tests/support/scripted_workers.py) on a fake clock: the stopping rule, the
+interleaving, the deadline, a worker that fails and Ctrl-C, without starting a process or waiting.
 """
 
 from __future__ import annotations
 
 import random
 import statistics
-import subprocess
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from rich.console import Console
+from support.scripted_workers import (
+    CALIBRATION_ROUNDS,
+    LOOPS,
+    QUICK,
+    SETUP_SECONDS,
+    Lab,
+    ScriptedWorker,
+    noisy,
+)
 
 from perflab.analysis import estimates
-from perflab.measure import runner
-from perflab.measure.launcher import JobOutcome
-from perflab.measure.runner import run_sides
 from perflab.measure.settings import Settings
-from perflab.measure.sides import contender_sides
 from perflab.render.terminal.results import render
 from perflab.results.model import Cell, RunResult
 
-LOOPS = 1000  # the loop count every scripted worker calibrates to
-# Scripted values do not depend on the value length, so its check settles in the first round.
-CALIBRATION_ROUNDS = 1
-SETUP_SECONDS = 0.01  # what starting and calibrating one worker costs on the fake clock
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class ScriptedWorker:
-    """Answers one job as a real worker would, with values from ``lab.value``; implements the
-    runner's view of a worker (perflab.measure.launcher.Worker)."""
-
-    def __init__(self, lab: Lab, job: dict[str, Any]):
-        self.lab, self.job = lab, job
-        self.outcome = JobOutcome()
-        self.closed = False
-        self.values = 0  # values this worker gave
-
-    def wait_for(self, kind: str) -> dict[str, Any] | None:
-        mode = self.job["mode"]
-        if kind == "ready":
-            self.lab.clock.now += SETUP_SECONDS
-            ready = {
-                "loops": self.job["loops"] or LOOPS,
-                "first_call": 1e-3,
-                "floor": 1e-9,
-                "modules": self.lab.modules,
-            }
-            return self._event("ready", **ready)
-        assert kind == "done", kind
-        if mode == "check":
-            self._event("work", work=None)
-            self._event(
-                "check",
-                equivalent=True,
-                difference=None,
-                note=None,
-                comparator="==",
-                mutation=None,
-                shared=None,
-                output=None,
-            )
-        return self._event("done")
-
-    def request_event(self, kind: str, loops: int | None = None) -> dict[str, Any] | None:
-        contender = self.job["contender"]
-        self.lab.requests.append((self.lab.round_of(self), contender, kind))
-        failure = self.lab.fail(self, kind)
-        if failure is not None:
-            self.outcome.error = failure
-            return None
-        calls = loops or self.job["loops"] or LOOPS
-        value = self.lab.value(self.job["case"], contender, self.values)
-        value += self.lab.per_value.get(contender, 0.0) / calls  # work each value does once
-        self.values += kind == "value"
-        self.lab.clock.now += value * calls
-        cpu = value * self.lab.cpu_share.get(contender, 1.0)
-        waited = 0.0 if contender in self.lab.sleeping else value - cpu  # else it waited for a CPU
-        return self._event(kind, value=value, cpu=cpu, loops=calls, waited=waited, background=None)
-
-    def close(self) -> JobOutcome:
-        if self.job["mode"] == "time" and self.outcome.ok:
-            self._event("integrity", input_changed=None, output_wrong=None)
-        self.closed = True
-        return self.outcome
-
-    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
-        event = {"event": kind, **fields}
-        self.outcome.events.append(event)
-        return event
-
-
-class Lab:
-    """The scripted workers of one run: their values, failures, and what the runner asked for."""
-
-    def __init__(
-        self,
-        value: Callable[[str, str, int], float],
-        fail: Callable[[ScriptedWorker, str], str | None] = lambda worker, kind: None,
-    ):
-        self.value, self.fail = value, fail  # (case, contender, index of the value) -> s/call
-        self.per_value: dict[str, float] = {}  # contender -> s of work each value does once, whatever its calls
-        self.cpu_share: dict[str, float] = {}  # contender -> share of a value's wall time its thread ran (1)
-        self.sleeping: set[str] = set()  # contenders whose thread slept, not waited for a CPU, the rest
-        self.modules: list[str] = []  # the top-level modules each timing worker says it imported
-        self.clock = Clock()
-        self.started: list[ScriptedWorker] = []
-        self.requests: list[tuple[int, str, str]] = []  # (round, contender, "warmup" | "value")
-
-    def start(
-        self, job: dict[str, Any], timeout: float, python: str, hash_seed: str | None, budget: object = None
-    ) -> ScriptedWorker:
-        worker = ScriptedWorker(self, job)
-        self.started.append(worker)
-        return worker
-
-    def timing_workers(self) -> list[ScriptedWorker]:
-        return [worker for worker in self.started if worker.job["mode"] == "time"]
-
-    def round_of(self, worker: ScriptedWorker) -> int:
-        """Rounds count the timing workers started for a (case, contender)."""
-        same = [w for w in self.timing_workers() if (w.job["case"], w.job["contender"]) == self.key(worker)]
-        return same.index(worker)
-
-    @staticmethod
-    def key(worker: ScriptedWorker) -> tuple[str, str]:
-        return worker.job["case"], worker.job["contender"]
-
-    def run(self, settings: Settings, cases: list[str], contenders: list[str]) -> RunResult:
-        return run_sides(
-            "scripted",
-            contender_sides("bench.py", contenders),
-            cases,
-            settings,
-            start=self.start,
-            clock=self.clock,
-        )
-
-
-@pytest.fixture(autouse=True)
-def no_processes(monkeypatch):
-    """Nothing here may start a process: the scripted workers stand in for all of them, and the
-    result's metadata (which asks the interpreter about itself in a subprocess) is left empty."""
-    monkeypatch.setattr(runner.metadata, "collect", lambda file, python: {})
-
-    def forbidden(*args, **kwargs):
-        raise AssertionError(f"a test of the runner's rules started a process: {args[0]!r}")
-
-    monkeypatch.setattr(subprocess, "Popen", forbidden)
-
-
-def noisy(spread: float, seed: int = 0, times: dict[str, float] | None = None) -> Callable[[str, str, int], float]:
-    """Values around ``times[contender]`` (default 1 us), each off by up to +-``spread`` (relative)."""
-    generator = random.Random(seed)
-    times = times or {}
-    return lambda case, contender, index: times.get(contender, 1e-6) * (1 + generator.uniform(-spread, spread))
+pytestmark = pytest.mark.usefixtures("no_processes")
 
 
 def measured_rounds(cell: Cell) -> int:
@@ -183,12 +43,11 @@ def ratio_precision(result: RunResult, case: str, contender: str, rounds: int | 
     ).ratio.relative_half_width
 
 
-QUICK = {"warmups": 1, "values": 10, "value_time": 0.001, "timeout": 5.0}
-
-
 def test_a_case_stops_at_the_first_round_that_reaches_the_precision():
     lab = Lab(noisy(0.05, times={"b": 2e-6}))
-    result = lab.run(Settings(precision=0.01, min_rounds=2, max_time=1e6, **QUICK), ["x"], ["a", "b"])
+    result = lab.run(
+        Settings(stop_when="precise", precision=0.01, min_rounds=2, max_time=1e6, **QUICK), ["x"], ["a", "b"]
+    )
     rounds = measured_rounds(result.cell("x", "b"))
     assert rounds > 2  # the precision, not min_rounds, decided when to stop
     assert ratio_precision(result, "x", "b") <= 0.01 < ratio_precision(result, "x", "b", rounds - 1)
@@ -232,7 +91,7 @@ def test_values_alternate_between_contenders_and_the_first_one_changes_every_rou
 
 def test_cases_take_turns_round_by_round():
     lab = Lab(noisy(1e-6))
-    lab.run(Settings(precision=1.0, min_rounds=2, max_time=1e6, **QUICK), ["x", "y"], ["a", "b"])
+    lab.run(Settings(stop_when="precise", precision=1.0, min_rounds=2, max_time=1e6, **QUICK), ["x", "y"], ["a", "b"])
     order = [(w.job["case"], lab.round_of(w)) for w in lab.timing_workers()]
     assert order == [(case, r) for r in range(CALIBRATION_ROUNDS + 2) for case in ("x", "y") for _ in "ab"]
 
@@ -246,7 +105,9 @@ def test_a_worker_that_fails_mid_run_marks_its_cell_and_the_others_keep_their_va
         return error if failing else None
 
     lab = Lab(noisy(0.05, times={"b": 2e-6}), fail)
-    result = lab.run(Settings(precision=0.02, min_rounds=4, max_time=5, **QUICK), ["x", "y"], ["a", "b"])
+    result = lab.run(
+        Settings(stop_when="precise", precision=0.02, min_rounds=4, max_time=5, **QUICK), ["x", "y"], ["a", "b"]
+    )
     failed = result.cell("x", "b")
     assert failed.error == error
     assert measured_rounds(failed) == 2  # rounds 1 and 2 (its values before the failure kept)
@@ -396,3 +257,59 @@ def test_a_budget_too_small_for_a_length_check_calibrates_with_a_few_values_and_
     assert calibration.calibration and len(set(calibration.value_loops or [])) == 1  # one length only
     assert len(calibration.values) == 5  # value_length.MIN_VALUES, not QUICK's 10
     assert result.metadata["value_lengths"]["x"]["unchecked"].startswith("not checked: a check of two lengths")
+
+
+# ---- the stopping rule on the answer (issue 40) --------------------------------------------------
+
+
+def stop(result: RunResult, case: str = "x") -> dict[str, Any]:
+    return result.metadata["stopped"][case]
+
+
+def test_a_clear_difference_stops_once_decided_long_before_the_precision_would():
+    settings = Settings(precision=0.01, min_rounds=5, max_time=1e6, **QUICK)
+    decided = Lab(noisy(0.1, times={"b": 2e-6})).run(settings, ["x"], ["a", "b"])
+    asked = Lab(noisy(0.1, times={"b": 2e-6})).run(
+        Settings(stop_when="precise", precision=0.01, min_rounds=5, max_time=1e6, **QUICK), ["x"], ["a", "b"]
+    )
+    assert stop(decided) == {"why": "decided", "rounds": measured_rounds(decided.cell("x", "b"))}
+    assert stop(asked)["why"] == "precise" and stop(asked)["rounds"] > 3 * stop(decided)["rounds"]
+    comparison = decided.comparisons[0]
+    assert comparison.comparison.anytime and not asked.comparisons[0].comparison.anytime
+    assert comparison.verdict == "slower" and comparison.comparison.ratio.low > 1.01
+    # Its size is known to a twentieth (SIZE_CAP), not to the 1% asked for when it is not decided.
+    assert 0.01 < comparison.comparison.ratio.relative_half_width <= 0.05
+    text = shown(decided)
+    assert f"decided after {stop(decided)['rounds']} rounds" in text and "NOT reached" not in text and " !" not in text
+
+
+def test_no_difference_beyond_the_minimum_effect_is_decided_too():
+    settings = Settings(precision=0.001, min_effect=0.05, min_rounds=5, max_time=1e6, **QUICK)
+    result = Lab(noisy(0.1)).run(settings, ["x"], ["a", "b"])
+    ratio = result.comparisons[0].comparison.ratio
+    assert stop(result)["why"] == "decided" and 0.95 < ratio.low < ratio.high < 1.05
+    assert result.comparisons[0].verdict == "no detectable difference"
+
+
+def test_a_round_count_fixed_in_advance_keeps_fixed_sample_intervals():
+    result = Lab(noisy(0.1, times={"b": 2e-6})).run(
+        Settings(precision=0.01, min_rounds=6, max_rounds=6, max_time=1e6, **QUICK), ["x"], ["a", "b"]
+    )
+    assert stop(result) == {"why": "rounds", "rounds": 6} and not result.comparisons[0].comparison.anytime
+
+
+def test_a_budget_spent_first_is_said_as_the_reason_and_the_intervals_stay_anytime_valid():
+    result = Lab(noisy(0.9)).run(Settings(precision=0.001, min_rounds=2, max_time=0.5, **QUICK), ["x"], ["a", "b"])
+    assert stop(result)["why"] == "budget" and result.comparisons[0].comparison.anytime
+    assert "not decided and precision target ±0.1% NOT reached" in shown(result)
+
+
+def test_each_case_stops_on_its_own_answer():
+    def value(case: str, contender: str, index: int) -> float:
+        slower = {"x": 3.0, "y": 1.002}[case] if contender == "b" else 1.0  # x decided at once, y never
+        return 1e-6 * slower * (1 + generator.uniform(-0.1, 0.1))
+
+    generator = random.Random(3)
+    result = Lab(value).run(Settings(precision=0.01, min_rounds=5, max_time=2.0, **QUICK), ["x", "y"], ["a", "b"])
+    assert stop(result, "x")["why"] == "decided" and stop(result, "y")["why"] in ("precise", "budget")
+    assert stop(result, "x")["rounds"] < stop(result, "y")["rounds"]

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from perflab.analysis import sequential
 from perflab.analysis.intervals import Z, one_sample, t_quantile
 from perflab.results.quantities import CONFIDENCE, FASTER, NO_DIFFERENCE, SLOWER, CellEstimates, Comparison, Interval
 
@@ -167,35 +168,55 @@ def round_log_ratio(reference: Sequence[float], contender: Sequence[float]) -> f
     return float(statistics.median([math.log(c / r) for r, c in zip(reference, contender)]))
 
 
-def compare_paired(reference: Mapping[int, Sequence[float]], contender: Mapping[int, Sequence[float]]) -> Comparison:
-    """Ratio contender/reference: a t interval over rounds of the per-round log ratios."""
+def compare_paired(
+    reference: Mapping[int, Sequence[float]], contender: Mapping[int, Sequence[float]], anytime: bool = False
+) -> Comparison:
+    """Ratio contender/reference over rounds of the per-round log ratios: a t interval, or with
+    ``anytime`` (the number of rounds was chosen by looking at them) the confidence sequence's."""
     rounds = sorted(r for r in set(reference) & set(contender) if len(reference[r]) and len(contender[r]))
-    return compare_round_logs([round_log_ratio(reference[r], contender[r]) for r in rounds])
+    return compare_round_logs([round_log_ratio(reference[r], contender[r]) for r in rounds], anytime)
 
 
-def compare_round_logs(round_logs: Sequence[float]) -> Comparison:
+def compare_round_logs(round_logs: Sequence[float], anytime: bool = False) -> Comparison:
     """``compare_paired`` from the rounds' log ratios (``round_log_ratio``), for a caller that keeps
     them as rounds arrive instead of recomputing every round's ratio each time."""
     logs = np.array(round_logs, dtype=float)
     n = len(logs)
     if n == 0:
-        return Comparison(Interval(math.nan, -math.inf, math.inf), 1.0, 0, math.inf)
+        return Comparison(Interval(math.nan, -math.inf, math.inf), 1.0, 0, math.inf, anytime)
     if n < 2:
-        return Comparison(Interval(math.exp(float(logs[0])), -math.inf, math.inf), 1.0, n, math.inf)
+        return Comparison(Interval(math.exp(float(logs[0])), -math.inf, math.inf), 1.0, n, math.inf, anytime)
     test = one_sample(logs)
-    log_ratio = test.interval
+    if anytime:
+        sd = test.se * math.sqrt(n)
+        log_ratio = sequential.interval(n, test.interval.value, sd)
+        p_value = sequential.p_value(n, test.interval.value, sd)
+    else:
+        log_ratio, p_value = test.interval, test.p_value
     ratio = Interval(math.exp(log_ratio.value), math.exp(log_ratio.low), math.exp(log_ratio.high))
-    return Comparison(ratio, test.p_value, n, test.se)
+    return Comparison(ratio, p_value, n, test.se, anytime)
 
 
 def geometric_mean(comparisons: Sequence[Comparison]) -> Interval | None:
     """Geometric mean of ratios across cases; the interval combines per-case standard errors
-    (cases are measured in separate processes, so independent) with Welch-Satterthwaite df."""
+    (cases are measured in separate processes, so independent) with Welch-Satterthwaite df, or
+    where the rounds stopped on what they saw, averages the cases' anytime-valid intervals."""
     usable = [c for c in comparisons if c.pairs >= 2 and math.isfinite(c.log_se)]
     if not usable:
         return None
     m = len(usable)
     centre = sum(math.log(c.ratio.value) for c in usable) / m
+    if any(c.anytime for c in usable):
+        # Each case's confidence sequence at 1 - 5%/m: all of them cover together with 95%
+        # (Bonferroni), and then so does the mean of their bounds, at any stopping times.
+        bounds = [
+            sequential.interval(
+                c.pairs, math.log(c.ratio.value), c.log_se * math.sqrt(c.pairs), 1 - (1 - CONFIDENCE) / m
+            )
+            for c in usable
+        ]
+        low, high = (sum(getattr(b, side) for b in bounds) / m for side in ("low", "high"))
+        return Interval(math.exp(centre), math.exp(low), math.exp(high))
     variances = [c.log_se**2 for c in usable]
     se = math.sqrt(sum(variances)) / m
     if se == 0:

@@ -476,6 +476,7 @@ class _RevisionBaseline:
         from perflab.render.terminal.progress import LiveProgress
 
         settings = timing_settings(target.args)
+        settings.regression_threshold = target.args.threshold  # the rounds may stop once that is answered
         runs, missing = [], []
         for contender in contenders:
             request = ab_test.Request(

@@ -6,12 +6,14 @@ that they are never measured at the same time and every contender sees the same 
 Each round is a block for the paired comparison in perflab.analysis.estimates. (On a shared VM, the speed of
 a CPU changes by tens of percent over a fraction of a second; see benchmarks/README.md.)
 
-Stopping rule, fixed before any value is seen: a case stops after at least ``min_rounds`` rounds
-once the 95% interval of every ratio to the reference (or, alone, of its median) is within
-``precision`` (or after ``max_rounds``, perflab's own tests' exact round count); the whole run stops when all cases have, or when ``max_time`` (counted from the
-first timing round) is spent: then at once, keeping what was measured; a timing worker still busy
-then is stopped. No job before it (a check, fuzzing) may outlast ``max_time`` either, so a
-contender that hangs is stopped within the budget in whichever phase (perflab.measure.budget).
+Stopping rule, fixed before any value is seen (perflab.measure.stopping): a case stops after at
+least ``min_rounds`` rounds once every ratio to the reference (or, alone, its median) is decided
+or its 95% interval within ``precision`` (only the latter when the user asked for a precision);
+or after ``max_rounds`` (perflab's own tests' exact round count). The whole run stops when all
+cases have, or when ``max_time`` (counted from the first timing round) is spent: then at once,
+keeping what was measured; a timing worker still busy then is stopped. Why each case stopped is
+in the metadata ("stopped"). No job before it (a check, fuzzing) may outlast ``max_time`` either,
+so a contender that hangs is stopped within the budget in whichever phase (perflab.measure.budget).
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ from perflab.analysis.intervals import benjamini_hochberg
 from perflab.bench.loading import module_name
 from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
-from perflab.measure import clocks, difference_search, metadata, value_length
+from perflab.measure import clocks, difference_search, metadata, stopping, value_length
 from perflab.measure.budget import Budget
 from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
 from perflab.measure.launcher import JobOutcome, StartWorker, Worker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.timing_verdicts import caution, record_timing_checks, repeat_only_unchecked
+from perflab.results import stopped
 from perflab.results.model import (
     EQUIVALENT,
     FUZZING_CASE,
@@ -49,6 +52,7 @@ from perflab.results.model import (
     ProcessRun,
     RunResult,
 )
+from perflab.results.quantities import Comparison
 
 
 @dataclass
@@ -235,6 +239,8 @@ class _Rounds:
         result, settings = self.result, self.settings
         active = [case for case in cases if _measurable(result, case)]
         self.lengths = {case: value_length.CaseLength(settings.value_time) for case in active}
+        # The ratios the run's FDR correction spans: a case decided on its own must stay decided after it.
+        comparisons = max(1, sum(c.contender != result.reference for c in result.cells if c.case in active))
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
         round_number = 0
         try:
@@ -242,6 +248,7 @@ class _Rounds:
                 for case in active:
                     if self.clock() >= self.deadline:
                         _say_if_calls_exceed_budget(result, settings)
+                        self._stopped(active, stopped.BUDGET)
                         return
                     cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
                     status.current, status.round = case, round_number + 1
@@ -252,16 +259,42 @@ class _Rounds:
                     self.one_round(cells, round_number, cpus[(round_number // 2) % len(cpus)])
                 round_number += 1
                 for case in list(active):
-                    precisions = _case_precisions(result, case)
-                    status.precision.update(precisions)
-                    precise = all(p <= settings.precision for p in precisions.values())
-                    measured_rounds = _measured_rounds(result, case)
-                    enough = precise and measured_rounds >= settings.min_rounds
-                    if enough or measured_rounds == settings.max_rounds or not _measurable(result, case):
+                    why = self._why_stop(case, comparisons, status)
+                    if why or not _measurable(result, case):
                         active.remove(case)
+                        if why:
+                            self._stopped([case], why)
                 listener.update(status)
+        except KeyboardInterrupt:
+            self._stopped(active, stopped.INTERRUPTED)
+            raise
         finally:
             self._describe_lengths()
+
+    def _why_stop(self, case: str, comparisons: int, status: Status) -> str | None:
+        """Why ``case`` has measured enough after this round (perflab.measure.stopping), or None."""
+        settings = self.settings
+        compared = _case_comparisons(self.result, case, settings.anytime)
+        precisions = _case_precisions(self.result, case, compared)
+        status.precision.update(precisions)
+        measured_rounds = _measured_rounds(self.result, case)
+        if measured_rounds >= settings.min_rounds:
+            if all(p <= settings.precision for p in precisions.values()):
+                return stopped.PRECISE
+            # (settings.anytime: the intervals are the ones that hold when the rule stops on them)
+            if (
+                compared
+                and settings.anytime
+                and all(stopping.decided(c, settings, comparisons) for c in compared.values())
+            ):
+                return stopped.DECIDED
+        return stopped.ROUNDS if measured_rounds == settings.max_rounds else None
+
+    def _stopped(self, cases: list[str], why: str) -> None:
+        """Record why ``cases`` stopped, with their measured rounds (perflab.results.stopped)."""
+        record = self.result.metadata.setdefault("stopped", {})
+        for case in cases:
+            record[case] = {"why": why, "rounds": _measured_rounds(self.result, case)}
 
     def one_round(self, cells: list[Cell], round_number: int, cpu: int | None) -> None:
         """One live worker per contender, all on ``cpu``; their values alternate A B B A A B ...
@@ -499,29 +532,37 @@ def _say_if_calls_exceed_budget(result: RunResult, settings: Settings) -> None:
         )
 
 
-def _case_precisions(result: RunResult, case: str) -> dict[tuple[str, str], float]:
-    """Relative 95% CI half-width of what the stopping rule watches on ``case``.
-
-    With a reference to compare against, that is every ratio to it: ratios are measured
-    interleaved, so they converge even when absolute times drift with the machine's load. A lone
-    contender is held to its median. (All precisions are reported at the end either way.) A cell
-    whose worker failed is left out: it gets no more rounds, so its interval would never narrow
-    and its case would run on to the time budget.
-    """
+def _case_comparisons(result: RunResult, case: str, anytime: bool) -> dict[tuple[str, str], Comparison]:
+    """Every ratio to the reference on ``case`` so far (anytime-valid where the rule may stop on
+    it). A cell whose worker failed is left out: it gets no more rounds, so its interval would
+    never narrow and its case would run on to the time budget."""
     cells = [c for c in result.cells if c.case == case and c.measured_runs() and not c.error]
     reference = next((c for c in cells if c.contender == result.reference), None)
-    others = [c for c in cells if c is not reference]
-    if reference is None or not others:
-        return {
-            (case, c.contender): estimates.estimate_cell(c.process_values()).median.relative_half_width
-            for c in cells
-            if c.process_values()
-        }
+    if reference is None:
+        return {}
     return {
-        (case, c.contender): estimates.compare_paired(
-            reference.round_values(), c.round_values()
-        ).ratio.relative_half_width
-        for c in others
+        (case, c.contender): estimates.compare_paired(reference.round_values(), c.round_values(), anytime)
+        for c in cells
+        if c is not reference
+    }
+
+
+def _case_precisions(
+    result: RunResult, case: str, compared: dict[tuple[str, str], Comparison]
+) -> dict[tuple[str, str], float]:
+    """Relative 95% CI half-width of what the stopping rule watches on ``case``.
+
+    With a reference to compare against, that is every ratio to it (``compared``): ratios are
+    measured interleaved, so they converge even when absolute times drift with the machine's
+    load. A lone contender is held to its median. (All precisions are reported at the end either way.)
+    """
+    if compared:
+        return {key: comparison.ratio.relative_half_width for key, comparison in compared.items()}
+    cells = [c for c in result.cells if c.case == case and c.measured_runs() and not c.error]
+    return {
+        (case, c.contender): estimates.estimate_cell(c.process_values()).median.relative_half_width
+        for c in cells
+        if c.process_values()
     }
 
 
@@ -531,7 +572,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
         if cell.process_values():
             cell.estimates = estimates.estimate_cell(cell.process_values())
     for case in {cell.case for cell in result.cells}:
-        watched = _case_precisions(result, case)
+        watched = _case_precisions(result, case, _case_comparisons(result, case, settings.anytime))
         for cell in result.cells:
             if cell.case == case and cell.measured_runs() and not cell.error:
                 mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
@@ -541,7 +582,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
         reference = result.cell(cell.case, result.reference)
         if cell is reference or not cell.measured_runs() or not reference.measured_runs():
             continue
-        comparison = estimates.compare_paired(reference.round_values(), cell.round_values())
+        comparison = estimates.compare_paired(reference.round_values(), cell.round_values(), settings.anytime)
         if comparison.pairs:
             pending.append((cell, comparison))
     adjusted = benjamini_hochberg([comparison.p_value for _, comparison in pending])

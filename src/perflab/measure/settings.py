@@ -13,6 +13,10 @@ from dataclasses import dataclass
 @dataclass
 class Settings:
     precision: float = 0.01  # target 95% CI half-width, relative
+    # "answered": a case stops once its ratios are decided or precise (perflab.measure.stopping),
+    # with anytime-valid intervals; "precise": only at ``precision`` (the user asked for one),
+    # with fixed-sample t intervals.
+    stop_when: str = "answered"
     max_time: float = 60.0  # seconds for the timing phase of the whole run
     timeout: float = 60.0  # seconds one worker process may take
     # Many short values per process: adjacent values of two contenders are ~5 ms apart, so they
@@ -31,7 +35,16 @@ class Settings:
     # called faster or slower, and people act on those calls (intervals stay 95%).
     alpha: float = 0.01
     min_effect: float = 0.01  # smaller differences are never called faster/slower
+    # A gate's question (``check --against``): is the time ratio above 1 + this? Answered, a case
+    # may stop (perflab.measure.stopping) as soon as its interval lies wholly on one side of it.
+    regression_threshold: float | None = None
     # Valgrind processes per cell for --metric instructions and cache (None: their REPEATS); the
     # hidden --debug-counts, for perflab's own tests (each such process costs seconds of CPU).
     counted_processes: int | None = None
     python: str = sys.executable
+
+    @property
+    def anytime(self) -> bool:
+        """Whether intervals must hold at any stopping time: the rule may stop on what it sees,
+        not at a round count fixed before (``min_rounds == max_rounds``)."""
+        return self.stop_when == "answered" and self.max_rounds != self.min_rounds

@@ -11,6 +11,7 @@ from perflab.analysis.gate import REGRESSION, CellCheck, CheckResult
 from perflab.render import cache_tables
 from perflab.render import gate_summaries as summaries
 from perflab.render.printable import markdown_inert, printable
+from perflab.results import stopped
 from perflab.results.model import INVALID, RunResult
 from perflab.results.warnings import PRECISION_MISSED, run_warnings
 from perflab.units import format_percent, format_ratio, format_times
@@ -209,7 +210,10 @@ def render_result(result: RunResult) -> str:
     lines += _cache_lines(result)
     warnings = run_warnings(result)
     if not any(w.kind == PRECISION_MISSED for w in warnings) and "precision" in result.settings:
-        lines.append(f"- precision target ±{format_percent(result.settings['precision'])}: reached")
+        said = stopped.summary(result)
+        lines.append(
+            f"- {said}" if said else f"- precision target ±{format_percent(result.settings['precision'])}: reached"
+        )
     lines += [f"- :warning: {_cell(w.text)}" for w in warnings]
     python = result.metadata.get("python", {})
     lines.append(

@@ -535,7 +535,9 @@ def _case_comparison_from_json(data: dict) -> CaseComparison:
 
 
 def _comparison_from_json(data: dict) -> Comparison:
-    return Comparison(_interval(data["ratio"]), data["p_value"], data["pairs"], _number(data["log_se"]))
+    return Comparison(
+        _interval(data["ratio"]), data["p_value"], data["pairs"], _number(data["log_se"]), data.get("anytime", False)
+    )
 
 
 def _cell_from_json(data: dict) -> Cell:

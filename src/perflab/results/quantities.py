@@ -67,6 +67,9 @@ class Comparison:
     p_value: float
     pairs: int
     log_se: float  # standard error of the mean log ratio (for combining across cases)
+    # The interval and p-value are anytime-valid (perflab.analysis.sequential): the runner's rule
+    # could stop on the data, so a fixed-sample t interval would not hold. False: a t interval.
+    anytime: bool = False
 
 
 @dataclass(frozen=True)

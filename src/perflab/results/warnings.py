@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from perflab.results import stopped
 from perflab.units import counted, format_percent
 
 if TYPE_CHECKING:  # the model writes these warnings into --json
@@ -81,13 +82,15 @@ def _waited(result: RunResult) -> str:
 
 def precision_missed(result: RunResult) -> RunWarning | None:
     """The precision target missed by some measured cell, or None (reached, or nothing measured)."""
-    missed = [c for c in result.cells if c.measured_runs() and not c.target_reached]
+    decided = stopped.decided_cases(result)  # stopped on their answer, precise enough for its size
+    missed = [c for c in result.cells if c.measured_runs() and not c.target_reached and c.case not in decided]
     if not missed or "precision" not in result.settings:
         return None
     budget = result.settings.get("max_time")
     return RunWarning(
         PRECISION_MISSED,
-        f"precision target ±{format_percent(result.settings['precision'])} NOT reached for "
+        ("not decided and " if result.settings.get("stop_when") == "answered" else "")
+        + f"precision target ±{format_percent(result.settings['precision'])} NOT reached for "
         f"{counted(len(missed), 'cell')}" + (f" (budget {budget:g} s)" if budget is not None else ""),
     )
 

@@ -361,10 +361,13 @@ def timing_options(
     parser.add_argument(
         "--precision",
         type=percentage,
-        default=precision,
         metavar="PCT",
-        help=f"target 95%% CI half-width in percent (default {precision * 100:g}%%)",
+        help="measure until every 95%% interval's half-width is within PCT percent or --max-time is spent, "
+        "with fixed-sample t intervals; without it, a case stops as soon as its answer is decided "
+        "(faster, slower or no difference beyond --min-effect, its size known) or its interval is that narrow, "
+        f"with intervals that hold whenever it stops (default {precision * 100:g}%%)",
     )
+    parser.set_defaults(precision_unless_given=precision)
     parser.add_argument(
         "--max-time",
         type=seconds,
@@ -447,7 +450,8 @@ def timing_settings(args: argparse.Namespace) -> Settings:
     from perflab.measure.settings import Settings
 
     settings = Settings(
-        precision=args.precision,
+        precision=args.precision_unless_given if args.precision is None else args.precision,
+        stop_when="answered" if args.precision is None else "precise",
         max_time=args.max_time,
         timeout=args.timeout,
         min_effect=args.min_effect,

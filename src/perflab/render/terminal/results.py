@@ -11,6 +11,7 @@ from rich.table import Table
 
 from perflab.measure.timing_verdicts import floor_warning, shown_floor
 from perflab.render.terminal import process_metrics
+from perflab.results import stopped
 from perflab.results.model import EQUIVALENT, INVALID, CaseComparison, Cell, RunResult
 from perflab.results.quantities import Interval
 from perflab.results.verdicts import COLOURS, REPEAT_ONLY, UNCHECKED
@@ -128,7 +129,7 @@ def _comparison(result: RunResult, comparison: CaseComparison | None, marked: bo
     ratio = escape(shown.ratio)
     if shown.struck:
         ratio = f"[dim strike]{ratio}[/]"
-    elif marked:
+    elif marked and comparison.case not in stopped.decided_cases(result):  # decided: precise enough for its size
         ratio = _mark_imprecise(ratio, comparison.comparison.ratio, result.settings["precision"])
     style = _VERDICT_STYLE.get(shown.verdict, "")
     if shown.verdict == REPEAT_ONLY:  # the caution is long: it is written under the table
@@ -244,13 +245,12 @@ def _precision_line(result: RunResult, compact: bool, missed_warning: RunWarning
     marks, which a compact table does not show."""
     target = result.settings["precision"]
     measured = [c for c in result.cells if c.measured_runs()]
-    missed = [c for c in measured if not c.target_reached]
+    missed = [c for c in measured if not c.target_reached and c.case not in stopped.decided_cases(result)]
     rounds = max((len(c.measured_runs()) for c in measured), default=0)
     calibrating = max((sum(run.calibration for run in c.runs) for c in measured), default=1)
-    summary = (
-        f"{counted(rounds, 'round')} (+{counted(calibrating, 'calibration round')}) in {result.elapsed:.1f} s; "
-        "equivalence checks "
-        f"{result.equivalence_seconds:.1f} s"
+    timing = (
+        f"(+{counted(calibrating, 'calibration round')}) in {result.elapsed:.1f} s; "
+        f"equivalence checks {result.equivalence_seconds:.1f} s"
     )
     if not measured:
         why = (
@@ -260,7 +260,11 @@ def _precision_line(result: RunResult, compact: bool, missed_warning: RunWarning
         )
         return f"[yellow]nothing was timed[/] ({why})"
     if result.settings.get("clock") == "cpu":
-        summary += "; times are the thread's CPU time (--clock cpu)"
+        timing += "; times are the thread's CPU time (--clock cpu)"
+    summary = f"{counted(rounds, 'round')} {timing}"
+    said = stopped.summary(result)
+    if missed_warning is None and said:  # "decided after 5 rounds (+1 calibration round) in 2.3 s; ..."
+        return f"[green]{escape(said)}[/] {timing}"
     if missed_warning is None:
         return f"[green]precision target ±{format_percent(target)} reached[/] ({summary})"
     if compact:
