@@ -13,8 +13,10 @@ import json
 import math
 import os
 import platform
+import signal
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,6 +52,38 @@ import json
 import perflab
 from perflab.builtins.json_dumps import NESTED_DATA
 """
+
+
+# Other work on every CPU, one process per CPU, pinned, for ever (killed with its group): "bursty"
+# is 3 ms busy then 5 ms asleep, as a CI runner's neighbours; "steady" is always busy.
+CPU_LOAD = textwrap.dedent(
+    """
+    import os, sys, time
+    bursty = sys.argv[1] == "bursty"
+    for cpu in sorted(os.sched_getaffinity(0)):
+        if os.fork() == 0:
+            os.sched_setaffinity(0, {cpu})
+            while True:
+                end = time.perf_counter() + 0.003
+                while time.perf_counter() < end or not bursty:
+                    pass
+                time.sleep(0.005)
+    os.wait()
+    """
+)
+
+
+@contextlib.contextmanager
+def cpu_load(kind: str | None) -> Iterator[None]:
+    """While inside: other work on every CPU, "bursty" or "steady" (CPU_LOAD), or with None nothing."""
+    process = subprocess.Popen([sys.executable, "-c", CPU_LOAD, kind], start_new_session=True) if kind else None
+    try:
+        time.sleep(0.5 if kind else 0)
+        yield
+    finally:
+        if process is not None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @contextlib.contextmanager

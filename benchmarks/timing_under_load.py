@@ -25,19 +25,15 @@ CPU-time ratio; A/A under that load: no more than 1% false verdicts.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import statistics
-import subprocess
 import sys
 import tempfile
-import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import _cli
-from _common import binomial_interval, conditions, finish, machine_line, new_figure, perflab_json
+from _common import binomial_interval, conditions, cpu_load, finish, machine_line, new_figure, perflab_json
 
 NAME = "timing_under_load"
 
@@ -91,21 +87,6 @@ SOURCES = {
     "periodic": ("work(9 * units)", "calls[0] += 1\n    work((25 if calls[0] % 5 == 0 else 5) * units)"),
     "aa": ("work(3 * units)", "work(3 * units)"),
 }
-# One process per CPU, pinned, 3 ms busy then 5 ms asleep, for ever (killed with its group).
-BURNER = textwrap.dedent(
-    """
-    import os, time
-    for cpu in sorted(os.sched_getaffinity(0)):
-        if os.fork() == 0:
-            os.sched_setaffinity(0, {cpu})
-            while True:
-                end = time.perf_counter() + 0.003
-                while time.perf_counter() < end:
-                    pass
-                time.sleep(0.005)
-    os.wait()
-    """
-)
 
 
 def write_pair(folder: Path, name: str, units: int) -> Path:
@@ -113,22 +94,6 @@ def write_pair(folder: Path, name: str, units: int) -> Path:
     path = folder / f"bench_{name}.py"
     path.write_text(BENCHMARK.format(name=name, unit=UNIT, units=units, reference=reference, contender=contender))
     return path
-
-
-@contextlib.contextmanager
-def burners(wanted: bool) -> Iterator[None]:
-    """While inside: bursty CPU burners on every CPU (or nothing)."""
-    process = subprocess.Popen([sys.executable, "-c", BURNER], start_new_session=True) if wanted else None
-    try:
-        time.sleep(0.5 if wanted else 0)
-        yield
-    finally:
-        if process is not None:
-            import os
-            import signal
-
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 def cpu_time_ratio(path: Path, batches: int) -> float:
@@ -204,7 +169,7 @@ def main() -> int:
                 "cpu_time_ratio": cpu_time_ratio(path, args.batches),
             }
             for condition in args.conditions:
-                with burners(condition == "busy"):
+                with cpu_load("bursty" if condition == "busy" else None):
                     entry[condition] = [one_trial(path, Path(folder) / "out.json", options) for _ in range(args.trials)]
                 print(f"{name} {condition}: done", flush=True)
     return finish(args.name, figure, summarize, show)
