@@ -100,7 +100,10 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "pyperf_agreement": (r"cpu: medians within 3% for \d+ of \d+", ()),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
     "pyperformance_suite": (r"unpickle_list +ran .* pyperf --fast ran", ()),
-    "sequential_verdicts": (r"perflab answered +[\d.]+ s  faster .* stopped: \w+ after \d+ rounds(.|\n)*pyperf +[\d.]+ s", ()),
+    "sequential_verdicts": (
+        r"perflab answered +[\d.]+ s  faster .* stopped: \w+ after \d+ rounds(.|\n)*pyperf +[\d.]+ s",
+        (),
+    ),
     "sampler_pause": (r"stopped: slowdown +[+-][\d.]+%", ("py-spy",)),
     "repeat_only_cautions": (r"false cautions \(genuine contenders\): \d+/\d+ faster comparisons", ()),
     "startup": (r"perflab --help / pyperf: x[\d.]+", ()),
