@@ -28,8 +28,13 @@ import math
 from perflab.measure.settings import Settings
 from perflab.results.quantities import Comparison, Interval
 
-SIZE_SHARE = 0.2  # a decided ratio's half-width may be a fifth of its log: 1.2x [1.16x, 1.24x]
-SIZE_CAP = 0.05  # and at most 5%: 15x faster [14.3x, 15.8x]
+# A decided ratio's half-width may be half its log, so the bound nearer 1x is at least the square
+# root of the estimate: 1.2x [1.10x, 1.31x] tells "faster, by 10 to 31%". On a busy machine whole
+# rounds are off by tens of percent (a neighbour's bursts in phase with one side's values: the
+# per-round log ratios of a 2x pair beside bursty load had an sd of 16% where their CPU time had
+# 2.4%), and a fifth of the log took 125 rounds for 1.2x, past a 60 s budget.
+SIZE_SHARE = 0.5
+SIZE_CAP = 0.25  # and at most 25%: 15x faster [12.0x, 18.8x] says "over 12x"
 
 
 def decided(comparison: Comparison, settings: Settings, comparisons: int) -> bool:
