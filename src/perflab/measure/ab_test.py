@@ -273,6 +273,11 @@ def resolve_python(name: str) -> tuple[str, str]:
     except subprocess.CalledProcessError as error:
         said = (error.stderr or "").strip().splitlines()
         raise CompareError(f"--python {name}: {found} does not run" + (f": {said[0]}" if said else "")) from None
+    except subprocess.TimeoutExpired as error:
+        raise CompareError(
+            f"--python {name}: {found} did not answer within {error.timeout:g} s (stopped, with what it started); "
+            "give a Python interpreter"
+        ) from None
     except (OSError, subprocess.SubprocessError, ValueError) as error:
         raise CompareError(f"--python {name}: {found} does not run ({error})") from None
     if tuple(int(p) for p in info["version"].split(".")[:2]) < (3, 8):

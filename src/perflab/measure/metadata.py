@@ -6,6 +6,7 @@ import inspect
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -36,6 +37,10 @@ def _interpreter_facts() -> dict[str, Any]:
     }
 
 
+# Seconds another interpreter may take to say what it is (a cold start of a large environment takes ~1 s).
+PROBE_TIMEOUT = 20.0
+
+
 def interpreter_info(python: str = sys.executable) -> dict[str, Any]:
     """Version and build of the interpreter that runs the workers (which may not be the one
     running perflab)."""
@@ -43,9 +48,24 @@ def interpreter_info(python: str = sys.executable) -> dict[str, Any]:
         return _interpreter_facts()
     probe = f"from __future__ import annotations\nimport json\n{inspect.getsource(_interpreter_facts)}"
     probe += "\nprint(json.dumps(_interpreter_facts()))"
-    return json.loads(
-        subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True, timeout=60).stdout
+    # In a session of its own: an interpreter that does not answer (a wrapper script that hangs)
+    # is stopped with whatever it started, which subprocess.run's timeout leaves running (and
+    # whose open pipe then kept run() waiting past its timeout).
+    process = subprocess.Popen(
+        [python, "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
+    try:
+        out, err = process.communicate(timeout=PROBE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()
+        process.wait()
+        raise subprocess.TimeoutExpired(python, PROBE_TIMEOUT) from None
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, python, out, err)
+    return json.loads(out)
 
 
 def machine_info() -> dict[str, Any]:
