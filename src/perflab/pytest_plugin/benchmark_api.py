@@ -416,7 +416,8 @@ class BenchmarkFixture:
                 )
         if self.disabled:
             return {name: ContenderOutcome(name, outputs[name], Measured(name, 0, [])) for name in names}
-        rounds = self._interleaved(calls, names)
+        timer = self._settings.timer
+        rounds = self._interleaved({name: functools.partial(_timed_calls, calls[name], timer=timer) for name in names})
         outcomes = self._compared(names, outputs, rounds)
         for name in names:
             self._measure_memory(outcomes[name].measured, calls[name], "")
@@ -426,18 +427,31 @@ class BenchmarkFixture:
         )
         return outcomes
 
-    def _interleaved(self, calls: dict[str, Callable[[], Any]], names: list[str]) -> dict[str, tuple[int, list[float]]]:
-        """Calibrate each contender, then one value of each per round, order reversed every round."""
-        settings, timer = self._settings, self._settings.timer
+    def revisions(self, timed: dict[str, Callable[[int], float]]) -> dict[str, ContenderOutcome]:
+        """``--perflab-rev``: this test run on each revision's code, ``timed[revision](loops)`` the
+        seconds of ``loops`` calls timed by that revision's own process
+        (perflab.pytest_plugin.revisions), interleaved and compared with the first revision as
+        ``compare`` does. The outputs are not compared (they stay in the revisions' processes)."""
+        self._claim("--perflab-rev")
+        names = list(timed)
+        outcomes = self._compared(names, dict.fromkeys(names), self._interleaved(timed))
+        self.comparison = outcomes
+        self._save([outcome.measured for outcome in outcomes.values()], [outcomes[name] for name in names[1:]])
+        return outcomes
+
+    def _interleaved(self, timed: dict[str, Callable[[int], float]]) -> dict[str, tuple[int, list[float]]]:
+        """Calibrate each contender, then one value of each per round, order reversed every round;
+        ``timed[name](loops)``: the seconds ``loops`` calls of that contender take."""
+        settings, names = self._settings, list(timed)
         values: dict[str, list[float]] = {name: [] for name in names}
         with _quiet_interpreter(settings.disable_gc):
-            loops = {name: _calibrate(calls[name], settings) for name in names}
+            loops = {name: _calibrate(timed[name], settings) for name in names}
             started = time.monotonic()
             round_number = 0
             while True:
                 order = names if round_number % 2 == 0 else names[::-1]
                 for name in order:
-                    values[name].append(_timed_calls(calls[name], loops[name], timer) / loops[name])
+                    values[name].append(timed[name](loops[name]) / loops[name])
                 round_number += 1
                 if round_number == COMPARE_WARMUP_ROUNDS:
                     # Re-sized from the warmups, so that every contender's values last one common
@@ -542,12 +556,12 @@ def _paired(reference: list[float], contender: list[float]) -> Comparison:
     return compare_paired(dict(enumerate(blocks_of(reference))), dict(enumerate(blocks_of(contender))))
 
 
-def _calibrate(call: Callable[[], Any], settings: SamplingSettings) -> int:
+def _calibrate(timed: Callable[[int], float], settings: SamplingSettings) -> int:
     steps = calibration_steps(settings.value_time)
     loops = next(steps)
     try:
         while True:
-            loops = steps.send(_timed_calls(call, loops, settings.timer))
+            loops = steps.send(timed(loops))
     except StopIteration as done:
         return done.value
 

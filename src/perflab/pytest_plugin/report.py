@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # the memory metric's modules come in only when it was measur
 SESSION_SCHEMA = "perflab.pytest/1"
 PYTEST_BENCHMARK_FORMAT_VERSION = "5.3.1"  # the pytest-benchmark release whose JSON layout is written
 IN_PROCESS_NOTE = (
-    "in-process timing: every value comes from this pytest process, and the 95% intervals "
+    "in-process timing: every value comes from one pytest process (with --perflab-rev, each revision's own), "
+    "and the 95% intervals "
     "treat blocks of consecutive values as independent; they see drift during a test, not "
     "the variation between processes (memory layout, hash seed) that `perflab run` measures"
 )
@@ -41,6 +42,13 @@ IN_PROCESS_NOTE = (
 COMPARE_UNCHECKED = (
     "outputs compared on the test's arguments only, each timed call repeats them: not checked for repeat-only speed"
 )
+# What --perflab-rev does not check: each revision's output stays in its own process.
+REVISIONS_UNCHECKED = "the revisions' outputs were not compared, each staying in its revision's process"
+
+
+def unchecked(record: Record) -> str:
+    """What a record's comparisons rest on unchecked: benchmark.compare's, or --perflab-rev's (no comparator)."""
+    return COMPARE_UNCHECKED if record.comparator is not None else REVISIONS_UNCHECKED
 
 
 def benchmark_name(test_file: str, rootdir: Path) -> str:
@@ -93,11 +101,13 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                 memory.append(measured.memory)
         if record.comparisons:
             reference = record.contenders[0].contender
-            result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
+            if record.comparator is not None:  # outputs compared (benchmark.compare), equal or the test failed
+                result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
             for outcome in record.comparisons:
-                result.equivalence.append(
-                    Equivalence(record.name, outcome.name, EQUIVALENT, comparator=record.comparator)
-                )
+                if record.comparator is not None:
+                    result.equivalence.append(
+                        Equivalence(record.name, outcome.name, EQUIVALENT, comparator=record.comparator)
+                    )
                 assert outcome.comparison is not None and outcome.p_adjusted is not None and outcome.verdict
                 result.comparisons.append(
                     CaseComparison(
@@ -108,7 +118,7 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                         outcome.p_adjusted,
                         outcome.verdict,
                         valid=True,
-                        unchecked=COMPARE_UNCHECKED,
+                        unchecked=unchecked(record),
                     )
                 )
     if memory:
@@ -263,7 +273,7 @@ def summary_lines(records: list[Record]) -> list[str]:
                     p_adjusted,
                     None,
                     None,
-                    unchecked=COMPARE_UNCHECKED,
+                    unchecked=unchecked(record),
                     level=(record.options["alpha"], record.options["min_effect"]),
                 )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
