@@ -176,8 +176,25 @@ def test_a_pytest_benchmark_file_compares_revisions_paired(project, tmp_path):
     entry = {b["name"]: b for b in json.loads(pytest_benchmark_out.read_text())["benchmarks"]}["test_work::main"]
     assert entry["perflab"]["verdict"] == "slower" and entry["perflab"]["ratio_to_reference"]["value"] > 1
     assert sorted(set(seen.read_text().split())) == ["v1", "v2"]  # never the working tree's mylib
+    assert [(e.contender, e.status) for e in run.equivalence] == [("main~1", "reference"), ("main", "equivalent")]
     assert "not stored" in done.stdout
     assert _worktrees(project) == 1  # the revisions' worktrees are gone
+
+
+def test_revisions_whose_outputs_differ_get_an_invalid_ratio_as_compare_rev_gives(project, tmp_path):
+    """The outputs are compared as compare --rev compares them: the first revision's, pickled, in
+    the other's process; one that differs makes that revision's ratio invalid, the difference said."""
+    (project / "test_speed.py").write_text(
+        "import mylib\n\n\ndef test_version(benchmark):\n    benchmark(lambda: mylib.VERSION)\n"
+    )
+    out = tmp_path / "session.json"
+    done = run_pytest(project, *PYTEST_QUICK, "--perflab-rev", "main~1", "--perflab-rev", "main", "--perflab-json", out)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "verdict: invalid (not equivalent)" in done.stdout
+    assert "not equivalent to main~1: first difference" in done.stdout and "'v1'" in done.stdout
+    [run] = load_runs(out)
+    assert [c.valid for c in run.comparisons] == [False]
+    assert [e.status for e in run.equivalence] == ["reference", "not equivalent"]
 
 
 def test_a_pytest_file_failing_on_one_revision_fails_naming_it(project, tmp_path):

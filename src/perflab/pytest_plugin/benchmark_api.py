@@ -186,6 +186,9 @@ class ContenderOutcome:
     comparison: Comparison | None = None  # time / the reference's time (None for the reference)
     p_adjusted: float | None = None
     verdict: str | None = None
+    # --perflab-rev: how this revision's output differs from the first revision's (its ratio is then
+    # invalid); None: equal, or not compared (Record.unchecked says so).
+    difference: str | None = None
 
     @property
     def ratio(self) -> Interval | None:
@@ -208,6 +211,7 @@ class Record:
     comparisons: list[ContenderOutcome] = field(default_factory=list)  # compare(): all but the reference
     comparator: str | None = None  # compare(): how outputs were compared
     note: str | None = None  # what the summary says under the test's line (memory_limits.timed_under_tracking)
+    unchecked: str | None = None  # what the comparisons rest on unchecked, when not compare()'s (report.unchecked)
 
 
 class BenchmarkFixture:
@@ -427,16 +431,31 @@ class BenchmarkFixture:
         )
         return outcomes
 
-    def revisions(self, timed: dict[str, Callable[[int], float]]) -> dict[str, ContenderOutcome]:
+    def revisions(
+        self,
+        timed: dict[str, Callable[[int], float]],
+        comparator: str | None,
+        differences: Mapping[str, str],
+        unchecked: str | None = None,
+    ) -> dict[str, ContenderOutcome]:
         """``--perflab-rev``: this test run on each revision's code, ``timed[revision](loops)`` the
         seconds of ``loops`` calls timed by that revision's own process
         (perflab.pytest_plugin.revisions), interleaved and compared with the first revision as
-        ``compare`` does. The outputs are not compared (they stay in the revisions' processes)."""
+        ``compare`` does. The outputs were compared there, by ``comparator`` (None: they could not
+        be, for the reason ``unchecked`` gives); ``differences``: the revisions whose output differs
+        from the first's, and how (their ratios are invalid)."""
         self._claim("--perflab-rev")
         names = list(timed)
         outcomes = self._compared(names, dict.fromkeys(names), self._interleaved(timed))
+        for name, difference in differences.items():
+            outcomes[name].difference = difference
         self.comparison = outcomes
-        self._save([outcome.measured for outcome in outcomes.values()], [outcomes[name] for name in names[1:]])
+        self._save(
+            [outcome.measured for outcome in outcomes.values()],
+            [outcomes[name] for name in names[1:]],
+            comparator,
+            unchecked,
+        )
         return outcomes
 
     def _interleaved(self, timed: dict[str, Callable[[int], float]]) -> dict[str, tuple[int, list[float]]]:
@@ -497,7 +516,11 @@ class BenchmarkFixture:
         raise NotImplementedError(WEAVE_REFUSED)
 
     def _save(
-        self, measured: list[Measured], comparisons: Sequence[ContenderOutcome] = (), comparator: str | None = None
+        self,
+        measured: list[Measured],
+        comparisons: Sequence[ContenderOutcome] = (),
+        comparator: str | None = None,
+        unchecked: str | None = None,
     ) -> None:
         """Record the test for the session, and make the reference's ``benchmark.stats``."""
         options = {
@@ -531,6 +554,7 @@ class BenchmarkFixture:
                 list(comparisons),
                 comparator,
                 memory_limits.timed_under_tracking(self._node),
+                unchecked,
             )
         )
 

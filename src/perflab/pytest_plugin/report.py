@@ -21,7 +21,16 @@ from perflab import __version__
 from perflab.analysis import estimates
 from perflab.pytest_plugin.benchmark_api import Measured, Record, ValueStats
 from perflab.pytest_plugin.sampling import blocks_of
-from perflab.results.model import EQUIVALENT, REFERENCE, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
+from perflab.results.model import (
+    EQUIVALENT,
+    NOT_EQUIVALENT,
+    REFERENCE,
+    CaseComparison,
+    Cell,
+    Equivalence,
+    ProcessRun,
+    RunResult,
+)
 from perflab.results.quantities import Interval
 
 if TYPE_CHECKING:  # the memory metric's modules come in only when it was measured
@@ -42,13 +51,13 @@ IN_PROCESS_NOTE = (
 COMPARE_UNCHECKED = (
     "outputs compared on the test's arguments only, each timed call repeats them: not checked for repeat-only speed"
 )
-# What --perflab-rev does not check: each revision's output stays in its own process.
-REVISIONS_UNCHECKED = "the revisions' outputs were not compared, each staying in its revision's process"
 
 
 def unchecked(record: Record) -> str:
-    """What a record's comparisons rest on unchecked: benchmark.compare's, or --perflab-rev's (no comparator)."""
-    return COMPARE_UNCHECKED if record.comparator is not None else REVISIONS_UNCHECKED
+    """What a record's comparisons rest on unchecked: its own note (--perflab-rev's, when the
+    revisions' outputs could not be compared), else benchmark.compare's (which holds for revisions
+    too: their outputs are compared on the test's arguments, which every timed call repeats)."""
+    return record.unchecked or COMPARE_UNCHECKED
 
 
 def benchmark_name(test_file: str, rootdir: Path) -> str:
@@ -105,8 +114,15 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                 result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
             for outcome in record.comparisons:
                 if record.comparator is not None:
+                    status = EQUIVALENT if outcome.difference is None else NOT_EQUIVALENT
                     result.equivalence.append(
-                        Equivalence(record.name, outcome.name, EQUIVALENT, comparator=record.comparator)
+                        Equivalence(
+                            record.name,
+                            outcome.name,
+                            status,
+                            difference=outcome.difference,
+                            comparator=record.comparator,
+                        )
                     )
                 assert outcome.comparison is not None and outcome.p_adjusted is not None and outcome.verdict
                 result.comparisons.append(
@@ -117,7 +133,7 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                         outcome.comparison,
                         outcome.p_adjusted,
                         outcome.verdict,
-                        valid=True,
+                        valid=outcome.difference is None,
                         unchecked=unchecked(record),
                     )
                 )
@@ -211,8 +227,13 @@ def _perflab_fields(measured: Measured, outcome) -> dict[str, Any]:
         )
     if outcome is not None and outcome.comparison is not None:
         fields.update(
-            ratio_to_reference=_interval(outcome.ratio), p_adjusted=outcome.p_adjusted, verdict=outcome.verdict
+            ratio_to_reference=_interval(outcome.ratio),
+            p_adjusted=outcome.p_adjusted,
+            verdict=outcome.verdict,
+            valid=outcome.difference is None,  # False: outputs differ (--perflab-rev), as compare --rev's JSON says
         )
+        if outcome.difference is not None:
+            fields["not_equivalent"] = outcome.difference
     if measured.memory is not None:
         from perflab.pytest_plugin.memory_per_call import as_json
 
@@ -265,19 +286,22 @@ def summary_lines(records: list[Record]) -> list[str]:
             )
             outcome = compared.get(measured.contender)
             if outcome is not None and outcome.comparison is not None:
-                # Not equivalent outputs fail the test before this: only valid comparisons get here.
+                # benchmark.compare fails the test on outputs that differ; --perflab-rev shows the
+                # revision's ratio invalid, as compare --rev does.
                 p_adjusted = 1.0 if outcome.p_adjusted is None else outcome.p_adjusted
                 shown = show(
                     outcome.comparison.ratio,
                     outcome.verdict or "",
                     p_adjusted,
-                    None,
+                    None if outcome.difference is None else NOT_EQUIVALENT,
                     None,
                     unchecked=unchecked(record),
                     level=(record.options["alpha"], record.options["min_effect"]),
                 )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)
+            if outcome is not None and outcome.difference is not None:
+                lines.append(f"  {NOT_EQUIVALENT} to {record.contenders[0].contender}: {outcome.difference}")
             if measured.memory is not None:
                 lines.append(_memory_line(measured.memory, record))
         if record.note:

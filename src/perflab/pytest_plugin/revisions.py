@@ -28,12 +28,16 @@ from typing import IO, Any
 import pytest
 
 from perflab import git
+from perflab.bench.comparators import resolve_comparator
 from perflab.measure import builds, worktrees
 from perflab.pytest_plugin.benchmark_api import BenchmarkFixture, _quiet_interpreter, _timed_calls
 from perflab.pytest_plugin.environment import REVISION_PIPE, REVISIONS_OPTION
 
 OPTION = REVISIONS_OPTION
-READY, END, SKIPPED = "ready", "end", "skipped "
+# The pipe's words: the session asks for OUTPUT, CHECK + an output, a number of loops, or END; a
+# revision's process says READY, EQUAL or DIFFERS + how, and SKIPPED + why.
+READY, END, SKIPPED, OUTPUT, CHECK, EQUAL, DIFFERS = "ready", "end", "skipped ", "output", "check ", "equal", "differs "
+EXACT = "exact"  # how outputs are compared: a pytest test declares no comparator (compare --rev's default)
 
 
 class Revisions:
@@ -89,7 +93,7 @@ class Revisions:
             ended = None
             if all(reached.values()):
                 try:
-                    fixture.revisions({name: side.timed for name, side in sides.items()})
+                    fixture.revisions({name: side.timed for name, side in sides.items()}, *_outputs(sides))
                 except _Ended as error:
                     ended = error.revision
             codes = {name: side.finish() for name, side in sides.items()}
@@ -107,6 +111,28 @@ class Revisions:
             pytest.fail(
                 f"{OPTION}: the test timed a call on {used} but not on {unused}: nothing to compare", pytrace=False
             )
+
+
+def _outputs(sides: dict[str, _Process]) -> tuple[str | None, dict[str, str], str | None]:
+    """compare --rev's check of outputs (perflab.measure.equivalence): the first revision's output
+    pickled, then compared with the output of every revision's process there (the first's too: an
+    output that is not the same twice is no reference). The comparator's name, the revisions whose
+    output differs (and how), and why nothing was compared (None when it was)."""
+    names = list(sides)
+    answer = sides[names[0]].ask(OUTPUT)
+    if not answer.startswith(OUTPUT + " "):
+        return None, {}, f"the revisions' outputs were not compared: the output on {names[0]} {answer}"
+    differences = {}
+    for name in names:
+        verdict = sides[name].ask(CHECK + answer[len(OUTPUT) + 1 :])
+        if verdict == EQUAL:
+            continue
+        if verdict.startswith(DIFFERS) and name != names[0]:
+            differences[name] = verdict[len(DIFFERS) :]
+            continue
+        why = f"is not the same twice ({verdict[len(DIFFERS) :]})" if name == names[0] else verdict
+        return None, {}, f"the revisions' outputs were not compared: the output on {name} {why}"
+    return EXACT, differences, None
 
 
 def _say(message: str) -> None:
@@ -193,15 +219,19 @@ class _Process:
         return line.strip() == READY
 
     def timed(self, loops: int) -> float:
+        return float(self.ask(str(loops)))
+
+    def ask(self, request: str) -> str:
+        """One request to the revision's process, its one-line answer."""
         try:
-            self.requests.write(f"{loops}\n")
+            self.requests.write(f"{request}\n")
             self.requests.flush()
         except BrokenPipeError:
             raise _Ended(self.revision) from None
         answer = self.answers.readline()
         if not answer:
             raise _Ended(self.revision)
-        return float(answer)
+        return answer.rstrip("\n")
 
     def finish(self) -> int:
         """Let the test go on (its function's result handed back to it), wait for its end."""
@@ -247,14 +277,21 @@ class Channel:
         return cls(variable) if variable else None
 
     def serve(self, call: Callable[[], Any], timer: Callable[[], float], disable_gc: bool) -> None:
-        """Time ``loops`` calls at each request, until the session says the benchmark is over."""
+        """Answer the session's requests until it says the benchmark is over: the output pickled,
+        whether the output is the given one, or the seconds ``loops`` calls take."""
         self._say(READY)
         for line in self.requests:
-            if line.strip() == END:
+            request = line.rstrip("\n")
+            if request == END:
                 return
-            with _quiet_interpreter(disable_gc):
-                seconds = _timed_calls(call, int(line), timer)
-            self._say(repr(seconds))
+            if request == OUTPUT:
+                self._say(_pickled(call()))
+            elif request.startswith(CHECK):
+                self._say(_checked(request[len(CHECK) :], call))
+            else:
+                with _quiet_interpreter(disable_gc):
+                    seconds = _timed_calls(call, int(request), timer)
+                self._say(repr(seconds))
 
     def skipped(self, reason: str) -> None:
         self._say(SKIPPED + " ".join(reason.split()))
@@ -262,6 +299,29 @@ class Channel:
     def _say(self, line: str) -> None:
         self.answers.write(line + "\n")
         self.answers.flush()
+
+
+def _pickled(output: Any) -> str:
+    import base64
+    import pickle
+
+    try:
+        return f"{OUTPUT} {base64.b64encode(pickle.dumps(output)).decode()}"
+    except Exception as error:  # whatever pickling raises, the outputs are not compared
+        return f"cannot be pickled ({type(error).__name__}: {error})"
+
+
+def _checked(payload: str, call: Callable[[], Any]) -> str:
+    """Whether this revision's output is the pickled one (compared here, with this revision's classes)."""
+    import base64
+    import pickle
+
+    try:
+        expected = pickle.loads(base64.b64decode(payload))
+    except Exception as error:  # e.g. a class this revision does not have
+        return f"cannot unpickle the first revision's output here ({type(error).__name__}: {error})"
+    outcome = resolve_comparator(EXACT).check(expected, call())
+    return EQUAL if outcome.equivalent else DIFFERS + " ".join(str(outcome.difference).split())
 
 
 REFUSED = (
