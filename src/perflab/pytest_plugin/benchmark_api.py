@@ -269,9 +269,9 @@ class BenchmarkFixture:
             return function(*args, **kwargs)
         call = functools.partial(function, *args, **kwargs) if args or kwargs else function
         sampler = Sampler(self._settings)
-        with _quiet_interpreter(self._settings.disable_gc):
+        with quiet_interpreter(self._settings.disable_gc):
             while (loops := sampler.next_loops()) is not None:
-                sampler.add(_timed_calls(call, loops, self._settings.timer))
+                sampler.add(timed_calls(call, loops, self._settings.timer))
         measured = self._finish(sampler, call)
         if self._cprofile:
             return _profiled(call, measured, measured.loops)
@@ -282,7 +282,7 @@ class BenchmarkFixture:
             return await function(*args, **kwargs)
         sampler = Sampler(self._settings)
         timer = self._settings.timer
-        with _quiet_interpreter(self._settings.disable_gc):
+        with quiet_interpreter(self._settings.disable_gc):
             while (loops := sampler.next_loops()) is not None:
                 start = timer()
                 for _ in itertools.repeat(None, loops):
@@ -309,7 +309,7 @@ class BenchmarkFixture:
             measured.memory = MemoryUse(self.name, measured.contender, 0, error=f"memory not measured: {why_not}")
             return
         time_per_call = measured.estimates.median.value if measured.estimates else min(measured.values)
-        with _quiet_interpreter(disable_gc=False):
+        with quiet_interpreter(disable_gc=False):
             measured.memory = memory_per_call.measure(
                 call, time_per_call, self.name, measured.contender, str(self._node.path)
             )
@@ -358,7 +358,7 @@ class BenchmarkFixture:
         timer, values, result = self._settings.timer, [], None
         for round_number in range(warmup_rounds + rounds):
             call_args, call_kwargs = arguments()
-            with _quiet_interpreter(self._settings.disable_gc):
+            with quiet_interpreter(self._settings.disable_gc):
                 start = timer()
                 if iterations == 1:
                     result = target(*call_args, **call_kwargs)
@@ -421,7 +421,7 @@ class BenchmarkFixture:
         if self.disabled:
             return {name: ContenderOutcome(name, outputs[name], Measured(name, 0, [])) for name in names}
         timer = self._settings.timer
-        rounds = self._interleaved({name: functools.partial(_timed_calls, calls[name], timer=timer) for name in names})
+        rounds = self._interleaved({name: functools.partial(timed_calls, calls[name], timer=timer) for name in names})
         outcomes = self._compared(names, outputs, rounds)
         for name in names:
             self._measure_memory(outcomes[name].measured, calls[name], "")
@@ -463,7 +463,7 @@ class BenchmarkFixture:
         ``timed[name](loops)``: the seconds ``loops`` calls of that contender take."""
         settings, names = self._settings, list(timed)
         values: dict[str, list[float]] = {name: [] for name in names}
-        with _quiet_interpreter(settings.disable_gc):
+        with quiet_interpreter(settings.disable_gc):
             loops = {name: _calibrate(timed[name], settings) for name in names}
             started = time.monotonic()
             round_number = 0
@@ -590,7 +590,7 @@ def _calibrate(timed: Callable[[int], float], settings: SamplingSettings) -> int
         return done.value
 
 
-def _timed_calls(call: Callable[[], Any], loops: int, timer: Callable[[], float]) -> float:
+def timed_calls(call: Callable[[], Any], loops: int, timer: Callable[[], float]) -> float:
     """Seconds that ``loops`` calls take (the calls are the only thing inside the timed region)."""
     start = timer()
     for _ in itertools.repeat(None, loops):
@@ -612,7 +612,7 @@ def _profiled(call: Callable[[], Any], measured: Measured, loops: int, after: Ca
 
 
 @contextmanager
-def _quiet_interpreter(disable_gc: bool) -> Iterator[None]:
+def quiet_interpreter(disable_gc: bool) -> Iterator[None]:
     """No tracer or profiler (coverage.py, debuggers) while timing, and the collector off if asked."""
     tracer, profiler, collecting = sys.gettrace(), sys.getprofile(), gc.isenabled()
     sys.settrace(None)

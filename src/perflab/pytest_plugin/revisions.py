@@ -30,7 +30,7 @@ import pytest
 from perflab import git
 from perflab.bench.comparators import resolve_comparator
 from perflab.measure import builds, worktrees
-from perflab.pytest_plugin.benchmark_api import BenchmarkFixture, _quiet_interpreter, _timed_calls
+from perflab.pytest_plugin.benchmark_api import BenchmarkFixture, quiet_interpreter, timed_calls
 from perflab.pytest_plugin.environment import REVISION_PIPE, REVISIONS_OPTION
 
 OPTION = REVISIONS_OPTION
@@ -289,8 +289,8 @@ class Channel:
             elif request.startswith(CHECK):
                 self._say(_checked(request[len(CHECK) :], call))
             else:
-                with _quiet_interpreter(disable_gc):
-                    seconds = _timed_calls(call, int(request), timer)
+                with quiet_interpreter(disable_gc):
+                    seconds = timed_calls(call, int(request), timer)
                 self._say(repr(seconds))
 
     def skipped(self, reason: str) -> None:
