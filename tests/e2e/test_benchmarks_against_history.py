@@ -177,8 +177,14 @@ def test_a_pytest_benchmark_file_compares_revisions_paired(project, tmp_path):
     assert entry["perflab"]["verdict"] == "slower" and entry["perflab"]["ratio_to_reference"]["value"] > 1
     assert sorted(set(seen.read_text().split())) == ["v1", "v2"]  # never the working tree's mylib
     assert [(e.contender, e.status) for e in run.equivalence] == [("main~1", "reference"), ("main", "equivalent")]
-    assert "not stored" in done.stdout
     assert _worktrees(project) == 1  # the revisions' worktrees are gone
+    # Stored as compare --rev's runs are, one per revision at its commit: a baseline for the gate.
+    assert "stored as runs 1, 2 in" in done.stdout
+    gate = run_pytest(
+        project, *PYTEST_QUICK, "--perflab-against", "main~1", "--perflab-threshold", "50", env={"SEEN": str(seen)}
+    )
+    assert gate.returncode == 0, gate.stdout[-3000:]
+    assert "perflab gate against main~1" in gate.stdout and "test_work [benchmark]" in gate.stdout
 
 
 def test_revisions_whose_outputs_differ_get_an_invalid_ratio_as_compare_rev_gives(project, tmp_path):

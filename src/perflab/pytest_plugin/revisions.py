@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,9 +30,10 @@ import pytest
 
 from perflab import git
 from perflab.bench.comparators import resolve_comparator
-from perflab.measure import builds, worktrees
-from perflab.pytest_plugin.benchmark_api import BenchmarkFixture, quiet_interpreter, timed_calls
+from perflab.measure import builds, metadata, worktrees
+from perflab.pytest_plugin.benchmark_api import REFERENCE_NAME, BenchmarkFixture, quiet_interpreter, timed_calls
 from perflab.pytest_plugin.environment import REVISION_PIPE, REVISIONS_OPTION
+from perflab.results.model import RunResult
 
 OPTION = REVISIONS_OPTION
 # The pipe's words: the session asks for OUTPUT, CHECK + an output, a number of loops, or END; a
@@ -61,6 +63,22 @@ class Revisions:
             revision: git.resolve_commit(root, "HEAD" if revision == worktrees.CURRENT else revision) or "?"
             for revision in revisions
         }
+        # What each revision's runs are stored with (its commit, read while its worktree exists).
+        python = metadata.interpreter_info(sys.executable)
+        self.measured_on = {
+            name: {"python": python, "git": metadata.git_info(checkout.root)}
+            for name, checkout in self.checkouts.items()
+        }
+
+    def sided(self, run: RunResult) -> RunResult:
+        """``run`` as compare --rev's: each revision a side measured on its own commit, so that the
+        store keeps one run per revision at that commit (RunResult.per_side), where ``perflab
+        history`` and ``--perflab-against REV`` find it."""
+        sides = {
+            name: {"name": name, "file": run.file, "contender": REFERENCE_NAME, "python": sys.executable}
+            for name in self.checkouts
+        }
+        return replace(run, sides=sides, metadata={**run.metadata, "sides": self.measured_on})
 
     def _roots(self, revision: str, checkout: worktrees.Checkout) -> list[str]:
         """Where the revision's code is imported from: its source tree, or for a compiled project
@@ -184,8 +202,6 @@ class _Process:
             "--import-mode=append",
             "-p",
             "no:cacheprovider",
-            "-p",
-            "no:xdist",
             "-q",
             "--no-header",
             *_passed_on(config),
@@ -254,8 +270,16 @@ class _Process:
 
 
 def _passed_on(config: pytest.Config) -> list[str]:
-    """The options a revision's process times with (the rest of the schedule is decided here)."""
-    given = []
+    """The session's plugins (``-p``), no pytest-xdist workers (an ``-n`` in the ini's addopts
+    too), and the options a revision's process times with (the rest of the schedule is decided here)."""
+    arguments = list(config.invocation_params.args)
+    given = [
+        f"-p{argument[2:] or arguments[index + 1]}"
+        for index, argument in enumerate(arguments)
+        if argument.startswith("-p") and (argument[2:] or index + 1 < len(arguments))
+    ]
+    if config.pluginmanager.has_plugin("xdist"):
+        given += ["-n", "0"]
     if config.getoption("benchmark_timer", None):
         given += ["--benchmark-timer", str(config.getoption("benchmark_timer"))]
     if config.getoption("benchmark_disable_gc", False):

@@ -158,6 +158,7 @@ class BenchmarkSession:
             collected[stale_build.MARK] = stale
         runs = report.run_results(measured, rootdir, collected)
         if self.revisions is not None:
+            runs = [self.revisions.sided(run) for run in runs]
             self.lines.append(self.revisions.header())
         self.lines += report.summary_lines(measured) + report.group_tables(measured)
         self.lines += report.warning_lines(runs) + [f"({report.IN_PROCESS_NOTE})"]
@@ -180,13 +181,8 @@ class BenchmarkSession:
         if option(self.config, "perflab_json"):
             report.save_session(runs, option(self.config, "perflab_json"))
             self.lines.append(f"perflab results written to {option(self.config, 'perflab_json')}")
-        if self.revisions is not None:  # the working tree's commit is not what was measured
-            self.lines.append(
-                "not stored: --perflab-rev measured other revisions than the working tree's "
-                "(--perflab-json or --benchmark-json keeps the results)"
-            )
-        elif not option(self.config, "perflab_no_store"):
-            self._store(runs, store_path)
+        if not option(self.config, "perflab_no_store"):  # --perflab-rev's: one run per revision, at its commit
+            self._store([side for run in runs for side in run.per_side(run.file)], store_path)
 
     def _store_path(self, test_file: str) -> Path | str:
         from perflab.results.store import default_path, location
