@@ -218,6 +218,7 @@ def test_a_pytest_file_failing_on_one_revision_fails_naming_it(project, tmp_path
     [
         (["--perflab-rev", "no-such", "--perflab-rev", "main"], "--perflab-rev: revision 'no-such' does not exist in"),
         (["--perflab-rev", "main"], "--perflab-rev needs two or more revisions"),
+        (["--perflab-rev", "main", "--perflab-rev", "main"], "--perflab-rev main is given twice"),
         (["--perflab-rev", "main~1", "--perflab-rev", "main", "--perflab-against", "main"], "cannot be combined"),
     ],
 )

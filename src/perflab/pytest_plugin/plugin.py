@@ -207,17 +207,11 @@ def _check_revisions(config: pytest.Config) -> None:
     revisions = config.getoption("perflab_rev")
     if not revisions:
         return
-    if len(revisions) < 2:
-        raise pytest.UsageError(
-            f"{REVISIONS_OPTION} needs two or more revisions, e.g. {REVISIONS_OPTION} main {REVISIONS_OPTION} HEAD "
-            f"(given: {revisions[0]})"
-        )
-    repeated = [revision for revision in revisions if revisions.count(revision) > 1]
-    if repeated:
-        raise pytest.UsageError(
-            f"{REVISIONS_OPTION} {repeated[0]} is given twice: each side must be another revision (for an A/A "
-            "comparison of one commit, name it twice differently, e.g. HEAD and its hash)"
-        )
+    from perflab.measure.worktrees import revisions_error  # here: only a session given revisions needs it
+
+    wrong = revisions_error(revisions, REVISIONS_OPTION)
+    if wrong:
+        raise pytest.UsageError(wrong)
     if config.getoption("perflab_against"):
         raise pytest.UsageError(
             f"{REVISIONS_OPTION} and --perflab-against cannot be combined: {REVISIONS_OPTION} measures the "

@@ -7,9 +7,12 @@ with the revision's code imported first (its worktree's root and src/, then the 
 worktrees.search_path) and ``--import-mode=append``, so that pytest's own insertion of the test's
 folder never puts the working tree's copy of the project ahead of the revision's. When every
 revision's process has reached ``benchmark(fn, *args)``, this process drives them over a pipe:
-``loops`` asked of one, the seconds of that many calls timed there answered, one revision at a
-time, in the interleaved rounds of ``benchmark.compare`` (BenchmarkFixture.revisions), so that the
-ratios and verdicts are paired per round and say each revision relative to the first.
+first the outputs, compared as compare --rev compares them (the first revision's, pickled, in each
+revision's process); then ``loops`` asked of one, the seconds of that many calls timed there
+answered, one revision at a time, in the interleaved rounds of ``benchmark.compare``
+(BenchmarkFixture.revisions), so that the ratios and verdicts are paired per round and say each
+revision relative to the first. The runs are stored one per revision, at its commit, as
+compare --rev's are (Revisions.sided).
 
 Tests that do not use the ``benchmark`` fixture run once, here, on the working tree.
 """
