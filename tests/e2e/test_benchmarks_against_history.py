@@ -6,6 +6,7 @@ working tree's copy of the project is never imported instead of the revision's; 
 import json
 import re
 import subprocess
+import textwrap
 
 import pytest
 from support.cli import QUICK, VERDICT, load_json, run_perflab
@@ -203,14 +204,46 @@ def test_revisions_whose_outputs_differ_get_an_invalid_ratio_as_compare_rev_give
     assert [e.status for e in run.equivalence] == ["reference", "not equivalent"]
 
 
-def test_a_pytest_file_failing_on_one_revision_fails_naming_it(project, tmp_path):
+def test_a_tests_outcome_on_each_revision_is_its_outcome(project, tmp_path):
+    """Failing on one revision fails the test, naming it, with that process's output; skipped on
+    every revision skips it; what is not compared across revisions fails saying so."""
     (project / "test_speed.py").write_text(
-        "import mylib\n\n\ndef test_work(benchmark):\n    benchmark(mylib.work, [1])\n    assert mylib.VERSION == 'v2'\n"
+        textwrap.dedent("""
+            import mylib
+            import pytest
+
+            def test_version(benchmark):
+                benchmark(mylib.work, [1])
+                assert mylib.VERSION == "v2"
+
+            def test_skipped(benchmark):
+                pytest.skip("not on any revision")
+
+            def test_pedantic(benchmark):
+                benchmark.pedantic(mylib.work, ([1],))
+        """)
     )
-    done = run_pytest(project, *PYTEST_QUICK, "--perflab-rev", "main~1", "--perflab-rev", "main")
+    done = run_pytest(project, *PYTEST_QUICK, "--perflab-rev", "main~1", "--perflab-rev", "main", "-rs")
     assert done.returncode == 1
     assert "--perflab-rev main~1 (the working tree's test on its code): the test failed there" in done.stdout
     assert "AssertionError" in done.stdout
+    assert "not on any revision" in done.stdout and "1 skipped" in done.stdout
+    assert "benchmark.pedantic(...) is not compared across revisions" in done.stdout
+    assert "2 failed" in done.stdout
+
+
+def test_the_working_tree_is_a_revision_uncommitted_changes_included(project, tmp_path):
+    (project / "test_speed.py").write_text(PYTEST_FILE)
+    seen, out = tmp_path / "seen.txt", tmp_path / "session.json"
+    done = run_pytest(
+        project, *PYTEST_QUICK, "--perflab-rev", "main", "--perflab-rev", "WORKTREE", "--perflab-json", out,
+        "--perflab-no-store", env={"SEEN": str(seen)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "WORKTREE (" in done.stdout and "uncommitted changes included" in done.stdout
+    [run] = load_runs(out)
+    assert [(c.contender, c.reference, c.verdict) for c in run.comparisons] == [("WORKTREE", "main", "faster")]
+    assert sorted(set(seen.read_text().splitlines())) == ["v2", "working tree"]
 
 
 @pytest.mark.parametrize(
