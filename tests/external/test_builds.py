@@ -18,6 +18,7 @@ from support.external import skip_anywhere
 from support.pytest_runs import run_pytest
 
 from perflab.measure.builds import UV_COMMAND
+from perflab.pytest_plugin.report import load_runs
 
 # A build of the smallest C extension takes seconds (~20 s by pip), minutes when the machine is
 # loaded by several builds at once; Rust's first build of PyO3 minutes more.
@@ -80,6 +81,28 @@ def test_a_revision_that_does_not_compile_is_one_line_with_its_log(tmp_path, cac
     assert "cspin.c" in error and "error:" in error  # the compiler's own line, not pip's summary
     log = error.rsplit("whole log: ", 1)[1].rstrip(")")
     assert "cspin.c" in Path(log).read_text()
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler (gcc)")
+def test_a_pytest_file_runs_on_each_revisions_build_with_perflab_rev(tmp_path, cache):
+    """``pytest --perflab-rev``: the working tree's test file (untracked, at the root, where a decoy
+    cspin.py would shadow the build if imported) on each revision's build. Two builds, one session."""
+    repo = c_extension_repository(tmp_path / "repo")
+    (repo / "cspin.py").write_text("raise ImportError('the working tree cspin.py was imported, not the build')\n")
+    (repo / "test_spin.py").write_text(
+        "import time\nimport pytest\n\n\n@pytest.mark.benchmark(timer=time.process_time)\n"
+        "def test_spin(benchmark):\n    import cspin\n\n    benchmark(cspin.spin, 100_000)\n"
+    )
+    out = tmp_path / "session.json"
+    done = run_pytest(
+        repo, "--perflab", "--benchmark-max-time", "0.2", "--perflab-precision", "5", "--perflab-rev", "HEAD~1",
+        "--perflab-rev", "HEAD", "--perflab-json", out, timeout=BUILDS_TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "building" in done.stderr  # each revision built into its cached environment, said
+    [run] = load_runs(out)
+    assert [(c.contender, c.reference, c.verdict) for c in run.comparisons] == [("HEAD", "HEAD~1", "slower")]
 
 
 def _slower_revision(repo: Path, out: Path, *options: str, env: dict | None = None) -> dict:

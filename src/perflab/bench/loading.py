@@ -78,8 +78,8 @@ def _pytest_hint(module: Any, path: str) -> str:
     if not any("benchmark" in code.co_varnames[: code.co_argcount] for code in codes):
         return ""
     return (
-        f"; it is a pytest file with benchmark tests: run `pytest --perflab {path}` (across revisions: run it "
-        f"at each one, which stores its runs, then `pytest --perflab {path} --perflab-against REV`)"
+        f"; it is a pytest file with benchmark tests: run `pytest --perflab {path}` (across revisions, "
+        f"paired as --rev does: `pytest --perflab {path} --perflab-rev A --perflab-rev B`)"
     )
 
 

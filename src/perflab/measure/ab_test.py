@@ -32,6 +32,7 @@ from perflab.measure.worktrees import (
     benchmark_repository,
     checkouts,
     import_roots,
+    revisions_error,
     search_path,
 )
 from perflab.option_types import FROM_REVISION, matching
@@ -117,14 +118,9 @@ def _sides(request: Request, built: dict[str, builds.Environment]) -> Iterator[l
     """The sides to measure; each revision built into its environment is added to ``built``."""
     settings, path = request.settings, request.benchmark
     if request.revisions:
-        if len(request.revisions) < 2:
-            raise CompareError("--rev needs two or more revisions, e.g. --rev main --rev HEAD")
-        repeated = [revision for revision in request.revisions if request.revisions.count(revision) > 1]
-        if repeated:
-            raise CompareError(
-                f"--rev {repeated[0]} is given twice: each side must be another revision (for an "
-                "A/A comparison of one commit, name it twice differently, e.g. HEAD and its hash)"
-            )
+        wrong = revisions_error(request.revisions, "--rev")
+        if wrong:
+            raise CompareError(wrong)
         try:
             with checkouts(path, request.revisions, request.from_revision) as found:
                 _say_differing(found, request)

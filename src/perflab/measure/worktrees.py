@@ -25,6 +25,20 @@ class RevisionError(Exception):
     """A revision or the repository cannot be used; one line naming which and why."""
 
 
+def revisions_error(revisions: list[str], option: str) -> str | None:
+    """What is wrong with the revisions ``option`` names for one comparison (fewer than two, one
+    given twice), or None: ``compare --rev``'s rule, and ``pytest --perflab-rev``'s."""
+    if len(revisions) < 2:
+        return f"{option} needs two or more revisions, e.g. {option} main {option} HEAD"
+    repeated = [revision for revision in revisions if revisions.count(revision) > 1]
+    if repeated:
+        return (
+            f"{option} {repeated[0]} is given twice: each side must be another revision (for an A/A "
+            "comparison of one commit, name it twice differently, e.g. HEAD and its hash)"
+        )
+    return None
+
+
 def repository_root(path: Path) -> Path:
     root = git.top_level(path)
     if root is None:

@@ -186,6 +186,9 @@ class ContenderOutcome:
     comparison: Comparison | None = None  # time / the reference's time (None for the reference)
     p_adjusted: float | None = None
     verdict: str | None = None
+    # --perflab-rev: how this revision's output differs from the first revision's (its ratio is then
+    # invalid); None: equal, or not compared (Record.unchecked says so).
+    difference: str | None = None
 
     @property
     def ratio(self) -> Interval | None:
@@ -208,6 +211,7 @@ class Record:
     comparisons: list[ContenderOutcome] = field(default_factory=list)  # compare(): all but the reference
     comparator: str | None = None  # compare(): how outputs were compared
     note: str | None = None  # what the summary says under the test's line (memory_limits.timed_under_tracking)
+    unchecked: str | None = None  # what the comparisons rest on unchecked, when not compare()'s (report.unchecked)
 
 
 class BenchmarkFixture:
@@ -265,9 +269,9 @@ class BenchmarkFixture:
             return function(*args, **kwargs)
         call = functools.partial(function, *args, **kwargs) if args or kwargs else function
         sampler = Sampler(self._settings)
-        with _quiet_interpreter(self._settings.disable_gc):
+        with quiet_interpreter(self._settings.disable_gc):
             while (loops := sampler.next_loops()) is not None:
-                sampler.add(_timed_calls(call, loops, self._settings.timer))
+                sampler.add(timed_calls(call, loops, self._settings.timer))
         measured = self._finish(sampler, call)
         if self._cprofile:
             return _profiled(call, measured, measured.loops)
@@ -278,7 +282,7 @@ class BenchmarkFixture:
             return await function(*args, **kwargs)
         sampler = Sampler(self._settings)
         timer = self._settings.timer
-        with _quiet_interpreter(self._settings.disable_gc):
+        with quiet_interpreter(self._settings.disable_gc):
             while (loops := sampler.next_loops()) is not None:
                 start = timer()
                 for _ in itertools.repeat(None, loops):
@@ -305,7 +309,7 @@ class BenchmarkFixture:
             measured.memory = MemoryUse(self.name, measured.contender, 0, error=f"memory not measured: {why_not}")
             return
         time_per_call = measured.estimates.median.value if measured.estimates else min(measured.values)
-        with _quiet_interpreter(disable_gc=False):
+        with quiet_interpreter(disable_gc=False):
             measured.memory = memory_per_call.measure(
                 call, time_per_call, self.name, measured.contender, str(self._node.path)
             )
@@ -354,7 +358,7 @@ class BenchmarkFixture:
         timer, values, result = self._settings.timer, [], None
         for round_number in range(warmup_rounds + rounds):
             call_args, call_kwargs = arguments()
-            with _quiet_interpreter(self._settings.disable_gc):
+            with quiet_interpreter(self._settings.disable_gc):
                 start = timer()
                 if iterations == 1:
                     result = target(*call_args, **call_kwargs)
@@ -416,7 +420,8 @@ class BenchmarkFixture:
                 )
         if self.disabled:
             return {name: ContenderOutcome(name, outputs[name], Measured(name, 0, [])) for name in names}
-        rounds = self._interleaved(calls, names)
+        timer = self._settings.timer
+        rounds = self._interleaved({name: functools.partial(timed_calls, calls[name], timer=timer) for name in names})
         outcomes = self._compared(names, outputs, rounds)
         for name in names:
             self._measure_memory(outcomes[name].measured, calls[name], "")
@@ -426,18 +431,46 @@ class BenchmarkFixture:
         )
         return outcomes
 
-    def _interleaved(self, calls: dict[str, Callable[[], Any]], names: list[str]) -> dict[str, tuple[int, list[float]]]:
-        """Calibrate each contender, then one value of each per round, order reversed every round."""
-        settings, timer = self._settings, self._settings.timer
+    def revisions(
+        self,
+        timed: dict[str, Callable[[int], float]],
+        comparator: str | None,
+        differences: Mapping[str, str],
+        unchecked: str | None = None,
+    ) -> dict[str, ContenderOutcome]:
+        """``--perflab-rev``: this test run on each revision's code, ``timed[revision](loops)`` the
+        seconds of ``loops`` calls timed by that revision's own process
+        (perflab.pytest_plugin.revisions), interleaved and compared with the first revision as
+        ``compare`` does. The outputs were compared there, by ``comparator`` (None: they could not
+        be, for the reason ``unchecked`` gives); ``differences``: the revisions whose output differs
+        from the first's, and how (their ratios are invalid)."""
+        self._claim("--perflab-rev")
+        names = list(timed)
+        outcomes = self._compared(names, dict.fromkeys(names), self._interleaved(timed))
+        for name, difference in differences.items():
+            outcomes[name].difference = difference
+        self.comparison = outcomes
+        self._save(
+            [outcome.measured for outcome in outcomes.values()],
+            [outcomes[name] for name in names[1:]],
+            comparator,
+            unchecked,
+        )
+        return outcomes
+
+    def _interleaved(self, timed: dict[str, Callable[[int], float]]) -> dict[str, tuple[int, list[float]]]:
+        """Calibrate each contender, then one value of each per round, order reversed every round;
+        ``timed[name](loops)``: the seconds ``loops`` calls of that contender take."""
+        settings, names = self._settings, list(timed)
         values: dict[str, list[float]] = {name: [] for name in names}
-        with _quiet_interpreter(settings.disable_gc):
-            loops = {name: _calibrate(calls[name], settings) for name in names}
+        with quiet_interpreter(settings.disable_gc):
+            loops = {name: _calibrate(timed[name], settings) for name in names}
             started = time.monotonic()
             round_number = 0
             while True:
                 order = names if round_number % 2 == 0 else names[::-1]
                 for name in order:
-                    values[name].append(_timed_calls(calls[name], loops[name], timer) / loops[name])
+                    values[name].append(timed[name](loops[name]) / loops[name])
                 round_number += 1
                 if round_number == COMPARE_WARMUP_ROUNDS:
                     # Re-sized from the warmups, so that every contender's values last one common
@@ -483,7 +516,11 @@ class BenchmarkFixture:
         raise NotImplementedError(WEAVE_REFUSED)
 
     def _save(
-        self, measured: list[Measured], comparisons: Sequence[ContenderOutcome] = (), comparator: str | None = None
+        self,
+        measured: list[Measured],
+        comparisons: Sequence[ContenderOutcome] = (),
+        comparator: str | None = None,
+        unchecked: str | None = None,
     ) -> None:
         """Record the test for the session, and make the reference's ``benchmark.stats``."""
         options = {
@@ -517,6 +554,7 @@ class BenchmarkFixture:
                 list(comparisons),
                 comparator,
                 memory_limits.timed_under_tracking(self._node),
+                unchecked,
             )
         )
 
@@ -542,17 +580,17 @@ def _paired(reference: list[float], contender: list[float]) -> Comparison:
     return compare_paired(dict(enumerate(blocks_of(reference))), dict(enumerate(blocks_of(contender))))
 
 
-def _calibrate(call: Callable[[], Any], settings: SamplingSettings) -> int:
+def _calibrate(timed: Callable[[int], float], settings: SamplingSettings) -> int:
     steps = calibration_steps(settings.value_time)
     loops = next(steps)
     try:
         while True:
-            loops = steps.send(_timed_calls(call, loops, settings.timer))
+            loops = steps.send(timed(loops))
     except StopIteration as done:
         return done.value
 
 
-def _timed_calls(call: Callable[[], Any], loops: int, timer: Callable[[], float]) -> float:
+def timed_calls(call: Callable[[], Any], loops: int, timer: Callable[[], float]) -> float:
     """Seconds that ``loops`` calls take (the calls are the only thing inside the timed region)."""
     start = timer()
     for _ in itertools.repeat(None, loops):
@@ -574,7 +612,7 @@ def _profiled(call: Callable[[], Any], measured: Measured, loops: int, after: Ca
 
 
 @contextmanager
-def _quiet_interpreter(disable_gc: bool) -> Iterator[None]:
+def quiet_interpreter(disable_gc: bool) -> Iterator[None]:
     """No tracer or profiler (coverage.py, debuggers) while timing, and the collector off if asked."""
     tracer, profiler, collecting = sys.gettrace(), sys.getprofile(), gc.isenabled()
     sys.settrace(None)

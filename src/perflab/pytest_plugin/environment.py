@@ -1,5 +1,5 @@
-"""What the plugin's modules share: its warning, reading pytest-benchmark's options, and whether
-this process is a pytest-xdist worker."""
+"""What the plugin's modules share: its warning, reading pytest-benchmark's options, whether
+this process is a pytest-xdist worker, and the names --perflab-rev's processes meet by."""
 
 from __future__ import annotations
 
@@ -7,6 +7,11 @@ import warnings
 from typing import Any
 
 import pytest
+
+REVISIONS_OPTION = "--perflab-rev"
+# In the pytest process that runs a test on one revision for --perflab-rev: "read-fd,write-fd" of
+# its pipe to the session that times it (perflab.pytest_plugin.revisions).
+REVISION_PIPE = "PERFLAB_PYTEST_REVISION_PIPE"
 
 
 class PerflabBenchmarkWarning(pytest.PytestWarning):

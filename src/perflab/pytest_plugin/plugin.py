@@ -19,7 +19,7 @@ import pytest
 
 from perflab.option_types import percentage, seconds
 from perflab.pytest_plugin import unsupported
-from perflab.pytest_plugin.environment import xdist_worker
+from perflab.pytest_plugin.environment import REVISIONS_OPTION, xdist_worker
 
 PYTEST_BENCHMARK_PLUGIN = "benchmark"  # pytest-benchmark's entry point name
 PYTEST_BENCHMARK_SESSION = "pytest-benchmark"  # the session object it registers in pytest_configure
@@ -49,6 +49,15 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         metavar="REF|FILE",
         help="fail the session when a benchmark is slower than in FILE (written by --perflab-json) "
         "or than the stored runs at git revision REF, by more than --perflab-threshold",
+    )
+    group.addoption(
+        REVISIONS_OPTION,
+        dest="perflab_rev",
+        action="append",
+        default=[],
+        metavar="REV",
+        help="run the working tree's benchmark tests on the code of each git revision REV (give two or more; "
+        "WORKTREE is the working tree), interleaved, with paired verdicts of each relative to the first",
     )
     group.addoption(
         "--perflab-threshold",
@@ -148,11 +157,15 @@ def pytest_configure(config: pytest.Config) -> None:
     manager = config.pluginmanager
     has_pytest_benchmark = manager.has_plugin(PYTEST_BENCHMARK_PLUGIN)
     if has_pytest_benchmark and not config.getoption("perflab"):
-        if config.getoption("perflab_against"):
-            raise pytest.UsageError(
-                "--perflab-against needs perflab's benchmark fixture: add --perflab "
-                "(pytest-benchmark is installed and times the benchmarks otherwise)"
-            )
+        for name, given in (
+            ("--perflab-against", config.getoption("perflab_against")),
+            (REVISIONS_OPTION, config.getoption("perflab_rev")),
+        ):
+            if given:
+                raise pytest.UsageError(
+                    f"{name} needs perflab's benchmark fixture: add --perflab "
+                    "(pytest-benchmark is installed and times the benchmarks otherwise)"
+                )
         return
     unsupported.refuse_asked(config)
     if config.getoption("perflab_metric") == "memory":
@@ -176,6 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "--perflab-against cannot gate tests run by pytest-xdist workers (they would be "
             "timed in parallel on shared CPUs); run the benchmarks with -p no:xdist or -n 0"
         )
+    _check_revisions(config)
     if has_pytest_benchmark:
         manager.set_blocked(PYTEST_BENCHMARK_SESSION)
         manager.unregister(name=PYTEST_BENCHMARK_PLUGIN)
@@ -186,6 +200,33 @@ def pytest_configure(config: pytest.Config) -> None:
     memory_limits.register(config)  # pytest-memray's markers
     manager.register(fixtures, FIXTURES_PLUGIN)
     manager.register(BenchmarkSession(config), fixtures.SESSION_PLUGIN)
+
+
+def _check_revisions(config: pytest.Config) -> None:
+    """The usage errors of --perflab-rev, before any worktree is made (perflab.pytest_plugin.revisions)."""
+    revisions = config.getoption("perflab_rev")
+    if not revisions:
+        return
+    from perflab.measure.worktrees import revisions_error  # here: only a session given revisions needs it
+
+    wrong = revisions_error(revisions, REVISIONS_OPTION)
+    if wrong:
+        raise pytest.UsageError(wrong)
+    if config.getoption("perflab_against"):
+        raise pytest.UsageError(
+            f"{REVISIONS_OPTION} and --perflab-against cannot be combined: {REVISIONS_OPTION} measures the "
+            "revisions now, paired; --perflab-against compares with stored runs; give one of them"
+        )
+    if config.getoption("perflab_metric") == "memory":
+        raise pytest.UsageError(
+            f"{REVISIONS_OPTION} compares times only: drop --perflab-metric memory "
+            "(`perflab compare bench.py --rev A --rev B --metric memory` compares memory across revisions)"
+        )
+    if _xdist_parallel(config):
+        raise pytest.UsageError(
+            f"{REVISIONS_OPTION} cannot time tests run by pytest-xdist workers (they would be timed in parallel "
+            "on shared CPUs); run the benchmarks with -p no:xdist or -n 0"
+        )
 
 
 def _xdist_parallel(config: pytest.Config) -> bool:

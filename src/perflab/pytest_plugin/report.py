@@ -21,7 +21,16 @@ from perflab import __version__
 from perflab.analysis import estimates
 from perflab.pytest_plugin.benchmark_api import Measured, Record, ValueStats
 from perflab.pytest_plugin.sampling import blocks_of
-from perflab.results.model import EQUIVALENT, REFERENCE, CaseComparison, Cell, Equivalence, ProcessRun, RunResult
+from perflab.results.model import (
+    EQUIVALENT,
+    NOT_EQUIVALENT,
+    REFERENCE,
+    CaseComparison,
+    Cell,
+    Equivalence,
+    ProcessRun,
+    RunResult,
+)
 from perflab.results.quantities import Interval
 
 if TYPE_CHECKING:  # the memory metric's modules come in only when it was measured
@@ -30,7 +39,8 @@ if TYPE_CHECKING:  # the memory metric's modules come in only when it was measur
 SESSION_SCHEMA = "perflab.pytest/1"
 PYTEST_BENCHMARK_FORMAT_VERSION = "5.3.1"  # the pytest-benchmark release whose JSON layout is written
 IN_PROCESS_NOTE = (
-    "in-process timing: every value comes from this pytest process, and the 95% intervals "
+    "in-process timing: every value comes from one pytest process (with --perflab-rev, each revision's own), "
+    "and the 95% intervals "
     "treat blocks of consecutive values as independent; they see drift during a test, not "
     "the variation between processes (memory layout, hash seed) that `perflab run` measures"
 )
@@ -41,6 +51,13 @@ IN_PROCESS_NOTE = (
 COMPARE_UNCHECKED = (
     "outputs compared on the test's arguments only, each timed call repeats them: not checked for repeat-only speed"
 )
+
+
+def unchecked(record: Record) -> str:
+    """What a record's comparisons rest on unchecked: its own note (--perflab-rev's, when the
+    revisions' outputs could not be compared), else benchmark.compare's (which holds for revisions
+    too: their outputs are compared on the test's arguments, which every timed call repeats)."""
+    return record.unchecked or COMPARE_UNCHECKED
 
 
 def benchmark_name(test_file: str, rootdir: Path) -> str:
@@ -93,11 +110,20 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                 memory.append(measured.memory)
         if record.comparisons:
             reference = record.contenders[0].contender
-            result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
+            if record.comparator is not None:  # outputs compared (benchmark.compare), equal or the test failed
+                result.equivalence.append(Equivalence(record.name, reference, REFERENCE, comparator=record.comparator))
             for outcome in record.comparisons:
-                result.equivalence.append(
-                    Equivalence(record.name, outcome.name, EQUIVALENT, comparator=record.comparator)
-                )
+                if record.comparator is not None:
+                    status = EQUIVALENT if outcome.difference is None else NOT_EQUIVALENT
+                    result.equivalence.append(
+                        Equivalence(
+                            record.name,
+                            outcome.name,
+                            status,
+                            difference=outcome.difference,
+                            comparator=record.comparator,
+                        )
+                    )
                 assert outcome.comparison is not None and outcome.p_adjusted is not None and outcome.verdict
                 result.comparisons.append(
                     CaseComparison(
@@ -107,8 +133,8 @@ def _run_result(test_file: str, records: list[Record], rootdir: Path, metadata: 
                         outcome.comparison,
                         outcome.p_adjusted,
                         outcome.verdict,
-                        valid=True,
-                        unchecked=COMPARE_UNCHECKED,
+                        valid=outcome.difference is None,
+                        unchecked=unchecked(record),
                     )
                 )
     if memory:
@@ -201,8 +227,13 @@ def _perflab_fields(measured: Measured, outcome) -> dict[str, Any]:
         )
     if outcome is not None and outcome.comparison is not None:
         fields.update(
-            ratio_to_reference=_interval(outcome.ratio), p_adjusted=outcome.p_adjusted, verdict=outcome.verdict
+            ratio_to_reference=_interval(outcome.ratio),
+            p_adjusted=outcome.p_adjusted,
+            verdict=outcome.verdict,
+            valid=outcome.difference is None,  # False: outputs differ (--perflab-rev), as compare --rev's JSON says
         )
+        if outcome.difference is not None:
+            fields["not_equivalent"] = outcome.difference
     if measured.memory is not None:
         from perflab.pytest_plugin.memory_per_call import as_json
 
@@ -255,19 +286,22 @@ def summary_lines(records: list[Record]) -> list[str]:
             )
             outcome = compared.get(measured.contender)
             if outcome is not None and outcome.comparison is not None:
-                # Not equivalent outputs fail the test before this: only valid comparisons get here.
+                # benchmark.compare fails the test on outputs that differ; --perflab-rev shows the
+                # revision's ratio invalid, as compare --rev does.
                 p_adjusted = 1.0 if outcome.p_adjusted is None else outcome.p_adjusted
                 shown = show(
                     outcome.comparison.ratio,
                     outcome.verdict or "",
                     p_adjusted,
+                    None if outcome.difference is None else NOT_EQUIVALENT,
                     None,
-                    None,
-                    unchecked=COMPARE_UNCHECKED,
+                    unchecked=unchecked(record),
                     level=(record.options["alpha"], record.options["min_effect"]),
                 )
                 line += f"; vs {record.contenders[0].contender}: {shown.ratio}, verdict: {shown.text}"
             lines.append(line)
+            if outcome is not None and outcome.difference is not None:
+                lines.append(f"  {NOT_EQUIVALENT} to {record.contenders[0].contender}: {outcome.difference}")
             if measured.memory is not None:
                 lines.append(_memory_line(measured.memory, record))
         if record.note:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from perflab.credentials import mask_credentials
-from perflab.pytest_plugin.environment import option, warn, xdist_worker
+from perflab.pytest_plugin.environment import REVISION_PIPE, option, warn, xdist_worker
 
 if TYPE_CHECKING:  # numpy and scipy come in with the first benchmark, not with every pytest run
     from perflab.pytest_plugin.benchmark_api import BenchmarkFixture, Record
+    from perflab.pytest_plugin.revisions import Channel, Revisions
 
 # @pytest.mark.benchmark keywords: pytest-benchmark's, and perflab's own (precision, value_time).
 # Those pytest-benchmark tunes its own calibration with have no meaning here and are accepted as
@@ -45,6 +48,18 @@ class BenchmarkSession:
         self.disabled = bool(option(config, "benchmark_disable")) and not option(config, "benchmark_enable")
         if self.only and self.disabled:
             raise pytest.UsageError("--benchmark-only and --benchmark-disable contradict each other")
+        # --perflab-rev: the session's revisions, checked out (None without it); in the process
+        # that runs a test on one of them, its pipe to the session that times it.
+        self.revisions: Revisions | None = None
+        self.channel: Channel | None = None
+        if option(config, "perflab_rev"):
+            from perflab.pytest_plugin.revisions import Revisions
+
+            self.revisions = Revisions(config, option(config, "perflab_rev"))
+        elif os.environ.get(REVISION_PIPE):
+            from perflab.pytest_plugin.revisions import Channel
+
+            self.channel = Channel.from_environment()
 
     def fixture_for(self, node: Any, keywords: dict[str, Any]) -> BenchmarkFixture:
         from perflab.pytest_plugin.benchmark_api import BenchmarkFixture
@@ -78,7 +93,12 @@ class BenchmarkSession:
         from perflab.measure.settings import Settings  # the verdict rule of `perflab run`, one source for both
 
         defaults = Settings()
-        return BenchmarkFixture(
+        fixture: Callable[..., BenchmarkFixture] = BenchmarkFixture
+        if self.channel is not None:
+            from perflab.pytest_plugin.revisions import ServingFixture
+
+            fixture = functools.partial(ServingFixture, self.channel)
+        return fixture(
             node,
             settings,
             self.records.append,
@@ -101,6 +121,25 @@ class BenchmarkSession:
             elif self.only and not benchmarked:
                 item.add_marker(pytest.mark.skip(reason="not a benchmark (--benchmark-only was used)"))
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """--perflab-rev: a benchmarked test runs on each revision (revisions.py), not here."""
+        if self.revisions is None:
+            return None
+        from perflab.pytest_plugin.benchmark_api import BenchmarkFixture
+
+        fixture = pyfuncitem.funcargs.get("benchmark")
+        if not isinstance(fixture, BenchmarkFixture) or fixture.disabled:
+            return None
+        self.revisions.run(pyfuncitem, fixture)
+        return True
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """In a revision's process: a skipped test's reason, for the session to skip it too."""
+        if self.channel is not None and report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+            self.channel.skipped(str(reason))
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         measured = [record for record in self.records if any(m.values for m in record.contenders)]
         against = option(self.config, "perflab_against")
@@ -118,6 +157,9 @@ class BenchmarkSession:
         if stale:  # kept with the runs: a gate never takes them as its commit's baseline
             collected[stale_build.MARK] = stale
         runs = report.run_results(measured, rootdir, collected)
+        if self.revisions is not None:
+            runs = [self.revisions.sided(run) for run in runs]
+            self.lines.append(self.revisions.header())
         self.lines += report.summary_lines(measured) + report.group_tables(measured)
         self.lines += report.warning_lines(runs) + [f"({report.IN_PROCESS_NOTE})"]
         if stale:
@@ -139,8 +181,8 @@ class BenchmarkSession:
         if option(self.config, "perflab_json"):
             report.save_session(runs, option(self.config, "perflab_json"))
             self.lines.append(f"perflab results written to {option(self.config, 'perflab_json')}")
-        if not option(self.config, "perflab_no_store"):
-            self._store(runs, store_path)
+        if not option(self.config, "perflab_no_store"):  # --perflab-rev's: one run per revision, at its commit
+            self._store([side for run in runs for side in run.per_side(run.file)], store_path)
 
     def _store_path(self, test_file: str) -> Path | str:
         from perflab.results.store import default_path, location
