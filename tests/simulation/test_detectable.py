@@ -13,11 +13,16 @@ import numpy as np
 import pytest
 
 from perflab.analysis import detectable, estimates, gate
+from perflab.measure import stopping
+from perflab.measure.settings import Settings
 from perflab.results.quantities import Comparison
 
 ALPHA, MIN_EFFECT, THRESHOLD, PRECISION = 0.01, 0.01, 0.05, 0.01  # perflab check's defaults
 VALUES = 20  # values per worker and round, as the runner asks for
 MIN_ROUNDS = 5
+# The rule on the answer at its defaults: qualify's A/A, and check --against's (with its threshold's question).
+QUALIFY_AA = Settings(precision=PRECISION, alpha=ALPHA, min_effect=MIN_EFFECT)
+ANSWERED = Settings(precision=PRECISION, alpha=ALPHA, min_effect=MIN_EFFECT, regression_threshold=THRESHOLD)
 
 Noise = Callable[[np.random.Generator], float]
 # A slowdown is detected when the gate calls it slower: within the threshold, or beyond it.
@@ -35,13 +40,22 @@ def heavy_tailed(sigma: float) -> Noise:
 
 
 def measured(
-    rng: np.random.Generator, log_change: float, noise: Noise, max_rounds: int, precision: float = PRECISION
+    rng: np.random.Generator,
+    log_change: float,
+    noise: Noise,
+    max_rounds: int,
+    precision: float = PRECISION,
+    anytime: bool = False,
+    gate_run: bool = False,
+    cells: int = 1,
 ) -> Comparison:
     """One paired run of one cell: rounds of time-adjacent values (the machine's speed drifts between
     rounds and moves both sides alike), until the ratio's interval is within ``precision`` after
     MIN_ROUNDS rounds, or the budget's ``max_rounds`` rounds are spent (the runner's stopping rule).
     Each round's log ratio is kept as it arrives: estimates.compare_paired of the rounds so far,
-    without recomputing the earlier rounds' ratios after every round."""
+    without recomputing the earlier rounds' ratios after every round. ``anytime``: the rule on the
+    answer (perflab.measure.stopping) with anytime-valid intervals, as qualify's A/A runs it, and
+    with ``gate_run`` as check --against does (its threshold's question too)."""
     round_logs: list[float] = []
     for round_number in range(max_rounds):
         speed = 1e-5 * math.exp(rng.normal(0, 0.2))
@@ -50,9 +64,11 @@ def measured(
         reference = list(pairs * np.exp(rng.normal(0, 0.005, VALUES)))
         contender = list(pairs * math.exp(shift) * np.exp(rng.normal(0, 0.005, VALUES)))
         round_logs.append(estimates.round_log_ratio(reference, contender))
-        if round_number + 1 >= MIN_ROUNDS and precise(estimates.compare_round_logs(round_logs), precision):
+        so_far = estimates.compare_round_logs(round_logs, anytime)
+        answered = anytime and stopping.decided(so_far, ANSWERED if gate_run else QUALIFY_AA, cells)
+        if round_number + 1 >= MIN_ROUNDS and (precise(so_far, precision) or answered):
             break
-    return estimates.compare_round_logs(round_logs)
+    return estimates.compare_round_logs(round_logs, anytime)
 
 
 def precise(comparison: Comparison, precision: float) -> bool:
@@ -60,11 +76,20 @@ def precise(comparison: Comparison, precision: float) -> bool:
 
 
 def gate_verdicts(
-    rng: np.random.Generator, log_changes: list[float], noise: Noise, max_rounds: int, precision: float = PRECISION
+    rng: np.random.Generator,
+    log_changes: list[float],
+    noise: Noise,
+    max_rounds: int,
+    precision: float = PRECISION,
+    anytime: bool = False,
 ) -> list[str]:
     """The gate over several cells measured now, one of them perhaps changed."""
     compared = [
-        gate.paired_comparison(measured(rng, change, noise, max_rounds, precision), THRESHOLD) for change in log_changes
+        gate.paired_comparison(
+            measured(rng, change, noise, max_rounds, precision, anytime, gate_run=True, cells=len(log_changes)),
+            THRESHOLD,
+        )
+        for change in log_changes
     ]
     return gate.decide(compared, ALPHA, MIN_EFFECT)
 
@@ -76,24 +101,25 @@ def qualified(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: in
     return detectable.Qualification("bench", {}, max_rounds, ALPHA, MIN_EFFECT, floors)
 
 
-def floor_of(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: int) -> float:
+def floor_of(rng: np.random.Generator, noise: Noise, max_rounds: int, cells: int, anytime: bool = False) -> float:
     """What ``perflab qualify`` states after one A/A run: the smallest ratio detected with 80% power."""
-    aa = measured(rng, 0.0, noise, max_rounds)
-    return detectable.floor_of("C", "x", aa, ALPHA, MIN_EFFECT, cells, aa.pairs).change
+    aa = measured(rng, 0.0, noise, max_rounds, anytime=anytime, cells=cells)
+    threshold = THRESHOLD if anytime else None  # qualify --threshold: at its defaults check stops on it
+    return detectable.floor_of("C", "x", aa, ALPHA, MIN_EFFECT, cells, aa.pairs, threshold).change
 
 
 def detection_rate(
-    noise: Noise, max_rounds: int, scale: float, trials: int, seed: int, cells: int = 1
+    noise: Noise, max_rounds: int, scale: float, trials: int, seed: int, cells: int = 1, anytime: bool = False
 ) -> tuple[float, float]:
     """Share of trials whose gate calls a slowdown of ``floor ** scale`` (on a log scale: 1.05 is
     5% beyond the floor) "slower", the floor taken from the trial's own A/A run; and the median floor."""
     rng = np.random.default_rng(seed)
     detected, floors = 0, []
     for _ in range(trials):
-        floor = floor_of(rng, noise, max_rounds, cells)
+        floor = floor_of(rng, noise, max_rounds, cells, anytime)
         floors.append(floor)
         changes = [scale * math.log(floor)] + [0.0] * (cells - 1)
-        detected += gate_verdicts(rng, changes, noise, max_rounds)[0] in DETECTED
+        detected += gate_verdicts(rng, changes, noise, max_rounds, anytime=anytime)[0] in DETECTED
     return detected / trials, float(np.median(floors))
 
 
@@ -114,6 +140,15 @@ def test_a_slowdown_just_above_the_stated_floor_is_detected_at_least_80_percent_
     assert floor > 1 + MIN_EFFECT  # the floor says something beyond the minimum effect
     # Asking for 80% of the observed trials (not the binomial bound below a true 80%) holds the
     # floor to what it promises.
+    assert rate >= 0.80, f"{scenario}: detected {rate:.0%} just above the floor (median floor {floor:.4f})"
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_with_the_rule_on_the_answer_a_slowdown_just_above_its_floor_is_detected_too(scenario):
+    """check --against at its defaults stops on the answer with anytime-valid p-values, and qualify's
+    A/A (the same rule) states the floor those p-values detect."""
+    noise, max_rounds, cells = SCENARIOS[scenario]
+    rate, floor = detection_rate(noise, max_rounds, 1.05, trials=200, seed=13, cells=cells, anytime=True)
     assert rate >= 0.80, f"{scenario}: detected {rate:.0%} just above the floor (median floor {floor:.4f})"
 
 

@@ -18,6 +18,12 @@ sqrt(rounds), and the noise used is an upper confidence bound of the A/A's sprea
 ten rounds estimates it only to about +-25%, and a floor from a lucky quiet run would promise more
 than the gate delivers. Checked by simulation in tests/simulation/test_detectable.py.
 
+With the stopping rule on the answer (the defaults; perflab.measure.stopping) the gate's p-values
+are anytime-valid: t_crit * se becomes the confidence sequence's half-width at level alpha / cells;
+and since check --against then stops once a regression beyond ``--threshold`` is excluded, the
+slowdown it calls is a regression, beyond the threshold by that margin:
+d >= log(1 + threshold) + half-width + t_POWER * se (qualify takes the check's --threshold for it).
+
 The same inequality, solved for the rounds instead of the change, projects the budget that would
 detect a smaller change (``rounds_to_detect``): se falls as 1/sqrt(rounds) and rounds grow with
 the budget at the rate the A/A run measured. The noise's upper bound stays the A/A run's (what is
@@ -36,6 +42,7 @@ from typing import Any
 
 from scipy import special
 
+from perflab.analysis import sequential
 from perflab.analysis.intervals import t_quantile
 from perflab.results.model import RunResult
 from perflab.results.quantities import Comparison
@@ -107,6 +114,7 @@ class Qualification:
     min_effect: float
     floors: list[Floor] = field(default_factory=list)
     created: float = 0.0  # unix time it was stored
+    threshold: float | None = None  # the gate's --threshold the floors are for (None: stored before it was)
 
     def floor(self, case: str, contender: str) -> Floor | None:
         return next((f for f in self.floors if (f.case, f.contender) == (case, contender)), None)
@@ -143,7 +151,14 @@ class Qualification:
     def from_json(cls, data: dict[str, Any], created: float = 0.0) -> Qualification:
         floors = [Floor.from_json(f, data["max_time"]) for f in data["floors"]]
         return cls(
-            data["benchmark"], data["machine"], data["max_time"], data["alpha"], data["min_effect"], floors, created
+            data["benchmark"],
+            data["machine"],
+            data["max_time"],
+            data["alpha"],
+            data["min_effect"],
+            floors,
+            created,
+            data.get("threshold"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -153,6 +168,7 @@ class Qualification:
             "max_time": self.max_time,
             "alpha": self.alpha,
             "min_effect": self.min_effect,
+            "threshold": self.threshold,
             "floors": [f.to_json() for f in self.floors],
         }
 
@@ -166,21 +182,46 @@ def noise_bound(noise: float, rounds: int, upper: bool = True) -> float:
     return noise * math.sqrt(df / float(special.chdtri(df, tail)))
 
 
-def detectable_change(noise: float, rounds: int, alpha: float, min_effect: float, cells: int) -> float:
+def detectable_change(
+    noise: float,
+    rounds: int,
+    alpha: float,
+    min_effect: float,
+    cells: int,
+    anytime: bool = False,
+    threshold: float | None = None,
+) -> float:
     """The smallest time ratio (> 1) the paired gate calls faster or slower with POWER, for
-    per-round log ratios of standard deviation ``noise`` (an A/A's) over ``rounds`` rounds."""
+    per-round log ratios of standard deviation ``noise`` (an A/A's) over ``rounds`` rounds;
+    ``anytime``: with the anytime-valid p-values of the stopping rule on the answer, and with a
+    gate's ``threshold``, the regression beyond it that its rule stops on (see _log_detectable)."""
     if rounds < 2 or not math.isfinite(noise):
         return math.inf
-    return math.exp(_log_detectable(noise_bound(noise, rounds), rounds, alpha, min_effect, cells))
+    return math.exp(_log_detectable(noise_bound(noise, rounds), rounds, alpha, min_effect, cells, anytime, threshold))
 
 
-def _log_detectable(noise: float, rounds: int, alpha: float, min_effect: float, cells: int) -> float:
+def _log_detectable(
+    noise: float,
+    rounds: int,
+    alpha: float,
+    min_effect: float,
+    cells: int,
+    anytime: bool = False,
+    threshold: float | None = None,
+) -> float:
     """The log change called with POWER over ``rounds`` rounds of per-round log ratios whose
-    standard deviation is (at most) ``noise``."""
+    standard deviation is (at most) ``noise``: the estimate must pass the t test's critical value,
+    or with ``anytime`` the confidence sequence's half-width at level alpha / cells (its p-value
+    is at most that exactly where the interval excludes no change). A gate that stops on its
+    threshold's question (``check --against`` at its defaults) stops once a regression beyond it is
+    excluded, so it calls a slowdown only beyond the threshold by that margin."""
     df = rounds - 1
     se = noise / math.sqrt(rounds)
-    critical = t_quantile(df, 1 - alpha / (2 * max(cells, 1)))
-    return max(math.log1p(min_effect), critical * se) + t_quantile(df, POWER) * se
+    level = alpha / max(cells, 1)
+    critical = sequential.half_width(rounds, noise, 1 - level) if anytime else t_quantile(df, 1 - level / 2) * se
+    if anytime and threshold is not None:
+        return math.log1p(threshold) + critical + t_quantile(df, POWER) * se
+    return max(math.log1p(min_effect), critical) + t_quantile(df, POWER) * se
 
 
 def projected_change(floor: float, threshold: float) -> float:
@@ -227,12 +268,20 @@ def _round_up(seconds: float) -> float:
 
 
 def floor_of(
-    case: str, contender: str, aa: Comparison, alpha: float, min_effect: float, cells: int, seconds: float
+    case: str,
+    contender: str,
+    aa: Comparison,
+    alpha: float,
+    min_effect: float,
+    cells: int,
+    seconds: float,
+    threshold: float | None = None,
 ) -> Floor:
     """The floor of one cell from its A/A comparison (the ratio of a contender to itself) measured
-    in ``seconds`` of timing."""
+    in ``seconds`` of timing, for a gate at ``threshold``."""
     noise = aa.log_se * math.sqrt(aa.pairs) if aa.pairs >= 2 else math.inf
-    change = detectable_change(noise, aa.pairs, alpha, min_effect, cells)
+    # The gate's p-values are of the kind the A/A's were: anytime-valid where the check's rule may stop on them.
+    change = detectable_change(noise, aa.pairs, alpha, min_effect, cells, aa.anytime, threshold)
     return Floor(case, contender, aa.pairs, noise, change, seconds)
 
 
@@ -241,7 +290,9 @@ def timing_seconds(run: RunResult) -> float:
     return run.elapsed - run.equivalence_seconds
 
 
-def qualify(aa_runs: list[RunResult], max_time: float, alpha: float, min_effect: float) -> Qualification:
+def qualify(
+    aa_runs: list[RunResult], max_time: float, alpha: float, min_effect: float, threshold: float | None = None
+) -> Qualification:
     """The floors of every (case, contender) of A/A runs, one run per contender whose two sides are
     that contender, as the paired gate measures one contender at a time (its verdicts are corrected
     across all the cells, so the floors are too)."""
@@ -255,8 +306,10 @@ def qualify(aa_runs: list[RunResult], max_time: float, alpha: float, min_effect:
             min_effect,
             len(compared),
             timing_seconds(run) or max_time,  # (0: a run read from a file that did not keep its time)
+            threshold,
         )
         for run, c in compared
     ]
     machine = aa_runs[0].metadata.get("machine") or {} if aa_runs else {}
-    return Qualification(aa_runs[0].benchmark if aa_runs else "", machine, max_time, alpha, min_effect, floors)
+    benchmark = aa_runs[0].benchmark if aa_runs else ""
+    return Qualification(benchmark, machine, max_time, alpha, min_effect, floors, threshold=threshold)

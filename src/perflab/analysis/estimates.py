@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from perflab.analysis import sequential
-from perflab.analysis.intervals import Z, one_sample, t_quantile
+from perflab.analysis.intervals import MeanTest, Z, one_sample, t_quantile
 from perflab.results.quantities import CONFIDENCE, FASTER, NO_DIFFERENCE, SLOWER, CellEstimates, Comparison, Interval
 
 # The cluster bootstrap (resampling whole processes) and its small-sample widening are written
@@ -195,6 +195,19 @@ def compare_round_logs(round_logs: Sequence[float], anytime: bool = False) -> Co
         log_ratio, p_value = test.interval, test.p_value
     ratio = Interval(math.exp(log_ratio.value), math.exp(log_ratio.low), math.exp(log_ratio.high))
     return Comparison(ratio, p_value, n, test.se, anytime)
+
+
+def p_above(comparison: Comparison, bound: float) -> float:
+    """One-sided p-value of H0 "ratio <= bound" (a gate's regression beyond its threshold), of the
+    kind of the comparison's interval: the t distribution's over rounds, or the anytime-valid one
+    where the rounds stopped on what they saw (perflab.analysis.sequential). 1 without an interval."""
+    n, se = comparison.pairs, comparison.log_se
+    if n < 2 or not math.isfinite(se):
+        return 1.0
+    centre, limit = math.log(comparison.ratio.value), math.log(bound)
+    if comparison.anytime:
+        return sequential.p_above(n, centre, se * math.sqrt(n), limit)
+    return MeanTest(Interval(centre, math.nan, math.nan), se, n - 1, comparison.p_value).p_above(limit)
 
 
 def geometric_mean(comparisons: Sequence[Comparison]) -> Interval | None:

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from perflab.analysis import estimates, intervals, sequential
+from perflab.analysis import estimates, intervals
 from perflab.analysis.counts import (
     ALLOCATED,
     DISAGREEMENT_FACTOR,
@@ -319,16 +319,9 @@ def regression_threshold(threshold: float, build_spread: BuildSpread | None) -> 
 
 def paired_comparison(comparison: Comparison, threshold: float) -> GateComparison:
     """The foundation's paired ratio (over rounds of per-round log ratios), with the one-sided
-    p-value of H0 "ratio <= 1 + threshold" of the same kind as its interval: the t distribution's,
-    or the anytime-valid one where the rounds stopped on what they saw (perflab.analysis.sequential)."""
-    n, se, centre = comparison.pairs, comparison.log_se, math.log(comparison.ratio.value)
-    if n < 2 or not math.isfinite(se):
-        return GateComparison(comparison.ratio, 1.0, 1.0, (n, n))
-    if comparison.anytime:
-        p_regression = sequential.p_above(n, centre, se * math.sqrt(n), math.log1p(threshold))
-        return GateComparison(comparison.ratio, comparison.p_value, p_regression, (n, n))
-    test = intervals.MeanTest(Interval(centre, math.nan, math.nan), se, n - 1, comparison.p_value)
-    return GateComparison(comparison.ratio, comparison.p_value, test.p_above(math.log1p(threshold)), (n, n))
+    p-value of H0 "ratio <= 1 + threshold" of the same kind as its interval (``estimates.p_above``)."""
+    n = comparison.pairs
+    return GateComparison(comparison.ratio, comparison.p_value, estimates.p_above(comparison, 1 + threshold), (n, n))
 
 
 def decide(comparisons: Sequence[GateComparison], alpha: float, min_effect: float) -> list[str]:

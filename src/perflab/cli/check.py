@@ -43,6 +43,7 @@ from perflab.cli.support.options import (
     select_matching,
     store_errors_are_bad_input,
     store_options,
+    threshold_option,
     timing_options,
     timing_settings,
     write_if_asked,
@@ -93,13 +94,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "revision), the rest listed as skipped; anything it cannot map (a changed C or config file, the "
         "benchmark itself) runs everything",
     )
-    parser.add_argument(
-        "--threshold",
-        type=percentage,
-        default=0.05,
-        metavar="PCT",
-        help="smallest slowdown that fails the check (default 5%%)",
-    )
+    threshold_option(parser)
     case_option(parser, "default: all")
     bench_option(parser)
     contender_option(parser, "default: all")
@@ -228,14 +223,17 @@ def run(args: argparse.Namespace, err: Console) -> int:
         checked.skipped = [gate.SkippedCell(*cell) for cell in target.selection.skipped]
     if checked.paired:
         checked.qualification = qualified = _qualification(args, path, benchmark.name, runs)
-        if qualified and (qualified.max_time, qualified.alpha, qualified.min_effect) != (
+        threshold = args.threshold if qualified is None or qualified.threshold is None else qualified.threshold
+        if qualified and (qualified.max_time, qualified.alpha, qualified.min_effect, threshold) != (
             args.max_time,
             args.alpha,
             args.min_effect,
+            args.threshold,
         ):
             checked.notes.append(
                 f"this runner was qualified at --max-time {qualified.max_time:g} --alpha {qualified.alpha:.2%} "
-                f"--min-effect {qualified.min_effect:.2%}, not this check's: what it detects is said for those"
+                f"--min-effect {qualified.min_effect:.2%} --threshold {threshold:.2%}, not this check's: "
+                "what it detects is said for those"
             )
     if counting:
         gate.check_instructions(

@@ -22,6 +22,7 @@ from perflab.cli.support.options import (
     select,
     store_errors_are_bad_input,
     store_options,
+    threshold_option,
     timing_options,
     timing_settings,
 )
@@ -43,6 +44,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     case_option(parser, "default: all")
     contender_option(parser, "default: all")
     timing_options(parser)  # the same options and defaults as check's: the floor holds for that budget
+    threshold_option(parser)  # at its defaults check stops once a regression beyond it is excluded
     allow_skipped_option(parser)
     store_options(parser)
     parser.set_defaults(handler=store_errors_are_bad_input(run))
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace, err: Console) -> int:
             runs.append(run_sides(name, sides, cases, settings, progress))
         if runs[-1].interrupted:
             return EXIT_INTERRUPTED
-    qualification = detectable.qualify(runs, settings.max_time, settings.alpha, settings.min_effect)
+    qualification = detectable.qualify(runs, settings.max_time, settings.alpha, settings.min_effect, args.threshold)
     qualification_view.render(qualification, runs, stdout_console())
     if not args.no_store:
         with Store.open(where) as store:

@@ -12,7 +12,8 @@ measured rounds once every ratio to the reference is *answered*:
 - decided "no difference beyond min-effect": the interval lies wholly inside the band;
 - or precise: its half-width is within ``precision``;
 - and for a gate (``check --against``, ``regression_threshold``), as soon as the interval lies
-  wholly above 1 + threshold (a regression confirmed) or wholly below it (excluded).
+  wholly below 1 + threshold (a regression excluded), or its one-sided p-value of "no regression
+  beyond the threshold" passes ``alpha`` after the step-up (a regression confirmed).
 
 Every interval and p-value the run then reports is the anytime-valid one, so what is shown holds
 at whichever round the rule stopped. With ``stop_when == "precise"`` (the user asked for a
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from perflab.analysis import estimates
 from perflab.measure.settings import Settings
 from perflab.results.quantities import Comparison, Interval
 
@@ -44,8 +46,13 @@ def decided(comparison: Comparison, settings: Settings, comparisons: int) -> boo
         return False
     ratio = comparison.ratio
     threshold = settings.regression_threshold
-    if threshold is not None and not ratio.low <= 1 + threshold <= ratio.high:
-        return True  # a gate's question: a regression beyond the threshold confirmed, or excluded
+    if (
+        threshold is not None
+    ):  # a gate's question: a regression beyond the threshold excluded, or confirmed at its level
+        if ratio.high < 1 + threshold:
+            return True
+        if ratio.low > 1 + threshold and estimates.p_above(comparison, 1 + threshold) * comparisons <= settings.alpha:
+            return True
     low, high = 1 - settings.min_effect, 1 + settings.min_effect
     if low < ratio.low and ratio.high < high:
         return True  # no difference beyond --min-effect, decided

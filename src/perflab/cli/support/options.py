@@ -421,6 +421,17 @@ def timing_options(
     parser.add_argument("--debug-counts", type=whole_number(1, 100), help=argparse.SUPPRESS)
 
 
+def threshold_option(parser: argparse.ArgumentParser) -> None:
+    """``--threshold``: check's, and qualify's (its floors are for the check at that threshold)."""
+    parser.add_argument(
+        "--threshold",
+        type=percentage,
+        default=0.05,
+        metavar="PCT",
+        help="smallest slowdown that fails the check (default 5%%)",
+    )
+
+
 MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
 # What --max-time bounds in the verbs that time: the timing phase, and every job before it.
 TIMED_PHASES = (
