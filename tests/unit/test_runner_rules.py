@@ -314,3 +314,15 @@ def test_each_case_stops_on_its_own_answer():
     result = Lab(value).run(Settings(precision=0.01, min_rounds=5, max_time=2.0, **QUICK), ["x", "y"], ["a", "b"])
     assert stop(result, "x")["why"] == "decided" and stop(result, "y")["why"] in ("precise", "budget")
     assert stop(result, "x")["rounds"] < stop(result, "y")["rounds"]
+
+
+def test_rounds_the_budget_cut_before_the_rule_could_look_keep_a_t_interval():
+    """The rule looks at the values only from min_rounds on; fewer rounds ended with the budget,
+    which does not look at them, so their fixed-sample interval holds (and is finite at 2-4
+    rounds, where the anytime one is not)."""
+    result = Lab(noisy(0.1, times={"b": 2e-6})).run(
+        Settings(precision=0.01, min_rounds=8, max_time=0.2, **QUICK), ["x"], ["a", "b"]
+    )
+    assert stop(result)["why"] == "budget" and 2 <= stop(result)["rounds"] < 8
+    comparison = result.comparisons[0].comparison
+    assert not comparison.anytime and comparison.ratio.high < float("inf")

@@ -274,7 +274,7 @@ class _Rounds:
     def _why_stop(self, case: str, comparisons: int, status: Status) -> str | None:
         """Why ``case`` has measured enough after this round (perflab.measure.stopping), or None."""
         settings = self.settings
-        compared = _case_comparisons(self.result, case, settings.anytime)
+        compared = _case_comparisons(self.result, case, settings)
         precisions = _case_precisions(self.result, case, compared)
         status.precision.update(precisions)
         measured_rounds = _measured_rounds(self.result, case)
@@ -532,19 +532,24 @@ def _say_if_calls_exceed_budget(result: RunResult, settings: Settings) -> None:
         )
 
 
-def _case_comparisons(result: RunResult, case: str, anytime: bool) -> dict[tuple[str, str], Comparison]:
-    """Every ratio to the reference on ``case`` so far (anytime-valid where the rule may stop on
-    it). A cell whose worker failed is left out: it gets no more rounds, so its interval would
-    never narrow and its case would run on to the time budget."""
+def _case_comparisons(result: RunResult, case: str, settings: Settings) -> dict[tuple[str, str], Comparison]:
+    """Every ratio to the reference on ``case`` so far (``_compared``). A cell whose worker failed
+    is left out: it gets no more rounds, so its interval would never narrow and its case would run
+    on to the time budget."""
     cells = [c for c in result.cells if c.case == case and c.measured_runs() and not c.error]
     reference = next((c for c in cells if c.contender == result.reference), None)
     if reference is None:
         return {}
-    return {
-        (case, c.contender): estimates.compare_paired(reference.round_values(), c.round_values(), anytime)
-        for c in cells
-        if c is not reference
-    }
+    return {(case, c.contender): _compared(reference, c, settings) for c in cells if c is not reference}
+
+
+def _compared(reference: Cell, cell: Cell, settings: Settings) -> Comparison:
+    """The paired ratio of ``cell`` to ``reference``: anytime-valid where the rule may have stopped
+    on it, that is from ``min_rounds`` rounds on (fewer rounds end only when the budget does, which
+    does not look at the values, so their t interval holds)."""
+    rounds = len(set(reference.round_values()) & set(cell.round_values()))
+    anytime = settings.anytime and rounds >= settings.min_rounds
+    return estimates.compare_paired(reference.round_values(), cell.round_values(), anytime)
 
 
 def _case_precisions(
@@ -572,7 +577,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
         if cell.process_values():
             cell.estimates = estimates.estimate_cell(cell.process_values())
     for case in {cell.case for cell in result.cells}:
-        watched = _case_precisions(result, case, _case_comparisons(result, case, settings.anytime))
+        watched = _case_precisions(result, case, _case_comparisons(result, case, settings))
         for cell in result.cells:
             if cell.case == case and cell.measured_runs() and not cell.error:
                 mine = [p for (_, contender), p in watched.items() if contender == cell.contender]
@@ -582,7 +587,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
         reference = result.cell(cell.case, result.reference)
         if cell is reference or not cell.measured_runs() or not reference.measured_runs():
             continue
-        comparison = estimates.compare_paired(reference.round_values(), cell.round_values(), settings.anytime)
+        comparison = _compared(reference, cell, settings)
         if comparison.pairs:
             pending.append((cell, comparison))
     adjusted = benjamini_hochberg([comparison.p_value for _, comparison in pending])
