@@ -61,7 +61,7 @@ def N():
 
 @bench.contender
 def reference(n):
-    work(round(n * {ratio!r}))
+    {reference}
     return n
 
 
@@ -75,7 +75,9 @@ def contender(n):
 def write_pair(folder: Path, ratio: float) -> Path:
     label = f"{ratio:g}".replace(".", "_")
     path = folder / f"bench_ratio_{label}.py"
-    path.write_text(BENCHMARK.format(label=label, base=BASE, ratio=ratio))
+    # A/A: the contender's very body (work(round(n * 1.0)) read 1.3% slower than work(n) quietly).
+    reference = "work(n)" if ratio == 1.0 else f"work(round(n * {ratio!r}))"
+    path.write_text(BENCHMARK.format(label=label, base=BASE, reference=reference))
     return path
 
 

@@ -14,6 +14,9 @@ from collections.abc import Callable
 # The option of the --rev verbs that reads the benchmark file from each revision instead of
 # running the given one on each revision's code (perflab.measure.worktrees).
 FROM_REVISION = "--benchmark-from-revision"
+# check's opposite: it reads the baseline's benchmark file at --against REV (a file that holds the
+# code under test must not be run on both sides); this runs the given one on REV's code instead.
+FROM_WORKTREE = "--benchmark-from-worktree"
 
 
 def percentage(text: str) -> float:

@@ -282,3 +282,28 @@ def test_submit_of_an_uncommitted_benchmark_says_to_commit_it(project, tmp_path)
     )
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "not committed at HEAD" in result.stderr and "git add bench.py && git commit" in result.stderr
+
+
+def test_check_runs_a_working_tree_benchmark_on_the_baseline_revisions_code_when_asked(project, tmp_path):
+    """check --against reads the baseline's benchmark at the revision (a file holding the code under
+    test must not run on both sides); a benchmark that imports the project, untracked, runs on the
+    revision's code with --benchmark-from-worktree, and without it the error says so."""
+    bench, seen = _placed(project, tmp_path, "untracked"), tmp_path / "seen.txt"
+    (project / "mylib.py").write_text(LIB.format(version="working tree", extra=SLOWER))  # today's code: slower
+    refused = run_perflab(
+        "check", bench, "--against", "main~1", *VERDICT, "--no-store", cwd=project, env={"SEEN": str(seen)}
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines()[-1] == (
+        f"perflab: error: --against main~1: {bench} does not exist at main~1, where check reads the baseline's "
+        "benchmark; give --benchmark-from-worktree to run this file on main~1's code"
+    )
+    out = tmp_path / "check.json"
+    result = run_perflab(
+        "check", bench, "--against", "main~1", "--benchmark-from-worktree", *VERDICT, "--json", out, "--no-store",
+        cwd=project, env={"SEEN": str(seen)},
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr  # the gate fails: a regression
+    cells = load_json(out)["cells"]
+    assert [(c["case"], c["verdict"]) for c in cells] == [("K", "REGRESSION")]
+    assert set(seen.read_text().split("\n")) - {""} <= {"v1", "working tree"} and "v1" in seen.read_text()

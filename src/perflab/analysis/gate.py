@@ -75,6 +75,7 @@ class GateComparison:
     p_change: float  # two-sided, H0: ratio = 1
     p_regression: float  # one-sided, H0: ratio <= 1 + threshold
     processes: tuple[int, int]  # measured processes (baseline, current); paired: rounds on each side
+    anytime: bool = False  # the interval and p-values are anytime-valid (a paired check that stopped on them)
 
 
 @dataclass(frozen=True)
@@ -321,7 +322,8 @@ def paired_comparison(comparison: Comparison, threshold: float) -> GateCompariso
     """The foundation's paired ratio (over rounds of per-round log ratios), with the one-sided
     p-value of H0 "ratio <= 1 + threshold" of the same kind as its interval (``estimates.p_above``)."""
     n = comparison.pairs
-    return GateComparison(comparison.ratio, comparison.p_value, estimates.p_above(comparison, 1 + threshold), (n, n))
+    p_regression = estimates.p_above(comparison, 1 + threshold)
+    return GateComparison(comparison.ratio, comparison.p_value, p_regression, (n, n), comparison.anytime)
 
 
 def decide(comparisons: Sequence[GateComparison], alpha: float, min_effect: float) -> list[str]:

@@ -49,7 +49,7 @@ from perflab.cli.support.options import (
     write_if_asked,
     write_outputs,
 )
-from perflab.option_types import percentage, whole_number
+from perflab.option_types import FROM_WORKTREE, percentage, whole_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -95,6 +95,12 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "benchmark itself) runs everything",
     )
     threshold_option(parser)
+    parser.add_argument(
+        FROM_WORKTREE,
+        action="store_true",
+        help="with --against REV: run the given benchmark file on REV's code too (as compare --rev does, for a "
+        "benchmark that imports the project), instead of the file as it is at REV",
+    )
     case_option(parser, "default: all")
     bench_option(parser)
     contender_option(parser, "default: all")
@@ -486,8 +492,9 @@ class _RevisionBaseline:
                 fuzz_examples=0,
                 build=self.build,
                 # The file as it is at the revision: what was declared there is the baseline, and what
-                # is new since is said so ("not declared at REV"), not run on code that lacks it.
-                from_revision=True,
+                # is new since is said so ("not declared at REV"), not run on code that lacks it;
+                # with --benchmark-from-worktree, the given file on the revision's code.
+                from_revision=not target.args.benchmark_from_worktree,
             )
             # Counted while the revision's worktree still exists.
             request.after_timing = functools.partial(_count_while_checked_out, wanted_metrics, settings, target.err)
@@ -581,7 +588,30 @@ def _baseline(
                     f"baseline with `perflab run --metric {metric} --json FILE`"
                 )
         return _ResultsFileBaseline(result, against)
-    return _RevisionBaseline(args.against, _revision_commit(args, path), build)
+    if args.benchmark_from_worktree and args.affected:
+        raise UsageError(f"{FROM_WORKTREE} and --affected: --affected traces the file at its revision; give one")
+    commit = _revision_commit(args, path)
+    if not args.benchmark_from_worktree:
+        _benchmark_at(path, args.against, commit)
+    return _RevisionBaseline(args.against, commit, build)
+
+
+def _benchmark_at(path: Path, revision: str, commit: str) -> None:
+    """The baseline's benchmark file must exist at the revision (an untracked one does not)."""
+    from perflab import git
+
+    root = git.top_level(path)
+    if root is None or path.is_dir():
+        return
+    try:
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        relative = None
+    if relative is None or git.file_at(root, commit, relative) is None:
+        raise UsageError(
+            f"--against {revision}: {path} does not exist at {revision}, where check reads the baseline's "
+            f"benchmark; give {FROM_WORKTREE} to run this file on {revision}'s code"
+        )
 
 
 def _revision_commit(args: argparse.Namespace, path: Path) -> str:

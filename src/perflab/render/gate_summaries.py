@@ -163,9 +163,15 @@ def _signed(ratio: float) -> str:
 
 def method(check: CheckResult) -> str:
     """The footnote: how the check compared, what a regression is, what the medians shown are."""
+    anytime = any(cell.comparison.anytime for cell in check.cells)
+    interval = (
+        "anytime-valid interval over rounds of per-round ratios (a confidence sequence: it holds at whatever round "
+        "the check stopped)"
+        if anytime
+        else "t interval over rounds of per-round ratios"
+    )
     how = (
-        "Paired comparison: both revisions measured in this job, interleaved, t interval over rounds of "
-        "per-round ratios"
+        f"Paired comparison: both revisions measured in this job, interleaved, {interval}"
         if check.paired
         else "Unpaired comparison: Yuen-Welch t on per-process log medians (20% trimmed)"
     )
