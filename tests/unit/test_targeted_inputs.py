@@ -101,3 +101,57 @@ def test_a_list_as_a_one_shot_iterator_is_consumed_once_and_copied_afresh():
     assert list(once) == [1, 2] and list(once) == []  # one pass, as a generator
     assert list(copied) == [1, 2]  # each call's copy starts at the first item
     assert pickle.dumps(once) == pickle.dumps(copied)  # consumed is not changed, for the mutation check
+
+
+LIMIT = 1000
+SEPARATORS = frozenset(";|")
+
+
+def test_compared_values_come_first_named_ones_next_then_the_codes_literals():
+    def reference(rows, width=12):
+        total = sum(len(row) * 37 for row in rows)  # 37 is a literal, never compared
+        return total > LIMIT and any(c in SEPARATORS for row in rows for c in row) and width
+
+    found = code_constants.mined(reference)
+    assert found.integers.index(LIMIT) < found.integers.index(12) < found.integers.index(37)
+    assert set(found.texts) == {";", "|"} and found.compared == 3
+
+
+def test_a_pure_python_function_of_another_module_is_looked_into_but_not_the_standard_librarys():
+    import statistics
+    import types
+
+    helpers = types.ModuleType("helpers_of_a_benchmark")
+    exec("def threshold(x):\n    return x > 4242\n", vars(helpers))
+
+    def reference(xs):
+        return [helpers.threshold(x) for x in xs], statistics.fmean(xs)
+
+    integers = code_constants.mined(reference).integers
+    assert 4242 in integers and len(integers) <= 3  # statistics' own constants are not taken
+
+
+def test_values_compared_at_run_time_are_kept_where_they_stay_the_same_across_inputs():
+    def reference(xs, minutes=45):
+        limit = minutes * 60 + 7
+        best = xs[0]
+        for x in xs:
+            if x > limit or x < best:
+                best = x
+        return best
+
+    constants = code_constants.mined(reference)
+    assert 2707 not in constants.integers
+    calls = [(reference, [5, 3, 9]), (reference, [100, 2]), (reference, [])]  # the last one raises
+    seen = code_constants.compared_at_run_time(constants, calls)
+    assert seen == [2707]  # best, which follows the input, is not kept
+    widened = code_constants.with_compared(constants, seen)
+    assert widened.integers[0] == 2707 and widened.compared == 1
+
+
+def test_inputs_around_a_constant_reach_the_fields_of_record_items():
+    constants = code_constants.Constants(integers=[60])
+    made = code_constants.around([(0, "a"), (10, "b")], constants)
+    assert [(0, "a"), (60, "a")] in made and [(0, "a"), (61, "a")] in made  # a field 60 past the first's
+    assert [(59, "a"), (10, "b")] in made
+    assert {"t": 61, "k": "x"} in code_constants.around({"t": 5, "k": "x"}, constants)
