@@ -155,3 +155,10 @@ def test_inputs_around_a_constant_reach_the_fields_of_record_items():
     assert [(0, "a"), (60, "a")] in made and [(0, "a"), (61, "a")] in made  # a field 60 past the first's
     assert [(59, "a"), (10, "b")] in made
     assert {"t": 61, "k": "x"} in code_constants.around({"t": 5, "k": "x"}, constants)
+
+
+def test_a_packing_formulas_collision_and_a_length_the_code_names_are_built():
+    constants = code_constants.Constants(integers=[1000])
+    made = code_constants.around([(3, 7), (10, 20)], constants)
+    assert [(3, 7), (4, -993)] in made and [(3, 7), (2, 1007)] in made  # 3 * 1000 + 7 == 2 * 1000 + 1007
+    assert {len(m) for m in made} >= {999, 1000, 1001}  # the declared items repeated to that length

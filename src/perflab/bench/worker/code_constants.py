@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import itertools
 import math
 import re
 import sys
@@ -43,6 +44,7 @@ _FUNCTIONS = 30  # functions looked into, callees included
 _KEPT = 16  # constants of each kind kept, compared and named ones first
 _LONGEST_TEXT = 16  # characters of a text constant: longer ones are messages, not formats
 _LARGEST = 2**64  # integers past this are not data anyone passes
+_LONGEST_SIZED = 1024  # items a sequence is grown to, to have as many as a constant says
 _CONTAINER = 16  # items of a container tested with ``in`` (or named) taken one by one
 _NUMBER = re.compile(r"\d+")
 # How a value was found, most telling first: the order constants are tried in.
@@ -336,10 +338,11 @@ def around(value: Any, constants: Constants) -> list[Any]:
     constant's first: at ``value`` itself and, in a list or tuple, at its first and last items (or
     a field of them) and two items that far apart. A sorted sequence of numbers stays sorted
     (timestamps, a strategy's ``.map(sorted)``): only its order would change otherwise."""
-    made: list[Any] = []
-    for distance, replacements in _by_constant(value, constants):
-        made += _pairs(value, distance) if type(value) in (list, tuple) and value else []
-        made += replacements
+    per_constant = [
+        _in_turn([_pairs(value, constant) if type(value) in (list, tuple) and value else [], *ways])
+        for constant, ways in _by_constant(value, constants)
+    ]
+    made = _in_turn(per_constant)  # every constant's likeliest input first, then the next of each
     if type(value) in (list, tuple) and _sorted_numbers(value):
         made = [type(value)(sorted(items)) if _numbers(items) else items for items in made]
     distinct: dict[str, Any] = {}
@@ -348,26 +351,28 @@ def around(value: Any, constants: Constants) -> list[Any]:
     return list(distinct.values())
 
 
-def _by_constant(value: Any, constants: Constants) -> list[tuple[Any, list[Any]]]:
+def _by_constant(value: Any, constants: Constants) -> list[tuple[Any, list[list[Any]]]]:
     """(the constant, ``value`` with it in place of itself or of its first and last items (or
-    their fields)), for each constant in order."""
-    places: list[Callable[[Any], Any]] = [lambda item: item]
-    seed = value
+    their fields), and a sequence cut or grown to that many items), for each constant in order."""
     if type(value) in (list, tuple) and value:
-        places = [_placed(value, index) for index in sorted({0, len(value) - 1})]
-        seed = value[0]
+        places = [(value[index], _placed(value, index)) for index in sorted({0, len(value) - 1})]
+    else:
+        places = [(value, lambda item: item)]
     made = []
     for constant in [*constants.integers, *constants.floats, *constants.texts]:
-        replacements = []
-        for place in places:
-            replacements += [place(item) for item in _around_one(_item_at(value, place, seed), constant)]
-        made.append((constant, replacements))
+        replacements = [put(new) for item, put in places for new in _around_one(item, constant)]
+        made.append((constant, [replacements, _sized(value, constant)]))
     return made
 
 
-def _item_at(value: Any, place: Callable, seed: Any) -> Any:
-    index = getattr(place, "index", None)
-    return value[index] if index is not None else seed
+_NONE_LEFT = object()
+
+
+def _in_turn(lists: list[list[Any]]) -> list[Any]:
+    """The first item of each list, then the second of each, and so on."""
+    return [
+        item for turn in itertools.zip_longest(*lists, fillvalue=_NONE_LEFT) for item in turn if item is not _NONE_LEFT
+    ]
 
 
 def _placed(value: list | tuple, index: int) -> Callable[[Any], Any]:
@@ -376,8 +381,19 @@ def _placed(value: list | tuple, index: int) -> Callable[[Any], Any]:
         items[index] = item
         return type(value)(items)
 
-    place.index = index  # type: ignore[attr-defined]
     return place
+
+
+def _sized(value: Any, length: Any) -> list[Any]:
+    """A non-empty sequence with its items repeated or cut to ``length`` items, and one fewer and
+    one more: a fast path taken below a size the code names, a window as long as the input."""
+    if type(value) not in (list, tuple) or not value or type(length) is not int or not 2 <= length <= _LONGEST_SIZED:
+        return []
+    return [
+        type(value)(value[i % len(value)] for i in range(size))
+        for size in (length, length - 1, length + 1)
+        if size != len(value)
+    ]
 
 
 def _numbers(value: Any) -> bool:
@@ -451,8 +467,26 @@ def _partners(first: Any, distance: Any) -> list[Any]:
             field_value = first[key]
             if isinstance(field_value, (int, float)) and not isinstance(field_value, bool):
                 made += [_with_field(first, key, partner) for partner in _partners(field_value, distance)]
-        return made
+        return made + _carried(first, distance)
     return []
+
+
+def _carried(record: tuple | dict, distance: Any) -> list[Any]:
+    """``record`` with one integer field one more (and one less) and another ``distance`` less
+    (more): the partner that a packing ``a * distance + b`` maps to the same number as ``record``."""
+    keys = [
+        key
+        for key in (range(len(record)) if type(record) is tuple else list(record))
+        if type(record[key]) is int and type(distance) is int
+    ]
+    made = []
+    for high in keys:
+        for low in keys:
+            if high != low:
+                for step in (1, -1):
+                    moved = _with_field(record, high, record[high] + step)
+                    made.append(_with_field(moved, low, record[low] - step * distance))
+    return made
 
 
 def _kept(found: list[tuple[int, Any]]) -> list[Any]:

@@ -545,9 +545,11 @@ class _Fuzzer:
         return None
 
     def _record_comparisons(self, sources: list[Any]) -> None:
-        """Add to the constants the values the reference's (and a freshly set-up contender's)
-        comparisons met at run time on a few of ``sources`` (perflab.bench.worker.code_constants)."""
-        functions = [self.reference] + ([self.build_contender()] if self.rebuildable else [])
+        """Add to the constants the values the reference's and the contender's comparisons met at
+        run time on a few of ``sources`` (perflab.bench.worker.code_constants). The contender is the
+        one set up already: setting up another can take over what the first one holds (a logger's
+        handlers, a module-level cache)."""
+        functions = [self.reference, self.lines.function]
         traced = _spread(sources, code_constants.TRACED_CALLS)
         calls = [(function, self.keep(fresh_copy(value))) for function in functions for value in traced]
         values = code_constants.compared_at_run_time(self.constants, calls)
