@@ -49,6 +49,18 @@ def test_the_domain_holds_the_declared_types_emptiness_specials_and_magnitudes()
     assert grown.outside([None]) is None
 
 
+def test_the_domain_judges_emptiness_by_kind_records_by_length_and_a_strategys_integers_by_its_range():
+    cells = Domain([[(0, 0), (17, 42)], []])
+    assert "empty tuple" in cells.outside([()]) and cells.outside([]) is None  # only lists are ever empty
+    assert "a tuple of 3 items" in cells.outside([(1, 2, 3)])
+    assert Domain([[(1,), (1, 2), (1, 2, 3), (1, 2, 3, 4), (5,) * 5]]).outside([(1,) * 9]) is None  # sequences
+    drawn = Domain([[(0, 4999)]])
+    assert drawn.outside([(0, 5000)]) is None  # the declared cases alone: magnitudes only
+    drawn.drawn = True
+    assert "outside the integers the strategy draws (0 to 4999)" in drawn.outside([(0, 5000)])
+    assert "outside" in drawn.outside([(-1, 0)]) and drawn.outside([(4999, 0)]) is None
+
+
 def _split_fields(text):
     return text.split(";")
 

@@ -382,6 +382,7 @@ class _Fuzzer:
         self.strategy_declared = strategy_function is not None
         if self.strategy_declared:
             self.report.domain = "what @bench.strategy draws, and the declared cases"
+            self.domain.drawn = True
         around = self._around_declared(st)
         failures: list[tuple[Any, str, str | None, bool]] = []  # input, difference, status, near-miss
         rejections: list[str] = []
