@@ -174,3 +174,17 @@ def test_a_packing_formulas_collision_and_a_length_the_code_names_are_built():
     made = code_constants.around([(3, 7), (10, 20)], constants)
     assert [(3, 7), (4, -993)] in made and [(3, 7), (2, 1007)] in made  # 3 * 1000 + 7 == 2 * 1000 + 1007
     assert {len(m) for m in made} >= {999, 1000, 1001}  # the declared items repeated to that length
+
+
+def test_recording_comparisons_stops_within_its_event_budget_and_restores_the_trace_function():
+    import sys
+
+    def reference(n, limit=77):
+        hits = 0
+        for i in range(n):  # far more bytecode than the tracing budget
+            hits += i % 1000 > limit
+        return hits
+
+    before = sys.gettrace()
+    seen = code_constants.compared_at_run_time(code_constants.mined(reference), [(reference, 10**6), (reference, 5)])
+    assert seen == [77] and sys.gettrace() is before

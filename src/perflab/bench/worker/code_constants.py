@@ -51,8 +51,8 @@ _NUMBER = re.compile(r"\d+")
 COMPARED, NAMED, LITERAL, TRIVIAL = 0, 1, 2, 3
 _TESTS = {"COMPARE_OP", "CONTAINS_OP"}
 TRACED_CALLS = 4  # inputs of each side whose comparisons are recorded at run time
-_TRACED_EVENTS = 20_000  # bytecode events of each side traced, at most
-_TRACED_SECONDS = 0.25  # and seconds, whichever comes first
+_TRACED_EVENTS = 20_000  # events of each traced call (opcodes; comparisons only, on 3.12+), at most
+_TRACED_SECONDS = 0.1  # and seconds, whichever comes first
 
 
 @dataclass
@@ -150,8 +150,8 @@ def with_compared(constants: Constants, values: Iterable[Any]) -> Constants:
 def compared_at_run_time(constants: Constants, calls: list[tuple[Callable, Any]]) -> list[Any]:
     """The values that the plain names of the code's comparisons held while ``calls`` ran
     (``(function, argument)``; what they raise is ignored): each comparison's operands, kept where
-    one stayed the same across the inputs and is not an item of them. Traced opcode by opcode, in
-    the code objects of ``constants`` only, within _TRACED_EVENTS and _TRACED_SECONDS a side."""
+    one stayed the same across the inputs and is not an item of them. Recorded at the comparisons
+    of the code objects of ``constants`` only, within _TRACED_EVENTS and _TRACED_SECONDS a call."""
     sites = {code: _operand_sites(code) for code in constants.codes}
     sites = {code: where for code, where in sites.items() if where}
     if not sites or not calls:
@@ -174,27 +174,76 @@ def compared_at_run_time(constants: Constants, calls: list[tuple[Callable, Any]]
 
 
 def _traced(function: Callable, argument: Any, sites: dict, values: dict) -> None:
-    events = [0]
-    deadline = time.perf_counter() + _TRACED_SECONDS
+    """Call ``function(argument)``, recording the operands at ``sites`` (code -> offset ->
+    operands) into ``values``: with ``sys.monitoring`` on Python 3.12+ (instruction events, each
+    one that is not a comparison disabled after its first call; ``f_trace_opcodes`` set from a
+    trace function gives no opcode events there), with an opcode trace function before."""
+    budget = [_TRACED_EVENTS, time.perf_counter() + _TRACED_SECONDS]
 
+    def spend() -> bool:
+        """Whether to go on after one more event: within the budget of events and seconds."""
+        budget[0] -= 1
+        return budget[0] >= 0 and (budget[0] % 1000 != 0 or time.perf_counter() < budget[1])
+
+    def record(frame: types.FrameType, offset: int) -> None:
+        for slot, (kind, name) in enumerate(sites[frame.f_code][offset]):
+            if kind is not None:
+                held = _operand_value(frame, kind, name)
+                if held is not _MISSING:
+                    values.setdefault((frame.f_code, offset, slot), set()).add(_frozen(held))
+
+    monitoring = getattr(sys, "monitoring", None)
+    tool = next((t for t in range(1, 6) if monitoring.get_tool(t) is None), None) if monitoring else None
+    try:
+        if monitoring is not None and tool is not None:
+            _monitored(monitoring, tool, function, argument, sites, spend, record)
+        elif monitoring is None:
+            _opcode_traced(function, argument, sites, spend, record)
+    except Exception:  # an input the function rejects still showed what it compared
+        pass
+
+
+def _monitored(
+    monitoring: Any, tool: int, function: Callable, argument: Any, sites: dict, spend: Callable, record: Callable
+) -> None:
+    monitoring.use_tool_id(tool, "perflab-comparisons")
+    events = monitoring.events
+
+    def instruction(code: types.CodeType, offset: int) -> Any:
+        if offset not in sites[code]:
+            return monitoring.DISABLE  # this instruction is no comparison: never again
+        if spend():
+            record(sys._getframe(1), offset)  # the frame of the code that compares
+        else:
+            for each in sites:
+                monitoring.set_local_events(tool, each, 0)
+        return None
+
+    monitoring.register_callback(tool, events.INSTRUCTION, instruction)
+    try:
+        for code in sites:
+            monitoring.set_local_events(tool, code, events.INSTRUCTION)
+        function(argument)
+    finally:
+        for code in sites:
+            monitoring.set_local_events(tool, code, 0)
+        monitoring.register_callback(tool, events.INSTRUCTION, None)
+        monitoring.free_tool_id(tool)
+
+
+def _opcode_traced(function: Callable, argument: Any, sites: dict, spend: Callable, record: Callable) -> None:
     def opcode(frame: types.FrameType, event: str, arg: Any) -> Any:
         if event != "opcode":
             return opcode
-        events[0] += 1
-        if events[0] > _TRACED_EVENTS or (events[0] % 1000 == 0 and time.perf_counter() > deadline):
+        if not spend():  # every opcode costs a call here
             sys.settrace(None)
-            return None
-        operands = sites[frame.f_code].get(frame.f_lasti)
-        if operands:
-            for slot, (kind, name) in enumerate(operands):
-                if kind is not None:
-                    held = _operand_value(frame, kind, name)
-                    if held is not _MISSING:
-                        values.setdefault((frame.f_code, frame.f_lasti, slot), set()).add(_frozen(held))
+            frame.f_trace_opcodes = False
+        elif frame.f_lasti in sites[frame.f_code]:
+            record(frame, frame.f_lasti)
         return opcode
 
     def call(frame: types.FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code not in sites or events[0] > _TRACED_EVENTS:
+        if frame.f_code not in sites:
             return None
         frame.f_trace_lines = False
         frame.f_trace_opcodes = True
@@ -204,8 +253,6 @@ def _traced(function: Callable, argument: Any, sites: dict, values: dict) -> Non
     sys.settrace(call)
     try:
         function(argument)
-    except Exception:  # an input the function rejects still showed what it compared
-        pass
     finally:
         sys.settrace(previous)
 
@@ -283,11 +330,13 @@ def _load(opname: str) -> str | None:
 def _compared_operands(code: types.CodeType, namespace: dict, found: _Found) -> None:
     """The literals and module-level names that the code's comparisons and ``in`` tests read."""
     for operands in _operand_sites(code).values():
-        for kind, name in operands:
-            if kind == "LOAD_CONST":
-                found.add(name, COMPARED)
-            elif kind in ("LOAD_GLOBAL", "LOAD_NAME") and not callable(namespace.get(name)):
-                found.add(namespace.get(name), COMPARED)
+        for slot, (kind, name) in enumerate(operands):
+            value = name if kind == "LOAD_CONST" else namespace.get(name, _MISSING)
+            if kind not in ("LOAD_CONST", "LOAD_GLOBAL", "LOAD_NAME") or value is _MISSING or callable(value):
+                continue
+            found.add(value, COMPARED)
+            if slot == 1 and isinstance(value, str) and len(value) <= _CONTAINER:
+                found.add(set(value), COMPARED)  # `c in ",;"`: its characters (and `x < "m"`: that one)
 
 
 def _defaults(function: types.FunctionType | None) -> list[Any]:
