@@ -188,3 +188,11 @@ def test_recording_comparisons_stops_within_its_event_budget_and_restores_the_tr
     before = sys.gettrace()
     seen = code_constants.compared_at_run_time(code_constants.mined(reference), [(reference, 10**6), (reference, 5)])
     assert seen == [77] and sys.gettrace() is before
+
+
+def test_records_get_a_partner_whose_fields_joined_without_a_separator_give_the_same_text():
+    made = code_constants.around([(1, 23), (5, 5)], code_constants.Constants())
+    assert [(1, 23), (12, 3)] in made
+    assert [("ab", "c"), ("a", "bc")] in code_constants.around([("ab", "c"), ("x", "y")], code_constants.Constants())
+    plain = code_constants.Constants()
+    assert not any((1, 3) in m for m in code_constants.around([(10, 3), (5, 5)], plain))  # "1" and "03" is not it

@@ -391,7 +391,7 @@ def around(value: Any, constants: Constants) -> list[Any]:
         _in_turn([_pairs(value, constant) if type(value) in (list, tuple) and value else [], *ways])
         for constant, ways in _by_constant(value, constants)
     ]
-    made = _in_turn(per_constant)  # every constant's likeliest input first, then the next of each
+    made = _in_turn([_joined_alike(value), *per_constant])  # each constant's likeliest input first, then the next
     if type(value) in (list, tuple) and _sorted_numbers(value):
         made = [type(value)(sorted(items)) if _numbers(items) else items for items in made]
     distinct: dict[str, Any] = {}
@@ -518,6 +518,27 @@ def _partners(first: Any, distance: Any) -> list[Any]:
                 made += [_with_field(first, key, partner) for partner in _partners(field_value, distance)]
         return made + _carried(first, distance)
     return []
+
+
+def _joined_alike(value: Any) -> list[Any]:
+    """A sequence of records with, after its first item, a partner whose two neighbouring fields
+    (non-negative integers, or texts) written one after the other give the same text, split one
+    character later and one earlier: ``(1, 23)`` and ``(12, 3)``, ``("ab", "c")`` and ``("a", "bc")``,
+    one key where a key is joined without a separator."""
+    if type(value) not in (list, tuple) or not value or type(value[0]) is not tuple:
+        return []
+    first = value[0]
+    made = []
+    for key in range(len(first) - 1):
+        left, right = first[key], first[key + 1]
+        if type(left) is type(right) is str or (type(left) is type(right) is int and left >= 0 and right >= 0):
+            text = f"{left}{right}"
+            for cut in (len(str(left)) + 1, len(str(left)) - 1):
+                if 0 < cut < len(text) and (type(left) is str or text[cut] != "0" or cut == len(text) - 1):
+                    parts = (text[:cut], text[cut:]) if type(left) is str else (int(text[:cut]), int(text[cut:]))
+                    partner = (*first[:key], *parts, *first[key + 2 :])
+                    made.append(type(value)([first, partner, *value[2:]] if len(value) > 1 else [first, partner]))
+    return made
 
 
 def _carried(record: tuple | dict, distance: Any) -> list[Any]:
