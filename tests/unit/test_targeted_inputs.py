@@ -196,3 +196,13 @@ def test_records_get_a_partner_whose_fields_joined_without_a_separator_give_the_
     assert [("ab", "c"), ("a", "bc")] in code_constants.around([("ab", "c"), ("x", "y")], code_constants.Constants())
     plain = code_constants.Constants()
     assert not any((1, 3) in m for m in code_constants.around([(10, 3), (5, 5)], plain))  # "1" and "03" is not it
+
+
+def test_an_installed_librarys_functions_are_not_looked_into():
+    from hypothesis.strategies import integers
+
+    def reference(xs):
+        return integers(0, 2)  # pure Python, under site-packages
+
+    found = code_constants.mined(reference)
+    assert found.integers == [2, 0] and list(found.codes) == [reference.__code__]  # nor traced

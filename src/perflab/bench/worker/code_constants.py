@@ -4,8 +4,8 @@ Random draws almost never meet the values a function singles out: a window of 7 
 threshold of 1000, a packing multiplier, a separator. Fuzzers have long taken such values from the
 code itself (dictionaries, comparison operands, value profiles). Here they come from the reference
 and a contender, the functions and comprehensions inside them, and the pure-Python functions they
-call by name (of their own module, or of another module that is not the standard library's), a few
-levels down:
+call by name (of their own module, or of another module that is neither the standard library's
+nor an installed library's), a few levels down:
 
 - the operands of their comparisons and ``in`` tests (``COMPARE_OP``, ``CONTAINS_OP`` in the
   bytecode): a literal, a module-level name, a default argument, a closure's cell, the items of a
@@ -378,8 +378,11 @@ def _callees(value: Any, names: set[str]) -> list[types.FunctionType]:
 
 
 def _standard(function: types.FunctionType) -> bool:
+    """Whether ``function`` is the standard library's, perflab's or an installed library's (whose
+    constants are everyone's), not the code under test's."""
     module = (function.__module__ or "").split(".")[0]
-    return module in getattr(sys, "stdlib_module_names", ()) or module == "perflab"
+    installed = any(folder in function.__code__.co_filename for folder in ("site-packages", "dist-packages"))
+    return installed or module in getattr(sys, "stdlib_module_names", ()) or module == "perflab"
 
 
 def around(value: Any, constants: Constants) -> list[Any]:
