@@ -32,8 +32,9 @@ with a strategy, some without. Its figure is written beside the first, named aft
 ``--corpus benchmarks/broken_independent`` (issue 39): bugs at boundaries nobody declared (NaN
 and None at the first place, other scripts' digits, kinds of whitespace, combining marks, a gap
 of exactly the code's constant, deeper nesting, a tuple where a list is declared, a base class of
-the reference's own exception), and controls right only on the declared domain (NumPy int64 and
-nan on empty, a pure-Python 0.0 on empty): they must stay equivalent, their difference outside
+the reference's own exception, a limit in a module-level name, a packing collision, ISO weeks at
+the turn of a year, half-cent rounding), and controls right only on the declared domain (NumPy
+int64 and nan on empty, a pure-Python 0.0 on empty, a packing as wide as the strategy's range): they must stay equivalent, their difference outside
 the domain reported beside the verdict (counted as "a difference outside the declared inputs").
 
 Target: every broken contender flagged (NOT EQUIVALENT, MUTATES INPUT or SHARES OUTPUT) with a

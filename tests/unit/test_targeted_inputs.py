@@ -49,6 +49,18 @@ def test_the_domain_holds_the_declared_types_emptiness_specials_and_magnitudes()
     assert grown.outside([None]) is None
 
 
+def test_the_domain_judges_emptiness_by_kind_records_by_length_and_a_strategys_integers_by_its_range():
+    cells = Domain([[(0, 0), (17, 42)], []])
+    assert "empty tuple" in cells.outside([()]) and cells.outside([]) is None  # only lists are ever empty
+    assert "a tuple of 3 items" in cells.outside([(1, 2, 3)])
+    assert Domain([[(1,), (1, 2), (1, 2, 3), (1, 2, 3, 4), (5,) * 5]]).outside([(1,) * 9]) is None  # sequences
+    drawn = Domain([[(0, 4999)]])
+    assert drawn.outside([(0, 5000)]) is None  # the declared cases alone: magnitudes only
+    drawn.drawn = True
+    assert "outside the integers the strategy draws (0 to 4999)" in drawn.outside([(0, 5000)])
+    assert "outside" in drawn.outside([(-1, 0)]) and drawn.outside([(4999, 0)]) is None
+
+
 def _split_fields(text):
     return text.split(";")
 
@@ -101,3 +113,96 @@ def test_a_list_as_a_one_shot_iterator_is_consumed_once_and_copied_afresh():
     assert list(once) == [1, 2] and list(once) == []  # one pass, as a generator
     assert list(copied) == [1, 2]  # each call's copy starts at the first item
     assert pickle.dumps(once) == pickle.dumps(copied)  # consumed is not changed, for the mutation check
+
+
+LIMIT = 1000
+SEPARATORS = frozenset(";|")
+
+
+def test_compared_values_come_first_named_ones_next_then_the_codes_literals():
+    def reference(rows, width=12):
+        total = sum(len(row) * 37 for row in rows)  # 37 is a literal, never compared
+        return total > LIMIT and any(c in SEPARATORS for row in rows for c in row) and width
+
+    found = code_constants.mined(reference)
+    assert found.integers.index(LIMIT) < found.integers.index(12) < found.integers.index(37)
+    assert set(found.texts) == {";", "|"} and found.compared == 3
+
+
+def test_a_pure_python_function_of_another_module_is_looked_into_but_not_the_standard_librarys():
+    import statistics
+    import types
+
+    helpers = types.ModuleType("helpers_of_a_benchmark")
+    exec("def threshold(x):\n    return x > 4242\n", vars(helpers))
+
+    def reference(xs):
+        return [helpers.threshold(x) for x in xs], statistics.fmean(xs)
+
+    integers = code_constants.mined(reference).integers
+    assert 4242 in integers and len(integers) <= 3  # statistics' own constants are not taken
+
+
+def test_values_compared_at_run_time_are_kept_where_they_stay_the_same_across_inputs():
+    def reference(xs, minutes=45):
+        limit = minutes * 60 + 7
+        best = xs[0]
+        for x in xs:
+            if x > limit or x < best:
+                best = x
+        return best
+
+    constants = code_constants.mined(reference)
+    assert 2707 not in constants.integers
+    calls = [(reference, [5, 3, 9]), (reference, [100, 2]), (reference, [])]  # the last one raises
+    seen = code_constants.compared_at_run_time(constants, calls)
+    assert seen == [2707]  # best, which follows the input, is not kept
+    widened = code_constants.with_compared(constants, seen)
+    assert widened.integers[0] == 2707 and widened.compared == 1
+
+
+def test_inputs_around_a_constant_reach_the_fields_of_record_items():
+    constants = code_constants.Constants(integers=[60])
+    made = code_constants.around([(0, "a"), (10, "b")], constants)
+    assert [(0, "a"), (60, "a")] in made and [(0, "a"), (61, "a")] in made  # a field 60 past the first's
+    assert [(59, "a"), (10, "b")] in made
+    assert {"t": 61, "k": "x"} in code_constants.around({"t": 5, "k": "x"}, constants)
+
+
+def test_a_packing_formulas_collision_and_a_length_the_code_names_are_built():
+    constants = code_constants.Constants(integers=[1000])
+    made = code_constants.around([(3, 7), (10, 20)], constants)
+    assert [(3, 7), (4, -993)] in made and [(3, 7), (2, 1007)] in made  # 3 * 1000 + 7 == 2 * 1000 + 1007
+    assert {len(m) for m in made} >= {999, 1000, 1001}  # the declared items repeated to that length
+
+
+def test_recording_comparisons_stops_within_its_event_budget_and_restores_the_trace_function():
+    import sys
+
+    def reference(n, limit=77):
+        hits = 0
+        for i in range(n):  # far more bytecode than the tracing budget
+            hits += i % 1000 > limit
+        return hits
+
+    before = sys.gettrace()
+    seen = code_constants.compared_at_run_time(code_constants.mined(reference), [(reference, 10**6), (reference, 5)])
+    assert seen == [77] and sys.gettrace() is before
+
+
+def test_records_get_a_partner_whose_fields_joined_without_a_separator_give_the_same_text():
+    made = code_constants.around([(1, 23), (5, 5)], code_constants.Constants())
+    assert [(1, 23), (12, 3)] in made
+    assert [("ab", "c"), ("a", "bc")] in code_constants.around([("ab", "c"), ("x", "y")], code_constants.Constants())
+    plain = code_constants.Constants()
+    assert not any((1, 3) in m for m in code_constants.around([(10, 3), (5, 5)], plain))  # "1" and "03" is not it
+
+
+def test_an_installed_librarys_functions_are_not_looked_into():
+    from hypothesis.strategies import integers
+
+    def reference(xs):
+        return integers(0, 2)  # pure Python, under site-packages
+
+    found = code_constants.mined(reference)
+    assert found.integers == [2, 0] and list(found.codes) == [reference.__code__]  # nor traced

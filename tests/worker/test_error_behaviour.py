@@ -189,7 +189,7 @@ def test_nothing_to_work_on_may_be_rejected_with_any_exception_but_must_be_rejec
     # it is inside, and NOT EQUIVALENT.
     accepts = fuzz(path, "zero_for_empty", examples=200)
     assert accepts.status == EQUIVALENT and "accepts input the reference rejects" in accepts.outside, accepts
-    assert accepts.outside.startswith("an empty list, where no declared input is empty")
+    assert accepts.outside.startswith("an empty list, where no declared list is empty")
     drawn_empty = bench_file(MEANS + STRATEGY_WITH_EMPTY, name="drawn_empty.py")
     accepts = fuzz(drawn_empty, "zero_for_empty", examples=200)
     assert accepts.status == NOT_EQUIVALENT and "accepts input the reference rejects" in accepts.difference

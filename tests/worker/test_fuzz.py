@@ -62,7 +62,7 @@ def test_a_correct_contender_is_equivalent_and_the_run_is_reproducible(bench_fil
     path = bench_file(CACHES)
     first, second = fuzz(path, "fine"), fuzz(path, "fine")
     assert first.status == "equivalent", first
-    assert first.examples_run == 50 and first.calls > 0
+    assert first.examples_run >= 50 and first.calls > 0  # the 50 generated, and inputs aimed at the constants
     assert first == second
 
 

@@ -2,6 +2,8 @@
 constants, a list passed as a tuple, and the reference's own exception class. Real worker
 processes, real Hypothesis; each contender here passed the fuzzing before these inputs existed."""
 
+import ast
+
 from support.fuzz_shared import fuzz
 
 from perflab.results.model import EQUIVALENT, NOT_EQUIVALENT
@@ -177,3 +179,66 @@ def test_a_list_is_also_passed_as_a_one_shot_iterator_and_a_difference_there_is_
     control = fuzz(path, "control_one_pass", examples=50)
     assert control.status == EQUIVALENT, control
     assert control.kinds.get("a list as another kind", 0) > 0
+
+
+VISITS = """
+import perflab
+
+bench = perflab.Benchmark("visits")
+IDLE_MINUTES = 45
+
+@bench.case
+def DAY():
+    return [(0, "home"), (300, "cart"), (9000, "home"), (9100, "pay")]
+
+def idle_limit(minutes):
+    return minutes * 60 + 30
+
+@bench.contender
+def ref(visits, minutes=IDLE_MINUTES):
+    limit = idle_limit(minutes)
+    sessions = 1
+    for (earlier, _), (later, _) in zip(visits, visits[1:]):
+        if later - earlier > limit:
+            sessions += 1
+    return sessions
+
+@bench.contender
+def at_least(visits):
+    "a gap of the limit itself starts a session: the limit is computed, named nowhere as a literal"
+    limit = idle_limit(IDLE_MINUTES)
+    return 1 + sum(1 for (a, _), (b, _) in zip(visits, visits[1:]) if b - a >= limit)
+"""
+
+WINDOWS = """
+import perflab
+
+bench = perflab.Benchmark("windows")
+WINDOW = 900
+
+@bench.case
+def CLICKS():
+    return [0, 100, 5000, 5050, 20000]
+
+@bench.contender
+def ref(times):
+    return sum(1 for a, b in zip(times, times[1:]) if b - a <= WINDOW)
+
+@bench.contender
+def strict(times):
+    "a gap of exactly the module's WINDOW is not counted"
+    return sum(1 for a, b in zip(times, times[1:]) if b - a < WINDOW)
+"""
+
+
+def test_a_threshold_computed_at_run_time_is_recorded_and_met_between_fields_of_records(bench_file):
+    found = fuzz(bench_file(VISITS), "at_least", examples=50)
+    assert found.status == NOT_EQUIVALENT, found
+    (first, _), (second, _) = ast.literal_eval(found.counterexample)
+    assert found.compared >= 1 and second - first == 2730, found  # the limit itself, named nowhere
+
+
+def test_a_module_level_name_that_a_comparison_reads_is_a_constant_of_the_code(bench_file):
+    found = fuzz(bench_file(WINDOWS), "strict", examples=50)
+    assert found.status == NOT_EQUIVALENT, found
+    assert found.compared >= 1, found

@@ -384,6 +384,7 @@ class FuzzEvent(TypedDict):
     outside_differences: int  # generated inputs outside that domain on which the two differed
     outside: str | None  # the first of them, in words
     constants: int  # constants mined from the code of the reference and the contender
+    compared: int  # of them, values their comparisons test against (in the bytecode or at run time)
     notes: list[str]
 
 

@@ -47,6 +47,7 @@ class FuzzResult:
     outside_differences: int = 0  # generated inputs outside the domain on which the two differed
     outside: str | None = None  # the first of them: why outside, the difference, the counterexample
     constants: int = 0  # constants mined from the code of both sides
+    compared: int = 0  # of them, values their comparisons test against (in the bytecode or at run time)
 
     def evidence(self) -> dict[str, Any]:
         """What an "equivalent" from fuzzing rests on, for the results (Equivalence.evidence)."""
@@ -60,6 +61,7 @@ class FuzzResult:
             "generated_kinds": self.kinds,
             "domain": self.domain,
             "constants_mined": self.constants,
+            "constants_compared": self.compared,
             "outside_differences": self.outside_differences,
             "outside": self.outside,
         }
@@ -73,7 +75,8 @@ class FuzzResult:
             f"; largest {self.largest_input} items (declared cases up to {self.declared_largest})"
         )
         if self.constants:
-            text += f"; {self.constants} constants mined from the code"
+            compared = f" ({self.compared} of them compared against)" if self.compared else ""
+            text += f"; {self.constants} constants mined from the code{compared}"
         if self.domain:
             text += f"; domain: {self.domain}"
         if self.unrun_lines:
@@ -138,6 +141,7 @@ def fuzz_contender(
         report["outside_differences"],
         report["outside"],
         report["constants"],
+        report["compared"],
     )
 
 

@@ -97,7 +97,7 @@ class Equivalence:
     comparator: str | None = None
     # Of an equivalent fuzzing verdict: what it rests on (generated_inputs, stateful_calls,
     # rejected_inputs, largest_input and declared_largest in items, unrun_lines of the contender,
-    # generated_kinds, domain, constants_mined, outside_differences and outside: docs/equivalence.md).
+    # generated_kinds, domain, constants_mined, constants_compared, outside_differences and outside: docs/equivalence.md).
     evidence: dict[str, Any] | None = None
 
 

@@ -131,6 +131,7 @@ class Report:
     outside_differences: int = 0  # generated inputs outside that domain on which the two differed
     outside: str | None = None  # the first of them: why outside, the difference, the counterexample
     constants: int = 0  # constants mined from the code of the reference and the contender
+    compared: int = 0  # of them, values their comparisons test against (in the bytecode or at run time)
     notes: list[str] = field(default_factory=list)
 
     def to_event(self) -> dict[str, Any]:
@@ -237,6 +238,7 @@ class _Fuzzer:
         built = build_contender()
         self.constants = code_constants.mined(reference, built)
         self.report.constants = self.constants.count()
+        self.report.compared = self.constants.compared
         # The integers the reference's own code names widen the domain (a checksum modulo 2**64).
         self.named_bound = code_constants.mined(reference).largest_integer()
         self.domain = declared_domain.Domain()
@@ -380,6 +382,7 @@ class _Fuzzer:
         self.strategy_declared = strategy_function is not None
         if self.strategy_declared:
             self.report.domain = "what @bench.strategy draws, and the declared cases"
+            self.domain.drawn = True
         around = self._around_declared(st)
         failures: list[tuple[Any, str, str | None, bool]] = []  # input, difference, status, near-miss
         rejections: list[str] = []
@@ -509,6 +512,7 @@ class _Fuzzer:
         branch among others, they came a few times in a hundred inputs; here every kind is tried."""
         small = [value for value in self.declared.values() if _size(value) <= _TARGETED_LARGEST]
         sources = small + _spread(generated, _TARGETED_SOURCES)
+        self._record_comparisons(sources)
         queues = [
             [(kind, value) for value in made]
             for source in sources
@@ -540,6 +544,19 @@ class _Fuzzer:
             value, difference, status = self._made_smaller(value, difference, status, False)
             return self.found(difference, _short(value), self._state_or_none(value), status)
         return None
+
+    def _record_comparisons(self, sources: list[Any]) -> None:
+        """Add to the constants the values the reference's and the contender's comparisons met at
+        run time on a few of ``sources`` (perflab.bench.worker.code_constants). The contender is the
+        one set up already: setting up another can take over what the first one holds (a logger's
+        handlers, a module-level cache)."""
+        functions = [self.reference, self.lines.function]
+        traced = _spread(sources, code_constants.TRACED_CALLS)
+        calls = [(function, self.keep(fresh_copy(value))) for function in functions for value in traced]
+        values = code_constants.compared_at_run_time(self.constants, calls)
+        self.constants = code_constants.with_compared(self.constants, values)
+        self.report.constants = self.constants.count()
+        self.report.compared = self.constants.compared
 
     def _set_aside(self, value: Any, difference: str, status: str | None, near: bool, raised: bool) -> bool:
         """Whether ``value``, on which the two differ, lies outside the declared inputs: then the
