@@ -171,5 +171,8 @@ def test_check_against_a_revision_reports_what_is_new_and_refuses_a_missing_benc
     assert "not declared at HEAD" in process.stdout
     absent = run_perflab("check", "bench.py", "--against", "HEAD~1", *QUICK, cwd=project, env=env)
     assert absent.returncode == 2 and absent.stdout == ""
-    assert "bench.py does not exist at revision 'HEAD~1'" in absent.stderr
+    assert "--against HEAD~1: bench.py does not exist at HEAD~1, where check reads the baseline's benchmark; " in (
+        absent.stderr
+    )
+    assert "give --benchmark-from-worktree to run this file on HEAD~1's code" in absent.stderr
     assert len(absent.stderr.strip().splitlines()) == 1

@@ -592,12 +592,13 @@ def _baseline(
         raise UsageError(f"{FROM_WORKTREE} and --affected: --affected traces the file at its revision; give one")
     commit = _revision_commit(args, path)
     if not args.benchmark_from_worktree:
-        _benchmark_at(path, args.against, commit)
+        _benchmark_at(path, args.benchmark, args.against, commit)
     return _RevisionBaseline(args.against, commit, build)
 
 
-def _benchmark_at(path: Path, revision: str, commit: str) -> None:
-    """The baseline's benchmark file must exist at the revision (an untracked one does not)."""
+def _benchmark_at(path: Path, given: str, revision: str, commit: str) -> None:
+    """The baseline's benchmark file (``given`` as the user typed it) must exist at the revision
+    (an untracked one does not)."""
     from perflab import git
 
     root = git.top_level(path)
@@ -609,7 +610,7 @@ def _benchmark_at(path: Path, revision: str, commit: str) -> None:
         relative = None
     if relative is None or git.file_at(root, commit, relative) is None:
         raise UsageError(
-            f"--against {revision}: {path} does not exist at {revision}, where check reads the baseline's "
+            f"--against {revision}: {given} does not exist at {revision}, where check reads the baseline's "
             f"benchmark; give {FROM_WORKTREE} to run this file on {revision}'s code"
         )
 
