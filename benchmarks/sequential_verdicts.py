@@ -21,7 +21,7 @@ the fixed-precision rule.
 
     python benchmarks/sequential_verdicts.py                       # every pair, condition and tool
     python benchmarks/sequential_verdicts.py --conditions bursty --ratios 15 2 1.2 --no-pyperf
-    python benchmarks/sequential_verdicts.py --aa-trials 40 --conditions bursty --ratios 1 --no-pyperf
+    python benchmarks/sequential_verdicts.py --aa-trials 40 --aa-max-time 10 --conditions quiet --ratios
     python benchmarks/sequential_verdicts.py --quick               # smoke run: one pair, quietly
 """
 
@@ -121,17 +121,21 @@ def pyperf_trial(path: Path, folder: Path, smoke: bool) -> dict:
 
 def main() -> int:
     arguments = _cli.parser(__doc__)
-    arguments.add_argument("--ratios", nargs="+", type=float, default=list(RATIOS))
+    arguments.add_argument("--ratios", nargs="*", type=float, default=list(RATIOS), help="true ratios (none: A/A only)")
     arguments.add_argument(
         "--conditions", nargs="+", choices=("quiet", "bursty", "steady"), default=["quiet", "bursty", "steady"]
     )
     arguments.add_argument("--rules", nargs="+", choices=sorted(RULES), default=sorted(RULES))
     arguments.add_argument("--no-pyperf", action="store_true", help="leave pyperf out")
     _cli.add_trials(arguments, 0, "extra A/A runs (ratio 1.0) of the default rule per condition", "--aa-trials")
+    arguments.add_argument(
+        "--aa-max-time", type=float, help="perflab --max-time of the extra A/A runs (default: its own)"
+    )
     _cli.add_name(arguments, NAME)
     args = _cli.parse(arguments, ratios=[15.0], conditions=["quiet"], rules=["answered"], aa_trials=0)
     smoke = ["--max-time", "8", "--values", "5", "--value-time", "0.002"] if _cli.is_smoke() else []
-    figure = new_figure(args.name, {"base_iterations": BASE, "options": smoke}, pairs={})
+    settings = {"base_iterations": BASE, "options": smoke, "aa_max_time": args.aa_max_time}
+    figure = new_figure(args.name, settings, pairs={})
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         for condition in args.conditions:
@@ -146,8 +150,9 @@ def main() -> int:
                     print(f"{ratio:g}x {condition}: done", flush=True)
                 if args.aa_trials:
                     path = write_pair(folder, 1.0)
+                    budget = ["--max-time", f"{args.aa_max_time:g}"] if args.aa_max_time else []
                     figure.setdefault("aa", {})[condition] = [
-                        perflab_trial(path, folder / "out.json", smoke) for _ in range(args.aa_trials)
+                        perflab_trial(path, folder / "out.json", budget + smoke) for _ in range(args.aa_trials)
                     ]
                     print(f"A/A {condition}: {args.aa_trials} runs done", flush=True)
     return finish(args.name, figure, summarize, show)
