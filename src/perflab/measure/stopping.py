@@ -32,9 +32,10 @@ from perflab.results.quantities import Comparison, Interval
 
 # A decided ratio's half-width may be half its log, so the bound nearer 1x is at least the square
 # root of the estimate: 1.2x [1.10x, 1.31x] tells "faster, by 10 to 31%". On a busy machine whole
-# rounds are off by tens of percent (a neighbour's bursts in phase with one side's values: the
-# per-round log ratios of a 2x pair beside bursty load had an sd of 16% where their CPU time had
-# 2.4%), and a fifth of the log took 125 rounds for 1.2x, past a 60 s budget.
+# rounds are off by tens of percent in wall time (time the vCPU lost, not a wait in the run queue:
+# the per-round log ratios of a 2x pair beside bursty load had an sd of 15% where their CPU time
+# had 2.2%, with under 1% of the time waited), and a fifth of the log took 125 rounds for 1.2x,
+# past a 60 s budget.
 SIZE_SHARE = 0.5
 SIZE_CAP = 0.25  # and at most 25%: 15x faster [12.0x, 18.8x] says "over 12x"
 

@@ -30,6 +30,7 @@ from perflab.profile.side_profiles import CaseProfiles
 from perflab.render import cache_tables
 from perflab.render.html import flamegraph, memory_sizes, templating
 from perflab.render.html.axes import log_ticks
+from perflab.results import stopped
 from perflab.results.model import FUZZING_CASE, INVALID, RunResult, measured_together
 from perflab.results.quantities import FASTER, NO_DIFFERENCE, SLOWER
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
@@ -393,6 +394,7 @@ def _metadata(result: RunResult) -> list[tuple[str, object]]:
         ("git", ", ".join(f"{k}: {v}" for k, v in git.items()) if git else "not a git checkout"),
         ("load at start", m.get("load_average_at_start", "")),
         ("timing phase", f"{result.elapsed:.1f} s"),
+        ("stopped", stopped.summary(result) or ""),  # "decided after 5 rounds", as the terminal says
         ("settings", ", ".join(f"{k}={v}" for k, v in result.settings.items())),
     ]
     for name, side in result.sides.items():
