@@ -196,7 +196,13 @@ def test_at_its_defaults_a_two_case_benchmark_follows_the_case_that_regressed(tm
     said = [line for line in result.stderr.splitlines() if line.startswith("measuring ")]
     assert said[0].startswith("measuring good, bad on every case: --max-time 60 s for this measurement")
     assert len(said) == outcome["measurements"] >= 3  # the confirmation, a step at least, the check
-    assert all(" on SLOWED: --max-time " in line and "for this measurement" in line for line in said[1:])
+    # A loaded machine may leave the first measurement undecided: good and bad are then measured
+    # again on every case with a doubled budget, and only after that is one case followed.
+    confirming = [line for line in said if line.startswith("measuring good, bad on every case: ")]
+    assert said[: len(confirming)] == confirming, said
+    assert all(
+        " on SLOWED: --max-time " in line and "for this measurement" in line for line in said[len(confirming) :]
+    ), said
     checked = [step for step in outcome["steps"] if step["check"]][-2:]
     assert [step["subject"] for step in checked] == ["commit 2", "commit 3"]
     confirmation = outcome["confirmation"]
