@@ -47,16 +47,18 @@ class ScriptedWorker:
     def wait_for(self, kind: str) -> dict[str, Any] | None:
         mode = self.job["mode"]
         if kind == "ready":
-            self.lab.clock.now += SETUP_SECONDS
+            slow = self.lab.slow_call
+            self.lab.clock.now += SETUP_SECONDS + (slow or 0.0)
             ready = {
-                "loops": self.job["loops"] or LOOPS,
-                "first_call": 1e-3,
+                "loops": 1 if slow else self.job["loops"] or LOOPS,
+                "first_call": slow or 1e-3,
                 "floor": 1e-9,
                 "modules": self.lab.modules,
             }
             return self._event("ready", **ready)
         assert kind == "done", kind
         if mode == "check":
+            self.lab.clock.now += self.lab.check_seconds
             self._event("work", work=None)
             self._event(
                 "check",
@@ -77,7 +79,7 @@ class ScriptedWorker:
         if failure is not None:
             self.outcome.error = failure
             return None
-        calls = loops or self.job["loops"] or LOOPS
+        calls = loops or self.job["loops"] or (1 if self.lab.slow_call else LOOPS)
         value = self.lab.value(self.job["case"], contender, self.values)
         value += self.lab.per_value.get(contender, 0.0) / calls  # work each value does once
         self.values += kind == "value"
@@ -111,6 +113,10 @@ class Lab:
         self.cpu_share: dict[str, float] = {}  # contender -> share of a value's wall time its thread ran (1)
         self.sleeping: set[str] = set()  # contenders whose thread slept, not waited for a CPU, the rest
         self.modules: list[str] = []  # the top-level modules each timing worker says it imported
+        self.check_seconds = 0.0  # fake seconds each equivalence check job takes
+        # Seconds of a call that is a whole value (the workers calibrate to one call a value, and
+        # time the process's first call): None, calls of ~1 us, many a value.
+        self.slow_call: float | None = None
         self.clock = Clock()
         self.started: list[ScriptedWorker] = []
         self.requests: list[tuple[int, str, str]] = []  # (round, contender, "warmup" | "value")
@@ -134,7 +140,7 @@ class Lab:
     def key(worker: ScriptedWorker) -> tuple[str, str]:
         return worker.job["case"], worker.job["contender"]
 
-    def run(self, settings: Settings, cases: list[str], contenders: list[str]) -> RunResult:
+    def run(self, settings: Settings, cases: list[str], contenders: list[str], compares: bool = True) -> RunResult:
         return run_sides(
             "scripted",
             contender_sides("bench.py", contenders),
@@ -142,6 +148,7 @@ class Lab:
             settings,
             start=self.start,
             clock=self.clock,
+            compares=compares,
         )
 
 

@@ -1,7 +1,7 @@
 """The calibration rule (how many calls one value holds), driven with scripted timings: a loaded
 machine's one slow reading must not decide the loop count of a whole run."""
 
-from perflab.bench.worker.region import calibration_steps
+from perflab.bench.worker.region import calibrate_region, calibration_steps
 
 
 def calibrated(value_time, seconds_per_call, max_loops=10**9):
@@ -37,3 +37,17 @@ def test_a_call_as_long_as_a_value_is_timed_twice_then_one_per_value():
 def test_a_limit_of_one_call_per_value_is_kept():
     loops, _ = calibrated(0.005, lambda i: 1e-6, max_loops=1)
     assert loops == 1
+
+
+def test_the_processs_first_call_stands_for_the_first_batch():
+    """A slow call is timed once more, not twice: the first call, timed apart, is the rule's first batch."""
+    batches = []
+
+    def region(loops):
+        batches.append(loops)
+        return loops * 0.8
+
+    assert calibrate_region(region, 0.005, 10**9, first=0.9) == 1 and batches == [1]
+    # A cold first call that a second one contradicts still leads to the usual calibration.
+    batches.clear()
+    assert calibrate_region(lambda loops: batches.append(loops) or loops * 0.0002, 0.005, 10**9, first=0.006) == 25

@@ -23,6 +23,7 @@ from support.scripted_workers import (
 )
 
 from perflab.analysis import estimates
+from perflab.measure.budget import TIMING_FLOOR
 from perflab.measure.settings import Settings
 from perflab.render.terminal.results import render
 from perflab.results.model import Cell, RunResult
@@ -67,13 +68,27 @@ def test_the_run_stops_once_its_time_budget_is_spent_keeping_the_values():
     lab = Lab(noisy(0.9))  # never precise at 0.1%
     budget = 0.5  # fake seconds; one value lasts ~1 ms of it
     result = lab.run(Settings(precision=0.001, min_rounds=2, max_time=budget, **QUICK), ["x"], ["a", "b"])
-    # The budget counts from the first timing round, at 0 here (the checks take no fake time); past
+    # The budget counts from the checks' start, at 0 here (the checks take no fake time); past
     # it, at most one worker's set-up or one value is finished.
     assert 0 <= lab.clock.now - budget <= max(SETUP_SECONDS, 2e-6 * LOOPS)
     assert all(worker.closed for worker in lab.started)
     cell = result.cell("x", "b")
     assert measured_rounds(cell) >= 2 and not cell.target_reached and not cell.error
     assert result.comparisons  # what was measured before the budget ran out is compared
+
+
+@pytest.mark.parametrize(
+    "check_seconds, ends_at",
+    [
+        (0.05, 1.0),  # quick checks: the whole run ends with the budget
+        (0.45, 0.9 + TIMING_FLOOR),  # slow ones: the timing phase still has its floor share
+    ],
+)
+def test_the_checks_time_counts_in_the_budget_and_the_timing_keeps_a_share_of_it(check_seconds, ends_at):
+    lab = Lab(noisy(0.9))  # never precise at 0.1%
+    lab.check_seconds = check_seconds  # each of the two check jobs (one per contender)
+    lab.run(Settings(precision=0.001, min_rounds=2, max_time=1.0, **QUICK), ["x"], ["a", "b"])
+    assert 0 <= lab.clock.now - ends_at <= max(SETUP_SECONDS, 2e-6 * LOOPS)
 
 
 def test_values_alternate_between_contenders_and_the_first_one_changes_every_round():
@@ -162,10 +177,27 @@ def test_a_budget_spent_before_a_measured_round_is_named_as_the_reason_nothing_w
     lab = Lab(noisy(0.5))
     result = lab.run(Settings(precision=0.01, min_rounds=1, max_time=0.04, **QUICK), ["x"], ["a", "b"])
     assert not any(cell.measured_runs() for cell in result.cells)
+    # The budget held the calibration round (~33 ms of fake time: two workers' set-up and values)
+    # and not the two measured rounds an interval needs, which would take as long each.
     assert (
-        "nothing was timed (the time budget (--max-time 0.04 s) ran out before a measured round; the first "
-        "round only calibrates: raise --max-time)" in shown(result)
+        "nothing was timed (the time budget (--max-time 0.04 s) ran out before 1 of 1 case(s) had the 2 "
+        "measured rounds an interval needs: a round of one case took 32.8 ms here (one process per side, "
+        "with its set-up and first call); raise --max-time to about 0.11 s, or time fewer cases (-b PATTERN))"
+    ) in shown(result)
+
+
+def test_a_budget_that_holds_too_few_rounds_of_every_case_says_what_budget_would():
+    """Two cases whose rounds cost ~33 ms of fake time each: 50 ms hold one case's calibration
+    round; it needs two measured rounds more, the other case all three."""
+    lab = Lab(noisy(0.5))
+    result = lab.run(Settings(precision=0.01, min_rounds=2, max_time=0.05, **QUICK), ["x", "y"], ["a", "b"])
+    said = result.metadata["over_budget"]
+    assert said == (
+        "the time budget (--max-time 0.05 s) ran out before 2 of 2 case(s) had the 2 measured rounds an "
+        "interval needs: a round of one case took 32.8 ms here (one process per side, with its set-up and "
+        "first call); raise --max-time to about 0.21 s, or time fewer cases (-b PATTERN)"
     )
+    assert said in result.failures
 
 
 def shown(result: RunResult) -> str:
@@ -326,3 +358,34 @@ def test_rounds_the_budget_cut_before_the_rule_could_look_keep_a_t_interval():
     assert stop(result)["why"] == "budget" and 2 <= stop(result)["rounds"] < 8
     comparison = result.comparisons[0].comparison
     assert not comparison.anytime and comparison.ratio.high < float("inf")
+
+
+def test_a_slow_case_is_measured_from_its_first_round_with_fewer_values_and_says_so():
+    """Calls of 4 s against a 30 s budget (pyperformance's async_tree here): no calibration round
+    (one call a value already, no longer values affordable), no warmups, one value a process, so
+    that the budget holds the rounds an interval needs; the result says so."""
+    lab = Lab(noisy(0.05, times={"a": 4.0}))
+    lab.slow_call = 4.0
+    result = lab.run(Settings(max_time=30.0, timeout=60.0), ["x"], ["a"])
+    runs = result.cell("x", "a").runs
+    assert runs and not any(run.calibration for run in runs)
+    assert all(run.warmups == [] and len(run.values) <= 1 for run in runs)
+    assert measured_rounds(result.cell("x", "a")) >= 2
+    estimate = result.cell("x", "a").estimates.median
+    assert math.isfinite(estimate.low) and math.isfinite(estimate.high)
+    assert result.metadata["value_lengths"]["x"]["values_per_process"] == 1
+    said = [w for w in result.metadata["timing_warnings"] if w.startswith("x: one value lasts ")]
+    assert said and "each process gave 1 value(s) after 0 warmup(s) (not 20 after 2)" in said[0]
+
+
+def test_a_benchmark_that_compares_no_outputs_starts_no_check_job():
+    """A pyperf script's: its check would only run each case's set-up once more; the verdicts say
+    that nothing was compared, and the cases are timed."""
+    lab = Lab(noisy(0.01))
+    result = lab.run(Settings(precision=0.5, min_rounds=2, max_time=1e6, **QUICK), ["x", "y"], ["a"], compares=False)
+    assert {worker.job["mode"] for worker in lab.started} == {"time"}
+    assert [(v.case, v.status, v.comparator) for v in result.equivalence] == [
+        ("x", "reference", "not compared (pyperf script)"),
+        ("y", "reference", "not compared (pyperf script)"),
+    ]
+    assert all(measured_rounds(result.cell(case, "a")) >= 2 for case in ("x", "y"))

@@ -84,3 +84,19 @@ def test_a_median_moved_by_the_length_is_found_even_where_pairs_disagree():
         long = [(1.0, 1.08 * rng.lognormvariate(0, 0.01)) for _ in range(10)]
         found += check("a", short, long, 1, 4).moved
     assert found / 500 >= 0.8  # the misses: three or more wild short values of ten widen their MAD
+
+
+def test_a_slow_case_gets_fewer_values_a_process_not_fewer_rounds():
+    # Short values: the usual count; long ones: MIN_VALUES at least, while the budget allows them.
+    assert value_length.values_per_process(20, 0.005) == 20
+    assert value_length.values_per_process(20, 0.2) == value_length.MIN_VALUES
+    assert value_length.values_per_process(20, 0.2, round_seconds=10.0, sides=2) == value_length.MIN_VALUES
+    # A round's share of the budget (6 s) holds two sides' 4 s values once: one value each, never none.
+    assert value_length.values_per_process(20, 4.0, round_seconds=6.0, sides=1) == 1
+    assert value_length.values_per_process(20, 4.0, round_seconds=1.0, sides=2) == 1
+    assert value_length.values_per_process(20, 1.0, round_seconds=6.0, sides=2) == 3
+
+
+def test_a_call_that_fills_a_process_gets_no_warmups():
+    assert value_length.warmups_for(2, 0.005) == 2
+    assert value_length.warmups_for(2, value_length.SLOW_CALL) == 0

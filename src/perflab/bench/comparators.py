@@ -38,10 +38,24 @@ class Outcome:
 
 class Comparator:
     name = "comparator"
-    compares = True  # False: nothing is compared (a pyperf script's), and checks only run each case once
+    compares = True  # False: nothing is compared (a pyperf script's), and no check job runs
 
     def check(self, expected: Any, actual: Any) -> Outcome:
         raise NotImplementedError
+
+
+class NotCompared(Comparator):
+    """A pyperf script's timed functions return nothing to compare: pyperf ignores what they return
+    (often a time, or whatever the last statement gave), and a script has no reference to be
+    equivalent to. No check job runs (perflab.measure.equivalence.not_compared): the first timing
+    worker runs the script up to each case, and its error is the case's."""
+
+    name = "not compared (pyperf script)"
+    compares = False
+    note = "pyperf script: what its timed functions return is not compared, as under pyperf"
+
+    def check(self, expected: Any, actual: Any) -> Outcome:
+        return Outcome(True, note=self.note)
 
 
 class ExactComparator(Comparator):

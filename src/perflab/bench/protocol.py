@@ -394,6 +394,7 @@ class DescribeEvent(TypedDict):
     cases: list[str]
     contenders: list[str]
     reference: str
+    compares: bool  # False: the benchmark compares no outputs (a pyperf script's)
 
 
 class PackagesEvent(TypedDict):

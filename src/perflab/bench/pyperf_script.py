@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.bench.comparators import Comparator, Outcome
+from perflab.bench.comparators import NotCompared
 from perflab.bench.neighbours import importable_neighbours
 from perflab.bench.spec import Benchmark, BenchmarkFileError
 
@@ -327,18 +327,6 @@ class Runner:
         )
         if Runner.at_record is not None:
             Runner.at_record(Runner.recorded)
-
-
-class NotCompared(Comparator):
-    """A pyperf script's timed functions return nothing to compare: pyperf ignores what they return
-    (often a time, or whatever the last statement gave), and a script has no reference to be
-    equivalent to. The check runs the script up to each case and compares nothing."""
-
-    name = "not compared (pyperf script)"
-    compares = False
-
-    def check(self, expected: Any, actual: Any) -> Outcome:
-        return Outcome(True, note="pyperf script: what its timed functions return is not compared, as under pyperf")
 
 
 class _TimesItself:

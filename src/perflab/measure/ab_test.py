@@ -21,6 +21,7 @@ from pathlib import Path
 from perflab import git
 from perflab.bench.protocol import DescribeEvent, describe_job
 from perflab.measure import build_noise, builds, difference_search, metadata
+from perflab.measure.budget import Budget
 from perflab.measure.launcher import run_job
 from perflab.measure.runner import Listener, run_sides
 from perflab.measure.settings import Settings
@@ -78,17 +79,21 @@ class Request:
 def compare(request: Request, listener: Listener) -> RunResult:
     if request.revisions and request.pythons:
         raise CompareError("compare revisions or interpreters, not both at once (--rev or --python)")
-    budget = request.settings.max_time  # no job outlasts it: a file that hangs on import included
     built: dict[str, builds.Environment] = {}
     with _sides(request, built) as sides:
-        names = {side.name: _describe(side, request.settings, budget, _import_hint(request)) for side in sides}
+        # From here (revisions checked out and built) on, every job shares the budget: a file that
+        # hangs on import included (perflab.measure.budget).
+        budget = Budget.starting_now(request.settings.max_time)
+        names = {
+            side.name: _describe(side, request.settings, budget.for_checks(), _import_hint(request)) for side in sides
+        }
         try:
             cases = matching(_common_cases(request.cases, names), request.case_patterns)[: request.case_limit]
         except ValueError as error:
             raise CompareError(str(error)) from None
         fuzz_started = time.monotonic()
         prior = (
-            difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples, budget)
+            difference_search.fuzz_sides(sides, request.settings.timeout, request.fuzz_examples, budget.for_fuzzing())
             if _fuzzable(request)
             else []
         )
@@ -100,6 +105,8 @@ def compare(request: Request, listener: Listener) -> RunResult:
             request.settings,
             listener,
             prior_equivalence=prior,
+            budget=budget,
+            compares=all(described["compares"] for described in names.values()),
         )
         result.equivalence_seconds += fuzz_seconds
         if request.revisions:  # the user's file, not a temporary worktree that is gone afterwards
@@ -220,7 +227,7 @@ def _measure_build_spread(
         result.metadata["build_spread"] = spread.to_json()
 
 
-def _describe(side: Side, settings: Settings, budget: float | None = None, hint: str = "") -> DescribeEvent:
+def _describe(side: Side, settings: Settings, budget: Budget | None = None, hint: str = "") -> DescribeEvent:
     """The benchmark as this side sees it; a file that does not load is a one-line error (``hint``:
     what to say after an import that fails)."""
     outcome = run_job(describe_job(side.file, side.sys_path), settings.timeout, side.python, budget=budget)

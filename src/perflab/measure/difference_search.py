@@ -18,6 +18,7 @@ from typing import Any
 from perflab.bench.protocol import Job, fuzz_job
 from perflab.bench.worker import contender_lines
 from perflab.bench.worker.fuzz import GENERATED_KINDS, PATTERNS, STATEFUL_PATTERNS
+from perflab.measure.budget import Budget
 from perflab.measure.equivalence import skip_reason
 from perflab.measure.launcher import JobOutcome, run_job
 from perflab.measure.parallel_checks import side_by_side
@@ -146,10 +147,10 @@ def fuzz_contender(
 
 
 def fuzz_sides(
-    sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES, budget: float | None = None
+    sides: list[Side], timeout: float, examples: int = DEFAULT_EXAMPLES, budget: Budget | None = None
 ) -> list[Equivalence]:
     """Fuzz every contender of ``sides`` (contenders of one file; ``sides[0]`` is the reference)
-    side by side, one worker each, none outlasting ``budget`` (--max-time): the verdicts, under case
+    side by side, one worker each, none outlasting ``budget`` (the checks' share of --max-time): the verdicts, under case
     FUZZING_CASE, that ``run`` and ``compare`` put beside the declared cases'."""
     reference = sides[0]
     fuzzed = side_by_side(
@@ -190,5 +191,5 @@ def _named_characters(text: str) -> str:
     return " (" + ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in strange) + ")"
 
 
-def _run_on(side: Side, timeout: float, budget: float | None, job: Job) -> JobOutcome:
+def _run_on(side: Side, timeout: float, budget: Budget | None, job: Job) -> JobOutcome:
     return run_job(job, timeout, side.python, budget=budget)

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 
 from perflab.bench import protocol
+from perflab.bench.comparators import NotCompared
 from perflab.measure.launcher import JobOutcome
 from perflab.measure.parallel_checks import side_by_side
 from perflab.measure.sides import Side
@@ -93,6 +94,23 @@ def check_case(
         if outputs is not None and sent is not None:
             outputs.setdefault(case, {})[side.name] = sent
     return verdicts, work
+
+
+def not_compared(cases: list[str], sides: list[Side]) -> list[Equivalence]:
+    """The verdicts of a benchmark that compares no outputs (a pyperf script's), without a check
+    job: it would only run each case's set-up once more, in a process of its own, which the first
+    timing worker does anyway (its error is then the case's)."""
+    return [
+        Equivalence(
+            case,
+            side.name,
+            REFERENCE if index == 0 else EQUIVALENT,
+            note=NotCompared.note,
+            comparator=NotCompared.name,
+        )
+        for case in cases
+        for index, side in enumerate(sides)
+    ]
 
 
 def check_hash_seed(sides: list[Side], outputs: Outputs, verdicts: list[Equivalence], run: JobRunner) -> None:

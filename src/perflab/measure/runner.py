@@ -10,15 +10,17 @@ Stopping rule, fixed before any value is seen (perflab.measure.stopping): a case
 least ``min_rounds`` rounds once every ratio to the reference (or, alone, its median) is decided
 or its 95% interval within ``precision`` (only the latter when the user asked for a precision);
 or after ``max_rounds`` (perflab's own tests' exact round count). The whole run stops when all
-cases have, or when ``max_time`` (counted from the first timing round) is spent: then at once,
-keeping what was measured; a timing worker still busy then is stopped. Why each case stopped is
-in the metadata ("stopped"). No job before it (a check, fuzzing) may outlast ``max_time`` either,
-so a contender that hangs is stopped within the budget in whichever phase (perflab.measure.budget).
+cases have, or when ``max_time`` is spent: it counts from the command's start, fuzzing and checks
+included, and leaves the timing phase a share of it at least (perflab.measure.budget). Then at
+once, keeping what was measured; a timing worker still busy then is stopped. Why each case
+stopped is in the metadata ("stopped"). The jobs before it (checks, fuzzing) must end by their
+share of the budget, so a contender that hangs is stopped within the budget in whichever phase.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import statistics
 import time
@@ -34,7 +36,7 @@ from perflab.bench.protocol import Job, packages_job, time_job
 from perflab.bench.spec import Benchmark
 from perflab.measure import clocks, difference_search, metadata, stopping, value_length
 from perflab.measure.budget import Budget
-from perflab.measure.equivalence import Outputs, check_case, check_hash_seed
+from perflab.measure.equivalence import Outputs, check_case, check_hash_seed, not_compared
 from perflab.measure.launcher import JobOutcome, StartWorker, Worker, WorkerProcess, run_job
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
@@ -53,6 +55,7 @@ from perflab.results.model import (
     RunResult,
 )
 from perflab.results.quantities import Comparison
+from perflab.units import format_time
 
 
 @dataclass
@@ -90,14 +93,24 @@ def run_benchmark(
     reference = benchmark.reference.name
     ordered = [reference] + [c for c in contenders if c != reference] if reference in contenders else contenders
     sides = contender_sides(file, ordered, settings.python)
+    budget = Budget.starting_now(settings.max_time)  # fuzzing, checks and timing share it
     fuzz_started = time.monotonic()
     prior = (
-        difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples, settings.max_time)
+        difference_search.fuzz_sides(sides, settings.timeout, fuzz_examples, budget.for_fuzzing())
         if len(sides) > 1
         else []
     )
     fuzz_seconds = time.monotonic() - fuzz_started
-    result = run_sides(benchmark.name, sides, cases, settings, listener, prior_equivalence=prior)
+    result = run_sides(
+        benchmark.name,
+        sides,
+        cases,
+        settings,
+        listener,
+        prior_equivalence=prior,
+        budget=budget,
+        compares=benchmark.comparator.compares,
+    )
     result.equivalence_seconds += fuzz_seconds
     described = benchmark_metadata(benchmark, cases)
     if described:
@@ -128,14 +141,19 @@ def run_sides(
     prior_equivalence: Sequence[Equivalence] = (),
     start: StartWorker = WorkerProcess,
     clock: Callable[[], float] = time.monotonic,
+    budget: Budget | None = None,
+    compares: bool = True,
 ) -> RunResult:
     """Check equivalence, then time every (case, side) adaptively; ``sides[0]`` is the reference.
 
     ``prior_equivalence``: verdicts found before (fuzzing); a contender that is not equivalent
     there has no valid speedup on any case. Ctrl-C stops measuring and keeps everything measured.
-    No check job may outlast ``settings.max_time``. ``start`` starts the workers and ``clock``
-    (seconds) bounds the rounds by ``settings.max_time``: the real ones but in tests of the
-    runner's own rules (tests/unit/test_runner_rules.py).
+    ``budget``: the command's --max-time, started before loading and fuzzing (None: from now); the
+    checks end by its share for them, the rounds by its end (perflab.measure.budget). ``compares``:
+    False when the benchmark compares no outputs (a pyperf script's): no check job is run, and
+    a case that fails is the first timing worker's error. ``start`` starts the workers and ``clock``
+    (seconds) bounds the rounds: the real ones but in tests of the runner's own rules
+    (tests/unit/test_runner_rules.py).
     """
     reference = sides[0]
     result = RunResult(
@@ -156,25 +174,33 @@ def run_sides(
     # Every worker loads the file afresh, so an edit during the run would mix two versions.
     hashes = {side.file: _file_hash(side.file) for side in sides}
 
+    # Seconds of the budget spent before this call (loading, fuzzing); from here on, on ``clock``.
+    spent_before = budget.spent() if budget else 0.0
+    budget = budget or Budget.starting_now(settings.max_time)
+
     def job(spec: Job, side: Side, hash_seed: str | None) -> JobOutcome:
-        return run_job(spec, settings.timeout, side.python, hash_seed, start, settings.max_time)
+        return run_job(spec, settings.timeout, side.python, hash_seed, start, budget.for_checks())
 
     imported: dict[str, set[str]] = {}  # side -> top-level modules its timing workers imported
 
     try:
-        outputs: Outputs = {}
-        for case in cases:
-            status.current = case
+        if compares:
+            outputs: Outputs = {}
+            for case in cases:
+                status.current = case
+                listener.update(status)
+                verdicts, result.work[case] = check_case(case, sides, job, outputs)
+                result.equivalence.extend(verdicts)
+            status.current = "hash seed"
             listener.update(status)
-            verdicts, result.work[case] = check_case(case, sides, job, outputs)
-            result.equivalence.extend(verdicts)
-        status.current = "hash seed"
-        listener.update(status)
-        check_hash_seed(sides, outputs, result.equivalence, job)
+            check_hash_seed(sides, outputs, result.equivalence, job)
+        else:
+            result.equivalence.extend(not_compared(cases, sides))
         result.equivalence_seconds += clock() - started
         _mark_unmeasurable(result)
         status.phase = "timing"
-        rounds = _Rounds(result, {side.name: side for side in sides}, settings, start, clock, imported)
+        timing_seconds = budget.for_timing(spent_before + clock() - started)
+        rounds = _Rounds(result, {side.name: side for side in sides}, settings, start, clock, imported, timing_seconds)
         rounds.run(cases, listener, status)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -213,8 +239,8 @@ def _mark_unmeasurable(result: RunResult) -> None:
 
 
 class _Rounds:
-    """The timing phase: rounds of interleaved values until every case is precise or the budget,
-    counted from its start on ``clock``, is spent; a worker still busy then is stopped.
+    """The timing phase: rounds of interleaved values until every case is precise or its
+    ``seconds``, counted from its start on ``clock``, are spent; a worker still busy then is stopped.
 
     A case starts in calibration rounds (values kept, never used): their values alternate between
     two lengths, until the value length is settled (perflab.measure.value_length); from then on every
@@ -228,12 +254,18 @@ class _Rounds:
         start: StartWorker,
         clock: Callable[[], float],
         imported: dict[str, set[str]],
+        seconds: float,
     ):
         self.result, self.sides, self.settings = result, sides, settings
         self.start, self.clock, self.imported = start, clock, imported
-        self.deadline = clock() + settings.max_time
-        self.budget = Budget.starting_now(settings.max_time)  # the same deadline, for the workers
+        self.started = clock()
+        self.deadline = self.started + seconds
+        self.budget = Budget(settings.max_time, time.monotonic() + seconds)  # the same deadline, for the workers
+        self.seconds = seconds
         self.lengths: dict[str, value_length.CaseLength] = {}
+        self.round_seconds = seconds  # a round of one case's share of the timing budget
+        self.slow: dict[str, tuple[float, int, int]] = {}  # case -> (value seconds, values, warmups) cut to fit
+        self.round_costs: dict[str, list[float]] = {}  # case -> seconds each of its whole rounds took
 
     def run(self, cases: list[str], listener: Listener, status: Status) -> None:
         result, settings = self.result, self.settings
@@ -245,18 +277,25 @@ class _Rounds:
         round_number = 0
         try:
             while active:
+                # Every case active gets min_rounds rounds of its share: a slow case's values are
+                # fewer, rather than its rounds (value_length.values_per_process).
+                self.round_seconds = self.seconds / (len(active) * settings.min_rounds)
                 for case in active:
                     if self.clock() >= self.deadline:
                         _say_if_calls_exceed_budget(result, settings)
+                        self._say_if_rounds_exceed_budget(active)
                         self._stopped(active, stopped.BUDGET)
                         return
                     cells = [c for c in result.cells if c.case == case and not c.error and not c.skipped]
                     status.current, status.round = case, round_number + 1
-                    status.elapsed = self.clock() - (self.deadline - settings.max_time)
+                    status.elapsed = self.clock() - self.started
                     listener.update(status)
                     # Order flips every round and the CPU every two rounds, so that each CPU sees both
                     # orders (alternating both every round would tie "A first" to one CPU).
+                    began = self.clock()
                     self.one_round(cells, round_number, cpus[(round_number // 2) % len(cpus)])
+                    if self.clock() < self.deadline:  # a whole round, not one the deadline cut
+                        self.round_costs.setdefault(case, []).append(self.clock() - began)
                 round_number += 1
                 for case in list(active):
                     why = self._why_stop(case, comparisons, status)
@@ -289,6 +328,36 @@ class _Rounds:
             ):
                 return stopped.DECIDED
         return stopped.ROUNDS if measured_rounds == settings.max_rounds else None
+
+    def _say_if_rounds_exceed_budget(self, active: list[str]) -> None:
+        """When the budget ran out before some case had the two measured rounds an interval needs,
+        because a round of every case costs too much (one process each: its set-up, its first
+        call), say how long a round took and what budget would hold them (unless one call alone
+        is too long: then that is said)."""
+        result = self.result
+        short = [case for case in active if _measured_rounds(result, case) < 2]
+        if not short or "over_budget" in result.metadata:
+            return
+        # A round of every case, at each case's cheapest round so far (a case never started: the
+        # mean of the others'); then the rounds missing: calibration if not settled, two measured.
+        cheapest = {case: min(costs) for case, costs in self.round_costs.items() if costs}
+        if not cheapest:  # no whole round to tell the cost of one
+            return
+        typical = statistics.mean(cheapest.values())
+        missing = sum(
+            cheapest.get(case, typical)
+            * (2 - _measured_rounds(result, case) + (not self.lengths[case].settled if case in self.lengths else 1))
+            for case in short
+        )
+        needed = self.settings.max_time + missing
+        needed_text = f"{math.ceil(needed)}" if needed >= 10 else f"{needed:.2g}"
+        result.metadata["over_budget"] = (
+            f"the time budget (--max-time {self.settings.max_time:g} s) ran out before "
+            f"{len(short)} of {len(active)} case(s) had the 2 measured rounds an interval needs: a "
+            f"round of one case took {format_time(typical)} here (one process per side, with its "
+            f"set-up and first call); raise --max-time to about {needed_text} s, or time fewer "
+            "cases (-b PATTERN)"
+        )
 
     def _stopped(self, cases: list[str], why: str) -> None:
         """Record why ``cases`` stopped, with their measured rounds (perflab.results.stopped)."""
@@ -340,7 +409,20 @@ class _Rounds:
                     calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                     self.imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
             values, checking = self._values_per_process(workers, calibrating)
-            for kind, count in (("warmup", settings.warmups), ("value", values)):
+            if calibrating and not checking and workers and all(run.loops == 1 for _, _, run in workers):
+                # One call a value already, and no check of longer values affordable: nothing to
+                # calibrate, so the round is a measured one (a slow case has no round to spare).
+                length.settled, calibrating = True, False
+                for _, _, run in workers:
+                    run.calibration = False
+                values, _ = self._values_per_process(workers, calibrating)
+            warmups = settings.warmups
+            if not calibrating and workers:
+                seconds = max(self._value_seconds(cell, run) for cell, _, run in workers)
+                warmups = value_length.warmups_for(settings.warmups, seconds)
+                if values < min(settings.values, value_length.MIN_VALUES) or warmups < settings.warmups:
+                    self.slow[cells[0].case] = (seconds, values, warmups)
+            for kind, count in (("warmup", warmups), ("value", values)):
                 for index in range(count):
                     for _cell, worker, run in workers[::-1] if index % 2 else workers:
                         if self.clock() >= self.deadline:
@@ -400,8 +482,9 @@ class _Rounds:
             return values, False
         length = self.lengths[workers[0][0].case]
         if not calibrating:
-            per_call = {cell.contender: _per_call(cell) for cell, _, _ in workers}
-            return value_length.values_per_process(values, length.common_length(per_call)), False
+            seconds = max(self._value_seconds(cell, run) for cell, _, run in workers)
+            common = max(seconds, length.common_length({cell.contender: _per_call(cell) for cell, _, _ in workers}))
+            return value_length.values_per_process(values, common, self.round_seconds, len(workers)), False
         longest = max(self._value_seconds(cell, run) for cell, _, run in workers)
         pairs = value_length.check_pairs(values, longest, len(workers), self.settings.max_time)
         if not pairs:
@@ -450,6 +533,15 @@ class _Rounds:
             warning = length.warning(case)
             if warning:
                 self.result.metadata.setdefault("timing_warnings", []).append(warning)
+            if case in self.slow:
+                seconds, values, warmups = self.slow[case]
+                described[case]["values_per_process"], described[case]["warmups"] = values, warmups
+                self.result.metadata.setdefault("timing_warnings", []).append(
+                    f"{case}: one value lasts {format_time(seconds)}, so each process gave {values} "
+                    f"value(s) after {warmups} warmup(s) (not {self.settings.values} after "
+                    f"{self.settings.warmups}), to fit its rounds in --max-time "
+                    f"{self.settings.max_time:g} s: its interval rests on fewer values"
+                )
 
 
 def _median_wall(run: ProcessRun) -> float:

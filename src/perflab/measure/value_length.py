@@ -39,6 +39,7 @@ MATCH = 0.1  # every side's value of whole calls comes within this (relative) of
 # more rounds, the units of the paired interval, rather than more values in each).
 PROCESS_SECONDS = 0.5
 MIN_VALUES = 5
+SLOW_CALL = PROCESS_SECONDS  # seconds: a call this long fills a process's values alone
 # A length check may spend at most this share of --max-time on each case (fewer pairs past it).
 CHECK_SHARE = 0.1
 MIN_CHECK_PAIRS = 3  # fewer (short, long) pairs than this give no check
@@ -168,9 +169,22 @@ def _matches(length: float, per_call: float) -> bool:
     return per_call <= 0 or abs(loops_for(length, per_call) * per_call / length - 1) <= MATCH
 
 
-def values_per_process(values: int, length: float) -> int:
-    """Values a process gives in a measured round: ``values``, fewer when values are long."""
-    return min(values, max(MIN_VALUES, int(PROCESS_SECONDS / length))) if length > 0 else values
+def values_per_process(values: int, length: float, round_seconds: float = math.inf, sides: int = 1) -> int:
+    """Values a process gives in a measured round: ``values``, fewer when values are long; fewer
+    still (one at least) when ``sides`` processes of MIN_VALUES values would not fit in
+    ``round_seconds``, a round's share of the time budget: then a slow case still gets the
+    rounds its interval needs (pyperf's --fast), rather than one round or none."""
+    if length <= 0:
+        return values
+    usual = min(values, max(MIN_VALUES, int(PROCESS_SECONDS / length)))
+    affordable = round_seconds / (sides * length)
+    return usual if affordable >= usual else max(1, int(affordable))
+
+
+def warmups_for(warmups: int, length: float) -> int:
+    """Warmups before a process's values: none when one value is a call of SLOW_CALL or more (the
+    process's first call, timed apart, has warmed it up; a warmup would cost more than a value)."""
+    return 0 if length >= SLOW_CALL else warmups
 
 
 def loops_for(length: float, per_call: float) -> int:

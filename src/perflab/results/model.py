@@ -363,6 +363,8 @@ class RunResult:
                 for c in self.cells
                 if not c.error and not c.skipped and not c.measured_runs()
             ]
+            if lines and "over_budget" in self.metadata:  # why the budget did not hold them
+                lines.append(self.metadata["over_budget"])
         lines += [
             f"{e.case}/{e.contender}: {e.status.upper()}: {e.difference}"
             for e in self.equivalence

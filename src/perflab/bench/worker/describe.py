@@ -21,6 +21,7 @@ def run_describe(job: DescribeJob, events: EventStream) -> None:
             "cases": list(benchmark.cases),
             "contenders": list(benchmark.contenders),
             "reference": benchmark.reference.name,
+            "compares": benchmark.comparator.compares,
         }
     )
 

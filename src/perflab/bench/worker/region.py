@@ -91,11 +91,17 @@ def max_loops(operation: Callable[[Any], Any], argument: Any) -> int:
     return (limit(argument) if limit is not None else None) or _MAX_LOOPS
 
 
-def calibrate_region(region: Callable[[int], float], value_time: float, max_loops: int) -> int:
-    """The loop count (at most ``max_loops``) that makes ``region(loops)`` last about ``value_time``."""
+def calibrate_region(
+    region: Callable[[int], float], value_time: float, max_loops: int, first: float | None = None
+) -> int:
+    """The loop count (at most ``max_loops``) that makes ``region(loops)`` last about ``value_time``.
+    ``first``: the seconds of one call timed already (the process's first call), taken for the
+    rule's first ``region(1)``: a slow call is then timed once more, not twice."""
     steps = calibration_steps(value_time, max_loops)
     loops = next(steps)
     try:
+        if first is not None:
+            loops = steps.send(first)
         while True:
             loops = steps.send(region(loops))
     except StopIteration as done:

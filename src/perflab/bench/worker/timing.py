@@ -140,7 +140,10 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
 
         # The parent re-sizes loops from the last round's values; the operation's limit still holds
         # (a limit of one: nothing to size, and a call may be a whole process, asv's timeraw_).
-        loops = min(limit, job.get("loops") or (1 if limit == 1 else calibrate_region(value, job["value_time"], limit)))
+        loops = min(
+            limit,
+            job.get("loops") or (1 if limit == 1 else calibrate_region(value, job["value_time"], limit, first_call)),
+        )
         floor = timing_checks.floor(
             lambda function, calls: (
                 measured_region_fresh(function, [argument] * calls)

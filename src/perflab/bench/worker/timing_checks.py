@@ -100,7 +100,8 @@ def after_values(
     check_output: bool = True,
 ) -> IntegrityChecks:
     """The checks after the last value: {"input_changed": how, "output_wrong": how} (None: fine).
-    ``check_output``: also call the contender (and the reference) once more to compare outputs."""
+    ``check_output``: also call the contender (and the reference) once more to compare outputs,
+    where the benchmark compares them (a pyperf script's are not: no more calls)."""
     input_changed = None
     if digest_before is not None and integrity.digest(argument) != digest_before:
         input_changed = (
@@ -108,7 +109,7 @@ def after_values(
             "differs from the one before the first call): every call after the first ran on "
             "a changed input; declare Benchmark(..., mutates_input=True) if that is the operation"
         )
-    if input_changed or reference_name is None or not check_output:
+    if input_changed or reference_name is None or not check_output or not benchmark.comparator.compares:
         return {"input_changed": input_changed, "output_wrong": None}
     reference_input = copy_input()
     try:
