@@ -50,7 +50,7 @@ class ScriptedWorker:
             slow = self.lab.slow_call
             self.lab.clock.now += SETUP_SECONDS + (slow or 0.0)
             ready = {
-                "loops": 1 if slow else self.job["loops"] or LOOPS,
+                "loops": self.job["loops"] or (1 if slow else LOOPS),
                 "first_call": slow or 1e-3,
                 "floor": 1e-9,
                 "modules": self.lab.modules,

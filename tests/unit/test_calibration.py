@@ -47,7 +47,10 @@ def test_the_processs_first_call_stands_for_the_first_batch():
         batches.append(loops)
         return loops * 0.8
 
-    assert calibrate_region(region, 0.005, 10**9, first=0.9) == 1 and batches == [1]
+    assert calibrate_region(region, 0.005, 10**9, first=0.3) == 1 and batches == [1]
+    # A first call of half a second or more is one call a value without another call.
+    batches.clear()
+    assert calibrate_region(region, 0.005, 10**9, first=0.9) == 1 and batches == []
     # A cold first call that a second one contradicts still leads to the usual calibration.
     batches.clear()
     assert calibrate_region(lambda loops: batches.append(loops) or loops * 0.0002, 0.005, 10**9, first=0.006) == 25

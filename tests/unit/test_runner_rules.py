@@ -389,3 +389,15 @@ def test_a_benchmark_that_compares_no_outputs_starts_no_check_job():
         ("y", "reference", "not compared (pyperf script)"),
     ]
     assert all(measured_rounds(result.cell(case, "a")) >= 2 for case in ("x", "y"))
+
+
+def test_a_long_first_call_before_short_ones_leaves_its_round_to_calibration():
+    """A first call of 0.6 s (a lazy import) before calls of 0.2 ms: the round taken as measured
+    (one call a value, no length check affordable) is demoted to calibration by its own values,
+    and the next rounds' values hold enough calls to last the value time."""
+    lab = Lab(noisy(0.01, times={"a": 2e-4}))
+    lab.slow_call = 0.6
+    result = lab.run(Settings(precision=0.5, min_rounds=2, max_time=10.0, **QUICK), ["x"], ["a"])
+    runs = result.cell("x", "a").runs
+    assert runs[0].calibration and runs[0].loops == 1
+    assert not runs[1].calibration and runs[1].loops == 5  # 1 ms values of 0.2 ms calls

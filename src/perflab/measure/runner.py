@@ -380,6 +380,7 @@ class _Rounds:
         if round_number % 2:
             cells = cells[::-1]
         workers = []
+        promoted = False  # a calibration round taken as measured (one call a value)
         calibration_seconds = result.metadata.setdefault("calibration_seconds", {}).setdefault(cells[0].case, {})
         reference = self.sides[result.reference]
         try:
@@ -412,7 +413,7 @@ class _Rounds:
             if calibrating and not checking and workers and all(run.loops == 1 for _, _, run in workers):
                 # One call a value already, and no check of longer values affordable: nothing to
                 # calibrate, so the round is a measured one (a slow case has no round to spare).
-                length.settled, calibrating = True, False
+                length.settled, calibrating, promoted = True, False, True
                 for _, _, run in workers:
                     run.calibration = False
                 values, _ = self._values_per_process(workers, calibrating)
@@ -448,6 +449,9 @@ class _Rounds:
                 # alike); the run keeps what stopped it, for the "not timed" line (RunResult.failures).
                 if outcome.error and not outcome.over_budget:
                     cell.error = outcome.error + (f" ({outcome.location})" if outcome.location else "")
+            if promoted and any(run.values and _median_wall(run) < settings.value_time for _, _, run in workers):
+                for _, _, run in workers:  # a long first call, short calls after it: values to size loops only
+                    run.calibration = True
             self._size([(cell, run) for cell, _, run in workers if run.values and not cell.error], calibrating)
 
     def _keep(self, run: ProcessRun, kind: str, event: dict[str, Any]) -> None:

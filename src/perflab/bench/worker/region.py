@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 _CALIBRATION_FRACTION = 0.25
 _CALIBRATION_BATCHES = 4
 _MAX_LOOPS = 10**9
+# Seconds: a process's first call this long is taken as one call a value without a second call
+# to confirm it (that call would cost as much as a value; the parent demotes the round to
+# calibration if its values say otherwise).
+_LONG_FIRST_CALL = 0.5
 # Thread CPU seconds of the last measured region (``last_cpu_seconds``): kept beside the wall time,
 # the load-immune reference of single-threaded code (time.thread_time does not advance while the
 # thread is descheduled). A module value rather than a second return value, so that every caller of
@@ -96,7 +100,9 @@ def calibrate_region(
 ) -> int:
     """The loop count (at most ``max_loops``) that makes ``region(loops)`` last about ``value_time``.
     ``first``: the seconds of one call timed already (the process's first call), taken for the
-    rule's first ``region(1)``: a slow call is then timed once more, not twice."""
+    rule's first ``region(1)``; one of _LONG_FIRST_CALL or more is one call a value at once."""
+    if first is not None and first >= max(_LONG_FIRST_CALL, value_time):
+        return 1
     steps = calibration_steps(value_time, max_loops)
     loops = next(steps)
     try:
