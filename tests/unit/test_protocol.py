@@ -37,9 +37,9 @@ WHERE = ("b.py", "fast", ["/rev"])  # file, contender, sys_path
             '{"mode": "seed", "file": "b.py", "contender": "fast", "sys_path": ["/rev"], "expected": {"small": "P"}}',
         ),
         (
-            protocol.fuzz_job(*WHERE, "slow", 200, 0, None),
+            protocol.fuzz_job(*WHERE, "slow", 200, 0, None, 4.0),
             '{"mode": "fuzz", "file": "b.py", "contender": "fast", "reference": "slow", "examples": 200, "seed": 0, '
-            '"sys_path": ["/rev"], "patterns": null}',
+            '"sys_path": ["/rev"], "patterns": null, "generate_seconds": 4.0}',
         ),
         (protocol.describe_job("b.py", []), '{"mode": "describe", "file": "b.py", "sys_path": []}'),
         (protocol.packages_job(["json"], []), '{"mode": "packages", "modules": ["json"], "sys_path": []}'),

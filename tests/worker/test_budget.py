@@ -5,12 +5,14 @@ and timing, and a profiling worker's set-up, each stop it within the budget, not
 from support.hostile_files import HANGS
 
 from perflab.bench.loading import load_benchmark
+from perflab.measure.difference_search import fuzz_contender
+from perflab.measure.launcher import run_job
 from perflab.measure.runner import run_benchmark, run_sides
 from perflab.measure.settings import Settings
 from perflab.measure.sides import contender_sides
 from perflab.profile.pairing import profile_group
 from perflab.profile.settings import INPROCESS, ProfileSettings
-from perflab.results.model import FUZZING_CASE
+from perflab.results.model import EQUIVALENT, FUZZING_CASE
 
 TIMEOUT = 120.0  # the per-wait limit, far beyond every budget here: only the budget can stop a hang
 
@@ -79,3 +81,35 @@ def test_a_contender_hanging_in_its_profiling_set_up_is_stopped_and_the_other_si
         "raise --max-time if its calls take this long, else a call hangs"
     )
     assert outcomes["reference"].error is None and outcomes["reference"].profile.runs  # kept
+
+
+def test_fuzzing_past_its_share_of_the_budget_stops_drawing_and_keeps_what_it_checked(bench_file):
+    """Generated inputs that would outlast their share stop being drawn: the verdict rests on those
+    checked and says so, rather than the whole fuzzing job being stopped as a failure."""
+    path = bench_file(
+        """
+        import time
+        import perflab
+
+        bench = perflab.Benchmark("slow")
+
+        @bench.case
+        def SMALL():
+            return [3, 1, 2]
+
+        @bench.contender
+        def ref(xs):
+            time.sleep(0.02)
+            return sorted(xs)
+
+        @bench.contender
+        def same(xs):
+            return sorted(xs)
+        """
+    )
+    found = fuzz_contender(path, "same", "ref", lambda job: run_job(job, TIMEOUT), examples=200, generate_seconds=1.0)
+    assert found.status == EQUIVALENT, found
+    said = [note for note in found.notes if note.startswith("generated inputs stopped after ")]
+    assert said and said[0].endswith(" of 200: fuzzing's share of the time budget ran out (raise --max-time for more)")
+    checked = int(said[0].split()[4])  # the generated inputs checked before the deadline
+    assert 0 < checked < 200 and found.examples_run >= checked  # the aimed inputs after them count too

@@ -106,6 +106,7 @@ class FuzzJob(_OnContender):
     examples: int
     seed: int
     patterns: list[str] | None
+    generate_seconds: float | None  # how long generated inputs may go on (None: no limit)
 
 
 class DescribeJob(_Job):
@@ -225,6 +226,7 @@ def fuzz_job(
     examples: int,
     seed: int,
     patterns: list[str] | None,
+    generate_seconds: float | None = None,
 ) -> FuzzJob:
     return FuzzJob(
         mode="fuzz",
@@ -235,6 +237,7 @@ def fuzz_job(
         seed=seed,
         sys_path=sys_path,
         patterns=patterns,
+        generate_seconds=generate_seconds,
     )
 
 

@@ -9,6 +9,7 @@ perflab.measure.equivalence does for the declared cases.
 from __future__ import annotations
 
 import functools
+import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from perflab.results.model import EQUIVALENT, ERROR, FUZZING_CASE, INVALID, NOT_
 
 DEFAULT_EXAMPLES = 200  # generated inputs per contender: seconds, not minutes, for most operations
 DEFAULT_SEED = 0  # fixed: the same run finds the same counterexample
+GENERATE_SHARE = 0.5  # of fuzzing's time, what generated inputs may take (perflab.measure.budget)
 
 
 @dataclass
@@ -104,6 +106,7 @@ def fuzz_contender(
     seed: int = DEFAULT_SEED,
     sys_path: list[str] | None = None,
     patterns: list[str] | None = None,
+    generate_seconds: float | None = None,
 ) -> FuzzResult:
     """Fuzz one contender against the reference in a worker started by ``run_job``.
 
@@ -112,11 +115,14 @@ def fuzz_contender(
     the declared cases. ``sys_path``: directories the worker imports from first (a revision's
     worktree); the reference and the contender always come from the same file and process.
     ``patterns``: the stateful patterns to run (default all of perflab.bench.worker.fuzz.STATEFUL_PATTERNS).
+    ``generate_seconds``: how long generated inputs may go on (None: until ``examples``).
     """
     unknown = sorted(set(patterns or ()) - set(STATEFUL_PATTERNS))
     if unknown:
         raise ValueError(f"unknown fuzzing pattern(s) {', '.join(unknown)}; choose from {', '.join(STATEFUL_PATTERNS)}")
-    outcome = run_job(fuzz_job(str(file), contender, sys_path or [], reference, examples, seed, patterns))
+    outcome = run_job(
+        fuzz_job(str(file), contender, sys_path or [], reference, examples, seed, patterns, generate_seconds)
+    )
     if not outcome.ok:
         skipped = skip_reason(outcome)
         if skipped:
@@ -153,6 +159,9 @@ def fuzz_sides(
     side by side, one worker each, none outlasting ``budget`` (the checks' share of --max-time): the verdicts, under case
     FUZZING_CASE, that ``run`` and ``compare`` put beside the declared cases'."""
     reference = sides[0]
+    # Generated inputs may take half of what the budget leaves fuzzing: the aimed inputs and the
+    # stateful patterns after them must end within it too.
+    generate_seconds = GENERATE_SHARE * (budget.ends - time.monotonic()) if budget else None
     fuzzed = side_by_side(
         [
             functools.partial(
@@ -162,6 +171,7 @@ def fuzz_sides(
                 reference.contender,
                 functools.partial(_run_on, side, timeout, budget),
                 examples=examples,
+                generate_seconds=generate_seconds,
             )
             for side in sides[1:]
         ]

@@ -198,6 +198,7 @@ def run_fuzz(job: FuzzJob, events: EventStream) -> None:
         job.get("patterns"),
         benchmark.mutates_input,
         benchmark.errors,
+        job.get("generate_seconds"),
     )
     if not benchmark.fuzz:
         report.notes.insert(0, "generated inputs skipped: the benchmark declares fuzz=False")

@@ -138,6 +138,11 @@ class Report:
         return asdict(self)
 
 
+class _OutOfTime(BaseException):
+    """Generated inputs past their deadline: not an Exception, so that Hypothesis lets it through
+    at once instead of taking it for a failure to shrink."""
+
+
 class _Different(Exception):
     """Raised inside the Hypothesis test so that it shrinks the input."""
 
@@ -163,6 +168,7 @@ def run(
     patterns: list[str] | None = None,
     mutates_input: bool = False,
     errors: str = integrity.ERRORS_SAME,
+    generate_seconds: float | None = None,
 ) -> Report:
     """Fuzz the contender against the reference; the first difference found ends the job.
 
@@ -171,9 +177,13 @@ def run(
     ``examples`` = 0 skips generated inputs; ``patterns``: the stateful patterns to run (default
     all of STATEFUL_PATTERNS), e.g. one at a time to see which of them catch a contender.
     ``mutates_input`` and ``errors``: the benchmark's declarations (perflab.bench.spec).
+    ``generate_seconds``: how long generated inputs may go on (fuzzing's share of --max-time);
+    past it no more are drawn, and the report says how many were checked.
     """
     selected = STATEFUL_PATTERNS if patterns is None else patterns
     fuzzer = _Fuzzer(comparator, reference, build_contender, rebuildable, path, mutates_input, errors)
+    if generate_seconds is not None:
+        fuzzer.generate_until = time.monotonic() + generate_seconds
     fuzzer.declared = declared
     fuzzer.domain = declared_domain.Domain(list(declared.values()), fuzzer.named_bound)
     fuzzer.report.domain = fuzzer.domain.describe()
@@ -248,6 +258,8 @@ class _Fuzzer:
         self.outside_first: tuple[Any, str, str | None, bool, bool] | None = None
         self.lines = contender_lines.LineRecorder(built)
         self.contender: Callable = self.lines
+        self.generate_until: float | None = None  # time.monotonic() past which no input is generated
+        self.out_of_time = False  # generated inputs stopped there
         self.alive: list[Any] = []  # everything the contender saw: its ids stay taken
         self.check_seconds: dict[int, float] = {}  # one check (both calls, comparison) per input position
         self.last_output: Any = None  # the contender's output of the last call compared
@@ -419,6 +431,11 @@ class _Fuzzer:
             near = bool(variants) and data.draw(derived_strategies.one_in(st, _NEAR_ONE_IN))
             if near:
                 value, kind = data.draw(st.sampled_from(variants)), NEAR_MISS
+            # Past the deadline: after this input's draws (Hypothesis holds a prefix of draws to
+            # the same draws after it), unchecked, out of the search at once; never while a
+            # difference found is being shrunk.
+            if self.generate_until is not None and time.monotonic() >= self.generate_until and not failures:
+                raise _OutOfTime
             if not compare(value, kind, near):
                 hypothesis.reject()
             swapped = reordered_inputs.reversed_arguments(value)
@@ -452,6 +469,8 @@ class _Fuzzer:
 
         try:
             same_output()
+        except _OutOfTime:
+            self.out_of_time = True
         except Exception as error:
             if strategy_errors or not (failures or isinstance(error, hypothesis.errors.Unsatisfiable)):
                 # e.g. a function inside st.builds raised, or InvalidArgument for bad bounds
@@ -476,6 +495,11 @@ class _Fuzzer:
                 )
             value, difference, status = self._made_smaller(value, difference, status, near)
             return self.found(difference, _short(value), self._state_or_none(value), status)
+        if self.out_of_time:
+            self.note(
+                f"generated inputs stopped after {self.report.examples_run} of {examples}: fuzzing's "
+                "share of the time budget ran out (raise --max-time for more)"
+            )
         self.report.outside_domain = len(rejections)
         total = self.report.examples_run + len(rejections)
         if rejections:

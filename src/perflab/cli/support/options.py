@@ -433,9 +433,10 @@ def threshold_option(parser: argparse.ArgumentParser) -> None:
 
 
 MAX_TIME_HELP = "time budget in seconds: measuring stops when it is spent, a worker still busy included"
-# What --max-time bounds in the verbs that time: the timing phase, and every job before it.
+# What --max-time bounds in the verbs that time: the whole measuring, in shares (perflab.measure.budget).
 TIMED_PHASES = (
-    "timing stops when it is spent, and no equivalence check, fuzzing or set-up (for profiling too) may outlast it"
+    "counted from loading the benchmark: fuzzing may take 40%% of it, fuzzing and the equivalence checks 80%%, "
+    "and timing has the rest, 40%% at least, so a run ends within 1.2x it"
 )
 
 
