@@ -48,6 +48,8 @@ class ScriptedWorker:
         mode = self.job["mode"]
         if kind == "ready":
             slow = self.lab.slow_call
+            if isinstance(slow, dict):
+                slow = slow.get(self.job["contender"])
             self.lab.clock.now += SETUP_SECONDS + (slow or 0.0)
             ready = {
                 "loops": self.job["loops"] or (1 if slow else LOOPS),
@@ -79,7 +81,7 @@ class ScriptedWorker:
         if failure is not None:
             self.outcome.error = failure
             return None
-        calls = loops or self.job["loops"] or (1 if self.lab.slow_call else LOOPS)
+        calls = loops or self.job["loops"] or (1 if self.lab.slow_call else LOOPS)  # round 0: the ready loops
         value = self.lab.value(self.job["case"], contender, self.values)
         value += self.lab.per_value.get(contender, 0.0) / calls  # work each value does once
         self.values += kind == "value"
@@ -116,7 +118,7 @@ class Lab:
         self.check_seconds = 0.0  # fake seconds each equivalence check job takes
         # Seconds of a call that is a whole value (the workers calibrate to one call a value, and
         # time the process's first call): None, calls of ~1 us, many a value.
-        self.slow_call: float | None = None
+        self.slow_call: float | dict[str, float] | None = None  # or per contender
         self.clock = Clock()
         self.started: list[ScriptedWorker] = []
         self.requests: list[tuple[int, str, str]] = []  # (round, contender, "warmup" | "value")

@@ -401,3 +401,14 @@ def test_a_long_first_call_before_short_ones_leaves_its_round_to_calibration():
     runs = result.cell("x", "a").runs
     assert runs[0].calibration and runs[0].loops == 1
     assert not runs[1].calibration and runs[1].loops == 5  # 1 ms values of 0.2 ms calls
+
+
+def test_sides_whose_slow_calls_differ_several_fold_keep_their_calibration_round():
+    """A 4 s call beside a 1 s one: one call a value on each side now, but the common length gives
+    the shorter side 4 calls a value, so the first round only calibrates."""
+    lab = Lab(noisy(0.01, times={"a": 4.0, "b": 1.0}))
+    lab.slow_call = {"a": 4.0, "b": 1.0}
+    result = lab.run(Settings(precision=0.5, min_rounds=2, max_time=300.0, timeout=60.0), ["x"], ["a", "b"])
+    first, later = result.cell("x", "b").runs[0], result.cell("x", "b").runs[1]
+    assert first.calibration and first.loops == 1
+    assert not later.calibration and later.loops == 4

@@ -410,7 +410,7 @@ class _Rounds:
                     calibration_seconds[cell.contender] = ready.get("calibration_seconds", 0.0)
                     self.imported.setdefault(cell.contender, set()).update(ready.get("modules", []))
             values, checking = self._values_per_process(workers, calibrating)
-            if calibrating and not checking and workers and all(run.loops == 1 for _, _, run in workers):
+            if calibrating and not checking and workers and self._one_call_a_value(workers):
                 # One call a value already, and no check of longer values affordable: nothing to
                 # calibrate, so the round is a measured one (a slow case has no round to spare).
                 length.settled, calibrating, promoted = True, False, True
@@ -495,6 +495,15 @@ class _Rounds:
             length.unchecked = "not checked: a check of two lengths does not fit in 10% of --max-time"
             return min(values, value_length.MIN_VALUES), False
         return 2 * pairs, True
+
+    def _one_call_a_value(self, workers: list[tuple[Cell, Worker, ProcessRun]]) -> bool:
+        """Whether every side makes one call a value, at the case's common length too (sides whose
+        first calls differ several-fold would get more calls a value on the shorter side)."""
+        if any(run.loops != 1 for _, _, run in workers):
+            return False
+        first = {cell.contender: run.first_call or 0.0 for cell, _, run in workers}
+        common = value_length.common_length(self.settings.value_time, first)
+        return all(value_length.loops_for(common, seconds) == 1 for seconds in first.values())
 
     def _value_seconds(self, cell: Cell, run: ProcessRun) -> float:
         """About how long one value of ``run`` lasts: from the cell's last round, else from its
