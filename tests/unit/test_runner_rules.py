@@ -182,7 +182,7 @@ def test_a_budget_spent_before_a_measured_round_is_named_as_the_reason_nothing_w
     assert (
         "nothing was timed (the time budget (--max-time 0.04 s) ran out before 1 of 1 case(s) had the 2 "
         "measured rounds an interval needs: a round of one case took 32.8 ms here (one process per side, "
-        "with its set-up and first call); raise --max-time to about 0.11 s, or time fewer cases (-b PATTERN))"
+        "with its set-up and first call); raise --max-time to about 0.11 s, or time fewer cases (-b REGEX))"
     ) in shown(result)
 
 
@@ -195,7 +195,7 @@ def test_a_budget_that_holds_too_few_rounds_of_every_case_says_what_budget_would
     assert said == (
         "the time budget (--max-time 0.05 s) ran out before 2 of 2 case(s) had the 2 measured rounds an "
         "interval needs: a round of one case took 32.8 ms here (one process per side, with its set-up and "
-        "first call); raise --max-time to about 0.21 s, or time fewer cases (-b PATTERN)"
+        "first call); raise --max-time to about 0.21 s, or time fewer cases (-b REGEX)"
     )
     assert said in result.failures
 

@@ -356,7 +356,7 @@ class _Rounds:
             f"{len(short)} of {len(active)} case(s) had the 2 measured rounds an interval needs: a "
             f"round of one case took {format_time(typical)} here (one process per side, with its "
             f"set-up and first call); raise --max-time to about {needed_text} s, or time fewer "
-            "cases (-b PATTERN)"
+            "cases (-b REGEX)"
         )
 
     def _stopped(self, cases: list[str], why: str) -> None:
