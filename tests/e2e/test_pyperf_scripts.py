@@ -147,6 +147,29 @@ def test_the_script_is_timed_inside_its_call_before_its_clean_up(tmp_path):
     assert all(cell["estimates"]["median"]["value"] > 0 for cell in found.values())
 
 
+def test_a_script_that_blocks_a_c_accelerator_times_the_pure_python_module(tmp_path):
+    """As in a fresh interpreter, the script's `import pickle` after `sys.modules["_pickle"] = None`
+    is the pure-Python module (pyperformance's pickle_pure_python), though the worker imported
+    pickle itself before the script ran."""
+    script = write_script(
+        tmp_path,
+        """
+        import sys
+        sys.modules["_pickle"] = None
+        import pickle
+        import pyperf
+
+        if pickle.Pickler.__module__ != "pickle":
+            raise RuntimeError("Unexpected C accelerators for pickle")
+        runner = pyperf.Runner()
+        runner.bench_func("dumps", pickle.dumps, list(range(100)))
+    """,
+    )
+    done = run_perflab("run", script, *QUICK, "--json", tmp_path / "out.json")
+    assert done.returncode == 0, done.stderr
+    assert cells(load_json(tmp_path / "out.json"))[("dumps", "script")]["estimates"]["median"]["value"] > 0
+
+
 @pytest.mark.skipif(not pyperformance_benchmarks.names(), reason="pyperformance is not installed")
 @pytest.mark.parametrize("name", PYPERFORMANCE)
 def test_real_pyperformance_benchmarks_run_unchanged(tmp_path, name):

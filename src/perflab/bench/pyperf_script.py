@@ -400,6 +400,9 @@ def serve(
 # (the script's real path, its benchmark) while ``serve`` runs a job inside the script's call
 _live: tuple[str, Benchmark] | None = None
 
+# Standard packages whose C accelerator a script may block to time their pure-Python version.
+_ACCELERATED = frozenset({"pickle", "heapq", "bisect", "datetime", "decimal", "json", "xml"})
+
 
 def _run(
     path: Path, options: Sequence[str], at_record: Callable[[list[Recorded]], None] | None = None
@@ -409,6 +412,10 @@ def _run(
     importable_neighbours(str(path.parent))  # as `python script.py` would: it may import its neighbours
     script = _main_module(path)
     Runner.recorded, Runner.script, Runner.at_record = [], script, at_record
+    # The worker's own imports of modules with a C accelerator are not the script's: it imports
+    # them afresh, as a fresh interpreter would, so that blocking the accelerator
+    # (sys.modules["_pickle"] = None, pyperformance's *_pure_python) gives the pure-Python module.
+    workers_own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.partition(".")[0] in _ACCELERATED}
     try:
         with _recording_pyperf(), _argv(argv):
             code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)  # not this module's __future__
@@ -416,6 +423,7 @@ def _run(
         return Runner.recorded
     finally:
         Runner.recorded, Runner.script, Runner.at_record = [], None, None
+        sys.modules.update(workers_own)
 
 
 def _benchmark(path: Path, name: str | None, recorded: list[Recorded]) -> Benchmark:
