@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab.bench.worker.integrity import MUTATES_INPUT, SHARES_OUTPUT
+from perflab.credentials import mask_credentials
 from perflab.results.quantities import BuildSpread, CellEstimates, Comparison, Interval
 from perflab.results.verdicts import INVALID as INVALID_VERDICT
 from perflab.results.verdicts import REPEAT_ONLY, UNCHECKED, Shown, show, show_memory
@@ -441,6 +442,9 @@ class RunResult:
         data["equivalence"] = [Equivalence(**e) for e in data["equivalence"]]
         data["comparisons"] = [_case_comparison_from_json(c) for c in data["comparisons"]]
         data["geometric_means"] = {k: _interval(v) if v else None for k, v in data["geometric_means"].items()}
+        command = data.get("metadata", {}).get("command")
+        if isinstance(command, str):  # runs stored before commands were masked may hold a password
+            data["metadata"] = {**data["metadata"], "command": mask_credentials(command)}
         return cls(**data)
 
     @classmethod
