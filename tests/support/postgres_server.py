@@ -35,41 +35,73 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+class Cluster:
+    """A PostgreSQL cluster in a new temporary directory, on a free port of 127.0.0.1: started,
+    and stopped (``stop``: as a crash would, ``-m immediate``) and started again on the same data."""
+
+    def __init__(self) -> None:
+        if not BIN_DIRS:
+            raise RuntimeError("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
+        self.bin_dir = BIN_DIRS[0]
+        # Not under pytest's tmp_path: /tmp/pytest-of-root is closed to the postgres user.
+        self.home = Path(tempfile.mkdtemp(prefix="perflab-pg-"))
+        if os.geteuid() == 0:
+            shutil.chown(self.home, "postgres", "postgres")
+        self.data, self.port = self.home / "data", _free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}"  # no database name
+        subprocess.run(
+            _as_postgres(
+                [str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust", "--no-sync"]
+            ),
+            check=True,
+            capture_output=True,
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.home} -c fsync=off -c max_connections=100"
+        started = subprocess.run(
+            _as_postgres(
+                [
+                    str(self.bin_dir / "pg_ctl"),
+                    "-D",
+                    str(self.data),
+                    "-o",
+                    options,
+                    "-l",
+                    str(self.home / "log"),
+                    "-w",
+                    "start",
+                ]
+            ),
+            capture_output=True,
+            text=True,
+        )
+        if started.returncode != 0:
+            log = (self.home / "log").read_text() if (self.home / "log").exists() else ""
+            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n{log}")
+
+    def stop(self) -> None:
+        subprocess.run(
+            _as_postgres([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"]),
+            check=False,
+            capture_output=True,
+        )
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def throwaway_cluster() -> Iterator[str]:
     """Start a PostgreSQL cluster in a new temporary directory; yield its base URL (no database
     name); stop it and remove everything afterwards. benchmarks/team_scale.py uses it too."""
-    if not BIN_DIRS:
-        raise RuntimeError("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): apt-get install -y postgresql")
-    bin_dir = BIN_DIRS[0]
-    # Not under pytest's tmp_path: /tmp/pytest-of-root is closed to the postgres user.
-    home = Path(tempfile.mkdtemp(prefix="perflab-pg-"))
-    if os.geteuid() == 0:
-        shutil.chown(home, "postgres", "postgres")
-    data, port = home / "data", _free_port()
-    subprocess.run(
-        _as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"]),
-        check=True,
-        capture_output=True,
-    )
-    options = f"-p {port} -c listen_addresses=127.0.0.1 -k {home} -c fsync=off -c max_connections=100"
-    started = subprocess.run(
-        _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(home / "log"), "-w", "start"]),
-        capture_output=True,
-        text=True,
-    )
+    cluster = Cluster()
     try:
-        if started.returncode != 0:
-            log = (home / "log").read_text() if (home / "log").exists() else ""
-            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n{log}")
-        yield f"postgresql://postgres@127.0.0.1:{port}"
+        cluster.start()
+        yield cluster.url
     finally:
-        subprocess.run(
-            _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-            check=False,
-            capture_output=True,
-        )
-        shutil.rmtree(home, ignore_errors=True)
+        cluster.remove()
 
 
 @pytest.fixture(scope="session")

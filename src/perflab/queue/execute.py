@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from perflab.results.files import ResultsFileError, load_file, unsaved_file
 from perflab.results.store import Location, Store, StoreError
 
 ABORT_POLL_SECONDS = 1.0
+log = logging.getLogger("perflab.worker")
 
 
 class JobFailed(Exception):
@@ -52,49 +54,69 @@ def execute(job: int, spec: JobSpec, worker: Worker, should_abort: Callable[[], 
         spec.arguments(spec.benchmark)  # refused before anything is cloned
     except OptionRefused as error:
         raise JobFailed(str(error)) from None
+    kept = worker.cache / "kept" / f"job-{job}.json"  # measured before, when the store had gone away
     with tempfile.TemporaryDirectory(prefix="perflab-job-") as scratch, _benchmark(spec, worker.cache) as file:
-        output = Path(scratch) / "result.json"
-        command = [sys.executable, "-m", "perflab", *spec.arguments(str(file)), "--json", str(output), "--no-store"]
-        with open(Path(scratch) / "log", "w+") as log:
-            process = subprocess.Popen(
-                command,
-                cwd=file.parent if spec.repository else scratch,
-                stdout=log,
-                stderr=log,
-                preexec_fn=_die_with_parent,
-            )
-            while True:
-                try:
-                    process.wait(ABORT_POLL_SECONDS)
-                    break
-                except subprocess.TimeoutExpired:
-                    if should_abort():
-                        process.terminate()
-                        process.wait()
-                        raise JobCancelled() from None
-            log.seek(0)
-            said = [line.strip() for line in log.read().splitlines() if line.strip()]
-        if not output.exists():
-            raise JobFailed(f"perflab {spec.verb} exited with code {process.returncode}: {_last_error(said)}")
+        if kept.exists():
+            log.info("job %s: storing what it measured before, when the store had gone away (%s)", job, kept)
+            output = kept
+        else:
+            output = Path(scratch) / "result.json"
+            _measure(spec, file, output, Path(scratch), should_abort)
         try:
             result = load_file(output)
         except ResultsFileError as error:
             raise JobFailed(str(error)) from None
         try:
             with Store.open(worker.db) as store:  # inside the checkout: the commit's time is read from it
-                return store.save_job(job, result.per_side(str(file)), worker.host)
+                stored = store.save_job(job, result.per_side(str(file)), worker.host)
         except StoreError as error:  # the database went away while measuring: keep what was measured
-            raise JobFailed(f"{error}; {_kept(output, job)}") from None
+            raise JobFailed(f"{error}; {_kept(output, kept, job)}") from None
+    kept.unlink(missing_ok=True)
+    return stored
 
 
-def _kept(output: Path, job: int) -> str:
-    """The measurement of a job that could not be stored, copied out of the job's scratch folder."""
+def _measure(spec: JobSpec, file: Path, output: Path, scratch: Path, should_abort: Callable[[], bool]) -> None:
+    """The job's `perflab run` or `perflab compare` subprocess, writing its results to ``output``."""
+    command = [sys.executable, "-m", "perflab", *spec.arguments(str(file)), "--json", str(output), "--no-store"]
+    with open(scratch / "log", "w+") as said_file:
+        process = subprocess.Popen(
+            command,
+            cwd=file.parent if spec.repository else scratch,
+            stdout=said_file,
+            stderr=said_file,
+            preexec_fn=_die_with_parent,
+        )
+        while True:
+            try:
+                process.wait(ABORT_POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                if should_abort():
+                    process.terminate()
+                    process.wait()
+                    raise JobCancelled() from None
+        said_file.seek(0)
+        said = [line.strip() for line in said_file.read().splitlines() if line.strip()]
+    if not output.exists():
+        raise JobFailed(f"perflab {spec.verb} exited with code {process.returncode}: {_last_error(said)}")
+
+
+def _kept(output: Path, kept: Path, job: int) -> str:
+    """The measurement of a job that could not be stored, copied out of the job's scratch folder:
+    for this worker, which stores it when the job runs again (a stalled job is queued again, a
+    failed one by ``perflab jobs --retry``), and for ``perflab import``."""
     unsaved = unsaved_file()
     try:
+        if output != kept:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(output, kept)
         shutil.copyfile(output, unsaved)
     except OSError as error:
         return f"its measurement could not be kept ({unsaved}: {error.strerror or error})"
-    return f"its measurement is kept in {unsaved} (`perflab import {unsaved}` once the store is back; job {job})"
+    return (
+        f"its measurement is kept in {unsaved} (`perflab import {unsaved}` once the store is back, or this "
+        f"worker stores it when job {job} runs again)"
+    )
 
 
 def _last_error(lines: list[str]) -> str:
