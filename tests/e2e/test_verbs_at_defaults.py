@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ from support.cli import run_perflab
 from support.git_repos import git_repository
 from support.mcp_client import with_server
 from support.postgres_server import BIN_DIRS
+from support.served_web import free_port
 
 # Contenders whose calls last a fixed time on the clock whatever the CPU's speed, so that their
 # ratio converges in the default minimum of rounds on a quiet machine. The timing verbs' contenders
@@ -103,12 +103,6 @@ def one_line_error(done: subprocess.CompletedProcess, message: str) -> None:
     """Bad input or an unreachable service: exit 2, one line on standard error."""
     clean(done, 2, message)
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 # ---- the inputs, and the slow verbs started together -------------------------------------------

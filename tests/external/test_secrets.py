@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import warnings
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import QUICK, run_perflab
+from support.served_web import free_port
 
 from perflab.results.store import Store
 from perflab.web.app import ServeSettings, create_app
@@ -43,18 +43,12 @@ def _with_password(url: str) -> str:
     return url.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _files_under(directory: Path) -> list[Path]:
     return [path for path in directory.rglob("*") if path.is_file()]
 
 
 def _serve_start_line(db_args: list[str], env: dict[str, str]) -> str:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "perflab", "serve", *db_args, "--port", str(port)],
         stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "300", **env},

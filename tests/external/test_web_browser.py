@@ -4,12 +4,7 @@ flame graphs, marks; no console errors, nothing injected by hostile names, nothi
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -18,15 +13,10 @@ pytest.importorskip("starlette", reason="the web view needs perflab[web]")
 expect = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").expect
 
 from support.cli import run_perflab  # noqa: E402 - after the skips above
+from support.served_web import serving  # noqa: E402
 from support.web_store import build_store  # noqa: E402
 
 TOKEN = "browser-test-token-0123456789"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -37,25 +27,8 @@ def store(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(store):
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "perflab", "serve", "--db", str(store[0]), "--port", str(port), "--token", TOKEN],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert process.poll() is None, process.stderr.read()
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=30)
+    with serving(store[0], TOKEN) as url:
+        yield url
 
 
 def watched(browser, allowed_prefixes):

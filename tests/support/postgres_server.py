@@ -13,7 +13,6 @@ import contextlib
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -21,18 +20,14 @@ from pathlib import Path
 
 import pytest
 
+from support.served_web import free_port
+
 BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
 _databases = itertools.count()
 
 
 def _as_postgres(command: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Cluster:
@@ -47,7 +42,7 @@ class Cluster:
         self.home = Path(tempfile.mkdtemp(prefix="perflab-pg-"))
         if os.geteuid() == 0:
             shutil.chown(self.home, "postgres", "postgres")
-        self.data, self.port = self.home / "data", _free_port()
+        self.data, self.port = self.home / "data", free_port()
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}"  # no database name
         subprocess.run(
             _as_postgres(
