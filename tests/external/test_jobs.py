@@ -225,6 +225,41 @@ def test_bad_job_requests_are_one_line_errors(repo, postgres_url, tmp_path):
         )
 
 
+def test_a_hostile_job_queued_past_submits_checks_is_refused_by_the_real_worker(repo, postgres_url, tmp_path):
+    """Jobs written into the queue directly (an old perflab, or anyone with the database): a
+    repository that is a git option, and options naming an output the worker chooses. The worker
+    fails each with the reason: no command runs, no file is written where the job says."""
+    from perflab.queue.job_spec import JobSpec
+    from perflab.queue.tasks import submit
+
+    touched, written = tmp_path / "touched", tmp_path / "written.html"
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    hostile = [
+        JobSpec("bench.py", repository=f"--upload-pack=touch {touched}", commit=commit.strip()),
+        JobSpec("json_dumps", options=[*QUICK[:-2], "--html", str(written)]),
+        JobSpec("json_dumps", options=[*QUICK[:-2], f"--htm={written}"]),  # as argparse would expand it
+    ]
+    jobs = submit(postgres_url, hostile, "quiet")
+    log = tmp_path / "worker.log"
+    worker = start_worker(postgres_url, "w", tmp_path / "cache", log)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            rows = {row[0]: row for row in job_rows(postgres_url)}
+            if all(rows[str(job)][2] == "failed" for job in jobs):
+                break
+            time.sleep(0.5)
+    finally:
+        stop([worker])
+    reasons = [rows[str(job)][5] for job in jobs]
+    assert [rows[str(job)][2] for job in jobs] == ["failed"] * 3, (rows, log.read_text()[-2000:])
+    assert "does not exist" in reasons[0]
+    assert all("a worker chooses where a job's outputs go" in reason for reason in reasons[1:]), reasons
+    assert not touched.exists() and not written.exists()
+    with Store.open(postgres_url) as store:
+        assert store.runs() == []
+
+
 def test_jobs_are_cancelled_queued_or_running_and_a_failed_one_retried(repo, postgres_url, tmp_path):
     (repo / "broken.py").write_text("raise RuntimeError('no such thing')\n")
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
