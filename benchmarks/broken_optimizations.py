@@ -39,7 +39,7 @@ the domain reported beside the verdict (counted as "a difference outside the dec
 
 Target: every broken contender flagged (NOT EQUIVALENT, MUTATES INPUT or SHARES OUTPUT) with a
 counterexample; every control equivalent. (The checks made while timing, and the repeat-only
-caution, need timed runs: tests/test_equivalence_integrity.py covers them.)
+caution, need timed runs: tests/e2e/test_equivalence_integrity.py covers them.)
 """
 
 from __future__ import annotations

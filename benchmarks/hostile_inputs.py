@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # the hostile files are shared with tests/test_hostile.py
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # the hostile files are shared with tests/e2e/test_hostile.py
 import _cli
 from _common import conditions, machine
 from support.cli import start_until

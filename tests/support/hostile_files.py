@@ -1,4 +1,4 @@
-"""Hostile benchmark files and process checks shared by tests/test_hostile.py and
+"""Hostile benchmark files and process checks shared by tests/e2e/test_hostile.py and
 benchmarks/hostile_inputs.py (the figure of issue 11): each probe gets its own small file."""
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ import-linter contracts run before the tests, as the README's test command says;
 --help` itself is run by e2e/test_verbs_at_defaults.py.)"""
 
 import ast
+import re
 
 import grimp
 from support.paths import ROOT
@@ -74,3 +75,33 @@ def test_the_readme_layout_names_every_package_and_module():
         and f"{path.parent.name}/" not in layout
     ] + [path.name for path in sorted(package.glob("*.py")) if path.name not in layout]
     assert missing == [], f"README.md's Layout section does not name {missing}"
+
+
+def test_every_test_path_named_in_the_tree_exists():
+    """A comment, docstring or document that says where something is tested names a file that is
+    there (after the tier split, 19 such paths named files that had moved). A user's example
+    path in a document (``pytest:tests/bench/test_x.py``) is not one of ours."""
+    examples = {"tests/bench/test_x.py"}
+    named = re.compile(r"tests/[\w/]+\.py")
+    texts = [
+        path
+        for pattern in (
+            "src/**/*.py",
+            "tests/**/*.py",
+            "tests/**/*.md",
+            "benchmarks/**/*.py",
+            "benchmarks/**/*.md",
+            "docs/**/*.md",
+            "*.md",
+            "pyproject.toml",
+        )  # fmt: skip
+        for path in ROOT.glob(pattern)
+        if ".venv" not in path.parts
+    ]
+    missing = {
+        f"{path.relative_to(ROOT)}: {found}"
+        for path in texts
+        for found in named.findall(path.read_text(errors="replace"))
+        if found not in examples and not (ROOT / found).exists()
+    }
+    assert sorted(missing) == []

@@ -1,5 +1,5 @@
 """The store's interface, the same tests on both backends: a SQLite file and a real PostgreSQL
-database (a throwaway cluster, tests/postgres_server.py)."""
+database (a throwaway cluster, tests/support/postgres_server.py)."""
 
 from __future__ import annotations
 

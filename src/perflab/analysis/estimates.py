@@ -17,7 +17,7 @@ moment, so they are not independent; the process is the unit of independence.
 - Many comparisons: Benjamini-Hochberg adjusted p-values control the false discovery rate.
 - Across cases: the geometric mean of ratios, with an interval from the per-case standard errors.
 
-Coverage and false-positive rates are checked by simulation in tests/test_stats.py.
+Coverage and false-positive rates are checked by simulation in tests/simulation/test_estimates.py.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ measured with ``--build-spread``, the threshold is widened by the build-to-build
 of two builds of the baseline revision): H0 becomes "ratio <= (1 + threshold)(1 + s)", the two
 added on the log scale, so a slowdown a rebuild alone could show is not a regression. A whole run slowed by a busy
 machine is beyond any statistic; ``perflab check`` re-measures before failing (``--confirm``).
-The false-positive rate is checked by simulation in tests/test_gate.py and on replayed real runs
+The false-positive rate is checked by simulation in tests/simulation/test_gate.py and on replayed real runs
 in benchmarks/changepoint_replay.py.
 """
 

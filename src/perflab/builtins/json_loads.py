@@ -13,7 +13,7 @@ Cases: twitter.json (strings, much non-ASCII), citm_catalog.json (objects, integ
 Equivalence (comparator "exact"): the parsed value must equal the stdlib's, with the same types
 (1 is not 1.0) and floats compared exactly (by repr), so a parser that rounds a float differently
 is NOT EQUIVALENT. That ijson also gives the same value whatever the chunk boundaries are is
-checked in tests/test_builtins_json_loads.py (a document with escapes and multi-byte UTF-8 split
+checked in tests/unit/test_builtins_json_loads.py (a document with escapes and multi-byte UTF-8 split
 at every byte offset). ``perflab compare json_loads`` also parses generated documents; it finds
 that ijson's yajl2 C backend rejects integers such as -2**63 ("integer overflow").
 """

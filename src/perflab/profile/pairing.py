@@ -86,7 +86,7 @@ def another_round(done: int, settings: ProfileSettings, widest: Sequence[float])
     """After ``done`` rounds, whose sides know their frames' shares to the half-widths ``widest``
     (perflab.profile.shares.widest_half_width): profile another round? ``settings.effective_runs`` rounds
     always; then, with ``adaptive_rounds``, while a side is less precise than ``share_precision``,
-    up to MAX_ROUNDS_FACTOR x min_runs rounds. Tested by simulation in tests/test_profile_group.py."""
+    up to MAX_ROUNDS_FACTOR x min_runs rounds. Tested by simulation in tests/simulation/test_profile_group.py."""
     if done < settings.effective_runs:
         return True
     precision = settings.share_precision

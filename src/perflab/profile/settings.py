@@ -32,7 +32,7 @@ PERF_RUNS = 5  # runs under perf at least: of a native program (perflab.profile.
 MAX_ROUNDS_FACTOR = 3
 # How much wider than sampling alone a share's interval may be: with 5 runs the interval over runs
 # (t with 4 degrees of freedom, a variance from 5 values) is up to 2.25 x the sampling floor 95
-# times in 100 even when runs differ by sampling alone (simulated in tests/test_profile_group.py),
+# times in 100 even when runs differ by sampling alone (simulated in tests/simulation/test_profile_group.py),
 # so this is the precision of the former fixed budget of 5 runs on a quiet machine; runs that
 # disagree more (a busy machine, shorter runs) get more rounds. The promise is kept as it was with
 # 8 runs, whose intervals from sampling alone stay further below it (up to ~1.7 x the floor).

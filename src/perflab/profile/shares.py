@@ -10,7 +10,7 @@ run is a fresh process with its own memory layout and machine state; runs are th
 unit, as in perflab.analysis.estimates). So the interval is the envelope of
   - a ratio-estimator t interval over runs (cluster-robust: the between-run spread), and
   - a Wilson score interval on the pooled counts (which never collapses to a point at 0% or 100%).
-Coverage is checked by simulation in tests/test_profile_shares.py.
+Coverage is checked by simulation in tests/unit/test_profile_shares.py.
 """
 
 from __future__ import annotations

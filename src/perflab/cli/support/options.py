@@ -8,7 +8,7 @@ spellings stay as deprecated aliases (``deprecated_alias``) that warn in one lin
 
 A leaf of the cli package: every verb module imports it, it imports no verb module. What only a
 verb's handler needs (rich, the settings classes, the built-ins) is imported where it is used, so
-that ``--help`` imports the parser and nothing more (tests/test_startup.py).
+that ``--help`` imports the parser and nothing more (tests/worker/test_startup.py).
 """
 
 from __future__ import annotations
