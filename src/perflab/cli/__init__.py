@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+from pathlib import Path
 
 from perflab import __version__
 from perflab.cli import (
@@ -74,14 +75,19 @@ REGISTER = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
     # Imported once parsed: --help, --version and usage errors need neither.
     from perflab.bench.spec import BenchmarkFileError
+    from perflab.cli.support import project_defaults
     from perflab.render.terminal.console import stderr_console
 
     err = stderr_console()
     terminated = _stop_on_sigterm()
     try:
+        # The project's [tool.perflab] defaults, under what the command line says.
+        project_defaults.apply(top, args.verb, Path.cwd())
+        args = top.parse_args(argv)
         code = args.handler(args, err)
     except (UsageError, BenchmarkFileError, OutputError) as error:
         say(err, f"perflab: error: {error}")  # one line, even in narrow logs
@@ -128,7 +134,7 @@ def parser() -> argparse.ArgumentParser:
         ),
     )
     top.add_argument("--version", action="version", version=f"perflab {__version__}")
-    verbs = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    verbs = top.add_subparsers(title="commands", metavar="COMMAND", required=True, dest="verb")
     for register in REGISTER:
         register(verbs)
     return top
