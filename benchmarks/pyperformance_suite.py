@@ -23,6 +23,7 @@ need a quiet machine; "ran / why not" does not.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -127,11 +128,24 @@ def show(figure: dict) -> None:
     print(f"{NAME}: {settings['perflab_command']}  vs  {settings['pyperf_command'] or '(pyperf not run)'}")
     print(machine_line(figure))
     budget = settings["budget_s"]
-    ran = sum(1 for b in figure["benchmarks"].values() if b["perflab"].get("cases"))
-    print(f"perflab gave a number for {ran} of {len(figure['benchmarks'])} benchmarks (budget {budget:g} s)")
+    benchmarks = figure["benchmarks"].values()
+    ran = sum(1 for b in benchmarks if b["perflab"].get("cases"))
+    whole = sum(1 for b in benchmarks if b["perflab"].get("cases") and not _without_interval(b["perflab"]))
+    worst = max((b["perflab"]["wall_s"] / budget for b in benchmarks), default=0.0)
+    print(
+        f"perflab gave a number for {ran} of {len(figure['benchmarks'])} benchmarks (budget {budget:g} s), "
+        f"every case with its interval for {whole}; the longest took {worst:.2f}x the budget"
+    )
     for name, both in figure["benchmarks"].items():
         perflab, pyperf = both["perflab"], both["pyperf"]
-        status = "ran" if perflab.get("cases") else f"NOT RUN: {perflab['why_not']}"
+        missing = _without_interval(perflab)
+        status = (
+            f"NOT RUN: {perflab['why_not']}"
+            if not perflab.get("cases")
+            else f"ran, no interval for {len(missing)} of {len(perflab['cases'])} case(s)"
+            if missing
+            else "ran"
+        )
         line = f"  {name:34} {status[:110]:110}  {perflab['wall_s']:6.1f} s / {budget:g} s"
         if pyperf is not None:
             timed = "ran" if pyperf.get("cases") else f"NOT RUN: {pyperf['why_not'][:60]}"
@@ -140,6 +154,15 @@ def show(figure: dict) -> None:
         for case, (value, low, high) in (perflab.get("cases") or {}).items():
             if len(perflab["cases"]) > 1:
                 print(f"      {case}: {format_time(value)} [{format_time(low)}, {format_time(high)}]")
+
+
+def _without_interval(perflab: dict) -> list[str]:
+    """The cases perflab timed without a finite interval (one process: fewer than two rounds)."""
+    return [
+        case
+        for case, (_, low, high) in (perflab.get("cases") or {}).items()
+        if not all(isinstance(bound, (int, float)) and math.isfinite(bound) for bound in (low, high))
+    ]
 
 
 if __name__ == "__main__":
