@@ -99,7 +99,7 @@ SCRIPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "perf_sampler": (r"time to \d+ native samples: perf [\d.]+ s", ("perf", "py-spy", "python3.13")),
     "pyperf_agreement": (r"cpu: medians within 3% for \d+ of \d+", ()),
     "pyperf_scripts": (r"perflab median .* over \d+ processes", ()),
-    "pyperformance_suite": (r"unpickle_list +ran .* pyperf --fast ran", ()),
+    "pyperformance_suite": (r"unpickle_list +ran\b.* pyperf --fast ran", ()),
     "sequential_verdicts": (
         r"perflab answered +[\d.]+ s  faster .* stopped: \w+ after \d+ rounds(.|\n)*pyperf +[\d.]+ s",
         (),

@@ -181,8 +181,11 @@ def test_a_pytest_benchmark_file_compares_revisions_paired(project, tmp_path):
     assert _worktrees(project) == 1  # the revisions' worktrees are gone
     # Stored as compare --rev's runs are, one per revision at its commit: a baseline for the gate.
     assert "stored as runs 1, 2 in" in done.stdout
+    # The gate's wiring is tested, not its power: the baseline was stored by another session, not
+    # interleaved with this one, and under CI's load (7.7 on 2 vCPUs) the same code's CPU time per
+    # call came out 1.96x the stored one. 99%, near the largest threshold there is: a doubled time fails it.
     gate = run_pytest(
-        project, *PYTEST_QUICK, "--perflab-against", "main~1", "--perflab-threshold", "50", env={"SEEN": str(seen)}
+        project, *PYTEST_QUICK, "--perflab-against", "main~1", "--perflab-threshold", "99", env={"SEEN": str(seen)}
     )
     assert gate.returncode == 0, gate.stdout[-3000:]
     assert "perflab gate against main~1" in gate.stdout and "test_work [benchmark]" in gate.stdout
