@@ -97,3 +97,9 @@ def matching(names: list[str], patterns: list[re.Pattern[str]] | None) -> list[s
         shown = " ".join(f"-b {pattern.pattern!r}" for pattern in patterns)
         raise ValueError(f"no case matches {shown} (cases: {', '.join(names[:5])}{', ...' * (len(names) > 5)})")
     return found
+
+
+# Set by a queue worker for the jobs it runs: a submitted repository's pyproject.toml must not
+# choose a job's options (its outputs above all: the worker decides where they go;
+# perflab.cli.support.project_defaults).
+IGNORE_PROJECT_DEFAULTS = "PERFLAB_IGNORE_PROJECT_DEFAULTS"

@@ -61,3 +61,11 @@ def test_the_stores_environment_variable_wins_over_the_file(tmp_path, monkeypatc
     assert parsed(tmp_path, toml, "run", "bench.py").db == "team.db"
     monkeypatch.setenv("PERFLAB_DB", "ci.db")
     assert parsed(tmp_path, toml, "run", "bench.py").db is None  # the default: $PERFLAB_DB
+
+
+def test_a_queue_workers_job_ignores_the_submitted_repositorys_defaults(tmp_path, monkeypatch):
+    """A job runs in a checkout of a submitted repository: its [tool.perflab] must not choose the
+    job's options, such as an output the worker decides (perflab.queue.execute sets the variable)."""
+    monkeypatch.setenv(project_defaults.IGNORED, "1")
+    args = parsed(tmp_path, '[tool.perflab.run]\nhtml = "/tmp/elsewhere.html"\n', "run", "bench.py")
+    assert args.html is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import os
 import shutil
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from perflab.measure.worktrees import RevisionError
+from perflab.option_types import IGNORE_PROJECT_DEFAULTS
 from perflab.queue.checkout import checked_out
 from perflab.queue.job_spec import JobSpec, OptionRefused
 from perflab.results.files import ResultsFileError, load_file, unsaved_file
@@ -84,6 +86,10 @@ def _measure(spec: JobSpec, file: Path, output: Path, scratch: Path, should_abor
             cwd=file.parent if spec.repository else scratch,
             stdout=said_file,
             stderr=said_file,
+            env={
+                **os.environ,
+                IGNORE_PROJECT_DEFAULTS: "1",
+            },  # the submitted repository's [tool.perflab] chooses nothing
             preexec_fn=_die_with_parent,
         )
         while True:

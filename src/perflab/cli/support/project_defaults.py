@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab.cli.support.options import UsageError
+from perflab.option_types import IGNORE_PROJECT_DEFAULTS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,11 +34,12 @@ else:  # pragma: no cover - Python 3.10
 FILE = "pyproject.toml"
 # An option's environment variable wins over the file (a CI job's store over a developer's).
 ENVIRONMENT = {"db": "PERFLAB_DB"}
+IGNORED = IGNORE_PROJECT_DEFAULTS  # set by a queue worker for its jobs
 
 
 def apply(top: argparse.ArgumentParser, verb: str, start: Path) -> None:
     """Set ``verb``'s defaults from the nearest pyproject.toml's ``[tool.perflab]`` tables."""
-    found = _nearest(start)
+    found = None if os.environ.get(IGNORED) else _nearest(start)
     if found is None:
         return
     try:
