@@ -96,6 +96,9 @@ def perflab_side(name: str, clock: str, max_time: float, folder: Path) -> dict:
         "ci": median and [float(median["low"]), float(median["high"])],
         "value_length_s": lengths.get("seconds"),
         "warnings": run.result["metadata"].get("timing_warnings", []),
+        # The machine's own speed during perflab's run: a spread beyond 10% is a stated cause of a
+        # difference from pyperf, whose run came after it (perflab.results.machine_speed).
+        "machine_speed": run.result["metadata"].get("machine_speed"),
         "wall_s": round(run.wall, 1),
     }
 
@@ -137,6 +140,13 @@ def summarize(figure: dict) -> None:
     for clock in ("cpu", "wall"):
         mine = [r for r in rows if r["clock"] == clock]
         figure[f"{clock}_within_3_percent"] = [sum(abs(r["ratio"] - 1) <= 0.03 for r in mine), len(mine)]
+        steady = [r for r in mine if not _speed_changed(r)]
+        figure[f"{clock}_steady_within_3_percent"] = [sum(abs(r["ratio"] - 1) <= 0.03 for r in steady), len(steady)]
+
+
+def _speed_changed(row: dict) -> bool:
+    spread = (row["perflab"].get("machine_speed") or {}).get("spread")
+    return spread is not None and spread > 0.10
 
 
 def line(row: dict) -> str:
@@ -153,6 +163,7 @@ def line(row: dict) -> str:
         f"pyperf {theirs['median']:.4g} [{theirs['ci'][0]:.4g}, {theirs['ci'][1]:.4g}] ratio {ratio:.3f}; "
         f"values {mine['value_length_s'] or 0:.3g} s; warnings {len(mine['warnings'])}; "
         f"load {row['load_average'][0]:.1f}; {mine['wall_s']} s / {theirs['wall_s']} s"
+        + (f"; machine speed spread {mine['machine_speed']['spread']:+.0%}" if mine.get("machine_speed") else "")
     )
 
 
@@ -167,7 +178,11 @@ def show(figure: dict) -> None:
             print(f"    {warning}")
     for clock in sorted({row["clock"] for row in figure["rows"]}):
         within, total = figure.get(f"{clock}_within_3_percent", [0, 0])
-        print(f"{clock}: medians within 3% for {within} of {total}")
+        steady, of_steady = figure.get(f"{clock}_steady_within_3_percent", [0, 0])
+        print(
+            f"{clock}: medians within 3% for {within} of {total}; for {steady} of the {of_steady} whose "
+            "perflab run saw the machine's own speed change by no more than 10%"
+        )
 
 
 if __name__ == "__main__":

@@ -422,6 +422,7 @@ class _ValueEvent(TypedDict):
     cpu: float  # seconds per call, the timed thread's CPU time (time.thread_time)
     loops: int  # the calls the value made
     background: str | None
+    probe: float  # CPU seconds of fixed work just after the value (perflab.bench.worker.speed_probe)
 
 
 class ValueEvent(_ValueEvent, total=False):

@@ -41,7 +41,7 @@ from perflab.measure.launcher import JobOutcome, StartWorker, Worker, WorkerProc
 from perflab.measure.settings import Settings
 from perflab.measure.sides import Side, contender_sides
 from perflab.measure.timing_verdicts import caution, record_timing_checks, repeat_only_unchecked
-from perflab.results import stopped
+from perflab.results import machine_speed, stopped
 from perflab.results.model import (
     EQUIVALENT,
     FUZZING_CASE,
@@ -469,6 +469,8 @@ class _Rounds:
                 run.cpu_values.append(cpu)
         if "waited" in event:
             run.waited.append(event["waited"])
+        if "probe" in event:
+            run.probes.append(event["probe"])
         if run.calibration:
             run.value_loops = [*(run.value_loops or []), event.get("loops", run.loops)]
         for metric, amount in event.get("extra", {}).items():
@@ -714,6 +716,7 @@ def _finish(result: RunResult, settings: Settings) -> None:
             )
         )
     _compare_clocks(result, settings)
+    machine_speed.record(result)
     for contender in {c.contender for c in result.comparisons}:
         result.geometric_means[contender] = estimates.geometric_mean(
             [c.comparison for c in result.comparisons if c.contender == contender]

@@ -6,10 +6,11 @@ and words none of its own.
   took CPU time from the workers, so even ratios may be off;
 - *precision not reached*: the budget ran out before the stopping rule's target;
 - *timing*: what the timing checks found (``metadata["timing_warnings"]``, a list of sentences:
-  the value length moved the estimate, wall time and CPU time disagree; absent in older files).
+  the value length moved the estimate, wall time and CPU time disagree, the machine's own speed
+  changed (perflab.results.machine_speed); absent in older files).
 
 ``load_difference`` says why an unpaired comparison of two runs (measured at different times) has
-no verdict: a busy machine in either, or unequal load, moves times between the runs that no
+no verdict: a busy machine in either, a machine whose own speed changed during either, or unequal load, moves times between the runs that no
 interleaving cancels (identical code measured at load 0.1 and at load 1.5 reads "1.15x faster").
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from perflab.results import stopped
+from perflab.results import machine_speed, stopped
 from perflab.units import counted, format_percent
 
 if TYPE_CHECKING:  # the model writes these warnings into --json
@@ -102,6 +103,10 @@ def load_difference(a: RunResult, b: RunResult) -> str | None:
     if busy_runs:
         which = "both runs were" if len(busy_runs) == 2 else f"run {busy_runs[0]} was"
         return f"{which} measured on a busy machine, which moves times between runs"
+    varied = [name for name, run in (("A", a), ("B", b)) if machine_speed.varied(run)]
+    if varied:
+        which = "both runs" if len(varied) == 2 else f"run {varied[0]}"
+        return f"the machine's own speed changed during {which} by more than {machine_speed.SPREAD:.0%}, which moves times between runs"
     loads = [worst_load(run) for run in (a, b)]
     if None in loads:
         return None

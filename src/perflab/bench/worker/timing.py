@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-from perflab.bench.worker import integrity, timing_checks
+from perflab.bench.worker import integrity, speed_probe, timing_checks
 from perflab.bench.worker.events import EventStream
 from perflab.bench.worker.region import (
     calibrate_region,
@@ -185,6 +185,7 @@ def run_timing(job: TimeJob, events: EventStream, commands: TextIO) -> None:
                 "cpu": last_cpu_seconds() / calls,
                 "loops": calls,
                 "background": None if beside else watch.report(),
+                "probe": speed_probe.probe(),  # after the value, outside it: the machine's speed now
             }
             if waited_before is not None and waited_after is not None:
                 sent["waited"] = (waited_after - waited_before) / calls
