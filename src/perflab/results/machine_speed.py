@@ -60,7 +60,7 @@ def record(result: RunResult) -> None:
             f"the machine's own speed changed during the run: the same fixed work took {format_time(speed.slow)} "
             f"in the slower tenth of worker processes and {format_time(speed.fast)} in the faster tenth "
             f"(+{format_percent(speed.spread)}); values interleaved in this run pair it out, but its absolute "
-            "times, and comparisons with times taken at another moment, can be off by as much"
+            "times, and comparisons with times taken at another moment, can be off by as much or more"
         )
 
 
