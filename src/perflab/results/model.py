@@ -59,7 +59,7 @@ class ProcessRun:
     # Of a calibration run that checked the value length: the calls each value made (None: all ``loops``).
     value_loops: list[int] | None = None
     # Per value: CPU s of one fixed piece of work timed just after it, the machine's own speed then
-    # (perflab.measure.machine_speed). Empty in files written before it was kept, and for imports.
+    # (perflab.results.machine_speed). Empty in files written before it was kept, and for imports.
     probes: list[float] = field(default_factory=list)
 
 

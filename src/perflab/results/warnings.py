@@ -10,8 +10,9 @@ and words none of its own.
   changed (perflab.results.machine_speed); absent in older files).
 
 ``load_difference`` says why an unpaired comparison of two runs (measured at different times) has
-no verdict: a busy machine in either, a machine whose own speed changed during either, or unequal load, moves times between the runs that no
-interleaving cancels (identical code measured at load 0.1 and at load 1.5 reads "1.15x faster").
+no verdict: a busy machine in either, a machine whose own speed changed during either, or unequal
+load moves times between the runs that no interleaving cancels (identical code measured at load
+0.1 and at load 1.5 reads "1.15x faster").
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The machine's own speed, read beside every value: the thread CPU seconds of one fixed piece of
-pure-Python work (perflab.measure.machine_speed compares them across the run).
-
-A virtual CPU shares its physical core with other tenants of the host, or is clocked down and up:
-on this project's VM the same loop took 9.5 ms and 17 ms a second apart, in CPU time as in wall
-time, with nothing else running and no CPU time stolen by the count of /proc/stat. No clock of
-the guest sees it, so a probe of fixed work does. Standard library only.
+pure-Python work. perflab.results.machine_speed compares them across the run's processes, and
+says why no clock of the guest sees such changes. Standard library only.
 """
 
 from __future__ import annotations
